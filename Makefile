@@ -1,0 +1,48 @@
+# Two commands do everything: `make demo` and `make test`. Both set up .venv themselves.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+TORCH_STAMP := $(VENV)/.torch
+TORCH_VERSION := 2.13.0
+
+.PHONY: demo test lint typecheck pytest venv torch clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+# torch runs the ground-truth tests; pinned exactly so that no CUDA build is ever pulled.
+$(TORCH_STAMP): | $(BIN)/python
+	$(BIN)/python -m pip install --quiet torch==$(TORCH_VERSION) numpy
+	touch $@
+
+venv: $(STAMP)
+torch: $(TORCH_STAMP)
+
+demo: $(STAMP)
+	@echo '$$ errknow-ls records list'
+	@$(BIN)/errknow-ls records list
+	@echo
+	@echo '$$ errknow-ls records lint'
+	@$(BIN)/errknow-ls records lint
+
+lint: $(STAMP)
+	$(BIN)/ruff check errknow_ls tests benchmarks
+	$(BIN)/ruff format --check errknow_ls tests benchmarks
+	$(BIN)/lint-imports
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP) $(TORCH_STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test: lint typecheck pytest
+
+clean:
+	rm -rf $(VENV) build dist .mypy_cache .pytest_cache .ruff_cache

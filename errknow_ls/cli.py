@@ -1,0 +1,123 @@
+"""The ``errknow-ls`` command line: records, serve (and check / explain as they land)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from errknow_ls import __version__
+from errknow_ls.kb import KnowledgeBase
+from errknow_ls.kb.lint import lint
+
+EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
+
+
+def _records_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--records",
+        metavar="DIR",
+        action="append",
+        type=Path,
+        default=[],
+        help="extra record directory, after the built-in records (repeatable; later wins by id)",
+    )
+
+
+def _load_kb(dirs: Sequence[Path]) -> KnowledgeBase:
+    kb = KnowledgeBase.load(dirs)
+    for problem in kb.problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    return kb
+
+
+def cmd_records_lint(args: argparse.Namespace) -> int:
+    from errknow_ls.kb.loader import builtin_records_dir
+
+    dirs = args.dirs or [builtin_records_dir()]
+    known = KnowledgeBase.load([], builtin=True)
+    problems = lint(dirs, known_ids=[r.id for r in known.records])
+    for problem in problems:
+        print(problem)
+    count = len(problems)
+    print(f"{count} problem{'s' if count != 1 else ''}" if count else "all records clean", file=sys.stderr)
+    return EXIT_FOUND if problems else EXIT_OK
+
+
+def cmd_records_list(args: argparse.Namespace) -> int:
+    kb = _load_kb(args.records)
+    for record in sorted(kb.records, key=lambda r: r.id):
+        print(f"{record.id}\t{record.verification_tier}\t{record.confidence:.2f}\t{record.signature[:80]}")
+    return EXIT_OK
+
+
+def cmd_records_show(args: argparse.Namespace) -> int:
+    kb = _load_kb(args.records)
+    record = kb.get(args.id)
+    if record is None:
+        print(f"error: no record {args.id!r}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.format == "json":
+        print(json.dumps(record.dump(), ensure_ascii=False, indent=2))
+        return EXIT_OK
+    print(f"{record.id}  [{record.verification_tier}, confidence {record.confidence:.2f}]")
+    print(f"\n{record.signature}\n\nWhy: {record.root_cause}")
+    for dead_end in record.dead_ends:
+        rate = "" if dead_end.fail_rate is None else f" (fails {dead_end.fail_rate:.0%})"
+        print(f"\nDon't: {dead_end.action}{rate}\n  {dead_end.why_fails}")
+    for workaround in sorted(record.workarounds, key=lambda w: -(w.success_rate or 0.0)):
+        rate = "" if workaround.success_rate is None else f" (works {workaround.success_rate:.0%})"
+        print(f"\nDo: {workaround.action}{rate}")
+    if record.official_doc_url:
+        print(f"\nDocs: {record.official_doc_url}")
+    return EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from errknow_ls.lsp.server import run
+
+    return run(records=args.records, tcp=args.tcp)
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="errknow-ls", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"errknow-ls {__version__}")
+    parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    records = commands.add_parser("records", help="list, show and lint knowledge-base records")
+    records_commands = records.add_subparsers(dest="records_command", required=True, metavar="ACTION")
+    lint_parser = records_commands.add_parser("lint", help="check record files; exit 1 on problems")
+    lint_parser.add_argument("dirs", nargs="*", type=Path, metavar="DIR")
+    lint_parser.set_defaults(func=cmd_records_lint)
+    list_parser = records_commands.add_parser("list", help="list the loaded records")
+    _records_option(list_parser)
+    list_parser.set_defaults(func=cmd_records_list)
+    show_parser = records_commands.add_parser("show", help="show one record")
+    show_parser.add_argument("id")
+    show_parser.add_argument("--format", choices=["text", "json"], default="text")
+    _records_option(show_parser)
+    show_parser.set_defaults(func=cmd_records_show)
+
+    serve = commands.add_parser("serve", help="run the language server")
+    transport = serve.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (default)")
+    transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address")
+    _records_option(serve)
+    serve.set_defaults(func=cmd_serve)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return EXIT_OK

@@ -1,0 +1,15 @@
+"""Plain data shared by every layer: positions, spans, findings, fixes (stdlib only)."""
+
+from errknow_ls.core.findings import Applicability, Edit, Finding, Fix, Related, Severity
+from errknow_ls.core.positions import Position, Span
+
+__all__ = [
+    "Applicability",
+    "Edit",
+    "Finding",
+    "Fix",
+    "Position",
+    "Related",
+    "Severity",
+    "Span",
+]

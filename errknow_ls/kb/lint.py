@@ -1,0 +1,107 @@
+"""``records lint``: everything the schema cannot say about a record, as ``path: field: problem``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import regex
+
+from errknow_ls.kb.loader import LoadedRecord, Problem, parse_record, record_files
+from errknow_ls.kb.patterns import PatternTimeout
+
+_HAN = regex.compile(r"\p{Han}")
+_LATIN = regex.compile(r"[A-Za-z]")
+MIN_HAN_SHARE = 0.2
+"""Han characters among the letters of a ``_zh`` text; code names in it are Latin, the prose is not."""
+
+
+def is_chinese(text: str) -> bool:
+    han = len(_HAN.findall(text))
+    latin = len(_LATIN.findall(text))
+    return han > 0 and han / (han + latin) >= MIN_HAN_SHARE
+
+
+def _check_zh(where: str, loaded: LoadedRecord) -> Iterator[Problem]:
+    record = loaded.record
+    for name in ("signature_zh", "root_cause_zh"):
+        text = getattr(record, name)
+        if not text.strip():
+            yield Problem(where, name, "empty")
+        elif not is_chinese(text):
+            yield Problem(where, name, "not Chinese text")
+    if len(record.workarounds_zh) != len(record.workarounds):
+        yield Problem(
+            where,
+            "workarounds_zh",
+            f"{len(record.workarounds_zh)} entries for {len(record.workarounds)} workarounds",
+        )
+    for i, text in enumerate(record.workarounds_zh):
+        if not is_chinese(text):
+            yield Problem(where, f"workarounds_zh.{i}", "not Chinese text")
+
+
+def _check_texts(where: str, loaded: LoadedRecord) -> Iterator[Problem]:
+    record = loaded.record
+    for i, dead_end in enumerate(record.dead_ends):
+        if not dead_end.action.strip():
+            yield Problem(where, f"dead_ends.{i}.action", "empty")
+        if not dead_end.why_fails.strip():
+            yield Problem(where, f"dead_ends.{i}.why_fails", "empty")
+    for i, workaround in enumerate(record.workarounds):
+        if not workaround.action.strip():
+            yield Problem(where, f"workarounds.{i}.action", "empty")
+
+
+def _check_pattern(where: str, loaded: LoadedRecord) -> Iterator[Problem]:
+    record = loaded.record
+    texts = [("signature", record.signature)]
+    texts += [(f"aliases.{i}", alias) for i, alias in enumerate(record.aliases)]
+    for name, text in texts:
+        try:
+            if loaded.pattern.search(text) is None:
+                yield Problem(where, "regex", f"does not match {name}")
+        except PatternTimeout:
+            yield Problem(where, "regex", f"timed out on {name}")
+
+
+def lint_record(loaded: LoadedRecord) -> list[Problem]:
+    where = loaded.path
+    return [
+        *_check_pattern(where, loaded),
+        *_check_zh(where, loaded),
+        *_check_texts(where, loaded),
+    ]
+
+
+def _check_graph(loaded: Iterable[LoadedRecord], known: set[str]) -> Iterator[Problem]:
+    for item in loaded:
+        graph = item.record.transition_graph
+        for name in ("leads_to", "preceded_by", "frequently_confused_with"):
+            for i, target in enumerate(getattr(graph, name)):
+                if target not in known:
+                    yield Problem(item.path, f"transition_graph.{name}.{i}", f"unknown record {target!r}")
+
+
+def lint(directories: Iterable[Path], known_ids: Iterable[str] = ()) -> list[Problem]:
+    """Lint every record file below ``directories``; ``known_ids`` may be referenced too."""
+    problems: list[Problem] = []
+    seen: dict[str, str] = {}
+    good: list[LoadedRecord] = []
+    for directory in directories:
+        if not directory.is_dir():
+            problems.append(Problem(str(directory), "(dir)", "not a directory"))
+            continue
+        for path in record_files(directory):
+            loaded, found = parse_record(path)
+            problems.extend(found)
+            if loaded is None:
+                continue
+            record_id = loaded.record.id
+            if record_id in seen:
+                problems.append(Problem(loaded.path, "id", f"{record_id!r} also in {seen[record_id]}"))
+            seen[record_id] = loaded.path
+            problems.extend(lint_record(loaded))
+            good.append(loaded)
+    problems.extend(_check_graph(good, set(seen) | set(known_ids)))
+    return problems

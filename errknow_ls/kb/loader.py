@@ -1,0 +1,112 @@
+"""Load records from the built-in set and from user directories; a bad file never stops the rest."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import regex
+from pydantic import ValidationError
+
+from errknow_ls.kb.model import Record
+from errknow_ls.kb.patterns import CompiledPattern, compile_pattern
+
+MAX_RECORD_BYTES = 1024 * 1024
+"""A record is a page of text; a file larger than this is not one."""
+
+SKIPPED_NAMES = frozenset({"schema.json"})
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Why a record file, or one field of it, was not taken."""
+
+    path: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.field}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedRecord:
+    record: Record
+    path: str
+    pattern: CompiledPattern
+
+
+@dataclass(slots=True)
+class LoadResult:
+    records: dict[str, LoadedRecord] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+
+
+def builtin_records_dir() -> Path:
+    """Where the shipped records are: inside the wheel, or at the repository root in a checkout."""
+    packaged = Path(str(resources.files("errknow_ls"))) / "records"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "records"
+
+
+def record_files(directory: Path) -> Iterator[Path]:
+    """Every ``*.json`` record below ``directory``, in a stable order."""
+    for path in sorted(directory.rglob("*.json")):
+        if path.name not in SKIPPED_NAMES and path.is_file():
+            yield path
+
+
+def _field_of(error: dict[str, object]) -> str:
+    return ".".join(str(part) for part in error["loc"]) or "(record)"  # type: ignore[attr-defined]
+
+
+def parse_record(path: Path) -> tuple[LoadedRecord | None, list[Problem]]:
+    """Read, validate and compile one record file."""
+    where = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_RECORD_BYTES:
+            return None, [Problem(where, "(file)", f"{size} bytes, over the {MAX_RECORD_BYTES} limit")]
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [Problem(where, "(file)", f"cannot read: {exc}")]
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        return None, [Problem(where, "(file)", f"not JSON: {exc}")]
+    try:
+        record = Record.model_validate(data)
+    except ValidationError as exc:
+        problems = [
+            Problem(where, _field_of(dict(err)), err["msg"]) for err in exc.errors(include_url=False)
+        ]
+        return None, problems
+    except RecursionError:
+        return None, [Problem(where, "(record)", "nested too deeply")]
+    try:
+        pattern = compile_pattern(record.regex)
+    except (regex.error, RecursionError, OverflowError) as exc:
+        return None, [Problem(where, "regex", f"does not compile: {exc}")]
+    return LoadedRecord(record, where, pattern), []
+
+
+def load(directories: Iterable[Path], *, builtin: bool = True) -> LoadResult:
+    """Load the built-in records, then each directory in order; later ids override earlier ones."""
+    result = LoadResult()
+    dirs = [builtin_records_dir(), *directories] if builtin else list(directories)
+    for directory in dirs:
+        if not directory.is_dir():
+            result.problems.append(Problem(str(directory), "(dir)", "not a directory"))
+            continue
+        result.sources.append(str(directory))
+        for path in record_files(directory):
+            loaded, problems = parse_record(path)
+            result.problems.extend(problems)
+            if loaded is not None:
+                result.records[loaded.record.id] = loaded
+    return result

@@ -1,0 +1,115 @@
+"""The pydantic model of one knowledge-base record, in the seed record's format."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Rate = Annotated[float, Field(ge=0.0, le=1.0)]
+NonEmpty = Annotated[str, Field(min_length=1)]
+VersionStr = Annotated[str, Field(pattern=r"^\d+(\.\d+){0,2}([a-z0-9.+-]*)?$")]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class VersionInfo(_Strict):
+    """One release line of the library and how the error behaves there."""
+
+    version: VersionStr
+    introduced: str | None = None
+    deprecated: str | None = None
+    removed: str | None = None
+    behavior_change: str | None = None
+    status: Literal["active", "deprecated", "removed", "changed"] = "active"
+
+
+class DeadEnd(_Strict):
+    """A fix people try that does not work, and how often it fails."""
+
+    action: str
+    why_fails: str
+    fail_rate: Rate | None = None
+    condition: str = ""
+    sources: list[str] = Field(default_factory=list)
+
+
+class Workaround(_Strict):
+    """A fix that works, and how often."""
+
+    action: str
+    success_rate: Rate | None = None
+    how: str = ""
+    condition: str = ""
+    sources: list[str] = Field(default_factory=list)
+
+
+class TransitionGraph(_Strict):
+    """Record ids this error leads to, follows, or is mistaken for."""
+
+    leads_to: list[str] = Field(default_factory=list)
+    preceded_by: list[str] = Field(default_factory=list)
+    frequently_confused_with: list[str] = Field(default_factory=list)
+
+
+class Record(_Strict):
+    """One known error: how to recognise it, why it happens, what fails and what works."""
+
+    id: NonEmpty = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*(/[a-z0-9][a-z0-9_.-]*)*$")
+    signature: NonEmpty
+    signature_zh: str = ""
+    regex: NonEmpty
+    domain: NonEmpty
+    category: NonEmpty
+    subcategory: str | None = None
+    root_cause: NonEmpty
+    root_cause_type: str = "generic"
+    root_cause_zh: str = ""
+    versions: list[VersionInfo] = Field(default_factory=list)
+    os_specific: dict[str, Any] = Field(default_factory=dict)
+    dead_ends: list[DeadEnd] = Field(default_factory=list)
+    workarounds: list[Workaround] = Field(default_factory=list)
+    workarounds_zh: list[str] = Field(default_factory=list)
+    transition_graph: TransitionGraph = Field(default_factory=TransitionGraph)
+    official_doc_url: str | None = Field(default=None, pattern=r"^https?://\S+$")
+    official_doc_section: str | None = None
+    error_code: str | None = None
+    verification_tier: Literal[
+        "ai_generated", "community", "cited", "reproduced", "verified"
+    ] = "ai_generated"
+    confidence: Rate
+    fix_success_rate: Rate | None = None
+    resolvable: Literal["true", "false", "partial"] = "true"
+    first_seen: dt.date | None = None
+    last_confirmed: dt.date | None = None
+    last_updated: dt.date | None = None
+    evidence_count: int = Field(default=0, ge=0)
+    tags: list[str] = Field(default_factory=list)
+    locale: str = "en"
+    aliases: list[str] = Field(default_factory=list)
+
+    def dump(self) -> dict[str, Any]:
+        """The record as JSON data, field for field as it was loaded."""
+        return self.model_dump(mode="json")
+
+    def affects(self, version: str) -> bool | None:
+        """Whether ``version`` (e.g. ``2.3.1``) is among the listed release lines; None if unknown."""
+        if not self.versions:
+            return None
+        parts = version.split("+")[0].split(".")
+        for info in self.versions:
+            listed = info.version.split(".")
+            if parts[: len(listed)] == listed and info.status != "removed":
+                return True
+        return False
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema that ``records/schema.json`` holds."""
+    schema = Record.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://github.com/errknow/errknow-ls/records/schema.json"
+    return schema

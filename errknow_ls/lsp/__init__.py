@@ -1,0 +1,1 @@
+"""The pygls language server; the only layer that imports pygls and lsprotocol."""
