@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import regex
+
 from errknow_ls.kb.loader import LoadedRecord, LoadResult, Problem, load
 from errknow_ls.kb.model import Record
 from errknow_ls.kb.patterns import PatternTimeout
@@ -61,7 +63,7 @@ class KnowledgeBase:
                 matches.append(RecordMatch(loaded.record, found.start(), found.end()))
         return matches
 
-    def _search(self, record_id: str, loaded: LoadedRecord, text: str):  # type: ignore[no-untyped-def]
+    def _search(self, record_id: str, loaded: LoadedRecord, text: str) -> regex.Match[str] | None:
         if record_id in self.disabled:
             return None
         try:

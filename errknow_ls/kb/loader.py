@@ -61,8 +61,12 @@ def record_files(directory: Path) -> Iterator[Path]:
             yield path
 
 
-def _field_of(error: dict[str, object]) -> str:
-    return ".".join(str(part) for part in error["loc"]) or "(record)"  # type: ignore[attr-defined]
+def _validation_problems(where: str, exc: ValidationError) -> list[Problem]:
+    """One problem per failed field, named by its dotted path (``dead_ends.0.fail_rate``)."""
+    return [
+        Problem(where, ".".join(str(part) for part in err["loc"]) or "(record)", err["msg"])
+        for err in exc.errors(include_url=False)
+    ]
 
 
 def parse_record(path: Path) -> tuple[LoadedRecord | None, list[Problem]]:
@@ -82,10 +86,7 @@ def parse_record(path: Path) -> tuple[LoadedRecord | None, list[Problem]]:
     try:
         record = Record.model_validate(data)
     except ValidationError as exc:
-        problems = [
-            Problem(where, _field_of(dict(err)), err["msg"]) for err in exc.errors(include_url=False)
-        ]
-        return None, problems
+        return None, _validation_problems(where, exc)
     except RecursionError:
         return None, [Problem(where, "(record)", "nested too deeply")]
     try:

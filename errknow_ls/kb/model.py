@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 Rate = Annotated[float, Field(ge=0.0, le=1.0)]
 NonEmpty = Annotated[str, Field(min_length=1)]
 VersionStr = Annotated[str, Field(pattern=r"^\d+(\.\d+){0,2}([a-z0-9.+-]*)?$")]
+VerificationTier = Literal["ai_generated", "community", "cited", "reproduced", "verified"]
 
 
 class _Strict(BaseModel):
@@ -77,9 +78,7 @@ class Record(_Strict):
     official_doc_url: str | None = Field(default=None, pattern=r"^https?://\S+$")
     official_doc_section: str | None = None
     error_code: str | None = None
-    verification_tier: Literal[
-        "ai_generated", "community", "cited", "reproduced", "verified"
-    ] = "ai_generated"
+    verification_tier: VerificationTier = "ai_generated"
     confidence: Rate
     fix_success_rate: Rate | None = None
     resolvable: Literal["true", "false", "partial"] = "true"
@@ -99,7 +98,7 @@ class Record(_Strict):
         """Whether ``version`` (e.g. ``2.3.1``) is among the listed release lines; None if unknown."""
         if not self.versions:
             return None
-        parts = version.split("+")[0].split(".")
+        parts = version.split("+", maxsplit=1)[0].split(".")
         for info in self.versions:
             listed = info.version.split(".")
             if parts[: len(listed)] == listed and info.status != "removed":
