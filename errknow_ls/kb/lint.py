@@ -31,11 +31,8 @@ def _check_zh(where: str, loaded: LoadedRecord) -> Iterator[Problem]:
         elif not is_chinese(text):
             yield Problem(where, name, "not Chinese text")
     if len(record.workarounds_zh) != len(record.workarounds):
-        yield Problem(
-            where,
-            "workarounds_zh",
-            f"{len(record.workarounds_zh)} entries for {len(record.workarounds)} workarounds",
-        )
+        counts = f"has {len(record.workarounds_zh)}, workarounds has {len(record.workarounds)}"
+        yield Problem(where, "workarounds_zh", counts)
     for i, text in enumerate(record.workarounds_zh):
         if not is_chinese(text):
             yield Problem(where, f"workarounds_zh.{i}", "not Chinese text")

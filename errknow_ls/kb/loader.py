@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import regex
 from pydantic import ValidationError
@@ -69,20 +70,29 @@ def _validation_problems(where: str, exc: ValidationError) -> list[Problem]:
     ]
 
 
-def parse_record(path: Path) -> tuple[LoadedRecord | None, list[Problem]]:
-    """Read, validate and compile one record file."""
+def _read_json(path: Path) -> tuple[Any, Problem | None]:
+    """The file's JSON data, or the problem that kept us from reading it."""
     where = str(path)
     try:
         size = path.stat().st_size
         if size > MAX_RECORD_BYTES:
-            return None, [Problem(where, "(file)", f"{size} bytes, over the {MAX_RECORD_BYTES} limit")]
-        text = path.read_text(encoding="utf-8")
+            return None, Problem(where, "(file)", f"{size} bytes, over the {MAX_RECORD_BYTES} limit")
+        return json.loads(path.read_text(encoding="utf-8")), None
     except (OSError, UnicodeDecodeError) as exc:
-        return None, [Problem(where, "(file)", f"cannot read: {exc}")]
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        return None, [Problem(where, "(file)", f"not JSON: {exc}")]
+        return None, Problem(where, "(file)", f"cannot read: {exc}")
+    except json.JSONDecodeError as exc:
+        return None, Problem(where, "(file)", f"not JSON: {exc}")
+    except RecursionError:
+        # Valid JSON, but deep enough to exhaust the decoder's stack: no record looks like that.
+        return None, Problem(where, "(file)", "nested too deeply")
+
+
+def parse_record(path: Path) -> tuple[LoadedRecord | None, list[Problem]]:
+    """Read, validate and compile one record file."""
+    where = str(path)
+    data, problem = _read_json(path)
+    if problem is not None:
+        return None, [problem]
     try:
         record = Record.model_validate(data)
     except ValidationError as exc:

@@ -1,0 +1,97 @@
+"""Where records come from and which one wins: built-in first, then each directory in order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from errknow_ls.kb import KnowledgeBase, builtin_records_dir
+from tests.support import (
+    GOOD_FILE,
+    GOOD_ID,
+    RECORDS,
+    SHIPPED_FILE,
+    SHIPPED_ID,
+    copy_into,
+    read_json,
+    write_json,
+)
+
+
+def _override(directory: Path, label: str) -> Path:
+    """A directory whose only record replaces the shipped one, its root cause saying where it is from."""
+    data = read_json(SHIPPED_FILE) | {"root_cause": f"from {label}"}
+    write_json(directory / "override.json", data)
+    return directory
+
+
+@pytest.fixture
+def first(tmp_path: Path) -> Path:
+    return _override(tmp_path / "first", "first")
+
+
+@pytest.fixture
+def second(tmp_path: Path) -> Path:
+    return _override(tmp_path / "second", "second")
+
+
+def _root_cause(kb: KnowledgeBase) -> str:
+    record = kb.get(SHIPPED_ID)
+    assert record is not None
+    return record.root_cause
+
+
+def test_builtin_records_load_from_the_checkout() -> None:
+    assert builtin_records_dir() == RECORDS
+    kb = KnowledgeBase.load()
+    assert kb.path_of(SHIPPED_ID) == str(SHIPPED_FILE)
+    assert (kb.problems, kb.sources) == ([], [str(RECORDS)])
+
+
+def test_a_records_dir_overrides_the_builtin_record(first: Path) -> None:
+    kb = KnowledgeBase.load([first])
+    assert _root_cause(kb) == "from first"
+    assert kb.path_of(SHIPPED_ID) == str(first / "override.json")
+    assert len(kb) == 1
+
+
+@pytest.mark.parametrize(("order", "winner"), [((0, 1), "second"), ((1, 0), "first")])
+def test_a_later_dir_overrides_an_earlier_one(
+    first: Path, second: Path, order: tuple[int, int], winner: str
+) -> None:
+    dirs = [[first, second][i] for i in order]
+    kb = KnowledgeBase.load(dirs)
+    assert _root_cause(kb) == f"from {winner}"
+    assert kb.sources == [str(RECORDS), *map(str, dirs)]
+
+
+def test_records_from_every_dir_are_kept(first: Path, tmp_path: Path) -> None:
+    extra = copy_into(tmp_path / "extra", GOOD_FILE)
+    kb = KnowledgeBase.load([first, extra])
+    assert sorted(record.id for record in kb.records) == [SHIPPED_ID, GOOD_ID]
+
+
+def test_without_builtin_only_the_given_dirs_load(first: Path) -> None:
+    kb = KnowledgeBase.load([first], builtin=False)
+    assert kb.sources == [str(first)]
+    assert _root_cause(kb) == "from first"
+
+
+def test_a_missing_dir_is_a_problem_not_a_failure(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    kb = KnowledgeBase.load([missing])
+    assert [str(p) for p in kb.problems] == [f"{missing}: (dir): not a directory"]
+    assert SHIPPED_ID in kb
+
+
+def test_schema_json_is_not_a_record(tmp_path: Path) -> None:
+    directory = copy_into(tmp_path / "records", GOOD_FILE, RECORDS / "schema.json")
+    kb = KnowledgeBase.load([directory], builtin=False)
+    assert (len(kb), kb.problems) == (1, [])
+
+
+def test_records_load_from_subdirectories(tmp_path: Path) -> None:
+    directory = copy_into(tmp_path / "records" / "test" / "deeper", GOOD_FILE)
+    kb = KnowledgeBase.load([tmp_path / "records"], builtin=False)
+    assert kb.path_of(GOOD_ID) == str(directory / "good.json")

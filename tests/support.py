@@ -1,0 +1,34 @@
+"""Paths and small helpers the tests share."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+RECORDS = REPO / "records"
+SHIPPED_ID = "pytorch/grad-accumulation-required-grad-false"
+SHIPPED_FILE = RECORDS / "pytorch" / "grad-accumulation-required-grad-false.json"
+KB_FIXTURES = REPO / "tests" / "kb" / "fixtures"
+GOOD_FILE = KB_FIXTURES / "good.json"
+GOOD_ID = "test/good"
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def write_json(path: Path, data: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def copy_into(directory: Path, *files: Path) -> Path:
+    """A record directory holding copies of ``files``, named as they are."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for file in files:
+        shutil.copyfile(file, directory / file.name)
+    return directory
