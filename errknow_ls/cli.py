@@ -76,10 +76,47 @@ def cmd_records_show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_records_schema(_args: argparse.Namespace) -> int:
+    from errknow_ls.kb.model import json_schema
+
+    # Byte for byte what records/schema.json holds, so `> records/schema.json` regenerates it.
+    print(json.dumps(json_schema(), ensure_ascii=False, indent=2))
+    return EXIT_OK
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from errknow_ls.lsp.server import run
 
     return run(records=args.records, tcp=args.tcp)
+
+
+def _add_records_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    records = commands.add_parser("records", help="list, show and lint knowledge-base records")
+    actions = records.add_subparsers(dest="records_command", required=True, metavar="ACTION")
+    lint_parser = actions.add_parser("lint", help="check record files; exit 1 on problems")
+    lint_parser.add_argument("dirs", nargs="*", type=Path, metavar="DIR")
+    lint_parser.set_defaults(func=cmd_records_lint)
+    list_parser = actions.add_parser("list", help="list the loaded records")
+    _records_option(list_parser)
+    list_parser.set_defaults(func=cmd_records_list)
+    show_parser = actions.add_parser("show", help="show one record")
+    show_parser.add_argument("id")
+    show_parser.add_argument("--format", choices=["text", "json"], default="text")
+    _records_option(show_parser)
+    show_parser.set_defaults(func=cmd_records_show)
+    schema_parser = actions.add_parser(
+        "schema", help="print the JSON Schema of a record (records/schema.json)"
+    )
+    schema_parser.set_defaults(func=cmd_records_schema)
+
+
+def _add_serve_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = commands.add_parser("serve", help="run the language server")
+    transport = serve.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (default)")
+    transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address")
+    _records_option(serve)
+    serve.set_defaults(func=cmd_serve)
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -87,34 +124,17 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"errknow-ls {__version__}")
     parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    records = commands.add_parser("records", help="list, show and lint knowledge-base records")
-    records_commands = records.add_subparsers(dest="records_command", required=True, metavar="ACTION")
-    lint_parser = records_commands.add_parser("lint", help="check record files; exit 1 on problems")
-    lint_parser.add_argument("dirs", nargs="*", type=Path, metavar="DIR")
-    lint_parser.set_defaults(func=cmd_records_lint)
-    list_parser = records_commands.add_parser("list", help="list the loaded records")
-    _records_option(list_parser)
-    list_parser.set_defaults(func=cmd_records_list)
-    show_parser = records_commands.add_parser("show", help="show one record")
-    show_parser.add_argument("id")
-    show_parser.add_argument("--format", choices=["text", "json"], default="text")
-    _records_option(show_parser)
-    show_parser.set_defaults(func=cmd_records_show)
-
-    serve = commands.add_parser("serve", help="run the language server")
-    transport = serve.add_mutually_exclusive_group()
-    transport.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (default)")
-    transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address")
-    _records_option(serve)
-    serve.set_defaults(func=cmd_serve)
+    _add_records_commands(commands)
+    _add_serve_command(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=args.log_level.upper(), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+    )
     try:
         return int(args.func(args))
     except KeyboardInterrupt:
