@@ -29,7 +29,8 @@ class ErrknowServer(LanguageServer):
 
 
 def _on_initialized(ls: ErrknowServer, _params: types.InitializedParams) -> None:
-    ls.log_to_client(f"errknow-ls {__version__}: {len(ls.kb)} records from {', '.join(ls.kb.sources)}")
+    count = f"{len(ls.kb)} record{'' if len(ls.kb) == 1 else 's'}"
+    ls.log_to_client(f"errknow-ls {__version__}: {count} from {', '.join(ls.kb.sources)}")
     for problem in ls.kb.problems:
         ls.log_to_client(f"record skipped: {problem}", types.MessageType.Warning)
 
