@@ -1,0 +1,1 @@
+"""Text of logs, terminals and notebooks -> parsed tracebacks -> record matches (core, kb)."""
