@@ -1,0 +1,144 @@
+"""Check one source text: parse (surviving half-typed code), interpret, turn events into findings."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+
+from errknow_ls.analysis.events import SecondPass
+from errknow_ls.analysis.interpreter import FunctionNode, Interpreter
+from errknow_ls.analysis.rules import SECOND_PASS_BUILDERS, retain_graph_in_loop
+from errknow_ls.analysis.rules.context import RuleContext
+from errknow_ls.analysis.source import SourceText, parse_module
+from errknow_ls.core import Finding
+
+BACKWARD_HINT = re.compile(r"\.backward\b|\bbackward\(|\bgrad\(")
+"""Text that any finding needs; a file without it is not even parsed."""
+
+BACKWARD_NAMES = frozenset({"backward", "manual_backward", "grad"})
+PRIORITY = ("EK003", "EK002", "EK001", "EK004", "EK005")
+_SUPPRESS = re.compile(
+    r"#\s*(?:errknow:\s*ignore(?:\[(?P<codes>[^\]]*)\])?|noqa(?::\s*(?P<noqa>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(slots=True)
+class CheckResult:
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    """Syntax errors; the parts that parsed are still checked."""
+
+
+def check_source(
+    text: str,
+    *,
+    select: Collection[str] | None = None,
+    ignore: Collection[str] = (),
+) -> CheckResult:
+    """All findings in ``text``, filtered by rule codes and by suppression comments."""
+    if not BACKWARD_HINT.search(text):
+        return CheckResult()
+    module, errors = parse_module(text)
+    source = SourceText(text)
+    interpreter = Interpreter(module)
+    _run_entries(interpreter, module)
+    ctx = RuleContext(source, module, interpreter.nodes)
+    findings = _findings(interpreter, ctx)
+    findings = [
+        f
+        for f in findings
+        if (select is None or f.code in select) and f.code not in ignore and not _suppressed(source, f)
+    ]
+    findings.sort(key=lambda f: (f.span.start, f.code))
+    return CheckResult(findings, errors)
+
+
+def _run_entries(interpreter: Interpreter, module: ast.Module) -> None:
+    relevant = _relevant_names(module)
+    interpreter.run_module(_body_is_relevant(module, relevant))
+    for stmt in module.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name in relevant:
+            interpreter.run_function(stmt)
+    for info in interpreter.classes.values():
+        for name, method in info.methods.items():
+            if name != "__init__" and name in relevant and method in info.node.body:
+                interpreter.run_method_twice(info, method)
+
+
+def _called_names(node: ast.AST) -> set[str]:
+    names = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Call):
+            func = child.func
+            if isinstance(func, ast.Name):
+                names.add(func.id)
+            elif isinstance(func, ast.Attribute):
+                names.add(func.attr)
+    return names
+
+
+def _relevant_names(module: ast.Module) -> set[str]:
+    """Functions and methods that can reach a backward, by name, to a fixpoint."""
+    functions: dict[str, set[str]] = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            functions.setdefault(node.name, set()).update(_called_names(node))
+    relevant = {name for name, calls in functions.items() if calls & BACKWARD_NAMES}
+    changed = True
+    while changed:
+        changed = False
+        for name, calls in functions.items():
+            if name not in relevant and calls & (relevant | BACKWARD_NAMES):
+                relevant.add(name)
+                changed = True
+    return relevant
+
+
+def _body_is_relevant(module: ast.Module, relevant: set[str]) -> bool:
+    for stmt in module.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        if _called_names(stmt) & (relevant | BACKWARD_NAMES):
+            return True
+    return False
+
+
+def _findings(interpreter: Interpreter, ctx: RuleContext) -> list[Finding]:
+    best: dict[tuple[int, int], SecondPass] = {}
+    for event in interpreter.events:
+        key = (event.report.lineno, event.report.col_offset)
+        known = best.get(key)
+        if known is None or PRIORITY.index(event.code) < PRIORITY.index(known.code):
+            best[key] = event
+    findings = [SECOND_PASS_BUILDERS[event.code](event, ctx) for event in best.values()]
+    flagged = {(f.span.start.line, f.span.start.character) for f in findings}
+    for site in interpreter.retain_sites.values():
+        if not site.justified:
+            finding = retain_graph_in_loop.build(site, ctx)
+            if (finding.span.start.line, finding.span.start.character) not in flagged:
+                findings.append(finding)
+    return findings
+
+
+def _suppressed(source: SourceText, finding: Finding) -> bool:
+    line = source.line(finding.span.start.line + 1)
+    if "#" not in line:
+        return False
+    for match in _SUPPRESS.finditer(line):
+        codes = match.group("codes") or match.group("noqa")
+        if not codes:
+            return True
+        if finding.code in _split_codes(codes) or finding.name in _split_codes(codes):
+            return True
+    return False
+
+
+def _split_codes(codes: str) -> set[str]:
+    return {c.strip() for c in re.split(r"[\s,]+", codes) if c.strip()}
+
+
+def functions_of(module: ast.Module) -> Iterable[FunctionNode]:
+    return (s for s in module.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef))

@@ -1,0 +1,52 @@
+"""What the interpreter observes; rules turn these into findings."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from errknow_ls.analysis.state import Free
+from errknow_ls.analysis.values import Value
+
+
+@dataclass(frozen=True, slots=True)
+class Loop:
+    """One execution of a loop statement (or the repeated calls of a training-step method)."""
+
+    key: int
+    node: ast.stmt | None
+    method: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    """For the repeated calls of a training-step method: that method."""
+    frame: int = 0
+    func: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    """The function whose body holds the loop (None at module level)."""
+
+
+@dataclass(slots=True)
+class SecondPass:
+    """A backward that reaches a node whose saved tensors an earlier backward freed."""
+
+    code: str
+    site: ast.Call
+    report: ast.expr
+    receiver: ast.expr | None
+    conflict: frozenset[int]
+    free: Free
+    loop: Loop | None = None
+    carried: dict[str, Value] = field(default_factory=dict)
+    """Loop-carried names (``hidden``, ``self.state``) whose values bring the freed nodes in."""
+    roots: tuple[int | None, ...] = ()
+    reached: frozenset[int] = frozenset()
+    frame: int = 0
+    guarded: frozenset[str] = frozenset()
+    """Carried names that may be None when the loop starts."""
+
+
+@dataclass(slots=True)
+class RetainSite:
+    """A ``retain_graph=True`` backward inside a loop whose graph is rebuilt every iteration."""
+
+    site: ast.Call
+    loop: Loop
+    justified: bool = False
+    reached_later: bool = False

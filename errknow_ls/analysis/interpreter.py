@@ -1,0 +1,1113 @@
+"""An abstract interpreter over Python's AST that follows autograd graphs through a program.
+
+Tensors are sets of graph nodes (one per creating site and loop iteration). A backward frees the
+nodes it reaches unless it retains the graph; a later backward that reaches a freed node that
+saved tensors is what torch rejects with "Trying to backward through the graph a second time".
+Loop bodies run twice, so a node made in one iteration and reached in the next is seen; branches
+run separately and join; calls into functions and methods of the same module are followed.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from errknow_ls.analysis import torch_api as api
+from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
+from errknow_ls.analysis.state import Free, Retain, State, join_all
+from errknow_ls.analysis.values import (
+    UNKNOWN,
+    Class,
+    ClassInfo,
+    Const,
+    Func,
+    GraphNode,
+    Kwargs,
+    NNModule,
+    Obj,
+    Ref,
+    Seq,
+    Tensor,
+    Value,
+    element,
+    has_grad,
+    join,
+    nodes_of,
+    tensors_in,
+)
+
+MAX_CALL_DEPTH = 6
+MAX_UNROLLED_LOOPS = 3
+STEP_BUDGET = 40_000
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class BudgetExceeded(Exception):
+    """An entry point took too many steps; what was found before stands."""
+
+
+@dataclass(slots=True)
+class Frame:
+    serial: int
+    func: FunctionNode | ast.Lambda | None
+    call_site: ast.Call | None
+    start: int
+    returns: list[tuple[Value, State]] = field(default_factory=list)
+    loops: list[LoopContext] = field(default_factory=list)
+    closure: dict[str, Value] | None = None
+    stmt: ast.stmt | None = None
+
+
+@dataclass(slots=True)
+class LoopContext:
+    loop: Loop
+    iteration: int = 0
+    breaks: list[State] = field(default_factory=list)
+    continues: list[State] = field(default_factory=list)
+    carried: dict[str, Value] = field(default_factory=dict)
+    entry: dict[str, Value] = field(default_factory=dict)
+
+
+class Interpreter:
+    """Runs entry points (the module body, functions, methods) and collects events."""
+
+    def __init__(self, module: ast.Module) -> None:
+        self.module = module
+        self.nodes: list[GraphNode] = []
+        self.events: list[SecondPass] = []
+        self.retain_sites: dict[int, RetainSite] = {}
+        self.classes: dict[str, ClassInfo] = {}
+        self.globals: dict[str, Value] = {}
+        self.state = State()
+        self.frames: list[Frame] = []
+        self.loop_stack: list[tuple[int, int]] = []
+        self.loops: dict[int, LoopContext] = {}
+        self.no_grad = False
+        self.tick = 0
+        self.steps = 0
+        self._serial = itertools.count(1)
+        self._closures: dict[int, dict[str, Value]] = {}
+        self._current_stmt: ast.stmt | None = None
+        self._guarded: frozenset[str] = frozenset()
+
+    # ----------------------------------------------------------------- entry points
+
+    def run_module(self, relevant: bool) -> None:
+        """Run the module body as a script (only definitions when nothing in it can backward)."""
+        self.state = State()
+        frame = Frame(next(self._serial), None, None, self.tick)
+        with self._frame(frame):
+            if relevant:
+                self._run_guarded(lambda: self.exec_block(self.module.body))
+            else:
+                for stmt in self.module.body:
+                    if isinstance(stmt, ast.Import | ast.ImportFrom | ast.FunctionDef | ast.ClassDef):
+                        self.exec_stmt(stmt)
+                    elif isinstance(stmt, ast.AsyncFunctionDef):
+                        self.exec_stmt(stmt)
+        self.globals = dict(self.state.env)
+
+    def run_function(self, func: FunctionNode) -> None:
+        """Run a module-level function with unknown arguments."""
+        self.state = State()
+        self._run_guarded(lambda: self.call_function(Func(func), [], {}, None, unknown_args=True))
+
+    def run_method_twice(self, info: ClassInfo, method: FunctionNode) -> None:
+        """Build an instance, then call ``method`` twice: training-step methods run every step."""
+        self.state = State()
+
+        def body() -> None:
+            obj = self.instantiate(info, [], {}, None, unknown_args=True)
+            loop = Loop(self._new_key(), None, method=method)
+            context = LoopContext(loop)
+            context.entry = {f"self.{attr}#{oid}": v for (oid, attr), v in self.state.heap.items()}
+            self.loops[loop.key] = context
+            for iteration in range(2):
+                context.iteration = iteration
+                if iteration:
+                    context.carried = self._carried(loop.key, iteration, include_env=False)
+                self.loop_stack.append((loop.key, iteration))
+                try:
+                    self.call_function(Func(method, bound=obj), [], {}, None, unknown_args=True)
+                finally:
+                    self.loop_stack.pop()
+
+        self._run_guarded(body)
+
+    def _run_guarded(self, body: object) -> None:
+        self.steps = 0
+        try:
+            body()  # type: ignore[operator]
+        except (BudgetExceeded, RecursionError):
+            pass
+        finally:
+            self.loop_stack.clear()
+            self.no_grad = False
+
+    @contextmanager
+    def _frame(self, frame: Frame) -> Iterator[Frame]:
+        self.frames.append(frame)
+        try:
+            yield frame
+        finally:
+            self.frames.pop()
+
+    # ----------------------------------------------------------------- statements
+
+    def exec_block(self, stmts: Sequence[ast.stmt]) -> None:
+        for stmt in stmts:
+            if self.state.dead:
+                return
+            self.exec_stmt(stmt)
+
+    def exec_stmt(self, stmt: ast.stmt) -> None:  # noqa: PLR0915
+        self.steps += 1
+        if self.steps > STEP_BUDGET:
+            raise BudgetExceeded
+        self._current_stmt = stmt
+        if self.frames:
+            self.frames[-1].stmt = stmt
+        match stmt:
+            case ast.Expr(value=value):
+                self.eval(value)
+            case ast.Assign(targets=targets, value=value):
+                result = self.eval(value)
+                for target in targets:
+                    self.assign(target, result)
+            case ast.AnnAssign(target=target, value=value) if value is not None:
+                self.assign(target, self.eval(value))
+            case ast.AugAssign(target=target, op=op, value=value):
+                self.assign(target, self.binop(self.eval(target), self.eval(value), op, stmt))
+            case ast.If(test=test, body=body, orelse=orelse):
+                self.exec_if(test, body, orelse)
+            case ast.For(target=target, iter=iterable, body=body, orelse=orelse) | ast.AsyncFor(
+                target=target, iter=iterable, body=body, orelse=orelse
+            ):
+                self.exec_loop(stmt, body, orelse, target=target, items=element(self.eval(iterable)))
+            case ast.While(test=test, body=body, orelse=orelse):
+                self.exec_loop(stmt, body, orelse, test=test)
+            case ast.With(items=items, body=body) | ast.AsyncWith(items=items, body=body):
+                self.exec_with(items, body)
+            case ast.Try(body=body, handlers=handlers, orelse=orelse, finalbody=final) | ast.TryStar(
+                body=body, handlers=handlers, orelse=orelse, finalbody=final
+            ):
+                self.exec_try(body, handlers, orelse, final)
+            case ast.Return(value=value):
+                result = self.eval(value) if value is not None else Const(None)
+                self.frames[-1].returns.append((result, self.state.copy()))
+                self.state.dead = True
+            case ast.Break():
+                self._loop_context().breaks.append(self.state.copy()) if self._in_loop() else None
+                self.state.dead = True
+            case ast.Continue():
+                self._loop_context().continues.append(self.state.copy()) if self._in_loop() else None
+                self.state.dead = True
+            case ast.Raise():
+                self.state.dead = True
+            case ast.FunctionDef() | ast.AsyncFunctionDef():
+                closure = self.state.env if self.frames and self.frames[-1].func is not None else None
+                self.state.env[stmt.name] = Func(stmt, closure=id(closure) if closure is not None else None)
+                if closure is not None:
+                    self._closures[id(closure)] = closure
+            case ast.ClassDef():
+                self.define_class(stmt)
+            case ast.Import(names=names):
+                for alias in names:
+                    bound = alias.asname or alias.name.split(".")[0]
+                    self.state.env[bound] = Ref(alias.name if alias.asname else bound)
+            case ast.ImportFrom(module=module, names=names):
+                for alias in names:
+                    self.state.env[alias.asname or alias.name] = Ref(f"{module or ''}.{alias.name}")
+            case ast.Delete(targets=targets):
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        self.state.env.pop(target.id, None)
+            case ast.Match(subject=subject, cases=cases):
+                self.eval(subject)
+                self.exec_branches([case.body for case in cases], fallthrough=True)
+            case _:
+                for child in ast.iter_child_nodes(stmt):
+                    if isinstance(child, ast.expr):
+                        self.eval(child)
+
+    def exec_if(self, test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt]) -> None:
+        value = self.eval(test)
+        if isinstance(value, Const) and isinstance(value.value, bool | int | type(None)):
+            self.exec_block(body if value.value else orelse)
+            return
+        self.exec_branches([body, orelse], fallthrough=False)
+
+    def exec_branches(self, blocks: list[list[ast.stmt]], fallthrough: bool) -> None:
+        start = self.state
+        outcomes = []
+        for block in blocks:
+            self.state = start.copy()
+            self.exec_block(block)
+            outcomes.append(self.state)
+        if fallthrough:
+            outcomes.append(start)
+        self.state = join_all(outcomes)
+
+    def exec_loop(
+        self,
+        stmt: ast.stmt,
+        body: list[ast.stmt],
+        orelse: list[ast.stmt],
+        *,
+        target: ast.expr | None = None,
+        items: Value = UNKNOWN,
+        test: ast.expr | None = None,
+    ) -> None:
+        frame = self.frames[-1]
+        loop = Loop(self._new_key(), stmt, frame=frame.serial, func=_func_node(frame.func))
+        context = LoopContext(loop, entry=dict(self.state.env))
+        self.loops[loop.key] = context
+        frame.loops.append(context)
+        forever = test is not None and _is_true(test)
+        exits = [] if forever else [self.state.copy()]
+        unrolled = sum(1 for ctx in frame.loops if ctx.loop.node is not None)
+        iterations = 2 if unrolled <= MAX_UNROLLED_LOOPS else 1
+        try:
+            for iteration in range(iterations):
+                context.iteration = iteration
+                if iteration:
+                    context.carried = self._carried(loop.key, iteration, include_env=True)
+                self.loop_stack.append((loop.key, iteration))
+                try:
+                    if test is not None:
+                        self.eval(test)
+                    if target is not None:
+                        self.assign(target, items)
+                    self.exec_block(body)
+                finally:
+                    self.loop_stack.pop()
+                self.state = join_all([self.state, *context.continues])
+                context.continues.clear()
+                if not forever:
+                    exits.append(self.state.copy())
+                if self.state.dead:
+                    break
+        finally:
+            frame.loops.pop()
+        normal = join_all(exits)
+        if orelse and not normal.dead:
+            self.state = normal
+            self.exec_block(orelse)
+            normal = self.state
+        self.state = join_all([normal, *context.breaks])
+
+    def exec_with(self, items: list[ast.withitem], body: list[ast.stmt]) -> None:
+        saved = self.no_grad
+        for item in items:
+            value = self.eval(item.context_expr)
+            qualname = _call_qualname(item.context_expr, value)
+            if qualname in api.NO_GRAD_CONTEXTS or _is_grad_disabled(item.context_expr, qualname):
+                self.no_grad = True
+            elif qualname in api.GRAD_CONTEXTS:
+                self.no_grad = False
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, UNKNOWN)
+        try:
+            self.exec_block(body)
+        finally:
+            self.no_grad = saved
+
+    def exec_try(
+        self,
+        body: list[ast.stmt],
+        handlers: list[ast.ExceptHandler],
+        orelse: list[ast.stmt],
+        final: list[ast.stmt],
+    ) -> None:
+        start = self.state.copy()
+        self.exec_block(body)
+        self.exec_block(orelse)
+        after_body = self.state
+        outcomes = [after_body]
+        for handler in handlers:
+            self.state = start.join(after_body) if not after_body.dead else start.copy()
+            if handler.name:
+                self.state.env[handler.name] = UNKNOWN
+            self.exec_block(handler.body)
+            outcomes.append(self.state)
+        self.state = join_all(outcomes)
+        if final:
+            was_dead = self.state.dead
+            self.state.dead = False
+            self.exec_block(final)
+            self.state.dead = self.state.dead or was_dead
+
+    def define_class(self, stmt: ast.ClassDef) -> None:
+        methods: dict[str, FunctionNode] = {}
+        is_module = False
+        for base in stmt.bases:
+            base_value = self.eval(base)
+            if isinstance(base_value, Class):
+                methods.update(base_value.info.methods)
+                is_module = is_module or base_value.info.is_module
+            elif isinstance(base_value, Ref) and base_value.qualname.startswith(
+                ("torch.nn", "pytorch_lightning", "lightning")
+            ):
+                is_module = True
+        for child in stmt.body:
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                methods[child.name] = child
+        info = ClassInfo(stmt, methods, is_module or "forward" in methods)
+        self.classes[stmt.name] = info
+        self.state.env[stmt.name] = Class(info)
+
+    # ----------------------------------------------------------------- assignment
+
+    def assign(self, target: ast.expr, value: Value) -> None:
+        match target:
+            case ast.Name(id=name):
+                self.state.env[name] = value
+            case ast.Tuple(elts=elts) | ast.List(elts=elts):
+                self._unpack(elts, value)
+            case ast.Starred(value=inner):
+                self.assign(inner, Seq(element(value)))
+            case ast.Attribute(value=base, attr=attr):
+                owner = self.eval(base)
+                if isinstance(owner, Obj):
+                    self.state.heap[(owner.oid, attr)] = value
+                elif attr == "requires_grad" and isinstance(base, ast.Name) and isinstance(owner, Tensor):
+                    grad = not (isinstance(value, Const) and not value.value)
+                    self.state.env[base.id] = Tensor(owner.nodes, grad, owner.root)
+            case ast.Subscript(value=base):
+                container = self.eval(base)
+                if isinstance(container, Seq | Tensor) or container is UNKNOWN:
+                    updated = _with_item(container, value)
+                    if updated is not None:
+                        self.assign_place(base, updated)
+
+    def assign_place(self, target: ast.expr, value: Value) -> None:
+        """Store back into a name or attribute (for ``xs.append(v)``, ``xs[i] = v``)."""
+        if isinstance(target, ast.Name | ast.Attribute):
+            self.assign(target, value)
+
+    def _unpack(self, elts: list[ast.expr], value: Value) -> None:
+        if isinstance(value, Seq) and value.items is not None and len(value.items) == len(elts):
+            for elt, item in zip(elts, value.items, strict=True):
+                self.assign(elt, item)
+            return
+        item = element(value) if isinstance(value, Seq) else value
+        if isinstance(item, Tensor):
+            item = Tensor(item.nodes, item.grad, None)
+        for elt in elts:
+            self.assign(elt, item)
+
+    # ----------------------------------------------------------------- expressions
+
+    def eval(self, expr: ast.expr) -> Value:  # noqa: PLR0915
+        match expr:
+            case ast.Constant(value=value):
+                return Const(value)
+            case ast.Name(id=name):
+                return self.lookup(name)
+            case ast.Attribute(value=base, attr=attr):
+                return self.attribute(self.eval(base), attr, expr)
+            case ast.Call():
+                return self.call(expr)
+            case ast.BinOp(left=left, op=op, right=right):
+                return self.binop(self.eval(left), self.eval(right), op, expr)
+            case ast.UnaryOp(op=op, operand=operand):
+                value = self.eval(operand)
+                if isinstance(op, ast.Not):
+                    return _const_not(value)
+                return self.op_node(expr, [value], saves=False)
+            case ast.BoolOp(values=values):
+                results = [self.eval(v) for v in values]
+                return _join_many(results)
+            case ast.Compare(left=left, comparators=comparators):
+                values = [self.eval(left), *(self.eval(c) for c in comparators)]
+                return _compare_const(expr, values)
+            case ast.IfExp(test=test, body=body, orelse=orelse):
+                self.eval(test)
+                return join(self.eval(body), self.eval(orelse))
+            case ast.Tuple(elts=elts) | ast.List(elts=elts) | ast.Set(elts=elts):
+                items = tuple(self.eval(e) for e in elts)
+                kind = "tuple" if isinstance(expr, ast.Tuple) else "list"
+                return Seq(_join_many(list(items)) if items else UNKNOWN, kind, items)
+            case ast.Dict(keys=keys, values=values):
+                for key in keys:
+                    if key is not None:
+                        self.eval(key)
+                return Seq(_join_many([self.eval(v) for v in values]), "dict")
+            case ast.Subscript(value=base, slice=index):
+                return self.subscript(self.eval(base), self.eval(index), index, expr)
+            case ast.ListComp(elt=elt, generators=gens) | ast.SetComp(elt=elt, generators=gens) | (
+                ast.GeneratorExp(elt=elt, generators=gens)
+            ):
+                return Seq(self.comprehension(gens, elt), "list")
+            case ast.DictComp(value=elt, generators=gens):
+                return Seq(self.comprehension(gens, elt), "dict")
+            case ast.Lambda():
+                return Func(expr)
+            case ast.Starred(value=inner):
+                return self.eval(inner)
+            case ast.NamedExpr(target=target, value=value):
+                result = self.eval(value)
+                self.assign(target, result)
+                return result
+            case ast.Await(value=inner) | ast.Yield(value=inner) | ast.YieldFrom(value=inner):
+                return self.eval(inner) if inner is not None else UNKNOWN
+            case ast.JoinedStr(values=values):
+                for part in values:
+                    self.eval(part)
+                return UNKNOWN
+            case ast.FormattedValue(value=inner):
+                self.eval(inner)
+                return UNKNOWN
+            case ast.Slice(lower=lower, upper=upper, step=step):
+                for part in (lower, upper, step):
+                    if part is not None:
+                        self.eval(part)
+                return UNKNOWN
+        return UNKNOWN
+
+    def comprehension(self, generators: list[ast.comprehension], elt: ast.expr) -> Value:
+        saved = dict(self.state.env)
+        for gen in generators:
+            self.assign(gen.target, element(self.eval(gen.iter)))
+            for cond in gen.ifs:
+                self.eval(cond)
+        result = self.eval(elt)
+        self.state.env = {**saved, **{k: v for k, v in self.state.env.items() if k in saved}}
+        return result
+
+    def lookup(self, name: str) -> Value:
+        if name in self.state.env:
+            return self.state.env[name]
+        frame = self.frames[-1] if self.frames else None
+        if frame is not None and frame.closure is not None and name in frame.closure:
+            return frame.closure[name]
+        if name in self.globals:
+            return self.globals[name]
+        if name in ("True", "False", "None"):
+            return Const({"True": True, "False": False, "None": None}[name])
+        return UNKNOWN
+
+    def attribute(self, owner: Value, attr: str, expr: ast.expr) -> Value:
+        if isinstance(owner, Ref):
+            return Ref(f"{owner.qualname}.{attr}")
+        if isinstance(owner, Obj):
+            stored = self.state.heap.get((owner.oid, attr))
+            if stored is not None:
+                return stored
+            method = owner.cls.methods.get(attr)
+            return Func(method, bound=owner) if method is not None else UNKNOWN
+        if isinstance(owner, Class):
+            method = owner.info.methods.get(attr)
+            return Func(method) if method is not None else UNKNOWN
+        if isinstance(owner, NNModule):
+            return NNModule(attr)
+        if isinstance(owner, Tensor):
+            if attr in api.CUT_ATTRIBUTES:
+                return Tensor(grad=False)
+            if attr in api.VIEW_ATTRIBUTES:
+                return self.op_node(expr, [owner], saves=False)
+            return UNKNOWN
+        return UNKNOWN
+
+    def subscript(self, base: Value, index: Value, index_expr: ast.expr, expr: ast.expr) -> Value:
+        if isinstance(base, Tensor):
+            return self.op_node(expr, [base], saves=False)
+        if isinstance(base, Seq):
+            if base.items is not None and isinstance(index, Const) and isinstance(index.value, int):
+                position = index.value
+                if -len(base.items) <= position < len(base.items):
+                    return base.items[position]
+            if isinstance(index_expr, ast.Slice):
+                return Seq(element(base), base.kind)
+            return element(base)
+        return UNKNOWN
+
+    def binop(self, left: Value, right: Value, op: ast.operator, expr: ast.AST) -> Value:
+        if isinstance(left, Seq) and isinstance(right, Seq) and isinstance(op, ast.Add):
+            return Seq(join(element(left), element(right)), left.kind)
+        saves = not isinstance(op, ast.Add | ast.Sub)
+        operands = [_as_operand(left), _as_operand(right)]
+        if isinstance(left, Const) and isinstance(right, Const):
+            return UNKNOWN
+        return self.op_node(expr, operands, saves=saves)
+
+    def op_node(self, site: ast.AST, inputs: Sequence[Value], *, saves: bool) -> Value:
+        """The result of a differentiable op on ``inputs``: a new node when any input needs grad."""
+        if not any(isinstance(v, Tensor | NNModule) for v in inputs):
+            return UNKNOWN
+        graph = frozenset().union(*(nodes_of(v) for v in inputs))
+        if self.no_grad or not any(has_grad(v) or isinstance(v, NNModule) for v in inputs):
+            return Tensor(frozenset(), False)
+        return self.new_node(site, graph, saves=saves)
+
+    def new_node(self, site: ast.AST, inputs: frozenset[int], *, saves: bool) -> Tensor:
+        node_id = len(self.nodes)
+        stmt = self._current_stmt
+        frame = self.frames[-1].serial if self.frames else 0
+        site_expr = site if isinstance(site, ast.expr) else ast.Constant(None, lineno=0, col_offset=0)
+        stmts = tuple((f.serial, f.stmt) for f in self.frames if f.stmt is not None)
+        self.nodes.append(GraphNode(node_id, site_expr, stmt, saves, tuple(self.loop_stack), frame, stmts))
+        return Tensor(inputs | {node_id}, True, node_id)
+
+    # ----------------------------------------------------------------- calls
+
+    def call(self, node: ast.Call) -> Value:
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            receiver = self.eval(func.value)
+            args, kwargs = self._arguments(node)
+            return self.call_method(receiver, func.attr, args, kwargs, node)
+        callee = self.eval(func)
+        args, kwargs = self._arguments(node)
+        name = func.id if isinstance(func, ast.Name) else ""
+        return self.call_value(callee, name, args, kwargs, node)
+
+    def _arguments(self, node: ast.Call) -> tuple[list[Value], dict[str, Value]]:
+        args = []
+        for arg in node.args:
+            value = self.eval(arg)
+            args.append(Seq(element(value)) if isinstance(arg, ast.Starred) else value)
+        kwargs: dict[str, Value] = {}
+        for kw in node.keywords:
+            value = self.eval(kw.value)
+            if kw.arg is not None:
+                kwargs[kw.arg] = value
+            elif isinstance(value, Kwargs):
+                kwargs.update(value.items)
+            else:
+                kwargs["**"] = value
+        return args, kwargs
+
+    def call_value(
+        self, callee: Value, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        if isinstance(callee, Ref):
+            return self.call_qualified(callee.qualname, args, kwargs, node)
+        if isinstance(callee, Func):
+            return self.call_function(callee, args, kwargs, node)
+        if isinstance(callee, Class):
+            return self.instantiate(callee.info, args, kwargs, node)
+        if isinstance(callee, Obj):
+            return self.call_object(callee, args, kwargs, node)
+        if isinstance(callee, NNModule):
+            return self.call_module(args, kwargs, node)
+        if callee is UNKNOWN and name and name not in self.state.env and name not in self.globals:
+            return self.call_builtin(name, args, kwargs, node)
+        return self.generic_call(name, args, kwargs, node)
+
+    def call_method(
+        self, receiver: Value, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        if isinstance(receiver, Ref):
+            return self.call_qualified(f"{receiver.qualname}.{attr}", args, kwargs, node)
+        if isinstance(receiver, Tensor):
+            return self.tensor_method(receiver, attr, args, kwargs, node)
+        if isinstance(receiver, Obj):
+            method = self.attribute(receiver, attr, node)
+            if isinstance(method, Func | Obj | NNModule | Class):
+                return self.call_value(method, attr, args, kwargs, node)
+        if isinstance(receiver, Seq) and attr in ("append", "extend", "insert", "add", "update"):
+            return self._grow(receiver, attr, args, node)
+        if isinstance(receiver, Seq) and attr in ("pop", "get", "values", "items", "copy"):
+            return element(receiver) if attr in ("pop", "get") else receiver
+        if receiver is UNKNOWN and attr in ("append", "extend") and isinstance(node.func, ast.Attribute):
+            return self._grow(Seq(), attr, args, node)
+        if attr in api.WRAPPER_BACKWARD_METHODS and args:
+            return self.backward_call(node, args[0], kwargs, _receiver_expr(node, 0), positional=args[1:])
+        if attr == "backward":
+            return self.backward_call(node, self._materialize(node), kwargs, _receiver_expr(node, None))
+        if isinstance(receiver, NNModule) and attr == "forward":
+            return self.call_module(args, kwargs, node)
+        if attr in ("parameters", "named_parameters", "state_dict", "zero_grad", "step", "train", "eval"):
+            return UNKNOWN
+        return self.generic_call(attr, [receiver, *args], kwargs, node, model_hint=_hint(node.func))
+
+    def _grow(self, container: Seq, attr: str, args: list[Value], node: ast.Call) -> Value:
+        added = args[-1] if args else UNKNOWN
+        item = element(added) if attr in ("extend", "update") else added
+        assert isinstance(node.func, ast.Attribute)
+        self.assign_place(node.func.value, Seq(join(element(container), item), container.kind))
+        return Const(None)
+
+    def _materialize(self, node: ast.Call) -> Value:
+        """``x.backward()`` on a value we know nothing of: it is a tensor with a graph of its own."""
+        assert isinstance(node.func, ast.Attribute)
+        target = node.func.value
+        if self.no_grad:
+            return UNKNOWN
+        tensor = self.new_node(target, frozenset(), saves=True)
+        if isinstance(target, ast.Name | ast.Attribute):
+            self.assign_place(target, tensor)
+        return tensor
+
+    def tensor_method(
+        self, receiver: Tensor, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        if attr == "backward":
+            return self.backward_call(node, receiver, kwargs, _receiver_expr(node, None), positional=args[1:])
+        if attr in api.CUT_METHODS:
+            return Tensor(grad=False)
+        if attr in api.SCALAR_METHODS:
+            return UNKNOWN
+        if attr == "requires_grad_":
+            off = args and isinstance(args[0], Const) and not args[0].value
+            result = Tensor(receiver.nodes, not off, receiver.root)
+            self._rebind_receiver(node, result)
+            return result
+        result = self.op_node(node, [receiver, *args], saves=attr not in api.NO_SAVE_OPS)
+        if attr.endswith("_") and not attr.endswith("__"):
+            self._rebind_receiver(node, result)
+        return result
+
+    def _rebind_receiver(self, node: ast.Call, value: Value) -> None:
+        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name | ast.Attribute):
+            self.assign_place(node.func.value, value)
+
+    def call_qualified(
+        self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        short = qualname.rsplit(".", 1)[-1]
+        if qualname in api.GRAD_FUNCS or qualname.endswith("autograd.grad"):
+            return self.autograd_grad(node, args, kwargs)
+        if qualname in api.BACKWARD_FUNCS or qualname.endswith("autograd.backward"):
+            tensors = args[0] if args else kwargs.get("tensors", UNKNOWN)
+            return self.backward_call(node, tensors, kwargs, _receiver_expr(node, 0), positional=args[2:])
+        if qualname.startswith(api.NON_TENSOR_MODULES):
+            return UNKNOWN
+        if not qualname.startswith("torch"):
+            return self.generic_call(short, args, kwargs, node, model_hint=short)
+        return self.torch_call(qualname, short, args, kwargs, node)
+
+    def torch_call(
+        self, qualname: str, short: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        if short in ("Parameter", "UninitializedParameter"):
+            return Tensor(frozenset(), True)
+        if qualname.startswith(("torch.optim", "torch.utils", "torch.cuda", "torch.amp", "torch.distributed")):
+            return UNKNOWN
+        if short[:1].isupper():
+            return NNModule(short) if qualname.startswith("torch.nn") else UNKNOWN
+        if short in api.CREATION_FUNCS:
+            grad = kwargs.get("requires_grad")
+            return Tensor(frozenset(), isinstance(grad, Const) and bool(grad.value))
+        if short in ("no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "is_tensor", "is_grad_enabled"):
+            return UNKNOWN
+        return self.op_node(node, [*args, *kwargs.values()], saves=short not in api.NO_SAVE_OPS)
+
+    def call_builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        if name in ("sum", "max", "min"):
+            parts = [element(args[0])] if len(args) == 1 else list(args)
+            return self.op_node(node, parts, saves=name != "sum")
+        if name in ("list", "tuple", "set", "dict", "frozenset"):
+            inner = element(args[0]) if args else UNKNOWN
+            return Seq(inner, "tuple" if name == "tuple" else "list")
+        if name == "enumerate" and args:
+            return Seq(Seq(UNKNOWN, "tuple", (UNKNOWN, element(args[0]))), "list")
+        if name == "zip":
+            return Seq(Seq(UNKNOWN, "tuple", tuple(element(a) for a in args)), "list")
+        if name == "abs" and args:
+            return self.op_node(node, args, saves=True)
+        if name in api.NON_TENSOR_BUILTINS:
+            return UNKNOWN
+        return self.generic_call(name, args, kwargs, node, model_hint=name)
+
+    def generic_call(
+        self,
+        name: str,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        node: ast.Call,
+        model_hint: str = "",
+    ) -> Value:
+        """A call we cannot follow: its result carries the graphs of its arguments."""
+        inputs = [*args, *kwargs.values()]
+        if self.no_grad:
+            return UNKNOWN
+        if any(has_grad(v) or isinstance(v, NNModule) for v in inputs):
+            graph = frozenset().union(*(nodes_of(v) for v in inputs))
+            return self.new_node(node, graph, saves=True)
+        if api.is_model_like(model_hint or name):
+            return self.new_node(node, frozenset().union(*(nodes_of(v) for v in inputs)), saves=True)
+        return UNKNOWN
+
+    def call_module(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        if self.no_grad:
+            return Tensor(grad=False)
+        graph = frozenset().union(*(nodes_of(v) for v in [*args, *kwargs.values()]))
+        return self.new_node(node, graph, saves=True)
+
+    def call_object(self, obj: Obj, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        method = obj.cls.methods.get("forward") or obj.cls.methods.get("__call__")
+        if method is None:
+            return self.call_module(args, kwargs, node) if obj.cls.is_module else UNKNOWN
+        result = self.call_function(Func(method, bound=obj), args, kwargs, node)
+        if obj.cls.is_module and not has_grad(result) and not self.no_grad:
+            return self.call_module([*args, result], kwargs, node)
+        return result
+
+    def instantiate(
+        self,
+        info: ClassInfo,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        node: ast.Call | None,
+        unknown_args: bool = False,
+    ) -> Obj:
+        obj = Obj(info, next(self._serial))
+        init = info.methods.get("__init__")
+        if init is not None:
+            self.call_function(Func(init, bound=obj), args, kwargs, node, unknown_args=unknown_args)
+        return obj
+
+    def call_function(
+        self,
+        func: Func,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        node: ast.Call | None,
+        unknown_args: bool = False,
+    ) -> Value:
+        fn = func.node
+        if isinstance(fn, ast.Lambda) or len(self.frames) > MAX_CALL_DEPTH:
+            return self.generic_call("", args, kwargs, node) if node is not None else UNKNOWN
+        if any(frame.func is fn for frame in self.frames):
+            return self.generic_call(fn.name, args, kwargs, node) if node is not None else UNKNOWN
+        env = self._bind(fn, func.bound, args, kwargs, unknown_args)
+        closure = self._closures.get(func.closure) if func.closure is not None else None
+        frame = Frame(next(self._serial), fn, node, self.tick, closure=closure)
+        caller_env, caller_no_grad = self.state.env, self.no_grad
+        self.state.env = env
+        if _decorated_no_grad(fn):
+            self.no_grad = True
+        try:
+            with self._frame(frame):
+                self.exec_block(fn.body)
+        finally:
+            self.no_grad = caller_no_grad
+        outcomes = [state for _, state in frame.returns]
+        if not self.state.dead:
+            outcomes.append(self.state)
+        result = _join_many([value for value, _ in frame.returns]) if frame.returns else Const(None)
+        self.state = join_all(outcomes) if outcomes else self.state
+        self.state.env = caller_env
+        self.state.dead = False
+        return result
+
+    def _bind(
+        self,
+        fn: FunctionNode,
+        bound: Obj | None,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        unknown_args: bool,
+    ) -> dict[str, Value]:
+        params = [*fn.args.posonlyargs, *fn.args.args]
+        env: dict[str, Value] = {}
+        if bound is not None and params:
+            env[params[0].arg] = bound
+            params = params[1:]
+        defaults = [None] * (len(params) - len(fn.args.defaults)) + list(fn.args.defaults)
+        for i, (param, default) in enumerate(zip(params, defaults, strict=True)):
+            if unknown_args:
+                env[param.arg] = _default_value(default)
+            elif i < len(args):
+                env[param.arg] = args[i]
+            else:
+                env[param.arg] = kwargs.get(param.arg, _default_value(default))
+        for param, kw_default in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True):
+            env[param.arg] = kwargs.get(param.arg, _default_value(kw_default))
+        if fn.args.vararg:
+            env[fn.args.vararg.arg] = Seq(_join_many(args[len(params) :]) if args else UNKNOWN, "tuple")
+        if fn.args.kwarg:
+            named = {p.arg for p in [*params, *fn.args.kwonlyargs]}
+            rest = {k: v for k, v in kwargs.items() if k not in named}
+            env[fn.args.kwarg.arg] = UNKNOWN if unknown_args else Kwargs(rest)
+        return env
+
+    # ----------------------------------------------------------------- backward
+
+    def autograd_grad(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        outputs = args[0] if args else kwargs.get("outputs", UNKNOWN)
+        create = _flag(kwargs.get("create_graph"), positional=args[5] if len(args) > 5 else None)
+        self.backward_call(node, outputs, kwargs, _receiver_expr(node, 0), positional=args[3:5])
+        if create is True and not self.no_grad:
+            graph = nodes_of(outputs)
+            return Seq(self.new_node(node, graph, saves=True), "tuple")
+        return Seq(Tensor(grad=False), "tuple")
+
+    def backward_call(
+        self,
+        node: ast.Call,
+        tensors: Value,
+        kwargs: dict[str, Value],
+        receiver: ast.expr | None,
+        positional: Sequence[Value] = (),
+    ) -> Value:
+        roots = [t for t in tensors_in(tensors) if t.grad or t.nodes]
+        if not roots:
+            return Const(None)
+        reached = frozenset().union(*(t.nodes for t in roots))
+        retain = _retains(kwargs, positional)
+        self._check_second_pass(node, receiver, roots, reached)
+        self._note_retained_reach(node, reached)
+        self.tick += 1
+        loops = tuple(self.loop_stack)
+        if retain is False:
+            label = ast.unparse(receiver) if receiver is not None else "tensor"
+            free = Free(node, roots[0].root, loops, self.tick, label, reached)
+            for node_id in reached:
+                self.state.freed[node_id] = free
+        elif retain is True and _explicit_retain(node):
+            for node_id in reached:
+                self.state.retained[node_id] = Retain(node, loops)
+            self._note_retain_site(node, roots)
+        return Const(None)
+
+    def _check_second_pass(
+        self, node: ast.Call, receiver: ast.expr | None, roots: list[Tensor], reached: frozenset[int]
+    ) -> None:
+        conflict = frozenset(n for n in reached if n in self.state.freed and self.nodes[n].saves)
+        if not conflict:
+            return
+        free = self.state.freed[min(conflict, key=lambda n: self.state.freed[n].tick)]
+        self._guarded = frozenset()
+        code, loop, carried = self._classify(node, roots, conflict, free)
+        report = self._report_site(node, free.tick)
+        root_ids = tuple(t.root for t in roots)
+        frame = self.frames[-1].serial
+        self.events.append(
+            SecondPass(
+                code, node, report, receiver, conflict, free, loop, carried, root_ids, reached, frame,
+                self._guarded,
+            )
+        )
+
+    def _classify(
+        self, node: ast.Call, roots: list[Tensor], conflict: frozenset[int], free: Free
+    ) -> tuple[str, Loop | None, dict[str, Value]]:
+        current = dict(self.loop_stack)
+        same_root = any(t.root is not None and t.root == free.root for t in roots)
+        if same_root:
+            if free.site is node:
+                return "EK002", self._freeing_loop(free, current), {}
+            return "EK001", None, {}
+        for node_id in sorted(conflict):
+            for key, iteration in self.nodes[node_id].loops:
+                if key in current and current[key] > iteration:
+                    context = self.loops[key]
+                    names = {k: v for k, v in context.carried.items() if nodes_of(v) & conflict}
+                    self._guarded = frozenset(k for k in names if _needs_guard(context, k))
+                    return "EK003", context.loop, names
+                if key not in current and key in dict(free.loops):
+                    return "EK003", self.loops[key].loop, {}
+        loop = self._freeing_loop(free, current)
+        if loop is not None:
+            return "EK002", loop, {}
+        return "EK004", None, {}
+
+    def _freeing_loop(self, free: Free, current: dict[int, int]) -> Loop | None:
+        for key, iteration in free.loops:
+            if key in current and current[key] > iteration:
+                return self.loops[key].loop
+        return None
+
+    def _report_site(self, node: ast.Call, freed_at: int) -> ast.expr:
+        """The backward itself, or the call in the innermost frame that was running when it freed."""
+        deepest = -1
+        for index, frame in enumerate(self.frames):
+            if frame.start < freed_at:
+                deepest = index
+        if 0 <= deepest < len(self.frames) - 1:
+            site = self.frames[deepest + 1].call_site
+            if site is not None:
+                return site
+        return node
+
+    def _note_retained_reach(self, node: ast.Call, reached: frozenset[int]) -> None:
+        loops = tuple(self.loop_stack)
+        for node_id in reached & self.state.retained.keys():
+            retain = self.state.retained[node_id]
+            site = self.retain_sites.get(id(retain.site))
+            if site is None or retain.site is node:
+                continue
+            site.reached_later = True
+            if retain.loops == loops:
+                site.justified = True
+
+    def _note_retain_site(self, node: ast.Call, roots: list[Tensor]) -> None:
+        if not self.loop_stack:
+            return
+        key, iteration = self.loop_stack[-1]
+        rebuilt = any(
+            t.root is not None and (key, iteration) in self.nodes[t.root].loops for t in roots
+        )
+        if rebuilt and id(node) not in self.retain_sites:
+            self.retain_sites[id(node)] = RetainSite(node, self.loops[key].loop)
+
+    # ----------------------------------------------------------------- helpers
+
+    def _new_key(self) -> int:
+        return next(self._serial)
+
+    def _in_loop(self) -> bool:
+        return bool(self.frames and self.frames[-1].loops)
+
+    def _loop_context(self) -> LoopContext:
+        return self.frames[-1].loops[-1]
+
+    def _carried(self, key: int, iteration: int, include_env: bool) -> dict[str, Value]:
+        """Names whose values at the top of ``iteration`` hold nodes made in the iteration before."""
+        previous = {n.id for n in self.nodes if (key, iteration - 1) in n.loops}
+        carried: dict[str, Value] = {}
+        if include_env:
+            for name, value in self.state.env.items():
+                if nodes_of(value) & previous:
+                    carried[name] = value
+        for (oid, attr), value in self.state.heap.items():
+            if nodes_of(value) & previous:
+                carried[f"self.{attr}#{oid}"] = value
+        return carried
+
+
+# --------------------------------------------------------------------- pure helpers
+
+
+def _needs_guard(context: LoopContext, name: str) -> bool:
+    """A carried name that may be None (or unset) when the loop starts needs ``is not None``."""
+    return not isinstance(context.entry.get(name), Tensor | Seq)
+
+
+def _func_node(func: FunctionNode | ast.Lambda | None) -> FunctionNode | None:
+    return func if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) else None
+
+
+def _join_many(values: list[Value]) -> Value:
+    result: Value | None = None
+    for value in values:
+        result = join(result, value)
+    return result if result is not None else UNKNOWN
+
+
+def _as_operand(value: Value) -> Value:
+    return Tensor(frozenset(), True) if isinstance(value, NNModule) else value
+
+
+def _const_not(value: Value) -> Value:
+    return Const(not value.value) if isinstance(value, Const) else UNKNOWN
+
+
+def _compare_const(expr: ast.Compare, values: list[Value]) -> Value:
+    if len(values) == 2 and all(isinstance(v, Const) for v in values) and len(expr.ops) == 1:
+        left, right = (v.value for v in values if isinstance(v, Const))
+        if isinstance(expr.ops[0], ast.Eq):
+            return Const(left == right)
+        if isinstance(expr.ops[0], ast.NotEq):
+            return Const(left != right)
+    if any(isinstance(v, Tensor) for v in values):
+        return Tensor(grad=False)
+    return UNKNOWN
+
+
+def _is_true(test: ast.expr) -> bool:
+    return isinstance(test, ast.Constant) and bool(test.value)
+
+
+def _with_item(container: Value, value: Value) -> Value | None:
+    if isinstance(container, Seq):
+        return Seq(join(element(container), value), container.kind)
+    if isinstance(container, Tensor):
+        if isinstance(value, Tensor):
+            return Tensor(container.nodes | value.nodes, container.grad or value.grad, None)
+        return None
+    return Seq(value, "list")
+
+
+def _call_qualname(expr: ast.expr, value: Value) -> str:
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute | ast.Name):
+        return _dotted(expr.func)
+    return value.qualname if isinstance(value, Ref) else ""
+
+
+def _dotted(expr: ast.expr) -> str:
+    if isinstance(expr, ast.Name):
+        return expr.id if expr.id != "autograd" else "torch.autograd"
+    if isinstance(expr, ast.Attribute):
+        return f"{_dotted(expr.value)}.{expr.attr}"
+    return ""
+
+
+def _is_grad_disabled(expr: ast.expr, qualname: str) -> bool:
+    """``torch.set_grad_enabled(False)`` (a constant ``False`` only)."""
+    if not qualname.endswith("set_grad_enabled") or not isinstance(expr, ast.Call) or not expr.args:
+        return qualname.endswith(("no_grad", "inference_mode"))
+    first = expr.args[0]
+    return isinstance(first, ast.Constant) and first.value is False
+
+
+def _decorated_no_grad(fn: FunctionNode) -> bool:
+    for decorator in fn.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if _dotted(target).endswith(("no_grad", "inference_mode")):
+            return True
+    return False
+
+
+def _default_value(default: ast.expr | None) -> Value:
+    if isinstance(default, ast.Constant):
+        return Const(default.value)
+    return UNKNOWN
+
+
+def _flag(value: Value | None, positional: Value | None = None) -> bool | None:
+    """True/False for a constant flag, None when it is an expression we cannot decide."""
+    chosen = value if value is not None else positional
+    if chosen is None:
+        return False
+    if isinstance(chosen, Const):
+        return bool(chosen.value) if chosen.value is not None else False
+    return None
+
+
+def _retains(kwargs: dict[str, Value], positional: Sequence[Value]) -> bool | None:
+    """Whether a backward keeps its graph: ``retain_graph``, else ``create_graph``."""
+    if "**" in kwargs:
+        return None
+    retain = _flag(kwargs.get("retain_graph"), positional[0] if positional else None)
+    if "retain_graph" in kwargs or positional:
+        return retain
+    create = _flag(kwargs.get("create_graph"), positional[1] if len(positional) > 1 else None)
+    return create if create is not False else False
+
+
+def _explicit_retain(node: ast.Call) -> bool:
+    return any(
+        kw.arg == "retain_graph" and isinstance(kw.value, ast.Constant) and kw.value.value is True
+        for kw in node.keywords
+    )
+
+
+def _receiver_expr(node: ast.Call, arg_index: int | None) -> ast.expr | None:
+    """The expression of the tensor being backwarded."""
+    if arg_index is None:
+        return node.func.value if isinstance(node.func, ast.Attribute) else None
+    if len(node.args) > arg_index:
+        return node.args[arg_index]
+    for kw in node.keywords:
+        if kw.arg in ("tensors", "outputs", "loss"):
+            return kw.value
+    return None
+
+
+def _hint(func: ast.expr) -> str:
+    """The name that tells whether an unknown callable is a network: ``self.encoder`` -> encoder."""
+    if isinstance(func, ast.Attribute):
+        base = func.value
+        if func.attr in ("forward", "__call__") and isinstance(base, ast.Attribute | ast.Name):
+            return _hint(base)
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return ""

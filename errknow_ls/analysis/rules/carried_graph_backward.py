@@ -1,0 +1,144 @@
+"""## carried-graph-backward (EK003)
+
+### What it does
+Flags a backward that reaches graph nodes made in an earlier iteration of a loop (or an earlier
+call of a training-step method) and carried into this one: an RNN hidden state fed back without
+`.detach()` (tuples `(h, c)` too), a running total `total = total + loss`, outputs or losses kept
+in a list, state kept on `self` between steps.
+
+### Why is this bad?
+The earlier iteration's backward freed that part of the graph. This iteration's backward goes
+back through it and raises `RuntimeError: Trying to backward through the graph a second time`.
+With `retain_graph=True` it runs, but the graph and its memory grow with every step.
+
+### Example
+```python
+hidden = model.init_hidden(batch_size)
+for inputs, targets in batches:
+    output, hidden = model(inputs, hidden)
+    loss = criterion(output, targets)
+    loss.backward()
+```
+
+### Use instead
+```python
+hidden = model.init_hidden(batch_size)
+for inputs, targets in batches:
+    hidden = hidden.detach()
+    output, hidden = model(inputs, hidden)
+    loss = criterion(output, targets)
+    loss.backward()
+```
+
+### Fix safety
+Detaching a carried tensor (or tuple of tensors) at the top of each iteration is safe: it is
+truncated backpropagation through time, the standard idiom. Detaching the items of a carried list
+is unsafe: later backwards no longer reach the earlier items' graphs.
+
+### References
+- [pytorch/examples word_language_model `repackage_hidden`](https://github.com/pytorch/examples/blob/main/word_language_model/main.py)
+- [Autograd mechanics](https://pytorch.org/docs/stable/notes/autograd.html)
+"""
+
+from __future__ import annotations
+
+import ast
+
+from errknow_ls.analysis.events import SecondPass
+from errknow_ls.analysis.fixes import body_anchor, insert_lines_before
+from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
+from errknow_ls.analysis.values import Seq, Tensor, Value
+from errknow_ls.core import Applicability, Finding, Fix
+
+CODE = "EK003"
+
+
+def build(event: SecondPass, ctx: RuleContext) -> Finding:
+    tensor = ctx.text(event.receiver)
+    body = _loop_body(event)
+    exposed = upward_exposed(body)
+    names = [_spelling(name, event, ctx) for name in sorted(event.carried)]
+    carried = [
+        (raw, name)
+        for raw, name in zip(sorted(event.carried), names, strict=True)
+        if name and name in exposed
+    ]
+    shown = ", ".join(f"`{name}`" for _, name in carried) or "a value"
+    what = "the previous call" if event.loop and event.loop.method else "the previous iteration"
+    message = (
+        f"`{tensor}` reaches the graph of {what} through {shown}; "
+        f"{what}'s backward already freed it"
+    )
+    fixes = [fix for fix in [_detach(event, ctx, carried)] if fix is not None]
+    related = [ctx.related(event.free.site, f"the graph of {what} is freed here")]
+    return ctx.finding(CODE, event.report, message, fixes, related, tensor)
+
+
+def _loop_body(event: SecondPass) -> list[ast.stmt]:
+    loop = event.loop
+    if loop is None:
+        return []
+    return list(loop.method.body if loop.method is not None else getattr(loop.node, "body", []))
+
+
+def _spelling(name: str, event: SecondPass, ctx: RuleContext) -> str | None:
+    """``hidden`` stays; ``self.hidden#12`` becomes ``self.hidden`` inside methods only."""
+    if "#" not in name:
+        return name
+    func = event.loop.method if event.loop and event.loop.method else None
+    func = func or (event.loop.func if event.loop else None)
+    if func is None or not func.args.args or func.args.args[0].arg != "self":
+        return None
+    return name.split("#", 1)[0]
+
+
+def _detach_line(name: str, value: Value) -> tuple[str, bool] | None:
+    if isinstance(value, Tensor):
+        return f"{name} = {name}.detach()", True
+    if isinstance(value, Seq) and value.kind == "tuple" and value.items is not None:
+        if all(isinstance(item, Tensor) for item in value.items):
+            return f"{name} = tuple(t.detach() for t in {name})", True
+    if isinstance(value, Seq) and isinstance(value.item, Tensor):
+        return f"{name} = [t.detach() for t in {name}]", False
+    return None
+
+
+def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]]) -> Fix | None:
+    loop = event.loop
+    if loop is None or not carried:
+        return None
+    anchor = body_anchor(_loop_body(event))
+    if anchor is None:
+        return None
+    lines, safe = [], True
+    for raw, name in carried:
+        made = _detach_line(name, event.carried[raw])
+        if made is None:
+            return None
+        line, line_safe = made
+        safe = safe and line_safe
+        lines.append(f"if {_guard(name, ctx)}:\n    {line}" if raw in event.guarded else line)
+    edit = insert_lines_before(ctx.source, anchor, lines)
+    if edit is None or _in_header_line(anchor, loop.node):
+        return None
+    shown = ", ".join(f"`{name}`" for _, name in carried)
+    where = "call" if loop.method else "iteration"
+    return Fix(
+        f"Detach {shown} at the start of each {where}",
+        Applicability.SAFE if safe else Applicability.UNSAFE,
+        (edit,),
+        workaround=3,
+    )
+
+
+def _guard(name: str, ctx: RuleContext) -> str:
+    """``isinstance(total, torch.Tensor)`` where ``torch`` is imported, else ``is not None``."""
+    imports_torch = any(
+        isinstance(stmt, ast.Import) and any(a.name == "torch" and a.asname is None for a in stmt.names)
+        for stmt in ctx.module.body
+    )
+    return f"isinstance({name}, torch.Tensor)" if imports_torch else f"{name} is not None"
+
+
+def _in_header_line(anchor: ast.stmt, loop: ast.stmt | None) -> bool:
+    return loop is not None and anchor.lineno == loop.lineno

@@ -1,0 +1,126 @@
+"""What a rule needs to turn an event into a finding: the source, the tree, the graph nodes."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from errknow_ls.analysis.registry import rule
+from errknow_ls.analysis.source import SourceText
+from errknow_ls.analysis.values import GraphNode
+from errknow_ls.core import Finding, Fix, Related
+
+
+@dataclass(slots=True)
+class RuleContext:
+    source: SourceText
+    module: ast.Module
+    nodes: list[GraphNode]
+    parents: dict[ast.AST, ast.AST] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for parent in ast.walk(self.module):
+            for child in ast.iter_child_nodes(parent):
+                self.parents[child] = parent
+
+    def statement_of(self, node: ast.AST) -> ast.stmt | None:
+        current: ast.AST | None = node
+        while current is not None and not isinstance(current, ast.stmt):
+            current = self.parents.get(current)
+        return current
+
+    def block_of(self, stmt: ast.stmt) -> list[ast.stmt] | None:
+        """The statement list that holds ``stmt``."""
+        parent = self.parents.get(stmt)
+        if parent is None:
+            return None
+        for name in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(parent, name, None)
+            if isinstance(block, list) and any(s is stmt for s in block):
+                return block
+        return None
+
+    def function_of(self, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        current = self.parents.get(node)
+        while current is not None and not isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
+            current = self.parents.get(current)
+        return current
+
+    def text(self, node: ast.AST | None, default: str = "tensor") -> str:
+        if node is None:
+            return default
+        text = self.source.segment(node)
+        return " ".join(text.split()) if text else default
+
+    def line_of(self, node: ast.AST) -> int:
+        return int(getattr(node, "lineno", 0))
+
+    def related(self, node: ast.AST, message: str) -> Related:
+        return Related(self.source.span(node), message)
+
+    def finding(
+        self,
+        code: str,
+        report: ast.AST,
+        message: str,
+        fixes: list[Fix],
+        related: list[Related],
+        tensor: str,
+    ) -> Finding:
+        info = rule(code)
+        ordered = sorted(fixes, key=lambda f: ["safe", "unsafe", "display-only"].index(f.applicability))
+        return Finding(
+            code=code,
+            name=info.name,
+            record_id=info.record_id,
+            severity=info.severity,
+            message=message,
+            span=self.source.span(report),
+            fixes=tuple(ordered),
+            related=tuple(related),
+            tensor=tensor,
+        )
+
+
+def names_loaded(node: ast.AST) -> Iterator[ast.Name]:
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
+            yield child
+
+
+def _spelled(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return f"self.{node.attr}"
+    return None
+
+
+def _loads_and_stores(stmt: ast.stmt) -> tuple[set[str], set[str]]:
+    loads, stores = set(), set()
+    for node in ast.walk(stmt):
+        name = _spelled(node)
+        if name is None:
+            continue
+        if isinstance(node.ctx, ast.Store):  # type: ignore[attr-defined]
+            stores.add(name)
+        elif isinstance(node, ast.Name) or isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
+            loads.add(name)
+    if isinstance(stmt, ast.AugAssign):
+        target = _spelled(stmt.target)
+        if target:
+            loads.add(target)
+    return loads, stores
+
+
+def upward_exposed(body: list[ast.stmt]) -> set[str]:
+    """Names (and ``self.x``) read in ``body`` before the body assigns them: what a loop carries."""
+    exposed: set[str] = set()
+    assigned: set[str] = set()
+    for stmt in body:
+        loads, stores = _loads_and_stores(stmt)
+        exposed |= loads - assigned
+        if not isinstance(stmt, ast.If | ast.For | ast.While | ast.With | ast.Try):
+            assigned |= stores
+    return exposed

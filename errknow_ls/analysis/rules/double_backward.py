@@ -1,0 +1,67 @@
+"""## double-backward (EK001)
+
+### What it does
+Flags a backward (`t.backward()`, `torch.autograd.backward(t)`, `torch.autograd.grad(t, ...)`,
+or a wrapper such as `accelerator.backward(t)`) of a tensor that an earlier backward already
+went through, when that earlier backward did not keep the graph (`retain_graph=True`).
+
+### Why is this bad?
+A backward frees the tensors its graph saved for the gradient computation. Going through the same
+graph again raises `RuntimeError: Trying to backward through the graph a second time`, at run time,
+possibly hours into training.
+
+### Example
+```python
+loss = criterion(model(x), y)
+grads = torch.autograd.grad(loss, model.parameters())
+loss.backward()
+```
+
+### Use instead
+```python
+loss = criterion(model(x), y)
+grads = torch.autograd.grad(loss, model.parameters(), retain_graph=True)
+loss.backward()
+```
+
+### Fix safety
+Adding `retain_graph=True` to the earlier call is safe when that call is `torch.autograd.grad`
+(it only reads gradients); after `.backward()` it is unsafe, because the gradients then
+accumulate twice, which is rarely what was meant.
+
+### References
+- [torch.Tensor.backward](https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html)
+- [Autograd mechanics](https://pytorch.org/docs/stable/notes/autograd.html)
+"""
+
+from __future__ import annotations
+
+from errknow_ls.analysis.events import SecondPass
+from errknow_ls.analysis.fixes import insert_keyword
+from errknow_ls.analysis.rules.context import RuleContext
+from errknow_ls.core import Applicability, Finding, Fix
+
+CODE = "EK001"
+
+
+def build(event: SecondPass, ctx: RuleContext) -> Finding:
+    tensor = ctx.text(event.receiver)
+    first = event.free.site
+    message = (
+        f"`{tensor}` is backwarded a second time: the backward at line {ctx.line_of(first)} "
+        "already freed its graph"
+    )
+    fixes = []
+    edit = insert_keyword(ctx.source, first, "retain_graph", "True")
+    if edit is not None:
+        reads_only = ctx.text(first.func, "").endswith("grad")
+        fixes.append(
+            Fix(
+                f"Keep the graph for the second pass: `retain_graph=True` at line {ctx.line_of(first)}",
+                Applicability.SAFE if reads_only else Applicability.UNSAFE,
+                (edit,),
+                workaround=0,
+            )
+        )
+    related = [ctx.related(first, f"`{event.free.label}`'s graph is freed here")]
+    return ctx.finding(CODE, event.report, message, fixes, related, tensor)

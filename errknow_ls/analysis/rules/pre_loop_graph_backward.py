@@ -1,0 +1,149 @@
+"""## pre-loop-graph-backward (EK002)
+
+### What it does
+Flags a backward inside a loop that reaches graph nodes built once, before the loop: the loss
+itself, an intermediate that came from a module or an op on parameters, or a parameter transform
+computed once in `__init__` (`self.w2 = self.w * 2`) and used in every training step.
+
+### Why is this bad?
+The first iteration's backward frees the saved tensors of that shared part of the graph; the
+second iteration raises `RuntimeError: Trying to backward through the graph a second time`.
+Adding `retain_graph=True` silences it but keeps training on a stale forward pass and is the
+knowledge base's first dead end.
+
+### Example
+```python
+output = model(inputs)
+for step in range(100):
+    optimizer.zero_grad()
+    loss = criterion(output, targets)
+    loss.backward()
+    optimizer.step()
+```
+
+### Use instead
+```python
+for step in range(100):
+    optimizer.zero_grad()
+    output = model(inputs)
+    loss = criterion(output, targets)
+    loss.backward()
+    optimizer.step()
+```
+
+### Fix safety
+Recomputing the forward pass inside the loop is safe: each iteration then sees the parameters the
+optimizer just updated, which is what a training loop means. Inlining a parameter transform from
+`__init__` into its uses is unsafe (it moves code across methods).
+
+### References
+- [Autograd mechanics](https://pytorch.org/docs/stable/notes/autograd.html)
+"""
+
+from __future__ import annotations
+
+import ast
+
+from errknow_ls.analysis.events import SecondPass
+from errknow_ls.analysis.fixes import body_anchor, insert_lines_before, replace, statement_text
+from errknow_ls.analysis.rules.context import RuleContext
+from errknow_ls.core import Applicability, Edit, Finding, Fix
+
+CODE = "EK002"
+SIMPLE = (ast.Assign, ast.AnnAssign, ast.Expr)
+
+
+def build(event: SecondPass, ctx: RuleContext) -> Finding:
+    tensor = ctx.text(event.receiver)
+    stale = _stale_nodes(event, ctx)
+    first = min(stale, key=lambda n: ctx.line_of(ctx.nodes[n].site)) if stale else None
+    where = f" at line {ctx.line_of(ctx.nodes[first].site)}" if first is not None else ""
+    message = (
+        f"`{tensor}` reaches a graph built once, before the loop{where}: the first iteration's "
+        "backward freed it, so the next one raises"
+    )
+    fixes = [fix for fix in (_recompute(event, ctx, stale), _inline_init(event, ctx, stale)) if fix]
+    related = [ctx.related(event.free.site, "the graph is freed here on the first iteration")]
+    if first is not None:
+        related.append(ctx.related(ctx.nodes[first].site, "built here, once, outside the loop"))
+    return ctx.finding(CODE, event.report, message, fixes, related, tensor)
+
+
+def _stale_nodes(event: SecondPass, ctx: RuleContext) -> list[int]:
+    key = event.loop.key if event.loop else None
+    return [n for n in event.reached if all(k != key for k, _ in ctx.nodes[n].loops)]
+
+
+def _recompute(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | None:
+    loop = event.loop
+    if loop is None or loop.node is None or not stale:
+        return None
+    block = ctx.block_of(loop.node)
+    statements: dict[int, ast.stmt] = {}
+    for node_id in stale:
+        stmt = ctx.nodes[node_id].stmt_in(loop.frame)
+        if stmt is None or block is None or not any(s is stmt for s in block):
+            return None
+        if not isinstance(stmt, SIMPLE) or stmt.lineno >= loop.node.lineno:
+            return None
+        statements[stmt.lineno] = stmt
+    texts = [statement_text(ctx.source, statements[line]) for line in sorted(statements)]
+    anchor = body_anchor(getattr(loop.node, "body", []))
+    if anchor is None or any(t is None for t in texts):
+        return None
+    edit = insert_lines_before(ctx.source, anchor, [t for t in texts if t is not None])
+    if edit is None:
+        return None
+    names = ", ".join(sorted({ctx.text(_target(statements[line])) for line in statements}))
+    return Fix(f"Recompute `{names}` inside the loop", Applicability.SAFE, (edit,), workaround=2)
+
+
+def _target(stmt: ast.stmt) -> ast.AST:
+    if isinstance(stmt, ast.Assign):
+        return stmt.targets[0]
+    if isinstance(stmt, ast.AnnAssign):
+        return stmt.target
+    return stmt
+
+
+def _inline_init(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | None:
+    """``self.w2 = self.w * 2`` in ``__init__``: use ``(self.w * 2)`` where ``self.w2`` is read."""
+    edits: list[Edit] = []
+    titles = []
+    for node_id in stale:
+        stmt = ctx.nodes[node_id].stmt
+        func = ctx.function_of(stmt) if stmt is not None else None
+        if func is None or func.name != "__init__" or not isinstance(stmt, ast.Assign):
+            continue
+        target = stmt.targets[0]
+        if not (_is_self_attr(target) and _reads_only_self(stmt.value)):
+            return None
+        assert isinstance(target, ast.Attribute)
+        cls = ctx.parents.get(func)
+        expression = f"({ctx.text(stmt.value)})"
+        for use in ast.walk(cls) if cls is not None else ():
+            if _is_self_attr(use, target.attr) and isinstance(use.ctx, ast.Load):  # type: ignore[attr-defined]
+                edits.append(replace(ctx.source, use, expression))
+        titles.append(f"self.{target.attr}")
+    if not edits:
+        return None
+    return Fix(
+        f"Compute `{', '.join(titles)}` where it is used, on every call",
+        Applicability.UNSAFE,
+        tuple(edits),
+        workaround=2,
+    )
+
+
+def _is_self_attr(node: ast.AST, attr: str | None = None) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+        and (attr is None or node.attr == attr)
+    )
+
+
+def _reads_only_self(expr: ast.expr) -> bool:
+    names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+    return names <= {"self", "torch", "F", "nn"}

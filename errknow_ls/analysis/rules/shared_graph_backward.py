@@ -1,0 +1,185 @@
+"""## shared-graph-backward (EK004)
+
+### What it does
+Flags the second of two backwards whose losses share part of their graph (not only parameters):
+multi-task or auxiliary losses on a shared trunk, actor and critic losses on a shared body, or a
+GAN whose discriminator loss uses the generator's output without `.detach()` before the
+generator step backwards through it again.
+
+### Why is this bad?
+The first backward frees the saved tensors of the shared part; the second raises
+`RuntimeError: Trying to backward through the graph a second time`.
+
+### Example
+```python
+features = encoder(x)
+loss_cls = criterion(classifier(features), labels)
+loss_rec = mse(decoder(features), x)
+loss_cls.backward()
+loss_rec.backward()
+```
+
+### Use instead
+```python
+features = encoder(x)
+loss_cls = criterion(classifier(features), labels)
+loss_rec = mse(decoder(features), x)
+(loss_cls + loss_rec).backward()
+```
+
+### Fix safety
+Summing the losses into one backward is safe: the gradients are the same as those of two
+backwards. Detaching the shared tensor in the first loss is safe in a GAN's discriminator step
+(an optimizer step sits between the two backwards) and unsafe elsewhere, since it stops the first
+loss's gradient at the shared part. `retain_graph=True` on the first backward is unsafe: an
+optimizer step in between then modifies tensors the second backward needs.
+
+### References
+- [DCGAN example, `fake.detach()`](https://github.com/pytorch/examples/blob/main/dcgan/main.py)
+- [Autograd mechanics](https://pytorch.org/docs/stable/notes/autograd.html)
+"""
+
+from __future__ import annotations
+
+import ast
+
+from errknow_ls.analysis.events import SecondPass
+from errknow_ls.analysis.fixes import delete_statement, insert_keyword, replace
+from errknow_ls.analysis.rules.context import RuleContext, names_loaded
+from errknow_ls.core import Applicability, Edit, Finding, Fix
+
+CODE = "EK004"
+BLOCKING_CALLS = frozenset({"step", "zero_grad", "backward", "grad", "clip_grad_norm_", "clip_grad_value_"})
+
+
+def build(event: SecondPass, ctx: RuleContext) -> Finding:
+    tensor = ctx.text(event.receiver)
+    first = event.free.site
+    shared = _shared_variable(event, ctx)
+    through = f" through `{shared[0]}`" if shared else ""
+    message = (
+        f"`{tensor}` shares a graph{through} with `{event.free.label}`, whose backward at line "
+        f"{ctx.line_of(first)} already freed it"
+    )
+    fixes = [f for f in (_sum(event, ctx), _detach(event, ctx, shared), _retain(event, ctx)) if f]
+    related = [ctx.related(first, f"`{event.free.label}`'s backward frees the shared graph here")]
+    if shared:
+        related.append(ctx.related(shared[1], "the shared part of the graph is built here"))
+    return ctx.finding(CODE, event.report, message, fixes, related, tensor)
+
+
+def _plain_backward(ctx: RuleContext, call: ast.Call) -> ast.Expr | None:
+    stmt = ctx.statement_of(call)
+    plain = (
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr == "backward"
+        and not call.args
+        and not call.keywords
+        and isinstance(call.func.value, ast.Name | ast.Attribute)
+    )
+    return stmt if plain and isinstance(stmt, ast.Expr) and stmt.value is call else None
+
+
+def _between(ctx: RuleContext, first: ast.stmt, second: ast.stmt) -> list[ast.stmt] | None:
+    block = ctx.block_of(first)
+    if block is None or not any(s is second for s in block):
+        return None
+    start = next(i for i, s in enumerate(block) if s is first)
+    end = next(i for i, s in enumerate(block) if s is second)
+    return block[start + 1 : end] if start < end else None
+
+
+def _calls(stmts: list[ast.stmt]) -> set[str]:
+    found = set()
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute | ast.Name):
+                found.add(node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id)
+    return found
+
+
+def _sum(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """``a.backward(); ...; b.backward()`` -> ``...; (a + b).backward()``."""
+    first_stmt = _plain_backward(ctx, event.free.site)
+    second_stmt = _plain_backward(ctx, event.site)
+    if first_stmt is None or second_stmt is None or event.report is not event.site:
+        return None
+    between = _between(ctx, first_stmt, second_stmt)
+    if between is None or _calls(between) & BLOCKING_CALLS:
+        return None
+    first_expr = event.free.site.func.value  # type: ignore[attr-defined]
+    reassigned = {n.id for s in between for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    if {n.id for n in names_loaded(first_expr)} & reassigned:
+        return None
+    second_expr = event.site.func.value  # type: ignore[attr-defined]
+    delete = delete_statement(ctx.source, first_stmt)
+    if delete is None:
+        return None
+    total = f"({ctx.text(first_expr)} + {ctx.text(second_expr)})"
+    return Fix(
+        f"Sum the losses and backward once: `{total}.backward()`",
+        Applicability.SAFE,
+        (delete, replace(ctx.source, second_expr, total)),
+        workaround=1,
+    )
+
+
+def _shared_variable(event: SecondPass, ctx: RuleContext) -> tuple[str, ast.AST] | None:
+    """The newest variable assignment that made a shared node: ``fake = netG(noise)``."""
+    for node_id in sorted(event.conflict, reverse=True):
+        stmt = ctx.nodes[node_id].stmt
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            if ctx.function_of(stmt) is ctx.function_of(event.free.site):
+                return stmt.targets[0].id, stmt
+    return None
+
+
+def _detach(event: SecondPass, ctx: RuleContext, shared: tuple[str, ast.AST] | None) -> Fix | None:
+    """Use ``fake.detach()`` in the statements between ``fake = ...`` and the first backward."""
+    if shared is None:
+        return None
+    name, made = shared
+    first_line = ctx.line_of(event.free.site)
+    made_end = int(getattr(made, "end_lineno", 0))
+    func = ctx.function_of(event.free.site)
+    scope = func if func is not None else ctx.module
+    own = event.free.reached - event.reached
+    feeding = {id(s) for n in own if (s := ctx.nodes[n].stmt) is not None}
+    edits: list[Edit] = []
+    for use in names_loaded(scope):
+        if use.id != name or not made_end < use.lineno < first_line or _is_detached(ctx, use):
+            continue
+        if id(ctx.statement_of(use)) in feeding:
+            edits.append(replace(ctx.source, use, f"{name}.detach()"))
+    if not edits:
+        return None
+    second_stmt = ctx.statement_of(event.site)
+    first_stmt = ctx.statement_of(event.free.site)
+    steps = False
+    if first_stmt is not None and second_stmt is not None:
+        between = _between(ctx, first_stmt, second_stmt)
+        steps = between is not None and "step" in _calls(between)
+    return Fix(
+        f"Detach `{name}` in the first loss (`{name}.detach()`)",
+        Applicability.SAFE if steps else Applicability.UNSAFE,
+        tuple(edits),
+        workaround=3,
+    )
+
+
+def _is_detached(ctx: RuleContext, use: ast.Name) -> bool:
+    parent = ctx.parents.get(use)
+    return isinstance(parent, ast.Attribute) and parent.attr in ("detach", "data", "item")
+
+
+def _retain(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    edit = insert_keyword(ctx.source, event.free.site, "retain_graph", "True")
+    if edit is None:
+        return None
+    return Fix(
+        f"Keep the shared graph for the second backward: `retain_graph=True` at line "
+        f"{ctx.line_of(event.free.site)}",
+        Applicability.UNSAFE,
+        (edit,),
+        workaround=0,
+    )

@@ -1,0 +1,72 @@
+"""The interpreter's state at one program point, and how two states join after a branch."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from errknow_ls.analysis.values import Value, join
+
+K = TypeVar("K")
+
+
+@dataclass(frozen=True, slots=True)
+class Free:
+    """A backward that freed a node: where, from which root, inside which loop iterations."""
+
+    site: ast.Call
+    root: int | None
+    loops: tuple[tuple[int, int], ...]
+    tick: int
+    label: str
+    reached: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Retain:
+    """A backward with ``retain_graph=True`` that kept a node alive."""
+
+    site: ast.Call
+    loops: tuple[tuple[int, int], ...]
+
+
+@dataclass(slots=True)
+class State:
+    env: dict[str, Value] = field(default_factory=dict)
+    heap: dict[tuple[int, str], Value] = field(default_factory=dict)
+    freed: dict[int, Free] = field(default_factory=dict)
+    retained: dict[int, Retain] = field(default_factory=dict)
+    dead: bool = False
+
+    def copy(self) -> State:
+        return State(dict(self.env), dict(self.heap), dict(self.freed), dict(self.retained), self.dead)
+
+    def join(self, other: State) -> State:
+        """The state that may be either; a dead state (after return/break) adds nothing."""
+        if self.dead:
+            return other.copy()
+        if other.dead:
+            return self.copy()
+        env = _join_maps(self.env, other.env)
+        heap = _join_maps(self.heap, other.heap)
+        freed = {**other.freed, **self.freed}
+        retained = {**other.retained, **self.retained}
+        return State(env, heap, freed, retained, False)
+
+
+def _join_maps(a: dict[K, Value], b: dict[K, Value]) -> dict[K, Value]:
+    merged = dict(a)
+    for key, value in b.items():
+        merged[key] = join(merged.get(key), value)
+    return merged
+
+
+def join_all(states: list[State]) -> State:
+    live = [s for s in states if not s.dead]
+    if not live:
+        return State(dead=True)
+    result = live[0].copy()
+    for state in live[1:]:
+        result = result.join(state)
+    return result

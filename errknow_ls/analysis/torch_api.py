@@ -1,0 +1,82 @@
+"""What the checker knows of torch's API: what builds graph nodes, what saves tensors, what cuts."""
+
+from __future__ import annotations
+
+NO_SAVE_OPS = frozenset(
+    {
+        "add", "sub", "neg", "negative", "sum", "mean", "nansum", "view", "view_as", "reshape",
+        "reshape_as", "flatten", "unflatten", "squeeze", "unsqueeze", "expand", "expand_as",
+        "transpose", "swapaxes", "permute", "t", "T", "mT", "contiguous", "clone", "to", "cpu",
+        "cuda", "float", "double", "half", "bfloat16", "type", "type_as", "narrow", "select",
+        "chunk", "split", "unbind", "cat", "concat", "concatenate", "stack", "hstack", "vstack",
+        "movedim", "__getitem__", "positive", "ravel", "squeeze_", "unsqueeze_", "alias",
+    }
+)
+"""Ops whose backward needs no saved tensor: a graph of only these can be backwarded twice."""
+
+CUT_METHODS = frozenset({"detach", "detach_", "numpy", "cpu_numpy"})
+"""Methods whose result carries no graph (a tensor that does not require grad)."""
+
+SCALAR_METHODS = frozenset(
+    {
+        "item", "tolist", "size", "dim", "numel", "nelement", "ndimension", "stride",
+        "element_size", "is_contiguous", "get_device", "data_ptr", "__len__", "backward",
+        "register_hook", "retain_grad", "storage", "untyped_storage", "is_floating_point",
+        "is_complex", "zero_", "fill_",
+    }
+)
+"""Methods whose result is not a tensor we follow."""
+
+CUT_ATTRIBUTES = frozenset({"data", "grad"})
+SCALAR_ATTRIBUTES = frozenset(
+    {"shape", "dtype", "device", "requires_grad", "is_leaf", "ndim", "grad_fn", "is_cuda", "layout"}
+)
+VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
+
+NO_GRAD_CONTEXTS = frozenset(
+    {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"}
+)
+GRAD_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})
+
+BACKWARD_FUNCS = frozenset({"torch.autograd.backward"})
+GRAD_FUNCS = frozenset({"torch.autograd.grad"})
+WRAPPER_BACKWARD_METHODS = frozenset({"backward", "manual_backward"})
+"""``accelerator.backward(loss)``, ``fabric.backward(loss)``, Lightning's ``self.manual_backward(loss)``."""
+
+NON_TENSOR_MODULES = (
+    "numpy", "math", "random", "os", "sys", "json", "time", "logging", "pathlib", "re", "pickle",
+    "collections", "itertools", "functools", "typing", "wandb", "tqdm", "matplotlib", "pandas",
+    "copy", "shutil", "argparse", "warnings", "datetime",
+)
+"""Calls into these never give back a tensor that carries a graph."""
+
+CREATION_FUNCS = frozenset(
+    {
+        "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "rand", "randn",
+        "randint", "randperm", "arange", "linspace", "logspace", "eye", "zeros_like", "ones_like",
+        "empty_like", "full_like", "rand_like", "randn_like", "randint_like", "normal", "bernoulli",
+        "multinomial", "load", "manual_seed",
+    }
+)
+
+NON_TENSOR_BUILTINS = frozenset(
+    {
+        "len", "print", "isinstance", "issubclass", "int", "float", "bool", "str", "repr", "range",
+        "hasattr", "getattr", "setattr", "id", "hash", "type", "open", "format", "round", "vars",
+        "dir", "callable", "iter", "next", "input", "any", "all", "ord", "chr", "sorted", "reversed",
+        "map", "filter", "super", "object", "property", "staticmethod", "classmethod", "divmod",
+    }
+)
+
+MODEL_LIKE_WORDS = (
+    "model", "net", "encoder", "decoder", "generator", "discriminator", "critic", "actor",
+    "policy", "backbone", "classifier", "rnn", "lstm", "gru", "transformer", "mlp", "cnn",
+    "embed", "conv", "agent", "q_func", "qnet", "value_fn", "trunk",
+)
+MODEL_LIKE_NAMES = frozenset({"g", "d", "netg", "netd", "head", "layer", "fc", "vf", "qf"})
+
+
+def is_model_like(name: str) -> bool:
+    """Whether a callable's name says it is a network (its output then carries a graph)."""
+    lowered = name.lower().lstrip("_")
+    return lowered in MODEL_LIKE_NAMES or any(word in lowered for word in MODEL_LIKE_WORDS)

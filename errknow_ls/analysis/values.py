@@ -1,0 +1,176 @@
+"""The abstract values the interpreter computes: tensors as sets of graph nodes, and the rest."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class GraphNode:
+    """One autograd node created at one source site, in one iteration of the loops around it."""
+
+    id: int
+    site: ast.expr
+    stmt: ast.stmt | None
+    saves: bool
+    """Whether its backward needs saved tensors (a product, a layer, a loss; not a sum or a view)."""
+    loops: tuple[tuple[int, int], ...]
+    """(loop key, iteration) of every loop around the site when the node was made."""
+    frame: int
+    stmts: tuple[tuple[int, ast.stmt], ...] = ()
+    """The statement each frame on the call stack was running when the node was made."""
+
+    def stmt_in(self, frame: int) -> ast.stmt | None:
+        for serial, stmt in self.stmts:
+            if serial == frame:
+                return stmt
+        return None
+
+
+class Value:
+    """Base of every abstract value."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown(Value):
+    """Anything the analysis does not follow: numbers, strings, optimizers, loaders, ..."""
+
+
+UNKNOWN = Unknown()
+
+
+@dataclass(frozen=True, slots=True)
+class Const(Value):
+    value: object
+
+
+@dataclass(frozen=True, slots=True)
+class Tensor(Value):
+    nodes: frozenset[int] = frozenset()
+    """Every non-leaf graph node a backward from this tensor would reach."""
+    grad: bool = False
+    root: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Seq(Value):
+    """A list, tuple, dict or other container; ``items`` is kept for fixed-size tuples."""
+
+    item: Value = UNKNOWN
+    kind: str = "list"
+    items: tuple[Value, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Kwargs(Value):
+    """A ``**kwargs`` dict whose keys are known, so ``f(**kwargs)`` passes them on."""
+
+    items: dict[str, Value] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Ref(Value):
+    """An imported module or object, by qualified name (``torch.nn.functional``)."""
+
+    qualname: str
+
+
+@dataclass(frozen=True, slots=True)
+class NNModule(Value):
+    """An ``nn.Module`` (or other callable with parameters) whose insides are not followed."""
+
+    label: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ClassInfo:
+    node: ast.ClassDef
+    methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(hash=False, compare=False)
+    is_module: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Obj(Value):
+    """An instance of a class defined in the analysed source; attributes live in the state's heap."""
+
+    cls: ClassInfo
+    oid: int
+
+
+@dataclass(frozen=True, slots=True)
+class Func(Value):
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+    bound: Obj | None = None
+    closure: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Class(Value):
+    info: ClassInfo
+
+
+def nodes_of(value: Value) -> frozenset[int]:
+    if isinstance(value, Tensor):
+        return value.nodes
+    if isinstance(value, Seq):
+        found = nodes_of(value.item)
+        for item in value.items or ():
+            found |= nodes_of(item)
+        return found
+    return frozenset()
+
+
+def has_grad(value: Value) -> bool:
+    if isinstance(value, Tensor):
+        return value.grad
+    if isinstance(value, Seq):
+        return has_grad(value.item) or any(has_grad(item) for item in value.items or ())
+    return False
+
+
+def tensors_in(value: Value) -> list[Tensor]:
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, Seq):
+        found = tensors_in(value.item)
+        for item in value.items or ():
+            found.extend(tensors_in(item))
+        return found
+    return []
+
+
+def join(a: Value | None, b: Value | None) -> Value:
+    """The value that may be either ``a`` or ``b``."""
+    if a is None:
+        return b if b is not None else UNKNOWN
+    if b is None or a == b:
+        return a
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        root = a.root if a.root == b.root else None
+        return Tensor(a.nodes | b.nodes, a.grad or b.grad, root)
+    if isinstance(a, Seq) and isinstance(b, Seq):
+        items = None
+        if a.items is not None and b.items is not None and len(a.items) == len(b.items):
+            items = tuple(join(x, y) for x, y in zip(a.items, b.items, strict=True))
+        return Seq(join(a.item, b.item), a.kind if a.kind == b.kind else "list", items)
+    for kind in (Tensor, Seq, Obj, NNModule, Func, Class, Ref):
+        if isinstance(a, kind):
+            return a
+        if isinstance(b, kind):
+            return b
+    return UNKNOWN
+
+
+def element(value: Value) -> Value:
+    """What iterating over ``value`` gives."""
+    if isinstance(value, Seq):
+        item = value.item
+        for each in value.items or ():
+            item = join(item, each)
+        return item
+    if isinstance(value, Tensor):
+        return Tensor(value.nodes, value.grad, None)
+    return UNKNOWN
