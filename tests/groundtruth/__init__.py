@@ -1,0 +1,1 @@
+"""Ground truth by execution: the fixture corpus run under torch."""
