@@ -106,9 +106,15 @@ def _body_is_relevant(module: ast.Module, relevant: set[str]) -> bool:
     return False
 
 
+def _intrinsic(events: list[SecondPass]) -> list[SecondPass]:
+    """Where one run reports a backward itself, drop the runs that blamed a caller for it."""
+    own = {(id(e.site), e.code) for e in events if e.report is e.site}
+    return [e for e in events if e.report is e.site or (id(e.site), e.code) not in own]
+
+
 def _findings(interpreter: Interpreter, ctx: RuleContext) -> list[Finding]:
     best: dict[tuple[int, int], SecondPass] = {}
-    for event in interpreter.events:
+    for event in _intrinsic(interpreter.events):
         key = (event.report.lineno, event.report.col_offset)
         known = best.get(key)
         if known is None or PRIORITY.index(event.code) < PRIORITY.index(known.code):

@@ -69,6 +69,8 @@ class LoopContext:
     continues: list[State] = field(default_factory=list)
     carried: dict[str, Value] = field(default_factory=dict)
     entry: dict[str, Value] = field(default_factory=dict)
+    over_tensors: bool = False
+    """The loop walks a collection of tensors (``for loss in losses``)."""
 
 
 class Interpreter:
@@ -263,7 +265,7 @@ class Interpreter:
     ) -> None:
         frame = self.frames[-1]
         loop = Loop(self._new_key(), stmt, frame=frame.serial, func=_func_node(frame.func))
-        context = LoopContext(loop, entry=dict(self.state.env))
+        context = LoopContext(loop, entry=dict(self.state.env), over_tensors=bool(tensors_in(items)))
         self.loops[loop.key] = context
         frame.loops.append(context)
         forever = test is not None and _is_true(test)
@@ -328,7 +330,7 @@ class Interpreter:
         after_body = self.state
         outcomes = [after_body]
         for handler in handlers:
-            self.state = start.join(after_body) if not after_body.dead else start.copy()
+            self.state = start.copy()
             if handler.name:
                 self.state.env[handler.name] = UNKNOWN
             self.exec_block(handler.body)
@@ -503,7 +505,7 @@ class Interpreter:
             method = owner.info.methods.get(attr)
             return Func(method) if method is not None else UNKNOWN
         if isinstance(owner, NNModule):
-            return NNModule(attr)
+            return NNModule(attr, owner.frozen)
         if isinstance(owner, Tensor):
             if attr in api.CUT_ATTRIBUTES:
                 return Tensor(grad=False)
@@ -536,7 +538,7 @@ class Interpreter:
 
     def op_node(self, site: ast.AST, inputs: Sequence[Value], *, saves: bool) -> Value:
         """The result of a differentiable op on ``inputs``: a new node when any input needs grad."""
-        if not any(isinstance(v, Tensor | NNModule) for v in inputs):
+        if not any(isinstance(v, Tensor | NNModule) or tensors_in(v) for v in inputs):
             return UNKNOWN
         graph = frozenset().union(*(nodes_of(v) for v in inputs))
         if self.no_grad or not any(has_grad(v) or isinstance(v, NNModule) for v in inputs):
@@ -593,7 +595,7 @@ class Interpreter:
         if isinstance(callee, Obj):
             return self.call_object(callee, args, kwargs, node)
         if isinstance(callee, NNModule):
-            return self.call_module(args, kwargs, node)
+            return self.call_module(args, kwargs, node, frozen=callee.frozen)
         if callee is UNKNOWN and name and name not in self.state.env and name not in self.globals:
             return self.call_builtin(name, args, kwargs, node)
         return self.generic_call(name, args, kwargs, node)
@@ -619,11 +621,37 @@ class Interpreter:
             return self.backward_call(node, args[0], kwargs, _receiver_expr(node, 0), positional=args[1:])
         if attr == "backward":
             return self.backward_call(node, self._materialize(node), kwargs, _receiver_expr(node, None))
-        if isinstance(receiver, NNModule) and attr == "forward":
-            return self.call_module(args, kwargs, node)
-        if attr in ("parameters", "named_parameters", "state_dict", "zero_grad", "step", "train", "eval"):
+        if isinstance(receiver, NNModule):
+            return self.module_method(receiver, attr, args, kwargs, node)
+        if attr in ("parameters", "named_parameters"):
+            return self.module_method(NNModule(), attr, args, kwargs, node)
+        if attr in api.MODULE_PLAIN_METHODS:
             return UNKNOWN
         return self.generic_call(attr, [receiver, *args], kwargs, node, model_hint=_hint(node.func))
+
+    def module_method(
+        self, module: NNModule, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        """A method of a module, or of a parameter reached as ``model.weight``."""
+        if attr == "requires_grad_":
+            frozen = bool(args) and isinstance(args[0], Const) and not args[0].value
+            frozen = frozen or _const_false(kwargs.get("requires_grad"))
+            result = NNModule(module.label, frozen)
+            self._rebind_receiver(node, result)
+            return result
+        if attr in api.MODULE_SELF_METHODS:
+            return module
+        if attr in ("parameters", "buffers"):
+            return Seq(Tensor(frozenset(), attr == "parameters"), "list")
+        if attr == "named_parameters":
+            return Seq(Seq(UNKNOWN, "tuple", (UNKNOWN, Tensor(frozenset(), True))), "list")
+        if attr in ("forward", "__call__"):
+            return self.call_module(args, kwargs, node)
+        if attr in api.TENSOR_METHODS or attr in api.NO_SAVE_OPS:
+            return self.tensor_method(Tensor(frozenset(), True), attr, args, kwargs, node)
+        if attr in api.MODULE_PLAIN_METHODS:
+            return UNKNOWN
+        return self.generic_call(attr, [module, *args], kwargs, node)
 
     def _grow(self, container: Seq, attr: str, args: list[Value], node: ast.Call) -> Value:
         added = args[-1] if args else UNKNOWN
@@ -688,6 +716,8 @@ class Interpreter:
             return Tensor(frozenset(), True)
         if qualname.startswith(("torch.optim", "torch.utils", "torch.cuda", "torch.amp", "torch.distributed")):
             return UNKNOWN
+        if qualname.startswith("torch.distributions"):
+            return self.op_node(node, [*args, *kwargs.values()], saves=True)
         if short[:1].isupper():
             return NNModule(short) if qualname.startswith("torch.nn") else UNKNOWN
         if short in api.CREATION_FUNCS:
@@ -733,7 +763,11 @@ class Interpreter:
             return self.new_node(node, frozenset().union(*(nodes_of(v) for v in inputs)), saves=True)
         return UNKNOWN
 
-    def call_module(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+    def call_module(
+        self, args: list[Value], kwargs: dict[str, Value], node: ast.Call, frozen: bool = False
+    ) -> Value:
+        if frozen:
+            return self.op_node(node, [*args, *kwargs.values()], saves=True)
         if self.no_grad:
             return Tensor(grad=False)
         graph = frozenset().union(*(nodes_of(v) for v in [*args, *kwargs.values()]))
@@ -851,6 +885,8 @@ class Interpreter:
             return Const(None)
         reached = frozenset().union(*(t.nodes for t in roots))
         retain = _retains(kwargs, positional)
+        if "inputs" in kwargs:
+            retain = None  # only the part of the graph that leads to `inputs` runs and is freed
         self._check_second_pass(node, receiver, roots, reached)
         self._note_retained_reach(node, reached)
         self.tick += 1
@@ -860,10 +896,10 @@ class Interpreter:
             free = Free(node, roots[0].root, loops, self.tick, label, reached)
             for node_id in reached:
                 self.state.freed[node_id] = free
-        elif retain is True and _explicit_retain(node):
+        elif retain is True and (site := self._retain_site(node)) is not None:
             for node_id in reached:
-                self.state.retained[node_id] = Retain(node, loops)
-            self._note_retain_site(node, roots)
+                self.state.retained[node_id] = Retain(site, loops)
+            self._note_retain_site(site, roots)
         return Const(None)
 
     def _check_second_pass(
@@ -874,7 +910,8 @@ class Interpreter:
             return
         free = self.state.freed[min(conflict, key=lambda n: self.state.freed[n].tick)]
         self._guarded = frozenset()
-        code, loop, carried = self._classify(node, roots, conflict, free)
+        label = ast.unparse(receiver) if receiver is not None else ""
+        code, loop, carried = self._classify(node, roots, conflict, free, label)
         report = self._report_site(node, free.tick)
         root_ids = tuple(t.root for t in roots)
         frame = self.frames[-1].serial
@@ -886,14 +923,18 @@ class Interpreter:
         )
 
     def _classify(
-        self, node: ast.Call, roots: list[Tensor], conflict: frozenset[int], free: Free
+        self,
+        node: ast.Call,
+        roots: list[Tensor],
+        conflict: frozenset[int],
+        free: Free,
+        receiver_label: str,
     ) -> tuple[str, Loop | None, dict[str, Value]]:
         current = dict(self.loop_stack)
         same_root = any(t.root is not None and t.root == free.root for t in roots)
-        if same_root:
-            if free.site is node:
-                return "EK002", self._freeing_loop(free, current), {}
-            return "EK001", None, {}
+        if same_root or (receiver_label and receiver_label == free.label and free.site is not node):
+            loop = self._freeing_loop(free, current) if free.site is node else None
+            return ("EK002", loop, {}) if loop is not None else ("EK001", None, {})
         for node_id in sorted(conflict):
             for key, iteration in self.nodes[node_id].loops:
                 if key in current and current[key] > iteration:
@@ -904,7 +945,7 @@ class Interpreter:
                 if key not in current and key in dict(free.loops):
                     return "EK003", self.loops[key].loop, {}
         loop = self._freeing_loop(free, current)
-        if loop is not None:
+        if loop is not None and not self.loops[loop.key].over_tensors:
             return "EK002", loop, {}
         return "EK004", None, {}
 
@@ -936,6 +977,15 @@ class Interpreter:
             site.reached_later = True
             if retain.loops == loops:
                 site.justified = True
+
+    def _retain_site(self, node: ast.Call) -> ast.Call | None:
+        """The call that says ``retain_graph=True`` in so many words: here, or in a caller."""
+        if _explicit_retain(node):
+            return node
+        for frame in reversed(self.frames):
+            if frame.call_site is not None and _explicit_retain(frame.call_site):
+                return frame.call_site
+        return None
 
     def _note_retain_site(self, node: ast.Call, roots: list[Tensor]) -> None:
         if not self.loop_stack:
@@ -978,6 +1028,10 @@ class Interpreter:
 def _needs_guard(context: LoopContext, name: str) -> bool:
     """A carried name that may be None (or unset) when the loop starts needs ``is not None``."""
     return not isinstance(context.entry.get(name), Tensor | Seq)
+
+
+def _const_false(value: Value | None) -> bool:
+    return isinstance(value, Const) and value.value is False
 
 
 def _func_node(func: FunctionNode | ast.Lambda | None) -> FunctionNode | None:

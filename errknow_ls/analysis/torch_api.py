@@ -14,7 +14,7 @@ NO_SAVE_OPS = frozenset(
 )
 """Ops whose backward needs no saved tensor: a graph of only these can be backwarded twice."""
 
-CUT_METHODS = frozenset({"detach", "detach_", "numpy", "cpu_numpy"})
+CUT_METHODS = frozenset({"detach", "detach_", "numpy", "sample", "argmax", "argmin", "argsort"})
 """Methods whose result carries no graph (a tensor that does not require grad)."""
 
 SCALAR_METHODS = frozenset(
@@ -80,3 +80,27 @@ def is_model_like(name: str) -> bool:
     """Whether a callable's name says it is a network (its output then carries a graph)."""
     lowered = name.lower().lstrip("_")
     return lowered in MODEL_LIKE_NAMES or any(word in lowered for word in MODEL_LIKE_WORDS)
+
+MODULE_SELF_METHODS = frozenset(
+    {"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "train", "eval", "requires_grad_", "type"}
+)
+"""Module methods that give back the module itself."""
+
+MODULE_PLAIN_METHODS = frozenset(
+    {
+        "state_dict", "load_state_dict", "zero_grad", "step", "apply", "modules", "children",
+        "named_modules", "named_children", "register_buffer", "register_parameter", "add_module",
+        "register_forward_hook", "register_full_backward_hook", "extra_repr", "log", "log_dict",
+        "save_hyperparameters", "print", "update", "unscale_",
+    }
+)
+"""Methods of modules, optimizers, loggers and scalers that give back nothing we follow."""
+
+TENSOR_METHODS = frozenset(
+    {
+        "pow", "exp", "log", "log1p", "sqrt", "rsqrt", "abs", "norm", "mul", "div", "matmul", "mm",
+        "bmm", "sigmoid", "tanh", "relu", "softmax", "log_softmax", "clamp", "square", "sin", "cos",
+        "max", "min", "prod", "std", "var", "logsumexp", "dot", "outer", "cumsum", "mv",
+    }
+)
+"""Tensor methods, so that ``model.weight.pow(2)`` is read as an op on a parameter."""

@@ -83,6 +83,8 @@ class NNModule(Value):
     """An ``nn.Module`` (or other callable with parameters) whose insides are not followed."""
 
     label: str = ""
+    frozen: bool = False
+    """``requires_grad_(False)``: its parameters need no grad."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,6 @@
 """Plain data shared by every layer: positions, spans, findings, fixes (stdlib only)."""
 
+from errknow_ls.core.edits import OverlappingEdits, apply_edits
 from errknow_ls.core.findings import Applicability, Edit, Finding, Fix, Related, Severity
 from errknow_ls.core.positions import Position, Span
 
@@ -8,8 +9,10 @@ __all__ = [
     "Edit",
     "Finding",
     "Fix",
+    "OverlappingEdits",
     "Position",
     "Related",
     "Severity",
     "Span",
+    "apply_edits",
 ]
