@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from errknow_ls.analysis.registry import RULES as REGISTRY
+from errknow_ls.analysis.registry import SECOND_BACKWARD_RECORD as RECORD_ID
 from errknow_ls.kb import KnowledgeBase
 
 from .run_fixtures import CASE_PREFIX, MODULE_RUN, Report, Run, run_in_subprocess
@@ -29,17 +31,9 @@ FIXTURES = TESTS / "analysis" / "fixtures"
 FIXES = TESTS / "analysis" / "fixes"
 NEGATIVES = "negatives"
 FIX_OUTPUT = "fix-output"
-RECORD_ID = "pytorch/grad-accumulation-required-grad-false"
 
-# The checker's codes and names (its registry is the source of truth once it lands).
-RULES = {
-    "EK001": "double-backward",
-    "EK002": "pre-loop-graph-backward",
-    "EK003": "carried-graph-backward",
-    "EK004": "shared-graph-backward",
-    "EK005": "retain-graph-in-loop",
-}
-DEAD_END_RULE = "retain-graph-in-loop"
+RULES = {rule.code: rule.name for rule in REGISTRY}
+DEAD_END_RULE = RULES["EK005"]  # the record's dead end: labelled, but never raises
 RAISING_RULES = frozenset(RULES.values()) - {DEAD_END_RULE}
 # The corpus must not shrink below what the brief asks for (labels per rule; cases for negatives).
 MINIMUM_LABELS = dict.fromkeys(RAISING_RULES, 8) | {DEAD_END_RULE: 4}
@@ -137,14 +131,10 @@ def read_fixture(path: Path, kind: str) -> Fixture:
     return fixture
 
 
-def collect() -> list[Fixture]:
-    found = [read_fixture(path, path.parent.name) for path in sorted(FIXTURES.glob("*/*.py"))]
-    found += [read_fixture(path, FIX_OUTPUT) for path in sorted(FIXES.rglob("*.out.py"))]
-    return found
-
-
-FIXTURE_FILES = collect()
-RUN_UNITS = [(fixture, name) for fixture in FIXTURE_FILES for name in fixture.run_names()]
+# The labelled corpus; and the checker's fixed outputs, which need no labels, only to run clean.
+FIXTURE_FILES = [read_fixture(path, path.parent.name) for path in sorted(FIXTURES.glob("*/*.py"))]
+FIX_OUTPUTS = [read_fixture(path, FIX_OUTPUT) for path in sorted(FIXES.rglob("*.out.py"))]
+RUN_UNITS = [(f, name) for f in [*FIXTURE_FILES, *FIX_OUTPUTS] for name in f.run_names()]
 RAISING_FILES = [fixture for fixture in FIXTURE_FILES if not fixture.runs_clean]
 
 
@@ -165,7 +155,7 @@ def describe(run: Run) -> str:
 
 @pytest.fixture(scope="module")
 def report() -> Report:
-    return run_in_subprocess([fixture.path for fixture in FIXTURE_FILES])
+    return run_in_subprocess([fixture.path for fixture in [*FIXTURE_FILES, *FIX_OUTPUTS]])
 
 
 @pytest.fixture(scope="module")
@@ -227,7 +217,7 @@ def test_annotations_are_well_formed(fixture: Fixture) -> None:
         others = {rule for rule in fixture.errors.values() if rule != fixture.kind}
         assert not others, f"labels of other rules in {fixture.kind}/: {others}"
     else:
-        assert not fixture.errors, f"{fixture.kind} files must carry no `# error:` label"
+        assert not fixture.errors, "negatives must carry no `# error:` label"
     not_calls = sorted(line for line in fixture.errors if line not in fixture.call_ends)
     assert not not_calls, f"`# error:` must sit on the first line of a call: lines {not_calls}"
     assert all(reason.strip() for reason in fixture.oks.values()), "`# ok:` needs a reason"
