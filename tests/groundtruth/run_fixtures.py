@@ -117,8 +117,11 @@ def _warm_up(torch: Any) -> None:
 def _run_file(path: Path, torch: Any) -> list[Run]:
     filename = str(path)
     namespace: dict[str, Any] = {"__name__": "__main__", "__file__": filename, "__builtins__": builtins}
-    code = compile(path.read_text(encoding="utf-8"), filename, "exec")
-    module_run = _run_one(filename, MODULE_RUN, lambda: exec(code, namespace), torch)
+
+    def module_body() -> None:
+        exec(compile(path.read_text(encoding="utf-8"), filename, "exec"), namespace)
+
+    module_run = _run_one(filename, MODULE_RUN, module_body, torch)
     if module_run.raised:
         return [module_run]
     runs = [module_run]
