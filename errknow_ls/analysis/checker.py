@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.interpreter import FunctionNode, Interpreter
@@ -44,7 +45,7 @@ def check_source(
     module, errors = parse_module(text)
     source = SourceText(text)
     interpreter = Interpreter(module)
-    _run_entries(interpreter, module)
+    errors += _run_entries(interpreter, module)
     ctx = RuleContext(source, module, interpreter.nodes)
     findings = _findings(interpreter, ctx)
     findings = [
@@ -56,16 +57,35 @@ def check_source(
     return CheckResult(findings, errors)
 
 
-def _run_entries(interpreter: Interpreter, module: ast.Module) -> None:
+def _run_entries(interpreter: Interpreter, module: ast.Module) -> list[str]:
+    """Run every entry point; one that fails inside the checker is reported, the rest still run."""
     relevant = _relevant_names(module)
-    interpreter.run_module(_body_is_relevant(module, relevant))
+    entries: list[tuple[str, Callable[[], None]]] = [
+        ("<module>", lambda: interpreter.run_module(_body_is_relevant(module, relevant)))
+    ]
     for stmt in module.body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name in relevant:
-            interpreter.run_function(stmt)
-    for info in interpreter.classes.values():
+            entries.append((stmt.name, partial(interpreter.run_function, stmt)))
+    errors = _run_all(entries)
+    top_level = [s for s in module.body if isinstance(s, ast.ClassDef)]
+    methods: list[tuple[str, Callable[[], None]]] = []
+    for info in list(interpreter.classes.values()):
+        if not any(info.node is cls for cls in top_level):
+            continue
         for name, method in info.methods.items():
             if name != "__init__" and name in relevant and method in info.node.body:
-                interpreter.run_method_twice(info, method)
+                methods.append((f"{info.node.name}.{name}", partial(interpreter.run_method_twice, info, method)))
+    return errors + _run_all(methods)
+
+
+def _run_all(entries: list[tuple[str, Callable[[], None]]]) -> list[str]:
+    errors = []
+    for name, run in entries:
+        try:
+            run()
+        except Exception as exc:  # noqa: BLE001  (a checker bug must not hide other findings)
+            errors.append(f"internal error while checking {name}: {type(exc).__name__}: {exc}")
+    return errors
 
 
 def _called_names(node: ast.AST) -> set[str]:

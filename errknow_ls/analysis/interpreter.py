@@ -34,8 +34,10 @@ from errknow_ls.analysis.values import (
     Value,
     element,
     has_grad,
+    MAX_ITEMS,
     join,
     nodes_of,
+    nth,
     tensors_in,
 )
 
@@ -188,7 +190,7 @@ class Interpreter:
             case ast.For(target=target, iter=iterable, body=body, orelse=orelse) | ast.AsyncFor(
                 target=target, iter=iterable, body=body, orelse=orelse
             ):
-                self.exec_loop(stmt, body, orelse, target=target, items=element(self.eval(iterable)))
+                self.exec_loop(stmt, body, orelse, target=target, items=self.eval(iterable))
             case ast.While(test=test, body=body, orelse=orelse):
                 self.exec_loop(stmt, body, orelse, test=test)
             case ast.With(items=items, body=body) | ast.AsyncWith(items=items, body=body):
@@ -265,7 +267,8 @@ class Interpreter:
     ) -> None:
         frame = self.frames[-1]
         loop = Loop(self._new_key(), stmt, frame=frame.serial, func=_func_node(frame.func))
-        context = LoopContext(loop, entry=dict(self.state.env), over_tensors=bool(tensors_in(items)))
+        over = any(t.grad for t in tensors_in(element(items)))
+        context = LoopContext(loop, entry=dict(self.state.env), over_tensors=over)
         self.loops[loop.key] = context
         frame.loops.append(context)
         forever = test is not None and _is_true(test)
@@ -282,7 +285,7 @@ class Interpreter:
                     if test is not None:
                         self.eval(test)
                     if target is not None:
-                        self.assign(target, items)
+                        self.assign(target, nth(items, iteration))
                     self.exec_block(body)
                 finally:
                     self.loop_stack.pop()
@@ -396,10 +399,23 @@ class Interpreter:
                 self.assign(elt, item)
             return
         item = element(value) if isinstance(value, Seq) else value
+        opaque = isinstance(value, Tensor) and self._made_by_call(value)
         if isinstance(item, Tensor):
             item = Tensor(item.nodes, item.grad, None)
-        for elt in elts:
-            self.assign(elt, item)
+        for index, elt in enumerate(elts):
+            if opaque and index and isinstance(item, Tensor) and not _state_like(elt):
+                # `logits, aux = net(x)`: we cannot tell what the second output carries;
+                # only names that say "state" are taken to share the call's graph (RNNs).
+                assert isinstance(value, Tensor)
+                self.assign(elt, Tensor(item.nodes - {value.root}, item.grad, None))
+            else:
+                self.assign(elt, item)
+
+    def _made_by_call(self, value: Tensor) -> bool:
+        if value.root is None:
+            return False
+        node = self.nodes[value.root]
+        return node.saves and isinstance(node.site, ast.Call)
 
     # ----------------------------------------------------------------- expressions
 
@@ -437,7 +453,8 @@ class Interpreter:
                 for key in keys:
                     if key is not None:
                         self.eval(key)
-                return Seq(_join_many([self.eval(v) for v in values]), "dict")
+                evaluated = tuple(self.eval(v) for v in values)
+                return Seq(_join_many(list(evaluated)), "dict", evaluated if len(evaluated) <= MAX_ITEMS else None)
             case ast.Subscript(value=base, slice=index):
                 return self.subscript(self.eval(base), self.eval(index), index, expr)
             case ast.ListComp(elt=elt, generators=gens) | ast.SetComp(elt=elt, generators=gens) | (
@@ -613,8 +630,8 @@ class Interpreter:
                 return self.call_value(method, attr, args, kwargs, node)
         if isinstance(receiver, Seq) and attr in ("append", "extend", "insert", "add", "update"):
             return self._grow(receiver, attr, args, node)
-        if isinstance(receiver, Seq) and attr in ("pop", "get", "values", "items", "copy"):
-            return element(receiver) if attr in ("pop", "get") else receiver
+        if isinstance(receiver, Seq) and attr in ("pop", "get", "values", "items", "copy", "keys"):
+            return _container_view(receiver, attr)
         if receiver is UNKNOWN and attr in ("append", "extend") and isinstance(node.func, ast.Attribute):
             return self._grow(Seq(), attr, args, node)
         if attr in api.WRAPPER_BACKWARD_METHODS and args:
@@ -655,9 +672,17 @@ class Interpreter:
 
     def _grow(self, container: Seq, attr: str, args: list[Value], node: ast.Call) -> Value:
         added = args[-1] if args else UNKNOWN
-        item = element(added) if attr in ("extend", "update") else added
+        many = attr in ("extend", "update")
+        item = element(added) if many else added
+        items = container.items
+        if items is not None and attr == "append" and len(items) < MAX_ITEMS:
+            items = (*items, added)
+        elif items is not None and many and isinstance(added, Seq) and added.items is not None:
+            items = (*items, *added.items)[:MAX_ITEMS]
+        else:
+            items = None
         assert isinstance(node.func, ast.Attribute)
-        self.assign_place(node.func.value, Seq(join(element(container), item), container.kind))
+        self.assign_place(node.func.value, Seq(join(element(container), item), container.kind, items))
         return Const(None)
 
     def _materialize(self, node: ast.Call) -> Value:
@@ -734,10 +759,12 @@ class Interpreter:
         if name in ("list", "tuple", "set", "dict", "frozenset"):
             inner = element(args[0]) if args else UNKNOWN
             return Seq(inner, "tuple" if name == "tuple" else "list")
+        if name == "range":
+            return Seq(UNKNOWN, "range")
         if name == "enumerate" and args:
-            return Seq(Seq(UNKNOWN, "tuple", (UNKNOWN, element(args[0]))), "list")
+            return _zipped([Seq(UNKNOWN, "range"), args[0]])
         if name == "zip":
-            return Seq(Seq(UNKNOWN, "tuple", tuple(element(a) for a in args)), "list")
+            return _zipped(args)
         if name == "abs" and args:
             return self.op_node(node, args, saves=True)
         if name in api.NON_TENSOR_BUILTINS:
@@ -754,12 +781,23 @@ class Interpreter:
     ) -> Value:
         """A call we cannot follow: its result carries the graphs of its arguments."""
         inputs = [*args, *kwargs.values()]
+        hint = model_hint or name
+        modules = any(isinstance(v, NNModule) for v in inputs)
+        if hint[:1].isupper():
+            # A constructor: a network, a wrapper around one (DDP, a loss module), or plain data.
+            if hint == "Variable" and args:
+                return args[0]
+            return NNModule(hint) if modules or api.is_model_like(hint) else UNKNOWN
+        if api.is_factory(hint):
+            return NNModule(hint) if modules or api.is_model_like(hint) else UNKNOWN
         if self.no_grad:
             return UNKNOWN
-        if any(has_grad(v) or isinstance(v, NNModule) for v in inputs):
+        if any(has_grad(v) for v in inputs):
             graph = frozenset().union(*(nodes_of(v) for v in inputs))
             return self.new_node(node, graph, saves=True)
-        if api.is_model_like(model_hint or name):
+        if modules:
+            return NNModule(hint)  # prepare(model), make_private(module=model), compile(model)
+        if api.is_model_like(hint):
             return self.new_node(node, frozenset().union(*(nodes_of(v) for v in inputs)), saves=True)
         return UNKNOWN
 
@@ -975,7 +1013,8 @@ class Interpreter:
             if site is None or retain.site is node:
                 continue
             site.reached_later = True
-            if retain.loops == loops:
+            made_before_loop = all(k != site.loop.key for k, _ in self.nodes[node_id].loops)
+            if retain.loops == loops or made_before_loop:
                 site.justified = True
 
     def _retain_site(self, node: ast.Call) -> ast.Call | None:
@@ -988,9 +1027,14 @@ class Interpreter:
         return None
 
     def _note_retain_site(self, node: ast.Call, roots: list[Tensor]) -> None:
+        """Remember a retain inside a training loop (one that steps an optimizer) of this frame."""
         if not self.loop_stack:
             return
         key, iteration = self.loop_stack[-1]
+        loop = self.loops[key].loop
+        body = loop.node if loop.node is not None else loop.method
+        if body is None or not _steps_optimizer(body):
+            return
         rebuilt = any(
             t.root is not None and (key, iteration) in self.nodes[t.root].loops for t in roots
         )
@@ -1036,6 +1080,51 @@ def _const_false(value: Value | None) -> bool:
 
 def _func_node(func: FunctionNode | ast.Lambda | None) -> FunctionNode | None:
     return func if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) else None
+
+
+_STATE_WORDS = ("hid", "state", "mem", "carry", "context", "ctx", "cell")
+_STATE_NAMES = frozenset({"h", "c", "hx", "cx", "h_n", "c_n", "hn", "cn", "h0", "c0", "s", "hc"})
+
+
+def _steps_optimizer(loop: ast.AST) -> bool:
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in ("step", "zero_grad") or "optim" in name.lower():
+                return True
+    return False
+
+
+def _state_like(target: ast.expr) -> bool:
+    """``hidden``, ``(h, c)``, ``self.state``: names of recurrent state."""
+    if isinstance(target, ast.Tuple | ast.List):
+        return any(_state_like(elt) for elt in target.elts)
+    name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", "")
+    lowered = name.lower()
+    return lowered in _STATE_NAMES or any(word in lowered for word in _STATE_WORDS)
+
+
+def _container_view(container: Seq, attr: str) -> Value:
+    if attr in ("pop", "get"):
+        return element(container)
+    if attr == "keys":
+        return Seq(UNKNOWN, "list")
+    if attr == "items":
+        keys = tuple(UNKNOWN for _ in container.items) if container.items is not None else None
+        return _zipped([Seq(UNKNOWN, "list", keys), container])
+    return Seq(container.item, "list", container.items)
+
+
+def _zipped(sources: list[Value]) -> Seq:
+    """``zip``/``enumerate``: tuples, item by item where every source's items are known."""
+    pair = Seq(UNKNOWN, "tuple", tuple(element(s) for s in sources))
+    lengths = [len(s.items) for s in sources if isinstance(s, Seq) and s.items is not None]
+    known = all(isinstance(s, Seq) and (s.items is not None or s.kind == "range") for s in sources)
+    if not known or not lengths:
+        return Seq(pair, "list")
+    items = tuple(Seq(UNKNOWN, "tuple", tuple(nth(s, i) for s in sources)) for i in range(min(lengths)))
+    return Seq(pair, "list", items)
 
 
 def _join_many(values: list[Value]) -> Value:

@@ -76,6 +76,19 @@ MODEL_LIKE_WORDS = (
 MODEL_LIKE_NAMES = frozenset({"g", "d", "netg", "netd", "head", "layer", "fc", "vf", "qf"})
 
 
+FACTORY_PREFIXES = (
+    "get", "build", "create", "make", "load", "unwrap", "init", "setup", "prepare", "wrap", "copy",
+    "deepcopy", "save", "to_", "from", "instantiate", "construct", "new", "register", "configure",
+    "freeze", "unfreeze", "compile", "convert", "replace", "apply", "set", "reset", "update", "sync",
+    "zero", "print", "log", "count", "num", "is_", "has_", "named",
+)
+
+
+def is_factory(name: str) -> bool:
+    """``build_model``, ``unwrap_model``, ``get_encoder``: a call that returns a network, not its output."""
+    return name.lower().lstrip("_").startswith(FACTORY_PREFIXES)
+
+
 def is_model_like(name: str) -> bool:
     """Whether a callable's name says it is a network (its output then carries a graph)."""
     lowered = name.lower().lstrip("_")

@@ -155,8 +155,10 @@ def join(a: Value | None, b: Value | None) -> Value:
         return Tensor(a.nodes | b.nodes, a.grad or b.grad, root)
     if isinstance(a, Seq) and isinstance(b, Seq):
         items = None
-        if a.items is not None and b.items is not None and len(a.items) == len(b.items):
-            items = tuple(join(x, y) for x, y in zip(a.items, b.items, strict=True))
+        if a.items is not None and b.items is not None:
+            # Item i may be either list's item i: a list that grew in a loop keeps its items apart.
+            short, long = sorted((a.items, b.items), key=len)
+            items = tuple(join(x, y) for x, y in zip(short, long, strict=False)) + long[len(short) :]
         return Seq(join(a.item, b.item), a.kind if a.kind == b.kind else "list", items)
     for kind in (Tensor, Seq, Obj, NNModule, Func, Class, Ref):
         if isinstance(a, kind):
@@ -164,6 +166,19 @@ def join(a: Value | None, b: Value | None) -> Value:
         if isinstance(b, kind):
             return b
     return UNKNOWN
+
+
+MAX_ITEMS = 16
+
+
+def nth(value: Value, index: int) -> Value:
+    """What the ``index``-th step of a ``for`` over ``value`` gives, as precisely as known."""
+    if isinstance(value, Seq):
+        if value.kind == "range":
+            return Const(index)
+        if value.items is not None and index < len(value.items):
+            return value.items[index]
+    return element(value)
 
 
 def element(value: Value) -> Value:
