@@ -96,6 +96,8 @@ class Interpreter:
         self._closures: dict[int, dict[str, Value]] = {}
         self._current_stmt: ast.stmt | None = None
         self._guarded: frozenset[str] = frozenset()
+        self.materialized: set[int] = set()
+        """Nodes made up for tensors we knew nothing of, at their first backward."""
 
     # ----------------------------------------------------------------- entry points
 
@@ -692,6 +694,7 @@ class Interpreter:
         if self.no_grad:
             return UNKNOWN
         tensor = self.new_node(target, frozenset(), saves=True)
+        self.materialized.add(len(self.nodes) - 1)
         if isinstance(target, ast.Name | ast.Attribute):
             self.assign_place(target, tensor)
         return tensor
@@ -1036,7 +1039,10 @@ class Interpreter:
         if body is None or not _steps_optimizer(body):
             return
         rebuilt = any(
-            t.root is not None and (key, iteration) in self.nodes[t.root].loops for t in roots
+            t.root is not None
+            and t.root not in self.materialized
+            and (key, iteration) in self.nodes[t.root].loops
+            for t in roots
         )
         if rebuilt and id(node) not in self.retain_sites:
             self.retain_sites[id(node)] = RetainSite(node, self.loops[key].loop)
