@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 NO_SAVE_OPS = frozenset(
     {
         "add", "sub", "neg", "negative", "sum", "mean", "nansum", "view", "view_as", "reshape",
@@ -89,10 +91,20 @@ def is_factory(name: str) -> bool:
     return name.lower().lstrip("_").startswith(FACTORY_PREFIXES)
 
 
+_TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
 def is_model_like(name: str) -> bool:
-    """Whether a callable's name says it is a network (its output then carries a graph)."""
-    lowered = name.lower().lstrip("_")
-    return lowered in MODEL_LIKE_NAMES or any(word in lowered for word in MODEL_LIKE_WORDS)
+    """Whether a callable's name says it is a network (its output then carries a graph).
+
+    Whole words only (``netG``, ``q_network``, ``ResNet``), so that ``kinetic_grad`` is not a net.
+    """
+    if name.lower().lstrip("_") in MODEL_LIKE_NAMES:
+        return True
+    return any(
+        token in MODEL_LIKE_WORDS or token.endswith(("net", "model", "former", "coder")) or token.startswith("net")
+        for token in (t.lower() for t in _TOKEN.findall(name))
+    )
 
 MODULE_SELF_METHODS = frozenset(
     {"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "train", "eval", "requires_grad_", "type"}
