@@ -19,6 +19,7 @@ from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
 from errknow_ls.analysis.state import Free, Retain, State, join_all
 from errknow_ls.analysis.values import (
+    MAX_ITEMS,
     UNKNOWN,
     Class,
     ClassInfo,
@@ -34,7 +35,6 @@ from errknow_ls.analysis.values import (
     Value,
     element,
     has_grad,
-    MAX_ITEMS,
     join,
     nodes_of,
     nth,
@@ -110,9 +110,8 @@ class Interpreter:
                 self._run_guarded(lambda: self.exec_block(self.module.body))
             else:
                 for stmt in self.module.body:
-                    if isinstance(stmt, ast.Import | ast.ImportFrom | ast.FunctionDef | ast.ClassDef):
-                        self.exec_stmt(stmt)
-                    elif isinstance(stmt, ast.AsyncFunctionDef):
+                    definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+                    if isinstance(stmt, ast.Import | ast.ImportFrom | definition):
                         self.exec_stmt(stmt)
         self.globals = dict(self.state.env)
 
@@ -189,16 +188,18 @@ class Interpreter:
                 self.assign(target, self.binop(self.eval(target), self.eval(value), op, stmt))
             case ast.If(test=test, body=body, orelse=orelse):
                 self.exec_if(test, body, orelse)
-            case ast.For(target=target, iter=iterable, body=body, orelse=orelse) | ast.AsyncFor(
-                target=target, iter=iterable, body=body, orelse=orelse
+            case (
+                ast.For(target=target, iter=iterable, body=body, orelse=orelse)
+                | ast.AsyncFor(target=target, iter=iterable, body=body, orelse=orelse)
             ):
                 self.exec_loop(stmt, body, orelse, target=target, items=self.eval(iterable))
             case ast.While(test=test, body=body, orelse=orelse):
                 self.exec_loop(stmt, body, orelse, test=test)
             case ast.With(items=items, body=body) | ast.AsyncWith(items=items, body=body):
                 self.exec_with(items, body)
-            case ast.Try(body=body, handlers=handlers, orelse=orelse, finalbody=final) | ast.TryStar(
-                body=body, handlers=handlers, orelse=orelse, finalbody=final
+            case (
+                ast.Try(body=body, handlers=handlers, orelse=orelse, finalbody=final)
+                | ast.TryStar(body=body, handlers=handlers, orelse=orelse, finalbody=final)
             ):
                 self.exec_try(body, handlers, orelse, final)
             case ast.Return(value=value):
@@ -421,7 +422,7 @@ class Interpreter:
 
     # ----------------------------------------------------------------- expressions
 
-    def eval(self, expr: ast.expr) -> Value:  # noqa: PLR0915
+    def eval(self, expr: ast.expr) -> Value:
         match expr:
             case ast.Constant(value=value):
                 return Const(value)
@@ -433,17 +434,16 @@ class Interpreter:
                 return self.call(expr)
             case ast.BinOp(left=left, op=op, right=right):
                 return self.binop(self.eval(left), self.eval(right), op, expr)
-            case ast.UnaryOp(op=op, operand=operand):
-                value = self.eval(operand)
-                if isinstance(op, ast.Not):
-                    return _const_not(value)
-                return self.op_node(expr, [value], saves=False)
-            case ast.BoolOp(values=values):
-                results = [self.eval(v) for v in values]
-                return _join_many(results)
-            case ast.Compare(left=left, comparators=comparators):
-                values = [self.eval(left), *(self.eval(c) for c in comparators)]
-                return _compare_const(expr, values)
+            case ast.UnaryOp(op=unary, operand=operand):
+                operand_value = self.eval(operand)
+                if isinstance(unary, ast.Not):
+                    return _const_not(operand_value)
+                return self.op_node(expr, [operand_value], saves=False)
+            case ast.BoolOp(values=alternatives):
+                return _join_many([self.eval(v) for v in alternatives])
+            case ast.Compare(left=first, comparators=comparators):
+                compared = [self.eval(first), *(self.eval(c) for c in comparators)]
+                return _compare_const(expr, compared)
             case ast.IfExp(test=test, body=body, orelse=orelse):
                 self.eval(test)
                 return join(self.eval(body), self.eval(orelse))
@@ -456,11 +456,15 @@ class Interpreter:
                     if key is not None:
                         self.eval(key)
                 evaluated = tuple(self.eval(v) for v in values)
-                return Seq(_join_many(list(evaluated)), "dict", evaluated if len(evaluated) <= MAX_ITEMS else None)
+                return Seq(
+                    _join_many(list(evaluated)), "dict", evaluated if len(evaluated) <= MAX_ITEMS else None
+                )
             case ast.Subscript(value=base, slice=index):
                 return self.subscript(self.eval(base), self.eval(index), index, expr)
-            case ast.ListComp(elt=elt, generators=gens) | ast.SetComp(elt=elt, generators=gens) | (
-                ast.GeneratorExp(elt=elt, generators=gens)
+            case (
+                ast.ListComp(elt=elt, generators=gens)
+                | ast.SetComp(elt=elt, generators=gens)
+                | (ast.GeneratorExp(elt=elt, generators=gens))
             ):
                 return Seq(self.comprehension(gens, elt), "list")
             case ast.DictComp(value=elt, generators=gens):
@@ -483,9 +487,9 @@ class Interpreter:
                 self.eval(inner)
                 return UNKNOWN
             case ast.Slice(lower=lower, upper=upper, step=step):
-                for part in (lower, upper, step):
-                    if part is not None:
-                        self.eval(part)
+                for bound in (lower, upper, step):
+                    if bound is not None:
+                        self.eval(bound)
                 return UNKNOWN
         return UNKNOWN
 
@@ -713,10 +717,10 @@ class Interpreter:
             result = Tensor(receiver.nodes, not off, receiver.root)
             self._rebind_receiver(node, result)
             return result
-        result = self.op_node(node, [receiver, *args], saves=attr not in api.NO_SAVE_OPS)
+        op_result = self.op_node(node, [receiver, *args], saves=attr not in api.NO_SAVE_OPS)
         if attr.endswith("_") and not attr.endswith("__"):
-            self._rebind_receiver(node, result)
-        return result
+            self._rebind_receiver(node, op_result)
+        return op_result
 
     def _rebind_receiver(self, node: ast.Call, value: Value) -> None:
         if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name | ast.Attribute):
@@ -742,7 +746,9 @@ class Interpreter:
     ) -> Value:
         if short in ("Parameter", "UninitializedParameter"):
             return Tensor(frozenset(), True)
-        if qualname.startswith(("torch.optim", "torch.utils", "torch.cuda", "torch.amp", "torch.distributed")):
+        if qualname.startswith(
+            ("torch.optim", "torch.utils", "torch.cuda", "torch.amp", "torch.distributed")
+        ):
             return UNKNOWN
         if qualname.startswith("torch.distributions"):
             return self.op_node(node, [*args, *kwargs.values()], saves=True)
@@ -751,7 +757,14 @@ class Interpreter:
         if short in api.CREATION_FUNCS:
             grad = kwargs.get("requires_grad")
             return Tensor(frozenset(), isinstance(grad, Const) and bool(grad.value))
-        if short in ("no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "is_tensor", "is_grad_enabled"):
+        if short in (
+            "no_grad",
+            "enable_grad",
+            "inference_mode",
+            "set_grad_enabled",
+            "is_tensor",
+            "is_grad_enabled",
+        ):
             return UNKNOWN
         return self.op_node(node, [*args, *kwargs.values()], saves=short not in api.NO_SAVE_OPS)
 
@@ -958,7 +971,17 @@ class Interpreter:
         frame = self.frames[-1].serial
         self.events.append(
             SecondPass(
-                code, node, report, receiver, conflict, free, loop, carried, root_ids, reached, frame,
+                code,
+                node,
+                report,
+                receiver,
+                conflict,
+                free,
+                loop,
+                carried,
+                root_ids,
+                reached,
+                frame,
                 self._guarded,
             )
         )

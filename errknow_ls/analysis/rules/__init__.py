@@ -34,6 +34,6 @@ SECOND_PASS_BUILDERS: dict[str, Callable[[SecondPass, RuleContext], Finding]] = 
 def documentation(code: str) -> str:
     """The rule's own docs (its module docstring), as hover and ``--explain`` show them."""
     for module in RULE_MODULES:
-        if module.CODE == code:
+        if code == module.CODE:
             return (module.__doc__ or "").strip()
     return ""

@@ -65,10 +65,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     ]
     shown = ", ".join(f"`{name}`" for _, name in carried) or "a value"
     what = "the previous call" if event.loop and event.loop.method else "the previous iteration"
-    message = (
-        f"`{tensor}` reaches the graph of {what} through {shown}; "
-        f"{what}'s backward already freed it"
-    )
+    message = f"`{tensor}` reaches the graph of {what} through {shown}; {what}'s backward already freed it"
     fixes = [fix for fix in [_detach(event, ctx, carried)] if fix is not None]
     related = [ctx.related(event.free.site, f"the graph of {what} is freed here")]
     return ctx.finding(CODE, event.report, message, fixes, related, tensor)
@@ -95,9 +92,9 @@ def _spelling(name: str, event: SecondPass, ctx: RuleContext) -> str | None:
 def _detach_line(name: str, value: Value) -> tuple[str, bool] | None:
     if isinstance(value, Tensor):
         return f"{name} = {name}.detach()", True
-    if isinstance(value, Seq) and value.kind == "tuple" and value.items is not None:
-        if all(isinstance(item, Tensor) for item in value.items):
-            return f"{name} = tuple(t.detach() for t in {name})", True
+    items = value.items if isinstance(value, Seq) and value.kind == "tuple" else None
+    if items is not None and all(isinstance(item, Tensor) for item in items):
+        return f"{name} = tuple(t.detach() for t in {name})", True
     if isinstance(value, Seq) and isinstance(value.item, Tensor):
         return f"{name} = [t.detach() for t in {name}]", False
     return None

@@ -59,7 +59,7 @@ class RuleContext:
     def related(self, node: ast.AST, message: str) -> Related:
         return Related(self.source.span(node), message)
 
-    def finding(
+    def finding(  # noqa: PLR0917
         self,
         code: str,
         report: ast.AST,

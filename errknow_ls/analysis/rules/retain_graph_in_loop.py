@@ -36,6 +36,8 @@ fix is then display-only: detach the carried state first.
 
 from __future__ import annotations
 
+import ast
+
 from errknow_ls.analysis.events import RetainSite
 from errknow_ls.analysis.fixes import remove_keyword
 from errknow_ls.analysis.rules.context import RuleContext
@@ -46,7 +48,7 @@ CODE = "EK005"
 
 def build(site: RetainSite, ctx: RuleContext) -> Finding:
     call = site.site
-    tensor = ctx.text(call.func.value) if hasattr(call.func, "value") else "tensor"  # type: ignore[attr-defined]
+    tensor = ctx.text(call.func.value) if isinstance(call.func, ast.Attribute) else "tensor"
     message = (
         f"`retain_graph=True` on `{tensor}`'s backward on every iteration while the graph is rebuilt "
         "every iteration: its saved tensors stay alive"

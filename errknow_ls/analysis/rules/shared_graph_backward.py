@@ -108,7 +108,9 @@ def _sum(event: SecondPass, ctx: RuleContext) -> Fix | None:
     if between is None or _calls(between) & BLOCKING_CALLS:
         return None
     first_expr = event.free.site.func.value  # type: ignore[attr-defined]
-    reassigned = {n.id for s in between for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    reassigned = {
+        n.id for s in between for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
     if {n.id for n in names_loaded(first_expr)} & reassigned:
         return None
     second_expr = event.site.func.value  # type: ignore[attr-defined]
@@ -128,9 +130,11 @@ def _shared_variable(event: SecondPass, ctx: RuleContext) -> tuple[str, ast.AST]
     """The newest variable assignment that made a shared node: ``fake = netG(noise)``."""
     for node_id in sorted(event.conflict, reverse=True):
         stmt = ctx.nodes[node_id].stmt
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            if ctx.function_of(stmt) is ctx.function_of(event.free.site):
-                return stmt.targets[0].id, stmt
+        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+            continue
+        target = stmt.targets[0]
+        if isinstance(target, ast.Name) and ctx.function_of(stmt) is ctx.function_of(event.free.site):
+            return target.id, stmt
     return None
 
 
