@@ -40,6 +40,8 @@ class SecondPass:
     frame: int = 0
     guarded: frozenset[str] = frozenset()
     """Carried names that may be None when the loop starts."""
+    entry: dict[str, Value] = field(default_factory=dict)
+    """What carried names held when the loop started (a tuple there means a tuple here)."""
 
 
 @dataclass(slots=True)

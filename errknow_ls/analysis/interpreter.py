@@ -96,6 +96,7 @@ class Interpreter:
         self._closures: dict[int, dict[str, Value]] = {}
         self._current_stmt: ast.stmt | None = None
         self._guarded: frozenset[str] = frozenset()
+        self._entry: dict[str, Value] = {}
         self.materialized: set[int] = set()
         """Nodes made up for tensors we knew nothing of, at their first backward."""
 
@@ -964,6 +965,7 @@ class Interpreter:
             return
         free = self.state.freed[min(conflict, key=lambda n: self.state.freed[n].tick)]
         self._guarded = frozenset()
+        self._entry = {}
         label = ast.unparse(receiver) if receiver is not None else ""
         code, loop, carried = self._classify(node, roots, conflict, free, label)
         report = self._report_site(node, free.tick)
@@ -983,6 +985,7 @@ class Interpreter:
                 reached,
                 frame,
                 self._guarded,
+                self._entry,
             )
         )
 
@@ -1005,6 +1008,7 @@ class Interpreter:
                     context = self.loops[key]
                     names = {k: v for k, v in context.carried.items() if nodes_of(v) & conflict}
                     self._guarded = frozenset(k for k in names if _needs_guard(context, k))
+                    self._entry = {k: context.entry[k] for k in names if k in context.entry}
                     return "EK003", context.loop, names
                 if key not in current and key in dict(free.loops):
                     return "EK003", self.loops[key].loop, {}

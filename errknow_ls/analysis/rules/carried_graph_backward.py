@@ -89,6 +89,13 @@ def _spelling(name: str, event: SecondPass, ctx: RuleContext) -> str | None:
     return name.split("#", 1)[0]
 
 
+def _shape(carried: Value, entry: Value | None) -> Value:
+    """An LSTM's ``(h, c)`` may be read as one opaque tensor in the loop; the start shows the tuple."""
+    if isinstance(entry, Seq) and entry.kind == "tuple" and entry.items and isinstance(carried, Tensor):
+        return Seq(carried, "tuple", tuple(carried for _ in entry.items))
+    return carried
+
+
 def _detach_line(name: str, value: Value) -> tuple[str, bool] | None:
     if isinstance(value, Tensor):
         return f"{name} = {name}.detach()", True
@@ -109,7 +116,7 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]])
         return None
     lines, safe = [], True
     for raw, name in carried:
-        made = _detach_line(name, event.carried[raw])
+        made = _detach_line(name, _shape(event.carried[raw], event.entry.get(raw)))
         if made is None:
             return None
         line, line_safe = made
