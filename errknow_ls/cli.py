@@ -1,4 +1,4 @@
-"""The ``errknow-ls`` command line: records, serve (and check / explain as they land)."""
+"""The ``errknow-ls`` command line: check, records, serve (and explain as it lands)."""
 
 from __future__ import annotations
 
@@ -84,6 +84,22 @@ def cmd_records_schema(_args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    from errknow_ls.runner import CheckOptions, OutputFormat, run_check
+
+    options = CheckOptions(
+        paths=args.paths or [Path()],
+        output_format=OutputFormat(args.format),
+        fix=args.fix,
+        unsafe_fixes=args.unsafe_fixes,
+        select=args.select,
+        ignore=args.ignore,
+        records=args.records,
+        exit_zero=args.exit_zero,
+    )
+    return run_check(options)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from errknow_ls.lsp.server import run
 
@@ -110,6 +126,37 @@ def _add_records_commands(commands: argparse._SubParsersAction[argparse.Argument
     schema_parser.set_defaults(func=cmd_records_schema)
 
 
+def _add_check_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = commands.add_parser(
+        "check",
+        help="find backwards through freed graphs in Python files; exit 1 on findings",
+        description="Check *.py files below each PATH (default: .). Exit 0: no findings; "
+        "1: findings remain; 2: a path or option was bad.",
+    )
+    check.add_argument("paths", nargs="*", type=Path, metavar="PATH")
+    check.add_argument("--format", choices=["text", "json", "sarif"], default="text")
+    check.add_argument("--fix", action="store_true", help="apply safe fixes, rewriting files")
+    check.add_argument(
+        "--unsafe-fixes", action="store_true", help="with --fix, apply unsafe fixes too; show them otherwise"
+    )
+    for name, what in (("select", "report only these"), ("ignore", "never report these")):
+        check.add_argument(
+            f"--{name}",
+            metavar="CODES",
+            action="append",
+            help=f"{what}: comma-separated codes, code prefixes or rule names (repeatable)",
+        )
+    check.add_argument(
+        "--records",
+        metavar="DIR",
+        action="append",
+        type=Path,
+        help="extra record directory (repeatable); overrides `records` in [tool.errknow]",
+    )
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    check.set_defaults(func=cmd_check)
+
+
 def _add_serve_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = commands.add_parser("serve", help="run the language server")
     transport = serve.add_mutually_exclusive_group()
@@ -124,6 +171,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"errknow-ls {__version__}")
     parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_check_command(commands)
     _add_records_commands(commands)
     _add_serve_command(commands)
     return parser

@@ -1,0 +1,107 @@
+"""Project settings from ``[tool.errknow]`` in the nearest ``pyproject.toml``: forgiving, as ruff's are.
+
+Unknown keys are ignored with one warning; a value of the wrong type warns and falls back to the
+default. ``exclude`` replaces the default excludes, ``extend-exclude`` adds to them (as in ruff).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from errknow_ls.runner.options import split_selectors
+
+PYPROJECT = "pyproject.toml"
+KNOWN_KEYS = ("select", "ignore", "exclude", "extend-exclude", "records")
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectSettings:
+    root: Path | None = None
+    """The directory of the ``pyproject.toml`` the settings came from; globs are relative to it."""
+    select: list[str] | None = None
+    ignore: list[str] | None = None
+    exclude: list[str] | None = None
+    extend_exclude: list[str] = field(default_factory=list)
+    records: list[Path] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` at or above ``start`` that has a ``[tool.errknow]`` table.
+
+    A file that does not parse also ends the search: it is the project's, and its error is worth
+    a warning.
+    """
+    here = start.resolve()
+    if not here.is_dir():
+        here = here.parent
+    for directory in (here, *here.parents):
+        candidate = directory / PYPROJECT
+        if not candidate.is_file():
+            continue
+        try:
+            data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return candidate
+        if "errknow" in data.get("tool", {}):
+            return candidate
+    return None
+
+
+def load_settings(start: Path) -> ProjectSettings:
+    path = find_pyproject(start)
+    if path is None:
+        return ProjectSettings()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return ProjectSettings(warnings=[f"warning: {path}: cannot read, using defaults: {exc}"])
+    table = data.get("tool", {}).get("errknow")
+    if not isinstance(table, dict):
+        return ProjectSettings(warnings=[f"warning: {path}: [tool.errknow] is not a table; using defaults"])
+    return _settings(path, table)
+
+
+def _settings(path: Path, table: dict[str, Any]) -> ProjectSettings:
+    warnings: list[str] = []
+    unknown = sorted(key for key in table if key not in KNOWN_KEYS)
+    if unknown:
+        warnings.append(f"warning: {path}: [tool.errknow] unknown keys ignored: {', '.join(unknown)}")
+
+    def get(key: str, convert: Callable[[object], list[str] | None]) -> list[str] | None:
+        if key not in table:
+            return None
+        value = convert(table[key])
+        if value is None:
+            expected = "expected a list of strings; using the default"
+            warnings.append(f"warning: {path}: [tool.errknow] {key}: {expected}")
+        return value
+
+    records = get("records", _strings)
+    return ProjectSettings(
+        root=path.parent,
+        select=get("select", _selectors),
+        ignore=get("ignore", _selectors),
+        exclude=get("exclude", _strings),
+        extend_exclude=get("extend-exclude", _strings) or [],
+        records=None if records is None else [path.parent / r for r in records],
+        warnings=warnings,
+    )
+
+
+def _strings(value: object) -> list[str] | None:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return list(value)
+    return None
+
+
+def _selectors(value: object) -> list[str] | None:
+    """A list of codes, or one comma-separated string of them."""
+    strings = _strings(value)
+    return None if strings is None else split_selectors(strings)

@@ -1,0 +1,171 @@
+"""The fix loop: apply every applicable preferred fix that does not collide, re-check, repeat.
+
+A fix whose finding is still there, at the same place, after it was applied did not fix it (the
+checker does not see its own fix as a cure): that round is undone, the fix is left out and the
+finding reported, so that checking again never finds what ``--fix`` says it fixed.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from errknow_ls.core import Applicability, Edit, Finding, Fix, OverlappingEdits, Position, apply_edits
+from errknow_ls.runner.sourcefile import NEWLINE
+
+MAX_ROUNDS = 10
+"""As in ruff: fixes that keep producing new fixable findings stop here."""
+
+CheckFunction = Callable[[str], tuple[list[Finding], list[str]]]
+Key = tuple[str, int]
+"""A finding in one text: its code and the offset where it starts."""
+
+
+def applicable(fix: Fix | None, unsafe: bool) -> bool:
+    """Whether ``--fix`` applies ``fix`` (display-only fixes never are)."""
+    if fix is None:
+        return False
+    return fix.applicability is Applicability.SAFE or (unsafe and fix.applicability is Applicability.UNSAFE)
+
+
+def hidden(fix: Fix | None, unsafe: bool) -> bool:
+    """An unsafe fix that ``--unsafe-fixes`` would enable."""
+    return fix is not None and not unsafe and fix.applicability is Applicability.UNSAFE
+
+
+class Offsets:
+    """Positions of one text as offsets; lines end where Python's tokenizer ends them."""
+
+    def __init__(self, text: str) -> None:
+        self.length = len(text)
+        self.starts = [0, *(match.end() for match in NEWLINE.finditer(text))]
+        if self.starts[-1] != self.length:
+            self.starts.append(self.length)
+
+    def __call__(self, position: Position) -> int:
+        if position.line >= len(self.starts) - 1:
+            return self.length
+        return min(self.starts[position.line] + position.character, self.starts[position.line + 1])
+
+    def key(self, finding: Finding) -> Key:
+        return finding.code, self(finding.span.start)
+
+
+@dataclass(slots=True)
+class Chosen:
+    edits: list[Edit] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    """Findings these edits fix (a fix identical to a chosen one counts, and adds nothing)."""
+
+
+def choose(text: str, findings: Sequence[Finding], unsafe: bool, skip: Iterable[Key] = ()) -> Chosen:
+    """The preferred fixes to apply together, in finding order, leaving out any that overlap."""
+    offsets, skipped = Offsets(text), set(skip)
+    chosen = Chosen()
+    for finding in findings:
+        fix = finding.preferred_fix
+        if fix is None or not applicable(fix, unsafe) or offsets.key(finding) in skipped:
+            continue
+        new = [edit for edit in dict.fromkeys(fix.edits) if edit not in chosen.edits]
+        try:
+            apply_edits(text, [*chosen.edits, *new])
+        except OverlappingEdits:
+            continue
+        chosen.edits.extend(new)
+        chosen.findings.append(finding)
+    return chosen
+
+
+def shift(offset: int, text: str, edits: Sequence[Edit]) -> int | None:
+    """Where ``offset`` of ``text`` lands once ``edits`` are applied (``None``: an edit replaced it)."""
+    offsets = Offsets(text)
+    delta = 0
+    for edit in edits:
+        start, end = offsets(edit.span.start), offsets(edit.span.end)
+        if end <= offset:
+            delta += len(edit.content) - (end - start)
+        elif start < offset < end:
+            return None
+    return offset + delta
+
+
+@dataclass(frozen=True, slots=True)
+class FixOutcome:
+    text: str
+    fixed: int
+    findings: list[Finding]
+    """What the last check of ``text`` found."""
+    errors: list[str]
+    """The last check's errors (syntax errors, internal errors)."""
+    warnings: list[str]
+
+
+def fix_until_stable(text: str, check: CheckFunction, unsafe: bool) -> FixOutcome:
+    """Apply fixes in rounds until nothing applicable is left (or ``MAX_ROUNDS``)."""
+    findings, errors = check(text)
+    fixed, rounds = 0, 0
+    problems: list[str] = []
+    blocked: set[Key] = set()
+    while rounds < MAX_ROUNDS:
+        chosen = choose(text, findings, unsafe, blocked)
+        if not chosen.edits and not chosen.findings:
+            break
+        new_text = apply_edits(text, chosen.edits)
+        if _parses(text) and not _parses(new_text):
+            problems.append("the fixes would introduce a syntax error; they were not applied")
+            break
+        new_findings, new_errors = check(new_text)
+        stuck = _not_fixed(text, new_text, chosen, new_findings)
+        if stuck:
+            blocked |= {Offsets(text).key(finding) for finding in stuck}
+            problems += [_describe_stuck(finding) for finding in stuck]
+            continue
+        blocked = _carried(blocked, text, chosen.edits)
+        text, findings, errors = new_text, new_findings, new_errors
+        fixed += len(chosen.findings)
+        rounds += 1
+    if rounds == MAX_ROUNDS and choose(text, findings, unsafe, blocked).findings:
+        problems.append(f"fixes were still applicable after {MAX_ROUNDS} rounds; stopped there")
+    return FixOutcome(text, fixed, findings, errors, problems)
+
+
+def _not_fixed(text: str, new_text: str, chosen: Chosen, found: Sequence[Finding]) -> list[Finding]:
+    """Chosen findings that are found again, with the same code, where their fix moved them."""
+    offsets, new_offsets = Offsets(text), Offsets(new_text)
+    again = {new_offsets.key(finding) for finding in found}
+    stuck = []
+    for finding in chosen.findings:
+        moved = shift(offsets(finding.span.start), text, chosen.edits)
+        if moved is not None and (finding.code, moved) in again:
+            stuck.append(finding)
+    return stuck
+
+
+def _carried(blocked: set[Key], text: str, edits: Sequence[Edit]) -> set[Key]:
+    carried = set()
+    for code, offset in blocked:
+        moved = shift(offset, text, edits)
+        if moved is not None:
+            carried.add((code, moved))
+    return carried
+
+
+def _describe_stuck(finding: Finding) -> str:
+    start = finding.span.start
+    title = finding.preferred_fix.title if finding.preferred_fix else "its fix"
+    return (
+        f"{start.line + 1}:{start.character + 1}: {finding.code}: the fix did not remove the finding, "
+        f"so it was not applied ({title})"
+    )
+
+
+def _parses(text: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True

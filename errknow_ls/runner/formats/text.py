@@ -1,0 +1,40 @@
+"""``path:row:col: CODE [*] message`` per finding and a summary, as ruff's concise output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from errknow_ls.runner.report import Report
+
+FIX_MARKER = "[*] "
+
+
+def render(report: Report, _cwd: Path) -> str:
+    lines = []
+    for path, finding in report.findings():
+        start = finding.span.start
+        marker = FIX_MARKER if report.is_fixable(finding) else ""
+        where = f"{path}:{start.line + 1}:{start.character + 1}"
+        lines.append(f"{where}: {finding.code} {marker}{finding.message}")
+    return "".join(f"{line}\n" for line in [*lines, *summary(report)])
+
+
+def summary(report: Report) -> list[str]:
+    remaining, fixed = report.remaining, report.fixed
+    total = remaining + fixed
+    if total == 0:
+        return ["All checks passed!"]
+    errors = f"{total} error{'' if total == 1 else 's'}"
+    lines = [f"Found {errors} ({fixed} fixed, {remaining} remaining)." if fixed else f"Found {errors}."]
+    fixable = 0 if report.fix else report.fixable
+    hidden = report.hidden_fixes
+    hint = (
+        f"{hidden} hidden fix{'' if hidden == 1 else 'es'} can be enabled with the --unsafe-fixes option"
+        if hidden
+        else ""
+    )
+    if fixable:
+        lines.append(f"[*] {fixable} fixable with the --fix option" + (f" ({hint})." if hint else "."))
+    elif hint:
+        lines.append(f"No fixes available ({hint}).")
+    return lines

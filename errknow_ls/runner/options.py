@@ -1,0 +1,70 @@
+"""What one ``check`` run was asked to do, and the rule codes its selectors name."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from errknow_ls.analysis.registry import resolve
+
+
+class OutputFormat(enum.StrEnum):
+    TEXT = "text"
+    JSON = "json"
+    SARIF = "sarif"
+
+
+class ExitCode(enum.IntEnum):
+    OK = 0
+    FOUND = 1
+    """Findings remain (after fixes)."""
+    ERROR = 2
+    """A bad option, or a path that could not be read, decoded or written."""
+
+
+class OptionError(ValueError):
+    """A bad command-line option: the run stops with exit code 2."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    """The command line as given; ``None`` means "not given" (the project settings or a default apply)."""
+
+    paths: Sequence[Path] = (Path(),)
+    output_format: OutputFormat = OutputFormat.TEXT
+    fix: bool = False
+    unsafe_fixes: bool = False
+    select: Sequence[str] | None = None
+    ignore: Sequence[str] | None = None
+    records: Sequence[Path] | None = None
+    exit_zero: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSelection:
+    """Codes to report (``None``: every rule) and codes never to report."""
+
+    select: frozenset[str] | None = None
+    ignore: frozenset[str] = field(default_factory=frozenset)
+
+    def allows(self, code: str) -> bool:
+        return (self.select is None or code in self.select) and code not in self.ignore
+
+
+def split_selectors(values: Iterable[str]) -> list[str]:
+    """``["EK001,EK002", "double-backward"]`` -> ``["EK001", "EK002", "double-backward"]``."""
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def resolve_selectors(selectors: Iterable[str]) -> tuple[frozenset[str], list[str]]:
+    """The codes the selectors name, and the selectors that name no rule."""
+    codes: set[str] = set()
+    unknown: list[str] = []
+    for selector in selectors:
+        rules = resolve(selector)
+        if not rules:
+            unknown.append(selector)
+        codes.update(rule.code for rule in rules)
+    return frozenset(codes), unknown

@@ -1,0 +1,80 @@
+"""What a ``check`` run found, as every output format reads it."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from errknow_ls.core import Finding, Position
+from errknow_ls.kb import KnowledgeBase
+from errknow_ls.runner.engine import FileResult
+from errknow_ls.runner.fixing import applicable, hidden
+
+
+class NoticeKind(enum.StrEnum):
+    ERROR = "error"
+    """The file could not be read, decoded or written: the run exits 2."""
+    SYNTAX_ERROR = "syntax error"
+    """Part of the file does not parse; the rest is still checked."""
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A problem with a file rather than in it; stderr shows it as ``path: kind: message``."""
+
+    path: Path
+    kind: NoticeKind
+    message: str
+
+    @property
+    def is_error(self) -> bool:
+        return self.kind is NoticeKind.ERROR
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.kind}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    results: list[FileResult]
+    """One per file, sorted by path; findings in each sorted by position."""
+    kb: KnowledgeBase
+    fix: bool = False
+    unsafe_fixes: bool = False
+    notices: list[Notice] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return any(notice.is_error for notice in self.notices)
+
+    def findings(self) -> Iterator[tuple[Path, Finding]]:
+        for result in self.results:
+            for finding in result.findings:
+                yield result.path, finding
+
+    @property
+    def remaining(self) -> int:
+        return sum(len(result.findings) for result in self.results)
+
+    @property
+    def fixed(self) -> int:
+        return sum(result.fixed for result in self.results)
+
+    @property
+    def fixable(self) -> int:
+        return sum(1 for _, f in self.findings() if applicable(f.preferred_fix, self.unsafe_fixes))
+
+    @property
+    def hidden_fixes(self) -> int:
+        return sum(1 for _, f in self.findings() if hidden(f.preferred_fix, self.unsafe_fixes))
+
+    def is_fixable(self, finding: Finding) -> bool:
+        return applicable(finding.preferred_fix, self.unsafe_fixes)
+
+
+def row_column(position: Position) -> dict[str, int]:
+    """A 0-based code-point position as 1-based ``row`` and ``column`` (as ruff's JSON has them)."""
+    return {"row": position.line + 1, "column": position.character + 1}
