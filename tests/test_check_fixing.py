@@ -1,0 +1,196 @@
+"""The fix loop of ``check --fix``: overlaps, rounds, fixes that do not fix, fixes that break syntax."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from errknow_ls.analysis import CheckResult, check_source
+from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Severity, Span
+from errknow_ls.runner import engine
+from errknow_ls.runner.engine import FileJob
+from errknow_ls.runner.fixing import MAX_ROUNDS, Offsets, choose, fix_until_stable, shift
+from errknow_ls.runner.options import RuleSelection
+from errknow_ls.runner.sourcefile import detect_newline, with_newline
+
+SAFE, UNSAFE, DISPLAY = Applicability.SAFE, Applicability.UNSAFE, Applicability.DISPLAY_ONLY
+
+
+def edit(line: int, start: int, end: int, content: str) -> Edit:
+    return Edit(Span.of(line, start, line, end), content)
+
+
+def finding(line: int, col: int, *fixes: Fix, code: str = "EK001") -> Finding:
+    return Finding(
+        code=code,
+        name="double-backward",
+        record_id="r",
+        severity=Severity.ERROR,
+        message="m",
+        span=Span.of(line, col, line, col + 1),
+        fixes=fixes,
+    )
+
+
+def fix(applicability: Applicability, *edits: Edit) -> Fix:
+    return Fix("t", applicability, edits)
+
+
+def test_choose_takes_applicable_fixes_and_skips_overlaps() -> None:
+    text = "abcdef\n"
+    first = finding(0, 0, fix(SAFE, edit(0, 0, 3, "X")))
+    overlapping = finding(0, 2, fix(SAFE, edit(0, 2, 5, "Y")))
+    unsafe = finding(0, 5, fix(UNSAFE, edit(0, 5, 6, "Z")))
+    display = finding(0, 4, fix(DISPLAY, edit(0, 4, 4, "W")))
+    assert choose(text, [first, overlapping, unsafe, display], unsafe=False).edits == [edit(0, 0, 3, "X")]
+    chosen = choose(text, [first, overlapping, unsafe, display], unsafe=True)
+    assert chosen.findings == [first, unsafe]
+
+
+def test_identical_fixes_are_applied_once_and_fix_both() -> None:
+    same = fix(SAFE, edit(0, 0, 0, "h = h.detach()\n"))
+    chosen = choose("x\n", [finding(1, 0, same), finding(2, 0, same)], unsafe=False)
+    assert len(chosen.edits) == 1
+    assert len(chosen.findings) == 2
+
+
+def test_offsets_follow_pythons_line_breaks_only() -> None:
+    offsets = Offsets("a\r\nb\x0cc\nd")
+    assert [offsets(Position(line, 0)) for line in range(4)] == [0, 3, 7, 8]
+    assert offsets(Position(0, 99)) == 3, "past the end of a line is the start of the next"
+
+
+def test_shift_moves_offsets_past_earlier_edits() -> None:
+    text = "0123456789"
+    assert shift(5, text, [edit(0, 0, 0, "ab")]) == 7
+    assert shift(5, text, [edit(0, 1, 3, "")]) == 3
+    assert shift(5, text, [edit(0, 5, 7, "xyz")]) == 5, "an edit that starts there does not move it"
+    assert shift(5, text, [edit(0, 4, 6, "")]) is None, "an edit across it replaces it"
+    assert shift(5, text, [edit(0, 6, 6, "z")]) == 5
+
+
+def bad_words(text: str) -> tuple[list[Finding], list[str]]:
+    """A toy check: each ``bad`` is a finding whose safe fix makes it ``good``."""
+    offsets = Offsets(text)
+    found = []
+    for match in re.finditer("bad", text):
+        line = max(i for i, start in enumerate(offsets.starts) if start <= match.start())
+        col = match.start() - offsets.starts[line]
+        found.append(finding(line, col, fix(SAFE, edit(line, col, col + 3, "good"))))
+    return found, []
+
+
+def test_fixes_apply_in_rounds_until_nothing_is_left() -> None:
+    outcome = fix_until_stable("bad = bad\nbad\n", bad_words, unsafe=False)
+    assert (outcome.text, outcome.fixed, outcome.findings, outcome.warnings) == (
+        "good = good\ngood\n",
+        3,
+        [],
+        [],
+    )
+
+
+def test_a_fix_that_leaves_its_finding_in_place_is_not_applied() -> None:
+    def stubborn(text: str) -> tuple[list[Finding], list[str]]:
+        """Flags the line ``target``; its fix inserts a line above, and the line is still there."""
+        line = text.splitlines().index("target")
+        return [finding(line, 0, fix(SAFE, edit(0, 0, 0, "guard\n")))], []
+
+    outcome = fix_until_stable("x\ntarget\n", stubborn, unsafe=False)
+    assert (outcome.text, outcome.fixed, len(outcome.findings)) == ("x\ntarget\n", 0, 1)
+    assert outcome.warnings == ["2:1: EK001: the fix did not remove the finding, so it was not applied (t)"]
+
+
+def test_fixes_that_never_converge_stop_after_max_rounds() -> None:
+    def endless(text: str) -> tuple[list[Finding], list[str]]:
+        """Always one finding at the start, moved by its own fix's insertion before it."""
+        return [finding(0, 0, fix(SAFE, edit(0, 0, 0, "#")))], []
+
+    outcome = fix_until_stable("x\n", endless, unsafe=False)
+    assert outcome.text == "#" * MAX_ROUNDS + "x\n"
+    assert outcome.warnings == [f"fixes were still applicable after {MAX_ROUNDS} rounds; stopped there"]
+
+
+def test_fixes_that_break_the_syntax_are_not_applied() -> None:
+    def breaking(text: str) -> tuple[list[Finding], list[str]]:
+        return [finding(0, 0, fix(SAFE, edit(0, 0, 1, "def (")))], []
+
+    outcome = fix_until_stable("x = 1\n", breaking, unsafe=False)
+    assert (outcome.text, outcome.fixed) == ("x = 1\n", 0)
+    assert outcome.warnings == ["the fixes would introduce a syntax error; they were not applied"]
+
+
+@pytest.mark.parametrize(
+    ("text", "newline"),
+    [("a\nb\r\n", "\n"), ("a\r\nb\n", "\r\n"), ("a\rb\n", "\r"), ("no newline", "\n"), ("", "\n")],
+)
+def test_the_first_line_break_decides(text: str, newline: str) -> None:
+    assert detect_newline(text) == newline
+
+
+def test_inserted_lines_take_the_files_line_break() -> None:
+    assert with_newline("a\nb\r\nc", "\r\n") == "a\r\nb\r\nc"
+    assert with_newline("a\nb", "\n") == "a\nb"
+
+
+def test_internal_errors_of_the_checker_are_warnings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from errknow_ls.cli import EXIT_OK, main
+
+    def failing(text: str, **_: object) -> CheckResult:
+        return CheckResult(
+            [], ["internal error while checking main: KeyError: 'x'", "line 3: invalid syntax"]
+        )
+
+    monkeypatch.setattr(engine, "check_source", failing)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    assert main(["check"]) == EXIT_OK
+    assert capsys.readouterr().err.splitlines() == [
+        "a.py: warning: internal error while checking main: KeyError: 'x'",
+        "a.py: syntax error: line 3: invalid syntax",
+    ]
+
+
+def test_a_crash_of_the_checker_fails_that_file_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from errknow_ls.cli import EXIT_ERROR, main
+
+    def crashing(text: str, **options: object) -> CheckResult:
+        if "crash" in text:
+            raise RecursionError("maximum recursion depth exceeded")
+        return check_source(text, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "check_source", crashing)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.py").write_text("crash = 1\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("loss.backward()\nloss.backward()\n", encoding="utf-8")
+    assert main(["check"]) == EXIT_ERROR
+    out, err = capsys.readouterr()
+    assert err == "a.py: error: internal error: RecursionError: maximum recursion depth exceeded\n"
+    assert out.startswith("b.py:")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="core.apply_edits (and analysis SourceText.lines) split lines with str.splitlines, which "
+    "also breaks at form feed, \\x1c-\\x1e, \\x85, U+2028/9; Python and ast break only at \\n, \\r\\n, \\r",
+)
+def test_fix_after_a_form_feed_line(tmp_path: Path) -> None:
+    text = (
+        "import torch\nimport torch.nn as nn\n\x0c\nmodel = nn.Linear(4, 2)\n"
+        "loss = model(torch.randn(3, 4)).sum() * 2\n"
+        "grads = torch.autograd.grad(loss, list(model.parameters()))\nloss.backward()\n"
+    )
+    path = tmp_path / "ff.py"
+    path.write_bytes(text.encode())
+    result = engine.check_file(FileJob(path, RuleSelection(), fix=True))
+    assert result.warnings == []
+    assert path.read_text(encoding="utf-8") == text.replace(
+        "parameters()))", "parameters()), retain_graph=True)"
+    )
+    assert check_source(path.read_text(encoding="utf-8")).findings == []
