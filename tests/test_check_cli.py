@@ -6,6 +6,8 @@ import io
 import json
 import os
 import stat
+import subprocess
+import sys
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -503,6 +505,21 @@ def test_many_files_are_checked_in_parallel_with_the_same_result(run: Run, tmp_p
     code, out, _ = run("--format", "json")
     assert code == EXIT_FOUND
     assert [f["filename"] for f in json.loads(out)] == [f"m{i:02d}.py" for i in range(24) if i % 3]
+
+
+def test_the_real_command_checks_many_files_on_a_pool(tmp_path: Path) -> None:
+    for i in range(20):
+        write(tmp_path / f"m{i:02d}.py", DOUBLE)
+    done = subprocess.run(
+        [sys.executable, "-m", "errknow_ls", "check", "--format", "json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (EXIT_FOUND, "")
+    assert [f["filename"] for f in json.loads(done.stdout)] == [f"m{i:02d}.py" for i in range(20)]
 
 
 # --- [tool.errknow] in pyproject.toml ----------------------------------------------------------
