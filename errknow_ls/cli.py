@@ -1,4 +1,4 @@
-"""The ``errknow-ls`` command line: check, records, serve (and explain as it lands)."""
+"""The ``errknow-ls`` command line: check, explain, records, serve."""
 
 from __future__ import annotations
 
@@ -100,6 +100,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     return run_check(options)
 
 
+def cmd_explain(args: argparse.Namespace) -> int:
+    from errknow_ls.runner.explain import ExplainOptions, run_explain
+
+    options = ExplainOptions(args.sources or ["-"], args.format, args.locale, args.records)
+    return run_explain(options)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from errknow_ls.lsp.server import run
 
@@ -157,6 +164,20 @@ def _add_check_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
     check.set_defaults(func=cmd_check)
 
 
+def _add_explain_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    explain = commands.add_parser(
+        "explain",
+        help="explain the Python tracebacks in logs, terminal captures and notebooks; exit 1 on matches",
+        description="Read each FILE (`-` or none: standard input; *.ipynb: its saved error outputs). "
+        "Exit 0: no traceback a record explains; 1: some; 2: a file could not be read.",
+    )
+    explain.add_argument("sources", nargs="*", metavar="FILE")
+    explain.add_argument("--format", choices=["text", "json"], default="text")
+    explain.add_argument("--locale", choices=["en", "zh"], default="en")
+    _records_option(explain)
+    explain.set_defaults(func=cmd_explain)
+
+
 def _add_serve_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = commands.add_parser("serve", help="run the language server")
     transport = serve.add_mutually_exclusive_group()
@@ -172,6 +193,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_check_command(commands)
+    _add_explain_command(commands)
     _add_records_commands(commands)
     _add_serve_command(commands)
     return parser

@@ -1,0 +1,143 @@
+"""``errknow-ls explain``: read logs, terminal captures and notebooks; explain the tracebacks in them.
+
+Exit 0 when no traceback matches a record, 1 when one does, 2 when an input could not be read (the
+readable ones are still explained). ``--format json`` prints one object per traceback found::
+
+    {"record", "source", "line", "cell", "exception", "message",
+     "frames": [{"file", "line", "function"}], "user_frame": {"file", "line"} | null}
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, Literal, TextIO
+
+from errknow_ls.kb import KnowledgeBase
+from errknow_ls.runner.explain_text import render_text
+from errknow_ls.tracebacks import (
+    NotebookError,
+    Traceback,
+    TracebackMatch,
+    TracebackScanner,
+    match_tracebacks,
+    read_notebook,
+)
+
+EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
+STDIN = "-"
+CHUNK_BYTES = 1 << 20
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True, slots=True)
+class ExplainOptions:
+    sources: Sequence[str] = (STDIN,)
+    """Paths to read; ``-`` is standard input."""
+    output_format: Literal["text", "json"] = "text"
+    locale: Literal["en", "zh"] = "en"
+    records: Sequence[Path] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceResult:
+    source: str
+    matches: list[TracebackMatch]
+    notebook: bool = False
+
+
+class SourceError(Exception):
+    """An input that could not be read, with the reason."""
+
+
+def _chunks(stream: BinaryIO) -> Iterator[bytes]:
+    """The stream's bytes in chunks; UTF-16 (PowerShell's ``>``) re-encoded as UTF-8."""
+    first = stream.read(CHUNK_BYTES)
+    if first.startswith(_UTF16_BOMS):
+        yield (first + stream.read()).decode("utf-16", "replace").encode("utf-8")
+        return
+    yield first.removeprefix(_UTF8_BOM)
+    while chunk := stream.read(CHUNK_BYTES):
+        yield chunk
+
+
+def scan_stream(stream: BinaryIO) -> list[Traceback]:
+    scanner = TracebackScanner()
+    found: list[Traceback] = []
+    for chunk in _chunks(stream):
+        found += scanner.feed(chunk)
+    found += scanner.close()
+    return sorted(found, key=lambda tb: tb.start_line)
+
+
+def read_source(source: str, stdin: BinaryIO) -> tuple[list[Traceback], bool]:
+    """The tracebacks in one input, and whether it was a notebook; raises ``SourceError``."""
+    if source == STDIN:
+        return scan_stream(stdin), False
+    path = Path(source)
+    try:
+        if path.suffix.lower() == ".ipynb":
+            return read_notebook(path.read_bytes()), True
+        with path.open("rb") as stream:
+            return scan_stream(stream), False
+    except NotebookError as exc:
+        raise SourceError(f"{source}: {exc}") from exc
+    except OSError as exc:
+        raise SourceError(f"{source}: {exc.strerror or exc}") from exc
+
+
+def traceback_json(source: SourceResult, match: TracebackMatch) -> dict[str, Any]:
+    tb = match.traceback
+    user = tb.user_frame
+    return {
+        "record": match.record.id if match.record else None,
+        "source": source.source,
+        "line": None if source.notebook else tb.message_line + 1,
+        "cell": tb.cell,
+        "exception": tb.exception,
+        "message": tb.message,
+        "frames": [{"file": f.file, "line": f.line, "function": f.function} for f in tb.frames],
+        "user_frame": {"file": user.file, "line": user.line} if user else None,
+    }
+
+
+def render_json(results: Sequence[SourceResult]) -> str:
+    items = [traceback_json(result, match) for result in results for match in result.matches]
+    return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
+
+
+def run_explain(
+    options: ExplainOptions,
+    stdin: BinaryIO | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """Run ``errknow-ls explain`` as ``options`` say; print to ``out`` / ``err``; return the exit code."""
+    stdin = stdin or sys.stdin.buffer
+    out = out or sys.stdout
+    err = err or sys.stderr
+    kb = KnowledgeBase.load(options.records)
+    for problem in kb.problems:
+        print(f"warning: {problem}", file=err)
+    results: list[SourceResult] = []
+    failed = False
+    for source in options.sources or [STDIN]:
+        try:
+            tracebacks, notebook = read_source(source, stdin)
+        except SourceError as exc:
+            print(f"error: {exc}", file=err)
+            failed = True
+            continue
+        results.append(SourceResult(source, match_tracebacks(kb, tracebacks), notebook))
+    if options.output_format == "json":
+        out.write(render_json(results))
+    else:
+        out.write(render_text(results, options.locale))
+    if failed:
+        return EXIT_ERROR
+    matched = any(match.record is not None for result in results for match in result.matches)
+    return EXIT_FOUND if matched else EXIT_OK

@@ -1,0 +1,184 @@
+"""``explain``'s text: for each error a record knows, what happened, where in your code, why, what
+not to do and what to do; the same error seen again (every rank of a torchrun job) is told once."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from errknow_ls.kb import Record
+from errknow_ls.tracebacks import Frame, Traceback
+
+if TYPE_CHECKING:
+    from errknow_ls.runner.explain import SourceResult
+
+WIDTH = 100
+MESSAGE_CHARS = 400
+UNMATCHED_CHARS = 160
+
+HEADINGS = {
+    "en": {
+        "record": "explained by",
+        "what": "What happened",
+        "where": "Where in your code",
+        "why": "Why",
+        "dont": "What not to do",
+        "do": "What to do",
+        "docs": "Docs",
+        "no_frame": "no frame of your own code in the traceback",
+        "fails": "fails {rate:.0%} of the time",
+        "works": "works {rate:.0%} of the time",
+        "seen": "seen {count} times: {places}",
+        "unmatched": "Tracebacks no record explains:",
+        "none": "No Python traceback found.",
+        "summary": "{found} traceback(s), {explained} explained by a record.",
+        "meaning": "",
+    },
+    "zh": {
+        "record": "对应记录",
+        "what": "发生了什么",
+        "where": "出错的是你代码中的",
+        "why": "原因",
+        "dont": "不要这样做",
+        "do": "应该这样做",
+        "docs": "文档",
+        "no_frame": "回溯中没有你自己代码的帧",
+        "fails": "失败率 {rate:.0%}",
+        "works": "成功率 {rate:.0%}",
+        "seen": "出现 {count} 次：{places}",  # noqa: RUF001
+        "unmatched": "没有记录能解释的回溯：",  # noqa: RUF001
+        "none": "没有找到 Python 回溯。",
+        "summary": "共 {found} 个回溯，其中 {explained} 个有记录解释。",  # noqa: RUF001
+        "meaning": "即：",  # noqa: RUF001
+    },
+}
+
+
+@dataclass
+class _Incident:
+    """One error in one input, however many times (ranks, repeated summaries) it was printed."""
+
+    source: str
+    traceback: Traceback
+    record: Record | None
+    places: list[str] = field(default_factory=list)
+
+
+def _place(source: str, tb: Traceback, notebook: bool) -> str:
+    where = f"{source} cell {tb.cell}" if notebook else f"{source}:{tb.message_line + 1}"
+    return f"{where} [{tb.stream}]" if tb.stream else where
+
+
+def _frame_text(frame: Frame) -> str:
+    if frame.cell is not None and frame.line is not None:
+        return f"Cell In[{frame.cell}], line {frame.line}, in {frame.function}"
+    line = "" if frame.line is None else f":{frame.line}"
+    return f"{frame.file}{line} in {frame.function}"
+
+
+def _incidents(results: Sequence[SourceResult]) -> list[_Incident]:
+    incidents: dict[tuple[object, ...], _Incident] = {}
+    for result in results:
+        for match in result.matches:
+            tb = match.traceback
+            user = tb.user_frame
+            key = (
+                result.source,
+                match.record.id if match.record else None,
+                tb.exception_line,
+                (user.file, user.line) if user else None,
+            )
+            incident = incidents.setdefault(key, _Incident(result.source, tb, match.record))
+            incident.places.append(_place(result.source, tb, result.notebook))
+    return list(incidents.values())
+
+
+def _wrap(text: str, indent: str = "    ", hanging: int = 0) -> list[str]:
+    lines = textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + " " * hanging)
+    return lines or [indent]
+
+
+def _shorten(text: str, limit: int = MESSAGE_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _zh_or_en(zh: str, en: str, locale: str) -> str:
+    return (zh.strip() or en) if locale == "zh" else en
+
+
+def _workaround_texts(record: Record, locale: str) -> list[tuple[float | None, str]]:
+    texts = []
+    for i, workaround in enumerate(record.workarounds):
+        zh = record.workarounds_zh[i] if i < len(record.workarounds_zh) else ""
+        texts.append((workaround.success_rate, _zh_or_en(zh, workaround.action, locale)))
+    return sorted(texts, key=lambda item: -(item[0] if item[0] is not None else -1.0))
+
+
+def _explained(incident: _Incident, record: Record, locale: str) -> Iterator[str]:
+    words = HEADINGS[locale]
+    tb = incident.traceback
+    about = f"{record.id} ({record.verification_tier}, confidence {record.confidence:.2f})"
+    yield f"{incident.places[0]}: {tb.exception} — {words['record']} {about}"
+    yield f"  {words['what']}"
+    yield from _wrap(_shorten(tb.exception_line))
+    if locale == "zh" and record.signature_zh.strip():
+        yield from _wrap(words["meaning"] + record.signature_zh.strip())
+    if len(incident.places) > 1:
+        yield from _wrap(words["seen"].format(count=len(incident.places), places=", ".join(incident.places)))
+    yield f"  {words['where']}"
+    yield from _wrap(_frame_text(tb.user_frame) if tb.user_frame else words["no_frame"])
+    yield f"  {words['why']}"
+    yield from _wrap(_zh_or_en(record.root_cause_zh, record.root_cause, locale))
+    if record.dead_ends:
+        yield f"  {words['dont']}"
+        for dead_end in record.dead_ends:
+            fails = dead_end.fail_rate
+            rate = "" if fails is None else f" ({words['fails'].format(rate=fails)})"
+            yield from _wrap(f"✗ {dead_end.action}{rate}", hanging=2)
+            yield from _wrap(dead_end.why_fails, "      ")
+    if record.workarounds:
+        yield f"  {words['do']}"
+        for n, (success, text) in enumerate(_workaround_texts(record, locale), start=1):
+            rate = "" if success is None else f" ({words['works'].format(rate=success)})"
+            yield from _wrap(f"{n}. {text}{rate}", hanging=len(f"{n}. "))
+    if record.official_doc_url:
+        yield f"  {words['docs']}: {record.official_doc_url}"
+    yield ""
+
+
+def _headline(tb: Traceback) -> str:
+    """``Type: message`` cut short, from the first message line with words in it (torchrun's
+    summary opens with a rule of ``=``)."""
+    lines = [line.strip() for line in tb.message.splitlines()]
+    first = next((line for line in lines if any(c.isalnum() for c in line)), "")
+    return _shorten(f"{tb.exception}: {first}" if first else tb.exception, UNMATCHED_CHARS)
+
+
+def _unmatched(incident: _Incident) -> Iterator[str]:
+    tb = incident.traceback
+    where = f"  ({_frame_text(tb.user_frame)})" if tb.user_frame else ""
+    yield f"  {incident.places[0]}: {_headline(tb)}{where}"
+
+
+def render_text(results: Sequence[SourceResult], locale: str) -> str:
+    words = HEADINGS[locale]
+    incidents = _incidents(results)
+    lines: list[str] = []
+    for incident in incidents:
+        if incident.record is not None:
+            lines.extend(_explained(incident, incident.record, locale))
+    unmatched = [incident for incident in incidents if incident.record is None]
+    if unmatched:
+        lines.append(words["unmatched"])
+        for incident in unmatched:
+            lines.extend(_unmatched(incident))
+        lines.append("")
+    found = sum(len(result.matches) for result in results)
+    if not found:
+        lines.append(words["none"])
+    else:
+        explained = sum(1 for r in results for m in r.matches if m.record is not None)
+        lines.append(words["summary"].format(found=found, explained=explained))
+    return "\n".join(lines) + "\n"
