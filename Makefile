@@ -30,6 +30,10 @@ demo: $(STAMP)
 	@echo
 	@echo '$$ errknow-ls records lint'
 	@$(BIN)/errknow-ls records lint
+	@echo
+	@echo '$$ errknow-ls explain examples/*.log'
+	@# Exit 1 means "explained something": the demo's success.
+	@$(BIN)/errknow-ls explain examples/*.log || test $$? -eq 1
 
 lint: $(STAMP)
 	$(BIN)/ruff check errknow_ls tests benchmarks
