@@ -1,0 +1,270 @@
+"""Score the checker on a labelled set of whole programs: recall per family, false positives, fixes.
+
+    python benchmarks/score_checker.py [--programs DIR] [--no-fix] [--verbose]
+
+DIR (default: tests/analysis/programs) holds ``buggy/*.py``, each with exactly one
+``# error: [rule-name]`` label on the call that raises (EK001-EK004) or that passes
+``retain_graph=True`` on every iteration (EK005), and ``clean/*.py``, which must get no finding.
+
+Prints, from ``check_source``:
+- recall per family: the labelled line found with the label's code;
+- false positives: findings in clean programs, and findings on unlabelled lines of buggy ones.
+
+Then, when the CLI has ``check`` and torch is importable (the fix stage; ``--no-fix`` skips it):
+copies every buggy program to a temporary directory, runs ``errknow-ls check --fix --unsafe-fixes``
+on the copies, runs them under torch with the ground-truth harness (tests/groundtruth/run_fixtures.py),
+and prints the share of buggy programs that now run clean, how many of those fixes were a bare
+``retain_graph=True``, and findings left after fixing. Nothing passes or fails: read the numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tokenize
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from errknow_ls.analysis import check_source
+from errknow_ls.analysis.registry import BY_NAME, RULES
+
+if TYPE_CHECKING:
+    from tests.groundtruth.run_fixtures import Run
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_PROGRAMS = ROOT / "tests" / "analysis" / "programs"
+DEAD_END = "EK005"
+RAISING = ("EK001", "EK002", "EK003", "EK004")
+LABEL = re.compile(r"# error: \[(?P<rule>[a-z0-9-]+)\]")
+KNOWN_ERRORS = {
+    "backward through the graph a second time": "backward through the graph a second time",
+    "modified by an inplace operation": "a saved tensor was modified in place",
+}
+BARE_RETAIN = re.compile(r"^\s*,?\s*retain_graph\s*=\s*True\s*,?\s*$")
+
+
+@dataclass
+class Scored:
+    """One program: its label (buggy) and what the checker found, as (1-based line, code)."""
+
+    path: Path
+    buggy: bool
+    label: tuple[int, str] | None
+    found: set[tuple[int, str]] = field(default_factory=set)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"{self.path.parent.name}/{self.path.name}"
+
+    @property
+    def hit(self) -> bool:
+        return self.label is not None and self.label in self.found
+
+    @property
+    def extra(self) -> set[tuple[int, str]]:
+        """Findings that are not the label: false positives."""
+        return self.found - ({self.label} if self.label else set())
+
+
+def read_label(path: Path) -> tuple[int, str] | None:
+    with path.open("rb") as source:
+        for token in tokenize.tokenize(source.readline):
+            match = LABEL.match(token.string) if token.type == tokenize.COMMENT else None
+            if match:
+                return token.start[0], BY_NAME[match["rule"]].code
+    return None
+
+
+def score(path: Path, buggy: bool) -> Scored:
+    result = check_source(path.read_text(encoding="utf-8"))
+    found = {(f.span.start.line + 1, f.code) for f in result.findings}
+    return Scored(path, buggy, read_label(path) if buggy else None, found, list(result.errors))
+
+
+def describe(found: set[tuple[int, str]]) -> str:
+    return ", ".join(f"{code}@{line}" for line, code in sorted(found)) or "nothing"
+
+
+def print_recall(scored: list[Scored], verbose: bool) -> None:
+    buggy = [s for s in scored if s.buggy]
+    print("Recall (labelled line found with the label's code)")
+    for rule in RULES:
+        family = [s for s in buggy if s.label and s.label[1] == rule.code]
+        hits = sum(s.hit for s in family)
+        share = hits / len(family) if family else float("nan")
+        print(f"  {rule.code} {rule.name:<26} {hits:>3}/{len(family):<3} {share:6.1%}")
+    raising = [s for s in buggy if s.label and s.label[1] in RAISING]
+    hits = sum(s.hit for s in raising)
+    print(f"  EK001-EK004 overall             {hits:>3}/{len(raising):<3} {hits / max(1, len(raising)):6.1%}")
+    hits = sum(s.hit for s in buggy)
+    print(f"  all families                    {hits:>3}/{len(buggy):<3} {hits / max(1, len(buggy)):6.1%}")
+    misses = [s for s in buggy if not s.hit]
+    if misses:
+        print("  misses:")
+        for s in misses:
+            assert s.label is not None
+            print(f"    {s.name}:{s.label[0]} {s.label[1]}: checker found {describe(s.found)}")
+    if verbose:
+        for s in buggy:
+            print(f"    {'hit ' if s.hit else 'MISS'} {s.name} {s.label}")
+
+
+def print_false_positives(scored: list[Scored]) -> None:
+    clean = [s for s in scored if not s.buggy]
+    flagged = [s for s in clean if s.found]
+    stray = [s for s in scored if s.buggy and s.extra]
+    print("False positives")
+    findings = sum(len(s.found) for s in flagged)
+    print(f"  clean programs with a finding: {len(flagged)}/{len(clean)} ({findings} findings)")
+    for s in flagged:
+        print(f"    {s.name}: {describe(s.found)}")
+    print(f"  buggy programs with a finding off the label: {len(stray)}/{sum(s.buggy for s in scored)}")
+    for s in stray:
+        print(f"    {s.name}: {describe(s.extra)} (label {s.label})")
+    broken = [s for s in scored if s.errors]
+    for s in broken:
+        print(f"  parse errors in {s.name}: {s.errors}")
+
+
+def cli_has_check() -> list[str] | None:
+    """The command that runs ``errknow-ls`` from this interpreter, if it has ``check``."""
+    command = [sys.executable, "-c", "import sys; from errknow_ls.cli import main; sys.exit(main())"]
+    done = subprocess.run([*command, "check", "--help"], capture_output=True, text=True, check=False)
+    return command if done.returncode == 0 else None
+
+
+def is_bare_retain(before: str, after: str) -> bool:
+    """The fix only inserted ``retain_graph=True`` (with its comma) into existing calls."""
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    changes = [(tag, after[j1:j2]) for tag, _, _, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    return bool(changes) and all(tag == "insert" and BARE_RETAIN.match(text) for tag, text in changes)
+
+
+def why(run: Run | None) -> str:
+    """What a fixed program still raises, in a few words."""
+    if run is None:
+        return "nothing: it was not run"
+    message = (run.message or "").strip().splitlines()[0] if run.message else ""
+    for key, short in KNOWN_ERRORS.items():
+        if key in message:
+            return f"{run.exc_type} ({short})"
+    return f"{run.exc_type}: {message[:80]}"
+
+
+@dataclass
+class FixOutcome:
+    scored: Scored
+    changed: bool
+    runs_clean: bool
+    bare_retain: bool
+    left: set[tuple[int, str]]
+    run: Run | None
+
+    def notes(self) -> list[str]:
+        notes = []
+        if not self.changed:
+            notes.append("unchanged")
+        if self.bare_retain:
+            notes.append("bare retain_graph=True")
+        if self.left:
+            notes.append(f"still flagged: {describe(self.left)}")
+        if not self.runs_clean:
+            notes.append(f"raises {why(self.run)}")
+        return notes
+
+
+def print_fix_stage(scored: list[Scored]) -> None:
+    print("Fixes (`errknow-ls check --fix --unsafe-fixes` on a copy, then run under torch)")
+    command = cli_has_check()
+    if command is None:
+        print("  skipped: the CLI has no `check` command yet")
+        return
+    if importlib.util.find_spec("torch") is None:
+        print(f"  skipped: torch is not importable by {sys.executable}")
+        return
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from tests.groundtruth.run_fixtures import run_in_subprocess
+
+    buggy = [s for s in scored if s.buggy and s.label]
+    with tempfile.TemporaryDirectory(prefix="errknow-score-") as tmp:
+        copies = {s.name: Path(tmp).resolve() / s.path.name for s in buggy}
+        for s in buggy:
+            shutil.copyfile(s.path, copies[s.name])
+        subprocess.run(
+            [*command, "check", "--fix", "--unsafe-fixes", "--exit-zero", tmp],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        report = run_in_subprocess(list(copies.values()))
+        runs = {run.path: run for run in report.runs}
+        fixed_texts = {name: copy.read_text(encoding="utf-8") for name, copy in copies.items()}
+    outcomes = []
+    for s in buggy:
+        before, after = s.path.read_text(encoding="utf-8"), fixed_texts[s.name]
+        run = runs.get(str(copies[s.name]))
+        outcomes.append(
+            FixOutcome(
+                scored=s,
+                changed=before != after,
+                runs_clean=run is not None and not run.raised,
+                bare_retain=is_bare_retain(before, after),
+                left={(f.span.start.line + 1, f.code) for f in check_source(after).findings},
+                run=run,
+            )
+        )
+    for title, codes in (("EK001-EK004", set(RAISING)), ("EK005", {DEAD_END})):
+        group = [o for o in outcomes if o.scored.label and o.scored.label[1] in codes]
+        if not group:
+            continue
+        changed = sum(o.changed for o in group)
+        ran_clean = [o for o in group if o.runs_clean]
+        bare = sum(o.bare_retain for o in ran_clean)
+        print(
+            f"  {title}: {len(ran_clean)}/{len(group)} run clean after fixing "
+            f"({len(ran_clean) / len(group):.1%}); {changed} changed by --fix; "
+            f"{bare} of the clean ones by a bare retain_graph=True"
+        )
+    for outcome in outcomes:
+        notes = outcome.notes()
+        if notes:
+            print(f"    {outcome.scored.name}: {'; '.join(notes)}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument(
+        "--programs", type=Path, default=DEFAULT_PROGRAMS, help="directory with buggy/ and clean/"
+    )
+    parser.add_argument("--no-fix", action="store_true", help="skip the fix-and-run stage")
+    parser.add_argument("--verbose", action="store_true", help="list every buggy program")
+    args = parser.parse_args(argv)
+    scored = [score(path, buggy=True) for path in sorted((args.programs / "buggy").glob("*.py"))]
+    scored += [score(path, buggy=False) for path in sorted((args.programs / "clean").glob("*.py"))]
+    unlabelled = [s.name for s in scored if s.buggy and s.label is None]
+    if unlabelled:
+        print(f"buggy programs without a label (ignored): {unlabelled}")
+        scored = [s for s in scored if not s.buggy or s.label is not None]
+    print(
+        f"{sum(s.buggy for s in scored)} buggy and {sum(not s.buggy for s in scored)} clean programs "
+        f"in {args.programs}"
+    )
+    print_recall(scored, args.verbose)
+    print_false_positives(scored)
+    if not args.no_fix:
+        print_fix_stage(scored)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
