@@ -233,6 +233,8 @@ class Interpreter:
                 for target in targets:
                     if isinstance(target, ast.Name):
                         self.state.env.pop(target.id, None)
+                    elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Slice):
+                        self.assign_place(target.value, Seq(UNKNOWN, "list", ()))  # del xs[:]
             case ast.Match(subject=subject, cases=cases):
                 self.eval(subject)
                 self.exec_branches([case.body for case in cases], fallthrough=True)
@@ -635,8 +637,15 @@ class Interpreter:
             method = self.attribute(receiver, attr, node)
             if isinstance(method, Func | Obj | NNModule | Class):
                 return self.call_value(method, attr, args, kwargs, node)
+            if receiver.cls.is_module and attr in api.MODULE_SELF_METHODS:
+                return receiver  # model.to(device), model.eval(): the same module
+            if receiver.cls.is_module and attr in ("parameters", "named_parameters", "buffers"):
+                return self.module_method(NNModule(), attr, args, kwargs, node)
         if isinstance(receiver, Seq) and attr in ("append", "extend", "insert", "add", "update"):
             return self._grow(receiver, attr, args, node)
+        if isinstance(receiver, Seq) and attr == "clear" and isinstance(node.func, ast.Attribute):
+            self.assign_place(node.func.value, Seq(UNKNOWN, receiver.kind, ()))
+            return Const(None)
         if isinstance(receiver, Seq) and attr in ("pop", "get", "values", "items", "copy", "keys"):
             return _container_view(receiver, attr)
         if receiver is UNKNOWN and attr in ("append", "extend") and isinstance(node.func, ast.Attribute):
@@ -782,6 +791,8 @@ class Interpreter:
             return _zipped([Seq(UNKNOWN, "range"), args[0]])
         if name == "zip":
             return _zipped(args)
+        if name == "isinstance" and len(args) == 2:
+            return _isinstance(args[0], args[1])
         if name == "abs" and args:
             return self.op_node(node, args, saves=True)
         if name in api.NON_TENSOR_BUILTINS:
@@ -863,11 +874,13 @@ class Interpreter:
         if isinstance(fn, ast.Lambda) or len(self.frames) > MAX_CALL_DEPTH:
             return self.generic_call("", args, kwargs, node) if node is not None else UNKNOWN
         if any(frame.func is fn for frame in self.frames):
-            return self.generic_call(fn.name, args, kwargs, node) if node is not None else UNKNOWN
+            return UNKNOWN  # recursion (repackage_hidden): no graph is assumed, not one invented
         env = self._bind(fn, func.bound, args, kwargs, unknown_args)
         closure = self._closures.get(func.closure) if func.closure is not None else None
         frame = Frame(next(self._serial), fn, node, self.tick, closure=closure)
         caller_env, caller_no_grad = self.state.env, self.no_grad
+        if self.frames and self.frames[-1].func is None:
+            self.globals = caller_env  # a call from module level sees the module's names as they are
         self.state.env = env
         if _decorated_no_grad(fn):
             self.no_grad = True
@@ -1175,7 +1188,35 @@ def _const_not(value: Value) -> Value:
     return Const(not value.value) if isinstance(value, Const) else UNKNOWN
 
 
+def _isinstance(value: Value, kind: Value) -> Value:
+    """``isinstance(h, torch.Tensor)`` where we know what ``h`` is (repackage_hidden, guards)."""
+    names = [k.qualname for k in ([kind] if isinstance(kind, Ref) else [])]
+    if isinstance(kind, Seq) and kind.items is not None:
+        names = [k.qualname for k in kind.items if isinstance(k, Ref)]
+        if len(names) != len(kind.items):
+            return UNKNOWN
+    if not names or not all(n.endswith("Tensor") for n in names):
+        return UNKNOWN
+    if isinstance(value, Tensor):
+        return Const(True)
+    if isinstance(value, Seq | Const):
+        return Const(False)
+    return UNKNOWN
+
+
+def _definitely_not_none(value: Value) -> bool:
+    return isinstance(value, Tensor | Seq | Obj | NNModule | Func | Class) or (
+        isinstance(value, Const) and value.value is not None
+    )
+
+
 def _compare_const(expr: ast.Compare, values: list[Value]) -> Value:
+    if len(values) == 2 and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.Is | ast.IsNot):
+        left, right = values
+        if isinstance(right, Const) and right.value is None:
+            is_none = isinstance(left, Const) and left.value is None
+            if is_none or _definitely_not_none(left):
+                return Const(is_none == isinstance(expr.ops[0], ast.Is))
     if len(values) == 2 and all(isinstance(v, Const) for v in values) and len(expr.ops) == 1:
         left, right = (v.value for v in values if isinstance(v, Const))
         if isinstance(expr.ops[0], ast.Eq):
