@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from errknow_ls.analysis.values import Value, join
+from errknow_ls.analysis.values import Value, join, nodes_of
 
 K = TypeVar("K")
 
@@ -39,6 +40,12 @@ class State:
     retained: dict[int, Retain] = field(default_factory=dict)
     dead: bool = False
 
+    def held(self) -> frozenset[int]:
+        """Nodes some variable still reaches. A node freed on one path only counts after a join
+        if that path still holds it: a branch that backwards and then resets or detaches what it
+        backwarded (truncated BPTT every k steps) leaves nothing stale behind."""
+        return _held_by([*self.env.values(), *self.heap.values()])
+
     def copy(self) -> State:
         return State(dict(self.env), dict(self.heap), dict(self.freed), dict(self.retained), self.dead)
 
@@ -50,9 +57,14 @@ class State:
             return self.copy()
         env = _join_maps(self.env, other.env)
         heap = _join_maps(self.heap, other.heap)
-        freed = {**other.freed, **self.freed}
+        freed = {n: f for n, f in self.freed.items() if n in other.freed or n in self.held()}
+        freed.update((n, f) for n, f in other.freed.items() if n in self.freed or n in other.held())
         retained = {**other.retained, **self.retained}
         return State(env, heap, freed, retained, False)
+
+
+def _held_by(values: Iterable[Value]) -> frozenset[int]:
+    return frozenset().union(*(nodes_of(v) for v in values))
 
 
 def _join_maps(a: dict[K, Value], b: dict[K, Value]) -> dict[K, Value]:
