@@ -19,7 +19,7 @@ BACKWARD_HINT = re.compile(r"\.backward\b|\bbackward\(|\bgrad\(")
 """Text that any finding needs; a file without it is not even parsed."""
 
 BACKWARD_NAMES = frozenset({"backward", "manual_backward", "grad"})
-PRIORITY = ("EK003", "EK002", "EK001", "EK004", "EK005")
+PRIORITY = ("EK003", "EK001", "EK002", "EK004", "EK005")
 _SUPPRESS = re.compile(
     r"#\s*(?:errknow:\s*ignore(?:\[(?P<codes>[^\]]*)\])?|noqa(?::\s*(?P<noqa>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?)",
     re.IGNORECASE,
