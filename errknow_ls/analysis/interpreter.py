@@ -129,9 +129,11 @@ class Interpreter:
             obj = self.instantiate(info, [], {}, None, unknown_args=True)
             loop = Loop(self._new_key(), None, method=method)
             context = LoopContext(loop)
+            start_tick = self.tick
             context.entry = {f"self.{attr}#{oid}": v for (oid, attr), v in self.state.heap.items()}
             self.loops[loop.key] = context
-            for iteration in range(2):
+            iteration, first_tick = 0, None
+            while iteration < self._iterations(2, start_tick, first_tick):
                 context.iteration = iteration
                 if iteration:
                     context.carried = self._carried(loop.key, iteration, include_env=False)
@@ -140,6 +142,8 @@ class Interpreter:
                     self.call_function(Func(method, bound=obj), [], {}, None, unknown_args=True)
                 finally:
                     self.loop_stack.pop()
+                first_tick = self.tick if iteration == 0 else first_tick
+                iteration += 1
 
         self._run_guarded(body)
 
@@ -281,8 +285,11 @@ class Interpreter:
         exits = [] if forever else [self.state.copy()]
         unrolled = sum(1 for ctx in frame.loops if ctx.loop.node is not None)
         iterations = 2 if unrolled <= MAX_UNROLLED_LOOPS else 1
+        start_tick, first_tick = self.tick, None
         try:
-            for iteration in range(iterations):
+            for iteration in range(3):
+                if iteration >= self._iterations(iterations, start_tick, first_tick):
+                    break
                 context.iteration = iteration
                 if iteration:
                     context.carried = self._carried(loop.key, iteration, include_env=True)
@@ -299,6 +306,7 @@ class Interpreter:
                 context.continues.clear()
                 if not forever:
                     exits.append(self.state.copy())
+                first_tick = self.tick if iteration == 0 else first_tick
                 if self.state.dead:
                     break
         finally:
@@ -537,7 +545,12 @@ class Interpreter:
                 return Tensor(grad=False)
             if attr in api.VIEW_ATTRIBUTES:
                 return self.op_node(expr, [owner], saves=False)
-            return UNKNOWN
+            if attr in api.SCALAR_ATTRIBUTES or attr.startswith("_"):
+                return UNKNOWN
+            if attr in ("indices",):
+                return Tensor(grad=False)
+            # `.values` of max(), `outputs.loss` / `.logits` of a model's output: part of that graph
+            return Tensor(owner.nodes, owner.grad, None)
         return UNKNOWN
 
     def subscript(self, base: Value, index: Value, index_expr: ast.expr, expr: ast.expr) -> Value:
@@ -1088,6 +1101,14 @@ class Interpreter:
             self.retain_sites[id(node)] = RetainSite(node, self.loops[key].loop)
 
     # ----------------------------------------------------------------- helpers
+
+    @staticmethod
+    def _iterations(planned: int, start_tick: int, first_tick: int | None) -> int:
+        """Two runs of a body find what one iteration leaves for the next; a third is needed when
+        the first did no backward at all (``if prev is not None: ... backward()``)."""
+        if planned < 2 or first_tick is None or first_tick > start_tick:
+            return planned
+        return planned + 1
 
     def _new_key(self) -> int:
         return next(self._serial)
