@@ -38,6 +38,7 @@ class SecondPass:
     roots: tuple[int | None, ...] = ()
     reached: frozenset[int] = frozenset()
     frame: int = 0
+    """The frame whose code holds ``report``."""
     guarded: frozenset[str] = frozenset()
     """Carried names that may be None when the loop starts."""
     entry: dict[str, Value] = field(default_factory=dict)

@@ -994,9 +994,8 @@ class Interpreter:
         self._entry = {}
         label = ast.unparse(receiver) if receiver is not None else ""
         code, loop, carried = self._classify(node, roots, conflict, free, label)
-        report = self._report_site(node, free.tick)
+        report, frame = self._report_site(node, free.tick)
         root_ids = tuple(t.root for t in roots)
-        frame = self.frames[-1].serial
         self.events.append(
             SecondPass(
                 code,
@@ -1049,8 +1048,9 @@ class Interpreter:
                 return self.loops[key].loop
         return None
 
-    def _report_site(self, node: ast.Call, freed_at: int) -> ast.expr:
-        """The backward itself, or the call in the innermost frame that was running when it freed."""
+    def _report_site(self, node: ast.Call, freed_at: int) -> tuple[ast.expr, int]:
+        """The backward itself, or the call in the innermost frame that was running when it freed;
+        with the serial of the frame whose code holds that place."""
         deepest = -1
         for index, frame in enumerate(self.frames):
             if frame.start < freed_at:
@@ -1058,8 +1058,8 @@ class Interpreter:
         if 0 <= deepest < len(self.frames) - 1:
             site = self.frames[deepest + 1].call_site
             if site is not None:
-                return site
-        return node
+                return site, self.frames[deepest].serial
+        return node, self.frames[-1].serial if self.frames else 0
 
     def _note_retained_reach(self, node: ast.Call, reached: frozenset[int]) -> None:
         loops = tuple(self.loop_stack)

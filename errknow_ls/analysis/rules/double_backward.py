@@ -37,9 +37,14 @@ accumulate twice, which is rarely what was meant.
 from __future__ import annotations
 
 from errknow_ls.analysis.events import SecondPass
-from errknow_ls.analysis.fixes import insert_keyword
+from errknow_ls.analysis.rules.common_fixes import (
+    recompute_before,
+    remove_second,
+    retain_first,
+    steps_between,
+)
 from errknow_ls.analysis.rules.context import RuleContext
-from errknow_ls.core import Applicability, Finding, Fix
+from errknow_ls.core import Applicability, Finding
 
 CODE = "EK001"
 
@@ -51,17 +56,17 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         f"`{tensor}` is backwarded a second time: the backward at line {ctx.line_of(first)} "
         "already freed its graph"
     )
-    fixes = []
-    edit = insert_keyword(ctx.source, first, "retain_graph", "True")
-    if edit is not None:
-        reads_only = ctx.text(first.func, "").endswith("grad")
-        fixes.append(
-            Fix(
-                f"Keep the graph for the second pass: `retain_graph=True` at line {ctx.line_of(first)}",
-                Applicability.SAFE if reads_only else Applicability.UNSAFE,
-                (edit,),
-                workaround=0,
-            )
-        )
+    reads_only = ctx.text(first.func, "").endswith("grad")
+    if reads_only:
+        candidates = [retain_first(event, ctx, Applicability.SAFE)]
+    elif steps_between(ctx, event):
+        candidates = [recompute_before(event, ctx, Applicability.SAFE)]
+    else:
+        candidates = [
+            remove_second(event, ctx),
+            recompute_before(event, ctx, Applicability.UNSAFE),
+            retain_first(event, ctx, Applicability.UNSAFE),
+        ]
+    fixes = [fix for fix in candidates if fix is not None]
     related = [ctx.related(first, f"`{event.free.label}`'s graph is freed here")]
     return ctx.finding(CODE, event.report, message, fixes, related, tensor)

@@ -44,7 +44,8 @@ from __future__ import annotations
 import ast
 
 from errknow_ls.analysis.events import SecondPass
-from errknow_ls.analysis.fixes import delete_statement, insert_keyword, replace
+from errknow_ls.analysis.fixes import delete_statement, replace
+from errknow_ls.analysis.rules.common_fixes import recompute_before, retain_first, steps_between
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded
 from errknow_ls.core import Applicability, Edit, Finding, Fix
 
@@ -61,7 +62,13 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         f"`{tensor}` shares a graph{through} with `{event.free.label}`, whose backward at line "
         f"{ctx.line_of(first)} already freed it"
     )
-    fixes = [f for f in (_sum(event, ctx), _detach(event, ctx, shared), _retain(event, ctx)) if f]
+    stepped = steps_between(ctx, event)
+    recompute = recompute_before(event, ctx, Applicability.SAFE if stepped else Applicability.UNSAFE)
+    detach = _detach(event, ctx, shared)
+    gan_like = shared is not None and any(w in shared[0].lower() for w in ("fake", "gen", "sample", "synth"))
+    ordered = [detach, recompute] if gan_like else [recompute, detach]
+    retain = retain_first(event, ctx, Applicability.UNSAFE)
+    fixes = [f for f in (_sum(event, ctx), *ordered, retain) if f is not None]
     related = [ctx.related(first, f"`{event.free.label}`'s backward frees the shared graph here")]
     if shared:
         related.append(ctx.related(shared[1], "the shared part of the graph is built here"))
@@ -174,16 +181,3 @@ def _detach(event: SecondPass, ctx: RuleContext, shared: tuple[str, ast.AST] | N
 def _is_detached(ctx: RuleContext, use: ast.Name) -> bool:
     parent = ctx.parents.get(use)
     return isinstance(parent, ast.Attribute) and parent.attr in ("detach", "data", "item")
-
-
-def _retain(event: SecondPass, ctx: RuleContext) -> Fix | None:
-    edit = insert_keyword(ctx.source, event.free.site, "retain_graph", "True")
-    if edit is None:
-        return None
-    return Fix(
-        f"Keep the shared graph for the second backward: `retain_graph=True` at line "
-        f"{ctx.line_of(event.free.site)}",
-        Applicability.UNSAFE,
-        (edit,),
-        workaround=0,
-    )

@@ -1,0 +1,146 @@
+"""Fixes more than one rule offers: recompute the forward pass, drop a duplicate backward, retain."""
+
+from __future__ import annotations
+
+import ast
+
+from errknow_ls.analysis.events import SecondPass
+from errknow_ls.analysis.fixes import delete_statement, insert_keyword, insert_lines_before, statement_text
+from errknow_ls.analysis.rules.context import RuleContext
+from errknow_ls.core import Applicability, Edit, Fix, Position, Span
+
+SIMPLE = (ast.Assign, ast.AnnAssign)
+SIDE_EFFECTS = frozenset(
+    {"backward", "step", "zero_grad", "append", "extend", "update", "grad", "manual_backward"}
+)
+STEPPING = frozenset({"step", "manual_step"})
+
+
+def called_names(node: ast.AST) -> set[str]:
+    names = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Call):
+            func = child.func
+            names.add(func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
+    return names
+
+
+def statements_between(ctx: RuleContext, first: ast.AST, second: ast.AST) -> list[ast.stmt]:
+    """Statements of the function strictly after ``first``'s statement and before ``second``'s."""
+    start, end = ctx.statement_of(first), ctx.statement_of(second)
+    if start is None or end is None:
+        return []
+    scope = ctx.function_of(end) or ctx.module
+    return [
+        s
+        for s in ast.walk(scope)
+        if isinstance(s, ast.stmt)
+        and s is not start
+        and s is not end
+        and _after(s, start)
+        and _after(end, s)
+        and ctx.function_of(s) is ctx.function_of(end)
+    ]
+
+
+def _after(a: ast.stmt, b: ast.stmt) -> bool:
+    return (a.lineno, a.col_offset) > (getattr(b, "end_lineno", b.lineno) or b.lineno, 0)
+
+
+def steps_between(ctx: RuleContext, event: SecondPass) -> bool:
+    """An optimizer steps between the two passes: the second needs a fresh forward pass."""
+    if ctx.function_of(event.free.site) is not ctx.function_of(event.report):
+        return bool(called_names(ctx.function_of(event.free.site) or ctx.module) & STEPPING)
+    return any(called_names(s) & STEPPING for s in statements_between(ctx, event.free.site, event.report))
+
+
+def _ancestors_hold(ctx: RuleContext, stmt: ast.stmt, target: ast.stmt) -> bool:
+    """``stmt`` stands in ``target``'s block or in a block around it, so its names reach ``target``."""
+    block = ctx.block_of(stmt)
+    current: ast.AST | None = target
+    while current is not None:
+        if isinstance(current, ast.stmt) and block is not None and any(s is current for s in block):
+            return True
+        current = ctx.parents.get(current)
+    return False
+
+
+def recompute_before(event: SecondPass, ctx: RuleContext, applicability: Applicability) -> Fix | None:
+    """Re-run the statements that built what the second pass reaches, right before it."""
+    target = ctx.statement_of(event.report)
+    if target is None or not ctx.source.starts_line(target):
+        return None
+    statements: dict[int, ast.stmt] = {}
+    for node_id in event.reached:
+        stmt = ctx.nodes[node_id].stmt_in(event.frame)
+        if stmt is None:
+            return None  # built in another call (a constructor, an earlier step): not ours to move
+        if stmt is target:
+            continue
+        if not isinstance(stmt, SIMPLE) or called_names(stmt) & SIDE_EFFECTS:
+            return None
+        if stmt.lineno >= target.lineno or not _ancestors_hold(ctx, stmt, target):
+            return None
+        statements[stmt.lineno] = stmt
+    texts = [statement_text(ctx.source, statements[line]) for line in sorted(statements)]
+    if not texts or any(t is None for t in texts):
+        return None
+    edit = insert_lines_before(ctx.source, target, [t for t in texts if t is not None])
+    if edit is None:
+        return None
+    names = ", ".join(dict.fromkeys(ctx.text(_target(statements[line])) for line in sorted(statements)))
+    return Fix(f"Recompute `{names}` before the second backward", applicability, (edit,), workaround=2)
+
+
+def _target(stmt: ast.stmt) -> ast.AST:
+    if isinstance(stmt, ast.Assign):
+        return stmt.targets[0]
+    if isinstance(stmt, ast.AnnAssign):
+        return stmt.target
+    return stmt
+
+
+def remove_second(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """Delete a second backward that stands as a statement of its own."""
+    stmt = ctx.statement_of(event.report)
+    if not isinstance(stmt, ast.Expr) or stmt.value is not event.report:
+        return None
+    block = ctx.block_of(stmt)
+    edit: Edit | None
+    if block is not None and len(block) == 1:
+        indent = ctx.source.indent_of(stmt.lineno)
+        end = stmt.end_lineno or stmt.lineno
+        edit = Edit(Span(Position(stmt.lineno - 1, 0), Position(end, 0)), f"{indent}pass\n")
+    else:
+        edit = delete_statement(ctx.source, stmt)
+    if edit is None:
+        return None
+    return Fix(
+        "Remove the second backward (one backward per step)", Applicability.UNSAFE, (edit,), workaround=1
+    )
+
+
+def retain_first(event: SecondPass, ctx: RuleContext, applicability: Applicability) -> Fix | None:
+    """``retain_graph=True`` on the earlier backward, where that is the user's own call.
+
+    Not inside a helper both passes share (every call would then retain: the dead end), and never
+    when an optimizer step sits between (the second pass would then meet modified tensors).
+    """
+    first = event.free.site
+    if (
+        ctx.function_of(first) is not ctx.function_of(event.report)
+        or first is event.site
+        and event.report is event.site
+    ):
+        return None
+    if steps_between(ctx, event):
+        return None
+    edit = insert_keyword(ctx.source, first, "retain_graph", "True")
+    if edit is None:
+        return None
+    return Fix(
+        f"Keep the graph for the second pass: `retain_graph=True` at line {ctx.line_of(first)}",
+        applicability,
+        (edit,),
+        workaround=0,
+    )
