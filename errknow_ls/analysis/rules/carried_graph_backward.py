@@ -45,7 +45,7 @@ from __future__ import annotations
 import ast
 
 from errknow_ls.analysis.events import SecondPass
-from errknow_ls.analysis.fixes import body_anchor, insert_lines_before
+from errknow_ls.analysis.fixes import body_anchor, insert_lines_before, replace
 from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
 from errknow_ls.analysis.values import Seq, Tensor, Value
 from errknow_ls.core import Applicability, Finding, Fix
@@ -63,12 +63,77 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         for raw, name in zip(sorted(event.carried), names, strict=True)
         if name and name in exposed
     ]
-    shown = ", ".join(f"`{name}`" for _, name in carried) or "a value"
+    recurrent = [(raw, name) for raw, name in carried if name in _recurrences(body)]
+    carried = recurrent or carried
+    attrs = sorted({raw.split("#", 1)[0].removeprefix("self.") for raw in event.carried if "#" in raw})
+    shown = ", ".join(f"`{name}`" for _, name in carried) or ", ".join(f"`.{a}`" for a in attrs) or "a value"
     what = "the previous call" if event.loop and event.loop.method else "the previous iteration"
     message = f"`{tensor}` reaches the graph of {what} through {shown}; {what}'s backward already freed it"
-    fixes = [fix for fix in [_detach(event, ctx, carried)] if fix is not None]
+    fixes = [fix for fix in [_detach(event, ctx, carried) or _detach_stored(ctx, attrs)] if fix is not None]
     related = [ctx.related(event.free.site, f"the graph of {what} is freed here")]
     return ctx.finding(CODE, event.report, message, fixes, related, tensor)
+
+
+def _recurrences(body: list[ast.stmt]) -> set[str]:
+    """Names a loop body computes from themselves: ``h = cell(x, h)``, ``total = total + loss``."""
+    found: set[str] = set()
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Assign | ast.AugAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                stored = {n for t in targets for n in _spelled_all(t)}
+                loaded = {n for n in _spelled_all(node.value)} | (
+                    stored if isinstance(node, ast.AugAssign) else set()
+                )
+                found |= stored & loaded
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("append", "extend")
+            ):
+                found |= set(_spelled_all(node.func.value))
+    return found
+
+
+def _spelled_all(node: ast.AST) -> list[str]:
+    names = []
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name):
+            names.append(child.id)
+        elif (
+            isinstance(child, ast.Attribute)
+            and isinstance(child.value, ast.Name)
+            and child.value.id == "self"
+        ):
+            names.append(f"self.{child.attr}")
+    return names
+
+
+def _detach_stored(ctx: RuleContext, attrs: list[str]) -> Fix | None:
+    """State kept on an object by its own method (``self.center = m * self.center + ...``):
+    store it detached, where it is stored."""
+    edits = []
+    for node in ast.walk(ctx.module):
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target = node.targets[0]
+        if not (isinstance(target, ast.Attribute) and target.attr in attrs):
+            continue
+        reads_itself = any(
+            isinstance(n, ast.Attribute) and n.attr == target.attr and isinstance(n.ctx, ast.Load)
+            for n in ast.walk(node.value)
+        )
+        if reads_itself and not isinstance(node.value, ast.List | ast.Tuple | ast.ListComp):
+            edits.append(replace(ctx.source, node.value, f"({ctx.text(node.value)}).detach()"))
+    if not edits:
+        return None
+    shown = ", ".join(f"`.{a}`" for a in attrs)
+    return Fix(
+        f"Store {shown} detached from the step that computed it",
+        Applicability.SAFE,
+        tuple(edits),
+        workaround=3,
+    )
 
 
 def _loop_body(event: SecondPass) -> list[ast.stmt]:
