@@ -54,7 +54,7 @@ def steps_between(ctx: RuleContext, event: SecondPass) -> bool:
     return any(called_names(s) & STEPPING for s in statements_between(ctx, event.free.site, event.report))
 
 
-def _ancestors_hold(ctx: RuleContext, stmt: ast.stmt, target: ast.stmt) -> bool:
+def ancestors_hold(ctx: RuleContext, stmt: ast.stmt, target: ast.stmt) -> bool:
     """``stmt`` stands in ``target``'s block or in a block around it, so its names reach ``target``."""
     block = ctx.block_of(stmt)
     current: ast.AST | None = target
@@ -79,7 +79,7 @@ def recompute_before(event: SecondPass, ctx: RuleContext, applicability: Applica
             continue
         if not isinstance(stmt, SIMPLE) or called_names(stmt) & SIDE_EFFECTS:
             return None
-        if stmt.lineno >= target.lineno or not _ancestors_hold(ctx, stmt, target):
+        if stmt.lineno >= target.lineno or not ancestors_hold(ctx, stmt, target):
             return None
         statements[stmt.lineno] = stmt
     texts = [statement_text(ctx.source, statements[line]) for line in sorted(statements)]

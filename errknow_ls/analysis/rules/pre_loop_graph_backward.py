@@ -46,6 +46,7 @@ import ast
 
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.fixes import body_anchor, insert_lines_before, replace, statement_text
+from errknow_ls.analysis.rules.common_fixes import SIDE_EFFECTS, ancestors_hold, called_names
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.core import Applicability, Edit, Finding, Fix
 
@@ -78,13 +79,16 @@ def _recompute(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | N
     loop = event.loop
     if loop is None or loop.node is None or not stale:
         return None
-    block = ctx.block_of(loop.node)
     statements: dict[int, ast.stmt] = {}
     for node_id in stale:
-        stmt = ctx.nodes[node_id].stmt_in(loop.frame)
-        if stmt is None or block is None or not any(s is stmt for s in block):
-            return None
+        node = ctx.nodes[node_id]
+        stmt = node.stmt_in(loop.frame)
+        maker = ctx.function_of(node.stmt) if node.stmt is not None else None
+        if stmt is None or (maker is not None and maker.name == "__init__"):
+            return None  # built by a constructor: moving the construction would rebuild the model
         if not isinstance(stmt, SIMPLE) or stmt.lineno >= loop.node.lineno:
+            return None
+        if called_names(stmt) & SIDE_EFFECTS or not ancestors_hold(ctx, stmt, loop.node):
             return None
         statements[stmt.lineno] = stmt
     texts = [statement_text(ctx.source, statements[line]) for line in sorted(statements)]
