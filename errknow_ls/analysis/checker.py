@@ -18,6 +18,7 @@ from errknow_ls.core import Finding
 BACKWARD_HINT = re.compile(r"\.backward\b|\bbackward\(|\bgrad\(")
 """Text that any finding needs; a file without it is not even parsed."""
 
+INTERNAL_ERROR = "internal error"
 BACKWARD_NAMES = frozenset({"backward", "manual_backward", "grad"})
 PRIORITY = ("EK003", "EK001", "EK002", "EK004", "EK005")
 _SUPPRESS = re.compile(
@@ -30,7 +31,12 @@ _SUPPRESS = re.compile(
 class CheckResult:
     findings: list[Finding] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    """Syntax errors; the parts that parsed are still checked."""
+    """Syntax errors (the parts that parsed are still checked), then internal errors."""
+
+    @property
+    def internal_errors(self) -> list[str]:
+        """Failures of the checker itself (one entry point each); the other entry points still ran."""
+        return [e for e in self.errors if e.startswith(INTERNAL_ERROR)]
 
 
 def check_source(
@@ -86,7 +92,7 @@ def _run_all(entries: list[tuple[str, Callable[[], None]]]) -> list[str]:
         try:
             run()
         except Exception as exc:
-            errors.append(f"internal error while checking {name}: {type(exc).__name__}: {exc}")
+            errors.append(f"{INTERNAL_ERROR} while checking {name}: {type(exc).__name__}: {exc}")
     return errors
 
 

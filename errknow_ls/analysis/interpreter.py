@@ -1237,10 +1237,10 @@ def _definitely_not_none(value: Value) -> bool:
 
 def _compare_const(expr: ast.Compare, values: list[Value]) -> Value:
     if len(values) == 2 and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.Is | ast.IsNot):
-        left, right = values
-        if isinstance(right, Const) and right.value is None:
-            is_none = isinstance(left, Const) and left.value is None
-            if is_none or _definitely_not_none(left):
+        subject, other = values
+        if isinstance(other, Const) and other.value is None:
+            is_none = isinstance(subject, Const) and subject.value is None
+            if is_none or _definitely_not_none(subject):
                 return Const(is_none == isinstance(expr.ops[0], ast.Is))
     if len(values) == 2 and all(isinstance(v, Const) for v in values) and len(expr.ops) == 1:
         left, right = (v.value for v in values if isinstance(v, Const))

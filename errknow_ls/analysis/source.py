@@ -18,7 +18,7 @@ class SourceText:
     lines: list[str] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.lines = self.text.splitlines() or [""]
+        self.lines = split_lines(self.text) or [""]
 
     def line(self, lineno: int) -> str:
         """The text of 1-based line ``lineno`` ("" past the end)."""
@@ -44,6 +44,14 @@ class SourceText:
     def starts_line(self, node: ast.stmt) -> bool:
         """True when nothing but indentation stands before ``node`` on its first line."""
         return not self.line(node.lineno)[: self.position(node.lineno, node.col_offset).character].strip()
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as Python counts them: only \\n, \\r\\n and \\r end one (not form feeds or U+2028)."""
+    return [m.group(1) for m in _LINE.finditer(text) if m.group(0)]
+
+
+_LINE = re.compile(r"([^\r\n]*)(?:\r\n|\r|\n|$)")
 
 
 def _parse(text: str) -> ast.Module:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from errknow_ls.core.findings import Edit
@@ -12,10 +13,14 @@ class OverlappingEdits(ValueError):
     """Two edits touch the same text; a fix is applied whole or not at all."""
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def _offsets(text: str) -> list[int]:
-    starts = [0]
-    for line in text.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
+    """Where each line starts; only \\n, \\r\\n and \\r end a line, as for Python and LSP."""
+    starts = [0] + [m.end() for m in _LINE_END.finditer(text)]
+    if starts[-1] != len(text):
+        starts.append(len(text))
     return starts
 
 
