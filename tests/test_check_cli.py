@@ -29,7 +29,7 @@ from tests.support import SHIPPED_FILE, SHIPPED_ID, read_json, write_json
 
 HEADER = "import torch\nimport torch.nn as nn\n\nmodel = nn.Linear(4, 2)\nx = torch.randn(3, 4)\n"
 DOUBLE = HEADER + "loss = model(x).pow(2).sum()\nloss.backward()\nloss.backward()\n"
-"""EK001 on line 8; its fix (``retain_graph=True`` on the first backward) is unsafe."""
+"""EK001 on line 8; its preferred fix (removing the duplicate backward) is unsafe."""
 EMOJI = HEADER + 'loss = model(x).pow(2).sum()\nloss.backward(); s = "é😋"; loss.backward()\n'
 """EK001 on line 7 at character 28 (byte 31, UTF-16 unit 29): columns count code points."""
 GRAD_THEN_BACKWARD = (
@@ -411,9 +411,7 @@ def test_fix_leaves_unsafe_fixes_alone(run: Run, tmp_path: Path) -> None:
 def test_unsafe_fixes_are_applied_when_asked(run: Run, tmp_path: Path) -> None:
     path = write(tmp_path / "train.py", DOUBLE)
     assert run("--fix", "--unsafe-fixes") == (EXIT_OK, "Found 1 error (1 fixed, 0 remaining).\n", "")
-    assert path.read_text(encoding="utf-8") == DOUBLE.replace(
-        "loss.backward()\n", "loss.backward(retain_graph=True)\n", 1
-    )
+    assert path.read_text(encoding="utf-8") == DOUBLE.removesuffix("loss.backward()\n")
 
 
 def test_fix_counts_fixed_and_remaining_across_files(run: Run, tmp_path: Path) -> None:

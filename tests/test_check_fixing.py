@@ -175,11 +175,6 @@ def test_a_crash_of_the_checker_fails_that_file_only(
     assert out.startswith("b.py:")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core.apply_edits (and analysis SourceText.lines) split lines with str.splitlines, which "
-    "also breaks at form feed, \\x1c-\\x1e, \\x85, U+2028/9; Python and ast break only at \\n, \\r\\n, \\r",
-)
 def test_fix_after_a_form_feed_line(tmp_path: Path) -> None:
     text = (
         "import torch\nimport torch.nn as nn\n\x0c\nmodel = nn.Linear(4, 2)\n"

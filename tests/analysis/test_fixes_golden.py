@@ -29,17 +29,7 @@ OUTPUTS = sorted(FIXES.glob("*.out.py"))
 NAME = re.compile(r"^(?P<code>ek\d{3})_[a-z0-9_]+$")
 DEAD_END = "EK005"
 
-KNOWN_WRONG = {
-    "ek002_param_transform_in_init": (
-        "EK002's preferred fix, labelled safe, 'recomputes' `layer = ScaledLinear(4)` inside the loop: "
-        "a fresh model every step that the optimizer never sees; the right fix is the (unsafe) "
-        "inlining of `self.scaled`, which is what the golden output holds"
-    ),
-    "ek003_running_total": (
-        "the checker flags `total.backward()` again after its own guarded detach, so --fix leaves "
-        "the fix out (it would not converge)"
-    ),
-}
+KNOWN_WRONG: dict[str, str] = {}
 
 requires_torch = pytest.mark.skipif(
     importlib.util.find_spec("torch") is None,

@@ -45,54 +45,7 @@ LABEL = re.compile(r"#\s*error\b")
 ERROR_LABEL = re.compile(r"# error: \[(?P<rule>[a-z0-9-]+)\]$")
 
 # The checker's known gaps on this set: program -> what goes wrong (strict xfail; delete when fixed).
-KNOWN_GAPS: dict[str, str] = {
-    "buggy/bert_pretraining_mlm_nsp_scaler.py": (
-        "missed: `model = TinyBert().to(device)`; found when the model is built without `.to(device)`"
-    ),
-    "buggy/callback_grad_logger.py": (
-        "missed: a callback calls `torch.autograd.grad(loss, ...)` after the trainer's own "
-        "`loss.backward()`, dispatched through `for cb in self.callbacks` (and as `self.callbacks[0]`)"
-    ),
-    "buggy/metric_learning_loss_list_loop.py": (
-        "missed: `for name, loss in losses.items(): (scales[name] * loss).backward()` over two losses that "
-        "share the embedding graph (a loop over a list literal of the two losses is reported as EK002)"
-    ),
-    "buggy/online_gru_agent_state_on_self.py": (
-        "missed: `self.prediction`/`self.h` from the previous update() call are backwarded in the next one"
-    ),
-    "buggy/retain_manual_sgd_autograd_grad.py": (
-        "missed EK005: `torch.autograd.grad(loss, (w, b), retain_graph=True)` in a loop that rebuilds the "
-        "loss every step (`while` or `for`)"
-    ),
-    "buggy/style_transfer_target_not_detached.py": (
-        "missed: `net = FeatureExtractor().eval()`; found when the extractor is built without `.eval()`"
-    ),
-    "buggy/vae_recon_and_kl_separately.py": (
-        "missed: `train(model, ...)` is called from the `if __name__ == '__main__':` block; found when the "
-        "same calls sit in a `main()` function"
-    ),
-    "buggy/vq_codebook_projected_per_epoch.py": (
-        "missed: `train(VQAutoencoder(), ...)` is called from the `if __name__ == '__main__':` block; found "
-        "when the same call sits in a `main()` function"
-    ),
-    "clean/char_lstm_repackage_hidden.py": (
-        "false EK003 on `loss.backward()`: the (h, c) state is detached by pytorch/examples' recursive "
-        "`repackage_hidden(h)` (isinstance check, tuple of a generator); an inline tuple detach is fine"
-    ),
-    "clean/ppo_clip_shared_trunk.py": (
-        "false EK002 on the minibatch `loss.backward()`, 'built once before the loop' at "
-        "`adv = (adv - adv.mean()) / ...`: the advantages come from GAE over values that `collect` "
-        "computed under `torch.no_grad()` (as are `dist` and its `log_prob`)"
-    ),
-    "clean/reinforce_clear_saved_log_probs.py": (
-        "false EK003 on `finish_episode()`: pytorch/examples' reinforce.py empties the saved log-probs with "
-        "`del policy.saved_log_probs[:]` (`.clear()` is not seen either; `= []` is)"
-    ),
-    "clean/tbptt_detach_every_k.py": (
-        "false EK003 on `(chunk_loss / n_in_chunk).backward()`: after each backward the chunk loss is "
-        "reset (`chunk_loss, n_in_chunk = 0.0, 0`) and the hidden state detached"
-    ),
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 requires_torch = pytest.mark.skipif(
     importlib.util.find_spec("torch") is None,

@@ -10,7 +10,6 @@ x = torch.randn(8, 4)
 
 optimizer.zero_grad()
 loss = model(x).pow(2).mean()
-loss.backward(retain_graph=True)
-print(f"loss {loss.item():.4f}")
 loss.backward()
+print(f"loss {loss.item():.4f}")
 optimizer.step()
