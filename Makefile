@@ -31,6 +31,10 @@ demo: $(STAMP)
 	@echo '$$ errknow-ls records lint'
 	@$(BIN)/errknow-ls records lint
 	@echo
+	@echo '$$ errknow-ls check examples/'
+	@# Exit 1 means "found something": the examples are buggy on purpose.
+	@$(BIN)/errknow-ls check examples/ || test $$? -eq 1
+	@echo
 	@echo '$$ errknow-ls explain examples/*.log'
 	@# Exit 1 means "explained something": the demo's success.
 	@$(BIN)/errknow-ls explain examples/*.log || test $$? -eq 1
