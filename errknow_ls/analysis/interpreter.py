@@ -43,7 +43,10 @@ from errknow_ls.analysis.values import (
 
 MAX_CALL_DEPTH = 6
 MAX_UNROLLED_LOOPS = 3
-STEP_BUDGET = 40_000
+STEP_BUDGET = 20_000
+"""Statements one entry point may execute; what was found before the budget runs out stands."""
+FILE_BUDGET = 60_000
+"""Statements all entry points of one file may execute together."""
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
@@ -92,6 +95,7 @@ class Interpreter:
         self.no_grad = False
         self.tick = 0
         self.steps = 0
+        self.total_steps = 0
         self._serial = itertools.count(1)
         self._closures: dict[int, dict[str, Value]] = {}
         self._current_stmt: ast.stmt | None = None
@@ -175,7 +179,8 @@ class Interpreter:
 
     def exec_stmt(self, stmt: ast.stmt) -> None:  # noqa: PLR0915
         self.steps += 1
-        if self.steps > STEP_BUDGET:
+        self.total_steps += 1
+        if self.steps > STEP_BUDGET or self.total_steps > FILE_BUDGET:
             raise BudgetExceeded
         self._current_stmt = stmt
         if self.frames:

@@ -70,7 +70,9 @@ def _held_by(values: Iterable[Value]) -> frozenset[int]:
 def _join_maps(a: dict[K, Value], b: dict[K, Value]) -> dict[K, Value]:
     merged = dict(a)
     for key, value in b.items():
-        merged[key] = join(merged.get(key), value)
+        mine = merged.get(key)
+        if mine is not value:
+            merged[key] = join(mine, value)
     return merged
 
 

@@ -146,6 +146,8 @@ def tensors_in(value: Value) -> list[Tensor]:
 
 def join(a: Value | None, b: Value | None) -> Value:
     """The value that may be either ``a`` or ``b``."""
+    if a is b:
+        return a
     if a is None:
         return b if b is not None else UNKNOWN
     if b is None or a == b:
