@@ -1161,9 +1161,11 @@ _STATE_NAMES = frozenset({"h", "c", "hx", "cx", "h_n", "c_n", "hn", "cn", "h0", 
 def _steps_optimizer(loop: ast.AST) -> bool:
     """A training loop: an optimizer steps, or parameters are updated in place under no_grad."""
     for node in ast.walk(loop):
-        if isinstance(node, ast.With) and any("no_grad" in ast.unparse(i.context_expr) for i in node.items):
-            if any(isinstance(s, ast.AugAssign) for s in ast.walk(node)):
-                return True
+        no_grad = isinstance(node, ast.With) and any(
+            "no_grad" in ast.unparse(i.context_expr) for i in node.items
+        )
+        if no_grad and any(isinstance(s, ast.AugAssign) for s in ast.walk(node)):
+            return True
         if isinstance(node, ast.Call):
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")

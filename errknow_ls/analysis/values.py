@@ -146,7 +146,7 @@ def tensors_in(value: Value) -> list[Tensor]:
 
 def join(a: Value | None, b: Value | None) -> Value:
     """The value that may be either ``a`` or ``b``."""
-    if a is b:
+    if a is b and a is not None:
         return a
     if a is None:
         return b if b is not None else UNKNOWN

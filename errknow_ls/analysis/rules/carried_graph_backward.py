@@ -82,7 +82,7 @@ def _recurrences(body: list[ast.stmt]) -> set[str]:
             if isinstance(node, ast.Assign | ast.AugAssign):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 stored = {n for t in targets for n in _spelled_all(t)}
-                loaded = {n for n in _spelled_all(node.value)} | (
+                loaded = set(_spelled_all(node.value)) | (
                     stored if isinstance(node, ast.AugAssign) else set()
                 )
                 found |= stored & loaded

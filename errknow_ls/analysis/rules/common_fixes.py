@@ -127,10 +127,8 @@ def retain_first(event: SecondPass, ctx: RuleContext, applicability: Applicabili
     when an optimizer step sits between (the second pass would then meet modified tensors).
     """
     first = event.free.site
-    if (
-        ctx.function_of(first) is not ctx.function_of(event.report)
-        or first is event.site
-        and event.report is event.site
+    if ctx.function_of(first) is not ctx.function_of(event.report) or (
+        first is event.site and event.report is event.site
     ):
         return None
     if steps_between(ctx, event):
