@@ -43,9 +43,9 @@ from errknow_ls.analysis.values import (
 
 MAX_CALL_DEPTH = 6
 MAX_UNROLLED_LOOPS = 3
-STEP_BUDGET = 20_000
+STEP_BUDGET = 10_000
 """Statements one entry point may execute; what was found before the budget runs out stands."""
-FILE_BUDGET = 60_000
+FILE_BUDGET = 25_000
 """Statements all entry points of one file may execute together."""
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 

@@ -109,7 +109,7 @@ def _in_parallel(jobs: Sequence[FileJob]) -> list[FileResult] | None:
     # host) can deadlock, and Python warns about it.
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    chunk = max(1, len(jobs) // (MAX_WORKERS * 4))
+    chunk = max(1, min(32, len(jobs) // (MAX_WORKERS * 16)))  # small: a few files cost most
     try:
         with concurrent.futures.ProcessPoolExecutor(MAX_WORKERS, mp_context=context) as pool:
             return list(pool.map(check_file, jobs, chunksize=chunk))
