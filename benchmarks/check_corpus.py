@@ -12,6 +12,7 @@ Targets (issue 7): check cold <= 1.0x ruff, warm <= 0.2x ruff.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ast
 import json
 import shutil
@@ -75,10 +76,8 @@ def parse_all(files: list[Path]) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for path in files:
-            try:
+            with contextlib.suppress(SyntaxError, ValueError):
                 ast.parse(path.read_bytes())
-            except (SyntaxError, ValueError):
-                pass
     return time.perf_counter() - start
 
 
