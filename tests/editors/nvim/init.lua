@@ -1,0 +1,7 @@
+-- The editor profile of the end-to-end tests: the plugin from editors/nvim on the runtimepath,
+-- enabled the way its README says, and nothing else.
+vim.opt.runtimepath:prepend(assert(os.getenv('ERRKNOW_NVIM_PLUGIN')))
+vim.opt.swapfile = false
+vim.opt.shadafile = 'NONE'
+vim.lsp.log.set_level(vim.log.levels.WARN)
+vim.lsp.enable('errknow_ls')

