@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 
@@ -38,7 +39,7 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
         ((_offset(starts, text, e.span.start), _offset(starts, text, e.span.end), e.content) for e in edits),
         key=lambda s: (s[0], s[1]),
     )
-    for (_, end, _), (start, _, _) in zip(spans, spans[1:], strict=False):
+    for (_, end, _), (start, _, _) in itertools.pairwise(spans):
         if start < end:
             raise OverlappingEdits
     for start, end, content in reversed(spans):
