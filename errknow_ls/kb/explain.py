@@ -1,0 +1,161 @@
+"""A record explained for a person: what happened here, why, what not to do, what to do.
+
+Hover, ``errknow.explain`` and ``errknow-ls explain`` all render through this module, in English
+or Chinese (``zh*``: the ``_zh`` fields, each falling back to English on its own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from errknow_ls.kb.model import DeadEnd, Record
+
+LABELS = {
+    "en": {
+        "here": "What happened here",
+        "why": "Why",
+        "dont": "What not to do",
+        "do": "What to do",
+        "fails": "fails {rate} of the time",
+        "works": "works {rate} of the time",
+        "applies": "quick fix: {title}",
+        "versions": "Affected torch versions",
+        "yours_in": "your torch {version} is among them",
+        "yours_out": "your torch {version} is not among them",
+        "docs": "Docs",
+        "trust": "Record `{id}`: {tier}, confidence {confidence:.0%}, {evidence} evidence",
+        "related": "Related errors",
+        "message": "The error",
+    },
+    "zh": {
+        "here": "这里发生了什么",
+        "why": "原因",
+        "dont": "不要这样做",
+        "do": "应该这样做",
+        "fails": "失败率 {rate}",
+        "works": "成功率 {rate}",
+        "applies": "快速修复：{title}",  # noqa: RUF001
+        "versions": "受影响的 torch 版本",
+        "yours_in": "你的 torch {version} 在其中",
+        "yours_out": "你的 torch {version} 不在其中",
+        "docs": "文档",
+        "trust": "记录 `{id}`：{tier}，置信度 {confidence:.0%}，证据 {evidence} 条",  # noqa: RUF001
+        "related": "相关错误",
+        "message": "错误信息",
+    },
+}
+
+
+@dataclass(frozen=True, slots=True)
+class QuickFix:
+    title: str
+    applicability: str
+    workaround: int | None
+
+
+@dataclass(slots=True)
+class Context:
+    """What is known beyond the record: the finding here, the fixes offered, the workspace's torch."""
+
+    here: str | None = None
+    fixes: Sequence[QuickFix] = ()
+    torch_version: str | None = None
+    related: dict[str, str] = field(default_factory=dict)
+    """Record id -> signature, for the transition graph's neighbours that are loaded."""
+
+
+def language(locale: str | None) -> str:
+    return "zh" if locale and locale.lower().startswith("zh") else "en"
+
+
+def _percent(rate: float) -> str:
+    return f"{rate:.0%}"
+
+
+def render(
+    record: Record, context: Context | None = None, locale: str | None = None, markdown: bool = True
+) -> str:
+    """The explanation as Markdown, or as plain text (for clients that ask for it)."""
+    context = context or Context()
+    lang = language(locale)
+    label = LABELS[lang]
+    zh = lang == "zh"
+    code = (lambda text: f"`{text}`") if markdown else (lambda text: text)
+    parts: list[str] = []
+
+    def section(title: str, body: str) -> None:
+        parts.append(f"**{title}**" if markdown else title.upper())
+        parts.append(body)
+
+    if context.here:
+        section(label["here"], context.here)
+    section(label["message"], code(record.signature_zh if zh and record.signature_zh else record.signature))
+    section(label["why"], record.root_cause_zh if zh and record.root_cause_zh else record.root_cause)
+    if record.dead_ends:
+        section(label["dont"], "\n".join(_dead_end(dead, label) for dead in record.dead_ends))
+    if record.workarounds:
+        section(label["do"], _workarounds(record, context, lang))
+    parts.extend(_versions(record, context, lang, markdown))
+    if record.official_doc_url:
+        link = (
+            f"[{record.official_doc_url}]({record.official_doc_url})" if markdown else record.official_doc_url
+        )
+        parts.append(f"{label['docs']}: {link}")
+    trust = label["trust"].format(
+        id=record.id,
+        tier=record.verification_tier,
+        confidence=record.confidence,
+        evidence=record.evidence_count,
+    )
+    parts.append(trust if markdown else trust.replace("`", ""))
+    parts.extend(_related(record, context, lang, code))
+    return "\n\n".join(parts)
+
+
+def _dead_end(dead: DeadEnd, label: dict[str, str]) -> str:
+    rate = f" ({label['fails'].format(rate=_percent(dead.fail_rate))})" if dead.fail_rate is not None else ""
+    return f"- {dead.action}{rate} — {dead.why_fails}" if dead.action else f"- {dead.why_fails}{rate}"
+
+
+def _workarounds(record: Record, context: Context, lang: str) -> str:
+    """Ranked by success rate (unknown last), each with the quick fixes that apply it."""
+    label = LABELS[lang]
+    ranked = sorted(enumerate(record.workarounds), key=lambda pair: -(pair[1].success_rate or 0.0))
+    lines = []
+    for rank, (index, workaround) in enumerate(ranked, 1):
+        text = workaround.action
+        if lang == "zh" and index < len(record.workarounds_zh) and record.workarounds_zh[index].strip():
+            text = record.workarounds_zh[index]
+        rate = workaround.success_rate
+        suffix = f" ({label['works'].format(rate=_percent(rate))})" if rate is not None else ""
+        lines.append(f"{rank}. {text}{suffix}")
+        lines += [
+            f"   - {label['applies'].format(title=fix.title)}"
+            for fix in context.fixes
+            if fix.workaround == index
+        ]
+    return "\n".join(lines)
+
+
+def _versions(record: Record, context: Context, lang: str, markdown: bool) -> list[str]:
+    if not record.versions:
+        return []
+    label = LABELS[lang]
+    line = f"{label['versions']}: {', '.join(v.version for v in record.versions)}"
+    if context.torch_version:
+        key = "yours_in" if record.affects(context.torch_version) else "yours_out"
+        mine = label[key].format(version=context.torch_version)
+        line += f" — {mine}" if markdown else f" ({mine})"
+    return [line]
+
+
+def _related(record: Record, context: Context, lang: str, code: Callable[[str], str]) -> list[str]:
+    graph = record.transition_graph
+    ids = [*graph.frequently_confused_with, *graph.leads_to, *graph.preceded_by]
+    if not ids:
+        return []
+    shown = [
+        f"- {code(rid)}" + (f": {context.related[rid]}" if rid in context.related else "") for rid in ids
+    ]
+    return [LABELS[lang]["related"] + ":\n" + "\n".join(shown)]
