@@ -13,6 +13,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from errknow_ls import __version__
 from errknow_ls.kb import builtin_records_dir
+from tests.lsp.session import make_client
 from tests.support import REPO
 
 SERVE = [sys.executable, "-m", "errknow_ls", "serve"]
@@ -32,14 +33,18 @@ async def _session(client: LanguageClient, editor: str) -> AsyncIterator[None]:
     assert client._server.returncode == 0
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVE), params=EDITORS)  # type: ignore[untyped-decorator]
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=SERVE, client_factory=make_client), params=EDITORS
+)  # type: ignore[untyped-decorator]
 async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest) -> AsyncIterator[None]:
     async for step in _session(lsp_client, request.param):
         yield step
 
 
 @pytest_lsp.fixture(  # type: ignore[untyped-decorator]
-    config=ClientServerConfig(server_command=[*SERVE, "--records", str(ONE_BROKEN)])
+    config=ClientServerConfig(
+        server_command=[*SERVE, "--records", str(ONE_BROKEN)], client_factory=make_client
+    )
 )
 async def client_with_broken_record(lsp_client: LanguageClient) -> AsyncIterator[None]:
     async for step in _session(lsp_client, "visual-studio-code"):

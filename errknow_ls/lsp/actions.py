@@ -1,0 +1,184 @@
+"""Code actions, built from ``Diagnostic.data`` (never re-analysing): quick fixes, "disable for this
+line", and fix-all (safe fixes only). Clients that resolve lazily get the edit on ``codeAction/resolve``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from lsprotocol import types
+from pydantic import BaseModel, ValidationError
+
+from errknow_ls.core import Applicability, Finding, Fix, OverlappingEdits, Span, apply_edits
+from errknow_ls.lsp import convert
+
+FIX_ALL = "source.fixAll.errknow"
+KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL]
+_SUPPRESSION = re.compile(r"#\s*errknow:\s*ignore\[(?P<codes>[^\]]*)\]")
+
+
+class Pending(BaseModel):
+    """``CodeAction.data`` for clients that resolve edits lazily."""
+
+    uri: str
+    version: int | None
+    fix: convert.FixData | None = None
+    fix_all: bool = False
+
+    @classmethod
+    def parse(cls, raw: object) -> Pending | None:
+        try:
+            return cls.model_validate(raw)
+        except ValidationError:
+            return None
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The document the actions are for, as it is now, and what the client can take."""
+
+    uri: str
+    version: int | None
+    positions: convert.Positions
+    source: str
+    lazy: bool
+    """The client resolves ``edit`` on ``codeAction/resolve``."""
+    document_changes: bool
+    """The client takes versioned ``documentChanges`` (else plain ``changes``)."""
+
+    def edit(self, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
+        if not self.document_changes:
+            return types.WorkspaceEdit(changes={self.uri: edits})
+        identifier = types.OptionalVersionedTextDocumentIdentifier(uri=self.uri, version=self.version)
+        return types.WorkspaceEdit(
+            document_changes=[types.TextDocumentEdit(text_document=identifier, edits=edits)]
+        )
+
+    def fix_edit(self, fix: Fix) -> types.WorkspaceEdit:
+        return self.edit(convert.to_text_edits(self.positions, fix))
+
+
+def wanted(only: Sequence[str] | None, kind: str) -> bool:
+    """``only`` asks for ``kind`` itself or a kind it falls under (``source`` covers ``source.fixAll.x``)."""
+    return not only or any(kind == k or kind.startswith(f"{k}.") for k in only)
+
+
+def current_data(
+    target: Target, diagnostics: Iterable[types.Diagnostic]
+) -> list[tuple[types.Diagnostic, convert.DiagnosticData]]:
+    """The client's diagnostics whose data is for this version of this document (stale data is dropped)."""
+    found = []
+    for diagnostic in diagnostics:
+        data = convert.parse_data(diagnostic.data)
+        if data is not None and data.uri == target.uri and data.version == target.version:
+            found.append((diagnostic, data))
+    return found
+
+
+def in_range(
+    diagnostics: Iterable[types.Diagnostic], findings: Iterable[Finding], span: Span
+) -> list[tuple[types.Diagnostic, convert.DiagnosticData]]:
+    """Our own diagnostics on the lines of ``span``: for clients that send none back (ALE)."""
+    found = []
+    for diagnostic, finding in zip(diagnostics, findings, strict=True):
+        data = convert.parse_data(diagnostic.data)
+        if (
+            data is not None
+            and finding.span.start.line <= span.end.line
+            and span.start.line <= finding.span.end.line
+        ):
+            found.append((diagnostic, data))
+    return found
+
+
+def quick_fixes(
+    target: Target, diagnostic: types.Diagnostic, data: convert.DiagnosticData
+) -> list[types.CodeAction]:
+    actions = []
+    preferred = next((f for f in data.fixes if f.applicability == Applicability.SAFE.value), None)
+    for fix in data.fixes:
+        if fix.applicability == Applicability.DISPLAY_ONLY.value:
+            continue
+        suffix = " (unsafe)" if fix.applicability == Applicability.UNSAFE.value else ""
+        action = types.CodeAction(
+            title=f"{fix.title}{suffix}",
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diagnostic],
+            is_preferred=fix is preferred,
+        )
+        if target.lazy:
+            action.data = Pending(uri=target.uri, version=target.version, fix=fix).model_dump(mode="json")
+        else:
+            action.edit = target.fix_edit(convert.to_fix(fix))
+        actions.append(action)
+    return actions
+
+
+def disable_for_line(
+    target: Target, diagnostic: types.Diagnostic, data: convert.DiagnosticData
+) -> types.CodeAction:
+    """Add the code to the line's ``# errknow: ignore[...]``, or append one."""
+    line = target.positions.line(data.line)
+    existing = _SUPPRESSION.search(line)
+    if existing is not None:
+        codes = existing.group("codes").strip()
+        span = Span.of(data.line, existing.start("codes"), data.line, existing.end("codes"))
+        content = f"{codes}, {data.code}" if codes else data.code
+    else:
+        span = Span.of(data.line, len(line), data.line, len(line))
+        content = f"  # errknow: ignore[{data.code}]"
+    edit = types.TextEdit(range=target.positions.to_range(span), new_text=content)
+    return types.CodeAction(
+        title=f"Disable {data.code} for this line",
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diagnostic],
+        edit=target.edit([edit]),
+    )
+
+
+def for_diagnostics(
+    target: Target, found: Iterable[tuple[types.Diagnostic, convert.DiagnosticData]]
+) -> list[types.CodeAction]:
+    """Each diagnostic's quick fixes, then one "disable" per code and line."""
+    fixes: list[types.CodeAction] = []
+    disables: dict[str, types.CodeAction] = {}
+    for diagnostic, data in found:
+        fixes += quick_fixes(target, diagnostic, data)
+        disables.setdefault(f"{data.code}:{data.line}", disable_for_line(target, diagnostic, data))
+    return [*fixes, *disables.values()]
+
+
+def safe_fixes(source: str, findings: Iterable[Finding]) -> list[Fix]:
+    """Each finding's first safe fix, skipping any that would overlap one already taken."""
+    chosen: list[Fix] = []
+    for finding in findings:
+        fix = next((f for f in finding.fixes if f.applicability == Applicability.SAFE), None)
+        if fix is None:
+            continue
+        try:
+            apply_edits(source, [e for f in [*chosen, fix] for e in f.edits])
+        except OverlappingEdits:
+            continue
+        chosen.append(fix)
+    return chosen
+
+
+def fix_all_edit(target: Target, findings: Iterable[Finding]) -> types.WorkspaceEdit | None:
+    fixes = safe_fixes(target.source, findings)
+    if not fixes:
+        return None
+    return target.edit([e for fix in fixes for e in convert.to_text_edits(target.positions, fix)])
+
+
+def fix_all(target: Target, findings: Sequence[Finding]) -> types.CodeAction | None:
+    edit = fix_all_edit(target, findings)
+    if edit is None:
+        return None
+    action = types.CodeAction(title="errknow: apply all safe fixes", kind=FIX_ALL)
+    if target.lazy:
+        action.data = Pending(uri=target.uri, version=target.version, fix_all=True).model_dump(mode="json")
+    else:
+        action.edit = edit
+    return action

@@ -1,0 +1,257 @@
+"""Checking a document version off the event loop: snapshots in, diagnostics in client units out.
+
+A :class:`Snapshot` is what is checked as one program: a text document, or a notebook's code
+cells top to bottom. Checking is pure (it runs in a worker thread on immutable data); only the
+event loop touches the workspace and the client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import re
+from collections.abc import Callable, Mapping
+from concurrent.futures import Executor
+from dataclasses import dataclass, field, replace
+
+from lsprotocol import types
+
+from errknow_ls.analysis import check_source
+from errknow_ls.core import Edit, Finding, Fix, Position, Related, Span
+from errknow_ls.lsp import convert
+from errknow_ls.lsp.settings import Rules
+
+log = logging.getLogger(__name__)
+_SERIALS = itertools.count(1)
+_MAGIC = re.compile(r"^\s*(?:%|!)")
+"""IPython line magics and shell escapes: not Python; blanked so the rest of the cell still parses."""
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One document of a snapshot: the document itself, or one notebook cell."""
+
+    uri: str
+    version: int | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    key: str
+    """The document's URI, or the notebook's."""
+    version: int | None
+    parts: tuple[Part, ...]
+    notebook: bool = False
+    """Cells: IPython magics are blanked, and findings go to the cell they are in."""
+
+    @classmethod
+    def of_text(cls, uri: str, version: int | None, text: str) -> Snapshot:
+        return cls(uri, version, (Part(uri, version, text),))
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The findings of one document version, and their diagnostics in the client's units."""
+
+    uri: str
+    version: int | None
+    generation: int
+    """Which settings and records produced it (see :class:`Analyzer`)."""
+    findings: tuple[Finding, ...]
+    diagnostics: tuple[types.Diagnostic, ...]
+    serial: int = field(default_factory=lambda: next(_SERIALS))
+    """Unique per result: the ``resultId`` of pull diagnostics."""
+
+    @property
+    def key(self) -> tuple[int | None, int]:
+        return self.version, self.generation
+
+
+@dataclass(frozen=True, slots=True)
+class Analyzer:
+    """Everything a check depends on besides the text; a new one (next generation) on each change."""
+
+    generation: int = 0
+    encoding: str = types.PositionEncodingKind.Utf16
+    rules: Callable[[str], Rules] = field(default=lambda _uri: Rules())
+    """The rules for a document or notebook URI (its project's)."""
+    doc_urls: Mapping[str, str] = field(default_factory=dict)
+    """Record id -> its documentation URL."""
+
+    def run(self, snapshot: Snapshot) -> list[Result]:
+        rules = self.rules(snapshot.key)
+        if snapshot.notebook:
+            return self._run_cells(snapshot, rules)
+        return [self._result(part, _check(part.text, rules), rules) for part in snapshot.parts]
+
+    def _run_cells(self, snapshot: Snapshot, rules: Rules) -> list[Result]:
+        starts: list[int] = []
+        lines: list[str] = []
+        for part in snapshot.parts:
+            starts.append(len(lines))
+            lines.extend("" if _MAGIC.match(line) else line for line in convert.split_lines(part.text))
+        per_part: list[list[Finding]] = [[] for _ in snapshot.parts]
+        related: dict[int, list[types.DiagnosticRelatedInformation]] = {}
+        for finding in _check("\n".join(lines) + "\n", rules):
+            index = _part_at(starts, finding.span.start.line)
+            moved = _move(finding, starts, index)
+            related[id(moved)] = self._related_across(snapshot, starts, finding)
+            per_part[index].append(moved)
+        return [
+            self._result(part, found, rules, related)
+            for part, found in zip(snapshot.parts, per_part, strict=True)
+        ]
+
+    def _related_across(
+        self, snapshot: Snapshot, starts: list[int], finding: Finding
+    ) -> list[types.DiagnosticRelatedInformation]:
+        related = []
+        for item in finding.related:
+            index = _part_at(starts, item.span.start.line)
+            part = snapshot.parts[index]
+            span = _shift(item.span, starts[index])
+            positions = convert.Positions(part.text, self.encoding)
+            location = types.Location(uri=part.uri, range=positions.to_range(span))
+            related.append(types.DiagnosticRelatedInformation(location=location, message=item.message))
+        return related
+
+    def _result(
+        self,
+        part: Part,
+        findings: list[Finding],
+        rules: Rules,
+        related: Mapping[int, list[types.DiagnosticRelatedInformation]] | None = None,
+    ) -> Result:
+        positions = convert.Positions(part.text, self.encoding)
+        diagnostics = []
+        for finding in findings:
+            severity = rules.severity_of(finding.code, finding.name)
+            diagnostics.append(
+                convert.to_diagnostic(
+                    part.uri,
+                    part.version,
+                    positions,
+                    finding,
+                    doc_url=self.doc_urls.get(finding.record_id),
+                    severity=convert.SETTING_SEVERITIES.get(severity or ""),
+                    related=related.get(id(finding)) if related else None,
+                )
+            )
+        return Result(part.uri, part.version, self.generation, tuple(findings), tuple(diagnostics))
+
+
+def _check(text: str, rules: Rules) -> list[Finding]:
+    ignore = rules.ignore | rules.disabled()
+    return check_source(text, select=rules.select, ignore=ignore).findings
+
+
+def _part_at(starts: list[int], line: int) -> int:
+    index = 0
+    for i, start in enumerate(starts):
+        if start <= line:
+            index = i
+    return index
+
+
+def _shift(span: Span, lines: int) -> Span:
+    return Span(
+        Position(span.start.line - lines, span.start.character),
+        Position(span.end.line - lines, span.end.character),
+    )
+
+
+def _move(finding: Finding, starts: list[int], index: int) -> Finding:
+    """The finding in its cell's own lines; fixes that reach into other cells are dropped."""
+    start = starts[index]
+    end = starts[index + 1] if index + 1 < len(starts) else None
+
+    def inside(span: Span) -> bool:
+        return span.start.line >= start and (end is None or span.end.line < end)
+
+    fixes = tuple(
+        Fix(
+            fix.title,
+            fix.applicability,
+            tuple(Edit(_shift(e.span, start), e.content) for e in fix.edits),
+            fix.workaround,
+        )
+        for fix in finding.fixes
+        if all(inside(e.span) for e in fix.edits)
+    )
+    related = tuple(Related(_shift(r.span, start), r.message) for r in finding.related if inside(r.span))
+    return replace(finding, span=_shift(finding.span, start), fixes=fixes, related=related)
+
+
+Key = tuple[int | None, int]
+"""A snapshot's version and the analyzer generation that checked it."""
+
+
+class Checks:
+    """The newest results per document, and at most one check in flight per document version.
+
+    Asking for the results of a version already being checked waits for that check; asking for a
+    newer version starts a new one (the older one still finishes, for whoever awaits it).
+    """
+
+    def __init__(self, executor: Executor | None = None) -> None:
+        self.analyzer = Analyzer()
+        self._executor = executor
+        self._done: dict[str, tuple[Key, list[Result]]] = {}
+        self._by_uri: dict[str, Result] = {}
+        self._running: dict[str, tuple[Key, asyncio.Future[list[Result]]]] = {}
+
+    def reconfigure(self, analyzer: Analyzer) -> None:
+        """New settings or records: every stored result is stale from now on."""
+        self.analyzer = analyzer
+
+    def stored(self, uri: str) -> Result | None:
+        """The last result for a document or cell, of whatever version."""
+        return self._by_uri.get(uri)
+
+    def stored_all(self) -> list[Result]:
+        return list(self._by_uri.values())
+
+    def forget(self, key: str) -> None:
+        """A document closed (or a file deleted): drop its results and any check in flight."""
+        self._running.pop(key, None)
+        _, results = self._done.pop(key, (None, []))
+        for result in results:
+            self._by_uri.pop(result.uri, None)
+        self._by_uri.pop(key, None)
+
+    def key_of(self, snapshot: Snapshot) -> Key:
+        return snapshot.version, self.analyzer.generation
+
+    async def results(self, snapshot: Snapshot) -> list[Result]:
+        key = self.key_of(snapshot)
+        done = self._done.get(snapshot.key)
+        if done is not None and done[0] == key:
+            return done[1]
+        running = self._running.get(snapshot.key)
+        if running is None or running[0] != key:
+            future = asyncio.get_running_loop().run_in_executor(self._executor, self.analyzer.run, snapshot)
+            running = (key, future)
+            self._running[snapshot.key] = running
+            future.add_done_callback(lambda f: self._store(snapshot.key, running, f))
+        return await asyncio.shield(running[1])
+
+    def _store(
+        self,
+        key: str,
+        running: tuple[Key, asyncio.Future[list[Result]]],
+        future: asyncio.Future[list[Result]],
+    ) -> None:
+        if self._running.get(key) is not running:
+            return  # a newer version was asked for meanwhile, or the document closed
+        del self._running[key]
+        if future.cancelled() or future.exception() is not None:
+            return
+        results = future.result()
+        _, old = self._done.get(key, (None, []))
+        for result in old:
+            self._by_uri.pop(result.uri, None)
+        self._done[key] = (running[0], results)
+        for result in results:
+            self._by_uri[result.uri] = result

@@ -1,0 +1,198 @@
+"""The one place where our code-point positions meet the client's units, and findings meet LSP types.
+
+The core counts columns in code points. The client counts them in the encoding negotiated at
+``initialize``: UTF-8 bytes (Neovim), UTF-16 units (VS Code, the default) or code points (Emacs).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from lsprotocol import types
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Severity, Span
+
+SOURCE = "errknow"
+SEVERITIES = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFO: types.DiagnosticSeverity.Information,
+    Severity.HINT: types.DiagnosticSeverity.Hint,
+}
+SETTING_SEVERITIES = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+"""Line ends as LSP (and Python) count them: not form feeds or U+2028."""
+
+
+def split_lines(text: str) -> list[str]:
+    return _LINE_BREAK.split(text)
+
+
+def _units(text: str, encoding: str) -> int:
+    if encoding == types.PositionEncodingKind.Utf32 or text.isascii():
+        return len(text)
+    if encoding == types.PositionEncodingKind.Utf8:
+        return len(text.encode("utf-8"))
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _char_units(char: str, encoding: str) -> int:
+    if encoding == types.PositionEncodingKind.Utf32:
+        return 1
+    if encoding == types.PositionEncodingKind.Utf8:
+        return len(char.encode("utf-8"))
+    return 2 if ord(char) > 0xFFFF else 1
+
+
+class Positions:
+    """Code points <-> client units for one text, in the negotiated position encoding."""
+
+    def __init__(self, text: str, encoding: str) -> None:
+        self.encoding = encoding
+        self._text = text
+        self._ascii = text.isascii()
+        self._lines: list[str] | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = _LINE_BREAK.split(self._text)
+        return self._lines
+
+    def line(self, number: int) -> str:
+        lines = self.lines
+        return lines[number] if 0 <= number < len(lines) else ""
+
+    def to_client(self, position: Position) -> types.Position:
+        if self._ascii or self.encoding == types.PositionEncodingKind.Utf32:
+            return types.Position(position.line, position.character)
+        prefix = self.line(position.line)[: position.character]
+        return types.Position(position.line, _units(prefix, self.encoding))
+
+    def from_client(self, position: types.Position) -> Position:
+        """The code-point position of a client position; past the end of a line means its end."""
+        text = self.line(position.line)
+        if self._ascii or self.encoding == types.PositionEncodingKind.Utf32:
+            return Position(position.line, min(position.character, len(text)))
+        units = 0
+        for index, char in enumerate(text):
+            if units >= position.character:
+                return Position(position.line, index)
+            units += _char_units(char, self.encoding)
+        return Position(position.line, len(text))
+
+    def to_range(self, span: Span) -> types.Range:
+        return types.Range(start=self.to_client(span.start), end=self.to_client(span.end))
+
+    def from_range(self, client: types.Range) -> Span:
+        return Span(self.from_client(client.start), self.from_client(client.end))
+
+    def end_of_line(self, line: int) -> types.Position:
+        return self.to_client(Position(line, len(self.line(line))))
+
+
+class EditData(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    start: tuple[int, int]
+    end: tuple[int, int]
+    """Code points, 0-based: converted to client units only when sent as a ``TextEdit``."""
+    content: str
+
+
+class FixData(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    title: str
+    applicability: Literal["safe", "unsafe", "display-only"]
+    edits: list[EditData]
+    workaround: int | None = None
+
+
+class DiagnosticData(BaseModel):
+    """What rides in ``Diagnostic.data``: enough for a code action never to re-run the analysis."""
+
+    model_config = ConfigDict(frozen=True)
+
+    uri: str
+    version: int | None
+    code: str
+    record: str
+    fixes: list[FixData]
+    line: int
+    """The line the finding starts on, for "disable for this line"."""
+
+
+def fix_data(fix: Fix) -> FixData:
+    edits = [
+        EditData(
+            start=(e.span.start.line, e.span.start.character),
+            end=(e.span.end.line, e.span.end.character),
+            content=e.content,
+        )
+        for e in fix.edits
+    ]
+    return FixData(
+        title=fix.title, applicability=fix.applicability.value, edits=edits, workaround=fix.workaround
+    )
+
+
+def to_fix(data: FixData) -> Fix:
+    edits = tuple(Edit(Span(Position(*e.start), Position(*e.end)), e.content) for e in data.edits)
+    return Fix(data.title, Applicability(data.applicability), edits, data.workaround)
+
+
+def parse_data(raw: object) -> DiagnosticData | None:
+    try:
+        return DiagnosticData.model_validate(raw)
+    except ValidationError:
+        return None
+
+
+def to_text_edits(positions: Positions, fix: Fix) -> list[types.TextEdit]:
+    return [types.TextEdit(range=positions.to_range(e.span), new_text=e.content) for e in fix.edits]
+
+
+def to_diagnostic(
+    uri: str,
+    version: int | None,
+    positions: Positions,
+    finding: Finding,
+    *,
+    doc_url: str | None,
+    severity: types.DiagnosticSeverity | None = None,
+    related: list[types.DiagnosticRelatedInformation] | None = None,
+) -> types.Diagnostic:
+    """``related`` defaults to the finding's own related places, in the same document."""
+    if related is None:
+        related = [
+            types.DiagnosticRelatedInformation(
+                location=types.Location(uri=uri, range=positions.to_range(r.span)), message=r.message
+            )
+            for r in finding.related
+        ]
+    data = DiagnosticData(
+        uri=uri,
+        version=version,
+        code=finding.code,
+        record=finding.record_id,
+        fixes=[fix_data(fix) for fix in finding.fixes],
+        line=finding.span.start.line,
+    )
+    return types.Diagnostic(
+        range=positions.to_range(finding.span),
+        message=finding.message,
+        severity=severity or SEVERITIES[finding.severity],
+        code=finding.code,
+        code_description=types.CodeDescription(href=doc_url) if doc_url else None,
+        source=SOURCE,
+        related_information=related or None,
+        data=data.model_dump(mode="json"),
+    )

@@ -1,0 +1,63 @@
+"""textDocument/codeAction and codeAction/resolve (see ``actions`` for what each action is)."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+from pygls.workspace import TextDocument
+
+from errknow_ls.lsp import actions, convert, publishing
+from errknow_ls.lsp.convert import Positions
+from errknow_ls.lsp.server import ErrknowServer
+
+OPTIONS = types.CodeActionOptions(code_action_kinds=actions.KINDS, resolve_provider=True)
+
+
+def register(server: ErrknowServer) -> None:
+    server.feature(types.TEXT_DOCUMENT_CODE_ACTION, OPTIONS)(code_action)
+    server.feature(types.CODE_ACTION_RESOLVE)(resolve)
+
+
+def _target(ls: ErrknowServer, document: TextDocument) -> actions.Target:
+    caps = ls.client_capabilities
+    code_action = caps.text_document.code_action if caps.text_document else None
+    resolve_support = code_action.resolve_support if code_action else None
+    workspace_edit = caps.workspace.workspace_edit if caps.workspace else None
+    return actions.Target(
+        uri=document.uri,
+        version=document.version,
+        positions=Positions(
+            document.source, ls.workspace.position_encoding or types.PositionEncodingKind.Utf16
+        ),
+        source=document.source,
+        lazy=bool(resolve_support and "edit" in resolve_support.properties),
+        document_changes=bool(workspace_edit and workspace_edit.document_changes),
+    )
+
+
+async def code_action(ls: ErrknowServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    result = await publishing.current(ls, params.text_document.uri)
+    if result is None:
+        return None
+    target = _target(ls, ls.workspace.get_text_document(result.uri))
+    only = params.context.only
+    found = actions.current_data(target, params.context.diagnostics) or actions.in_range(
+        result.diagnostics, result.findings, target.positions.from_range(params.range)
+    )
+    chosen = (
+        actions.for_diagnostics(target, found) if actions.wanted(only, types.CodeActionKind.QuickFix) else []
+    )
+    fix_all = actions.fix_all(target, result.findings) if actions.wanted(only, actions.FIX_ALL) else None
+    return [*chosen, *([fix_all] if fix_all else [])] or None
+
+
+async def resolve(ls: ErrknowServer, action: types.CodeAction) -> types.CodeAction:
+    pending = actions.Pending.parse(action.data)
+    result = await publishing.current(ls, pending.uri) if pending else None
+    if pending is None or result is None or result.version != pending.version:
+        return action  # not ours, or the document moved on: a stale fix is dropped
+    target = _target(ls, ls.workspace.get_text_document(result.uri))
+    if pending.fix is not None:
+        action.edit = target.fix_edit(convert.to_fix(pending.fix))
+    elif pending.fix_all:
+        action.edit = actions.fix_all_edit(target, result.findings)
+    return action

@@ -1,0 +1,45 @@
+"""workspace/executeCommand ``errknow.explain``: the explanation of a record id or a pasted traceback."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from errknow_ls.kb import KnowledgeBase, Record
+from errknow_ls.kb.explain import Context, render
+from errknow_ls.lsp.server import ErrknowServer
+from errknow_ls.tracebacks import match_tracebacks, read_tracebacks
+
+EXPLAIN = "errknow.explain"
+
+
+def register(server: ErrknowServer) -> None:
+    server.command(EXPLAIN)(explain)
+
+
+def explain(ls: ErrknowServer, *arguments: Any) -> dict[str, Any]:
+    """``[subject]`` or ``[subject, locale]`` -> ``{"records": [ids], "markdown": text}``."""
+    if (
+        not arguments
+        or not isinstance(arguments[0], str)
+        or not all(isinstance(a, str | None) for a in arguments[1:2])
+    ):
+        raise JsonRpcInvalidParams(f"{EXPLAIN} takes a record id or a traceback, and optionally a locale")
+    locale = arguments[1] if len(arguments) > 1 and arguments[1] else ls.locale
+    records = records_for(ls.kb, arguments[0])
+    related = {r.id: r.signature for r in ls.kb.records}
+    texts = [render(record, Context(related=related), locale) for record in records]
+    return {"records": [r.id for r in records], "markdown": "\n\n---\n\n".join(texts)}
+
+
+def records_for(kb: KnowledgeBase, subject: str) -> list[Record]:
+    """A record id; else the records the tracebacks in the text match; else the best match of the text."""
+    record = kb.get(subject.strip())
+    if record is not None:
+        return [record]
+    found = {m.record.id: m.record for m in match_tracebacks(kb, read_tracebacks(subject)) if m.record}
+    if found:
+        return list(found.values())
+    matches = kb.match(" ".join(subject.split()))
+    return [max(matches, key=lambda m: m.record.confidence).record] if matches else []

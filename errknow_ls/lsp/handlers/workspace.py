@@ -1,0 +1,56 @@
+"""workspace/didChangeWatchedFiles: re-check changed files; settings files re-read everything."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from errknow_ls.lsp import configuration, scan
+from errknow_ls.lsp.files import GITIGNORE, Scope
+from errknow_ls.lsp.server import ErrknowServer
+
+log = logging.getLogger(__name__)
+SETTINGS_FILES = frozenset({"pyproject.toml", GITIGNORE})
+WATCHED = ["**/*.py", "**/pyproject.toml", f"**/{GITIGNORE}"]
+
+
+def register(server: ErrknowServer) -> None:
+    server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)(did_change_watched_files)
+
+
+def did_change_watched_files(ls: ErrknowServer, params: types.DidChangeWatchedFilesParams) -> None:
+    paths = [(change, Path(fs_path)) for change in params.changes if (fs_path := to_fs_path(change.uri))]
+    if any(path.name in SETTINGS_FILES for _, path in paths):
+        configuration.reconfigure(ls)  # excludes or rules may have changed: the scan re-checks all
+        return
+    scope = Scope(ls.projects, ls.settings)
+    changed = {}
+    for change, path in paths:
+        if change.type == types.FileChangeType.Deleted or not scope.includes(path):
+            scan.forget(ls, change.uri)
+        else:
+            ls.scanned.add(change.uri)
+            changed[change.uri] = path
+    ls.spawn(scan.check_files(ls, changed))
+
+
+async def watch_files(ls: ErrknowServer) -> None:
+    """Ask the client to watch our files, where it lets servers register that dynamically."""
+    caps = ls.client_capabilities.workspace
+    watched = caps.did_change_watched_files if caps else None
+    if not (watched and watched.dynamic_registration):
+        return
+    options = types.DidChangeWatchedFilesRegistrationOptions(
+        watchers=[types.FileSystemWatcher(glob_pattern=pattern) for pattern in WATCHED]
+    )
+    registration = types.Registration(
+        id=str(uuid.uuid4()), method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
+    )
+    try:
+        await ls.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+    except Exception as exc:  # no watching: files are re-checked when opened and on the next scan
+        log.info("client/registerCapability failed: %s", exc)

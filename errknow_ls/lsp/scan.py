@@ -1,0 +1,118 @@
+"""The whole workspace, checked in the background with ``$/progress``; files re-checked on change."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from errknow_ls.lsp import publishing
+from errknow_ls.lsp.checking import Snapshot
+from errknow_ls.lsp.files import Scope
+from errknow_ls.lsp.snapshots import is_open
+
+if TYPE_CHECKING:
+    from errknow_ls.lsp.server import ErrknowServer
+
+log = logging.getLogger(__name__)
+REPORT_EVERY = 0.2
+"""Seconds between progress reports."""
+
+
+def restart(ls: ErrknowServer) -> None:
+    """(Re)check the whole workspace in the background, dropping a scan still running."""
+    if ls.scan_task is not None:
+        ls.scan_task.cancel()
+    ls.scan_task = ls.spawn(scan(ls)) if ls.settings.scan_workspace and ls.roots() else None
+    if ls.scan_task is None:
+        for uri in list(ls.scanned):
+            forget(ls, uri)
+
+
+async def scan(ls: ErrknowServer) -> None:
+    scope = Scope(ls.projects, ls.settings)
+    loop = asyncio.get_running_loop()
+    files = await loop.run_in_executor(None, scope.files)
+    uris = {uri: path for path in files if (uri := from_fs_path(str(path)))}
+    for uri in ls.scanned - uris.keys():
+        forget(ls, uri)
+    ls.scanned = set(uris)
+    async with _progress(ls, "errknow: checking the workspace") as report:
+        for index, (uri, path) in enumerate(uris.items(), 1):
+            await check_file(ls, uri, path)
+            report(f"{index}/{len(uris)} files", index * 100 // len(uris))
+    publishing.refresh_pulls(ls)
+
+
+async def check_file(ls: ErrknowServer, uri: str, path: Path) -> None:
+    """Check a file as it is on disk and publish it; an open document is the editor's business."""
+    if is_open(ls.workspace, uri):
+        return
+    try:
+        text = await asyncio.get_running_loop().run_in_executor(None, _read, path)
+    except OSError as exc:
+        log.warning("cannot read %s: %s", path, exc)
+        return
+    ls.checks.forget(uri)
+    for result in await ls.checks.results(Snapshot.of_text(uri, None, text)):
+        if not is_open(ls.workspace, uri):
+            publishing.publish(ls, result)
+
+
+async def check_files(ls: ErrknowServer, files: dict[str, Path]) -> None:
+    """Changed files, checked again; a client that pulls the workspace is asked to pull again."""
+    for uri, path in files.items():
+        await check_file(ls, uri, path)
+    if ls.channel.pull_workspace:
+        publishing.refresh_pulls(ls)
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def forget(ls: ErrknowServer, uri: str) -> None:
+    """A file deleted or now excluded: its diagnostics go."""
+    ls.scanned.discard(uri)
+    if not is_open(ls.workspace, uri):
+        ls.checks.forget(uri)
+        publishing.clear(ls, uri)
+
+
+@asynccontextmanager
+async def _progress(ls: ErrknowServer, title: str) -> AsyncIterator[Callable[[str, int], None]]:
+    """``$/progress`` begin, reports (at most every REPORT_EVERY seconds) and end, if the client shows it."""
+    window = ls.client_capabilities.window
+    token = f"errknow-scan-{uuid.uuid4()}"
+    shown = bool(window and window.work_done_progress)
+    if shown:
+        try:
+            await ls.work_done_progress.create_async(token)
+        except Exception as exc:  # the client refused the token: no progress, still the scan
+            log.info("no progress: %s", exc)
+            shown = False
+    if shown:
+        ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, percentage=0))
+    last = 0.0
+    loop = asyncio.get_running_loop()
+
+    def report(message: str, percentage: int) -> None:
+        nonlocal last
+        if shown and loop.time() - last >= REPORT_EVERY:
+            last = loop.time()
+            ls.work_done_progress.report(
+                token, types.WorkDoneProgressReport(message=message, percentage=percentage)
+            )
+
+    try:
+        yield report
+    finally:
+        if shown:
+            ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))

@@ -1,0 +1,140 @@
+"""Settings: the editor's (one fully defaulted model, forgiving) over the project's ``[tool.errknow]``.
+
+Editor settings come from ``initializationOptions`` and ``workspace/configuration`` (or the
+``settings`` of ``workspace/didChangeConfiguration``); a bad value falls back to its default with
+one message. A key the editor sets wins over ``pyproject.toml``; a key it leaves unset does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from errknow_ls.analysis.registry import RULES, resolve
+from errknow_ls.runner.config import ProjectSettings, load_settings
+from errknow_ls.runner.discovery import DEFAULT_EXCLUDE, Excluder
+
+SeverityName = Literal["error", "warning", "information", "hint", "off"]
+SECTION = "errknow"
+
+
+class Settings(BaseModel):
+    """``initializationOptions`` and the ``errknow`` section of ``workspace/configuration``."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    select: list[str] | None = None
+    """Rule codes, prefixes or names to run (default: the project's, else all)."""
+    ignore: list[str] | None = None
+    severity: dict[str, SeverityName] = Field(default_factory=dict)
+    """Per rule code or name: error, warning, information, hint, or off."""
+    records: list[str] = Field(default_factory=list)
+    """Extra record directories, after the built-in ones and the project's."""
+    locale: str | None = None
+    """``en`` or ``zh``; by default the client's ``initialize.locale``."""
+    exclude: list[str] = Field(default_factory=list)
+    """Gitignore-style patterns the workspace scan skips, besides ``.gitignore`` and the project's."""
+    log_level: Literal["error", "warning", "info", "debug"] = Field(default="warning", alias="logLevel")
+    interpreter: str | None = None
+    """The project's Python, to read its torch version from (never run)."""
+    scan_workspace: bool = Field(default=True, alias="scanWorkspace")
+
+    @field_validator("select", "ignore", "records", "exclude", mode="before")
+    @classmethod
+    def _split_strings(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+
+def parse_settings(raw: Any) -> tuple[Settings, str | None]:
+    """Settings from whatever the client sent, and a message when something was ignored."""
+    if raw is None:
+        return Settings(), None
+    if isinstance(raw, Mapping) and isinstance(raw.get(SECTION), Mapping):
+        raw = raw[SECTION]
+    if not isinstance(raw, Mapping):
+        return Settings(), f"errknow settings must be an object, got {type(raw).__name__}; using defaults"
+    try:
+        return Settings.model_validate(dict(raw)), None
+    except ValidationError as exc:
+        good = dict(raw)
+        bad = []
+        for error in exc.errors(include_url=False):
+            key = str(error["loc"][0]) if error["loc"] else ""
+            good.pop(key, None)
+            bad.append(f"{key}: {error['msg']}")
+        message = "invalid errknow settings ignored (" + "; ".join(bad) + "); using defaults for them"
+        try:
+            return Settings.model_validate(good), message
+        except ValidationError:
+            return Settings(), message
+
+
+def merge(*layers: Any) -> Any:
+    """Later layers of raw settings over earlier ones (``initializationOptions``, then configuration)."""
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        section = (
+            layer[SECTION]
+            if isinstance(layer, Mapping) and isinstance(layer.get(SECTION), Mapping)
+            else layer
+        )
+        if isinstance(section, Mapping):
+            merged.update(section)
+        elif section is not None:
+            return section  # not an object: parse_settings says so
+    return merged
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Which rules run and how severe each is, for the files of one project."""
+
+    select: frozenset[str] | None = None
+    ignore: frozenset[str] = frozenset()
+    severity: Mapping[str, SeverityName] = field(default_factory=dict)
+
+    def severity_of(self, code: str, name: str) -> SeverityName | None:
+        return self.severity.get(code) or self.severity.get(name)
+
+    def disabled(self) -> frozenset[str]:
+        return frozenset(rule.code for rule in RULES if self.severity_of(rule.code, rule.name) == "off")
+
+
+def _codes(selectors: Sequence[str]) -> frozenset[str]:
+    return frozenset(rule.code for selector in selectors for rule in resolve(selector))
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    """One workspace folder: its ``[tool.errknow]`` and the rules that follow for its files."""
+
+    root: Path
+    settings: ProjectSettings
+
+    @classmethod
+    def load(cls, root: Path) -> Project:
+        return cls(root, load_settings(root))
+
+    def rules(self, editor: Settings) -> Rules:
+        select = editor.select if editor.select is not None else self.settings.select
+        ignore = editor.ignore if editor.ignore is not None else self.settings.ignore
+        return Rules(
+            select=None if select is None else _codes(select),
+            ignore=_codes(ignore or []),
+            severity=dict(editor.severity),
+        )
+
+    def excluder(self) -> Excluder:
+        """The CLI's excludes, matched as the CLI matches them: its defaults (or the project's
+        ``exclude``) and ``extend-exclude``."""
+        base = DEFAULT_EXCLUDE if self.settings.exclude is None else self.settings.exclude
+        return Excluder((*base, *self.settings.extend_exclude), self.settings.root or self.root)
+
+    def record_dirs(self) -> list[Path]:
+        return list(self.settings.records or [])

@@ -1,0 +1,50 @@
+"""What the workspace holds right now, as immutable snapshots a worker thread can check."""
+
+from __future__ import annotations
+
+from urllib.parse import unquote
+
+from lsprotocol import types
+from pygls.workspace import Workspace
+
+from errknow_ls.lsp.checking import Part, Snapshot
+
+PYTHON_IDS = frozenset({"python", "python3", "py"})
+
+
+def is_open(workspace: Workspace, uri: str) -> bool:
+    """An editor holds the document (a text document or a notebook cell)."""
+    return unquote(uri) in workspace.text_documents
+
+
+def notebook_of(workspace: Workspace, uri: str) -> types.NotebookDocument | None:
+    return workspace.get_notebook_document(cell_uri=uri) or workspace.get_notebook_document(notebook_uri=uri)
+
+
+def is_python(workspace: Workspace, uri: str) -> bool:
+    document = workspace.text_documents.get(unquote(uri))
+    if document is None:
+        return uri.endswith((".py", ".pyi"))
+    return (document.language_id or "python").lower() in PYTHON_IDS or uri.endswith((".py", ".pyi"))
+
+
+def snapshot_of(workspace: Workspace, uri: str) -> Snapshot | None:
+    """The open document (or the notebook a cell belongs to) as it is now; None once closed."""
+    notebook = notebook_of(workspace, uri)
+    if notebook is not None:
+        return _notebook_snapshot(workspace, notebook)
+    document = workspace.text_documents.get(unquote(uri))
+    if document is None or not is_python(workspace, uri):
+        return None
+    return Snapshot.of_text(document.uri, document.version, document.source)
+
+
+def _notebook_snapshot(workspace: Workspace, notebook: types.NotebookDocument) -> Snapshot:
+    parts = []
+    for cell in notebook.cells:
+        if cell.kind != types.NotebookCellKind.Code:
+            continue
+        document = workspace.text_documents.get(unquote(cell.document))
+        if document is not None and (document.language_id or "python").lower() in PYTHON_IDS:
+            parts.append(Part(document.uri, document.version, document.source))
+    return Snapshot(notebook.uri, notebook.version, tuple(parts), notebook=True)

@@ -1,0 +1,108 @@
+"""Diagnostics over stdio, once per editor profile: client-unit ranges, push or pull, versions, close."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+
+from tests.lsp.session import BUGGY, BUGGY_LINE, CALL, CLEAN, Session
+
+
+async def test_the_diagnostic_is_on_the_exact_call_in_client_units(session: Session) -> None:
+    await session.start()
+    uri = session.open("train.py", BUGGY)
+    (diagnostic,) = await session.diagnostics(uri)
+    line = BUGGY.splitlines()[BUGGY_LINE]
+    start = line.index(CALL)
+    assert diagnostic.range == types.Range(
+        types.Position(BUGGY_LINE, session.column(line, start)),
+        types.Position(BUGGY_LINE, session.column(line, start + len(CALL))),
+    )
+    assert (diagnostic.code, diagnostic.source, diagnostic.severity) == (
+        "EK001",
+        "errknow",
+        types.DiagnosticSeverity.Error,
+    )
+    assert "`loss` is backwarded a second time" in diagnostic.message
+    assert diagnostic.code_description is not None and diagnostic.code_description.href.startswith("https://")
+    assert diagnostic.related_information is not None
+    (related,) = diagnostic.related_information
+    assert related.location.uri == uri and related.location.range.start == types.Position(6, 0)
+    assert diagnostic.data is not None
+    assert diagnostic.data["code"] == "EK001" and diagnostic.data["version"] == 1 and diagnostic.data["fixes"]
+
+
+async def test_an_edit_in_client_units_after_an_emoji_lands_where_the_client_meant(session: Session) -> None:
+    await session.start()
+    uri = session.open("train.py", CLEAN)
+    assert await session.diagnostics(uri) == []
+    line = CLEAN.splitlines()[BUGGY_LINE]
+    end = types.Position(BUGGY_LINE, session.column(line, len(line)))
+    session.edit(uri, types.TextDocumentContentChangePartial(range=types.Range(end, end), text=f"; {CALL}"))
+    (diagnostic,) = await session.diagnostics(uri)
+    edited = BUGGY.splitlines()[BUGGY_LINE]
+    assert diagnostic.range.start.character == session.column(edited, edited.index(CALL))
+
+
+async def test_a_document_gets_push_or_pull_never_both(session: Session) -> None:
+    await session.start()
+    uri = session.open("train.py", BUGGY)
+    assert len(await session.diagnostics(uri)) == 1
+    session.change(uri, CLEAN)
+    assert await session.diagnostics(uri) == []
+    mine = [p for p in session.published if p.uri == uri]
+    if session.pulls:
+        assert mine == []
+    else:
+        assert [(p.version, len(p.diagnostics)) for p in mine] == [(1, 1), (2, 0)]
+
+
+async def test_fast_edits_never_publish_a_stale_result(session: Session) -> None:
+    await session.start()
+    uri = session.open("train.py", BUGGY)
+    for _ in range(10):
+        session.change(uri, BUGGY)
+        session.change(uri, CLEAN)
+    assert await session.diagnostics(uri) == []
+    versions = [p.version or 0 for p in session.published if p.uri == uri]
+    assert versions == sorted(versions)  # and the last one, for version 21, is empty
+    if not session.pulls:
+        assert session.published[-1].version == 21 and not session.published[-1].diagnostics
+
+
+async def test_close_clears(session: Session) -> None:
+    await session.start()
+    uri = session.open("train.py", BUGGY)
+    assert await session.diagnostics(uri)
+    session.close(uri)
+    if not session.pulls:
+        cleared = await session.published_for(uri, lambda p: p.version is None)
+        assert not cleared.diagnostics
+    # the server forgot it: a pull now (a client's mistake) answers with nothing
+    assert await session.pull(uri) == []
+
+
+async def test_a_file_pushed_while_closed_is_pulled_once_open(session: Session) -> None:
+    (session.root / "train.py").write_text(BUGGY, encoding="utf-8")
+    await session.start()
+    await session.progress_ended()
+    uri = session.uri("train.py")
+    pushed = [p for p in session.published if p.uri == uri]
+    if session.pulls_workspace:
+        assert pushed == []  # the workspace is pulled too
+        return
+    assert [len(p.diagnostics) for p in pushed] == [1]
+    session.open("train.py", BUGGY)
+    assert len(await session.diagnostics(uri)) == 1
+    if session.pulls:
+        cleared = await session.published_for(uri, lambda p: not p.diagnostics)
+        assert session.published[-1] is cleared  # pushed, then taken back: never both
+
+
+async def test_a_request_with_invalid_params_gets_an_error_and_the_server_stays_up(session: Session) -> None:
+    await session.start()
+    with pytest.raises(JsonRpcInvalidParams, match="invalid params for textDocument/hover"):
+        await session.raw_request(types.TEXT_DOCUMENT_HOVER, {"textDocument": 42, "position": "here"})
+    uri = session.open("train.py", BUGGY)
+    assert len(await session.diagnostics(uri)) == 1

@@ -1,0 +1,118 @@
+"""Settings and commands, once per editor profile: initializationOptions, workspace/configuration,
+changes at runtime, ``[tool.errknow]``, bad values, and ``errknow.explain``."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+
+from tests.lsp.session import BUGGY, Session
+from tests.support import REPO, SHIPPED_ID
+
+ONE_BROKEN = REPO / "tests" / "lsp" / "fixtures" / "one-broken"
+SECOND_BACKWARD = (
+    "RuntimeError: Trying to backward through the graph a second time, but the buffers have already "
+    "been freed. Specify retain_graph=True when calling backward the first time."
+)
+TRACEBACK = f"""\
+Traceback (most recent call last):
+  File "train.py", line 9, in <module>
+    loss.backward()
+{SECOND_BACKWARD}
+"""
+
+
+async def test_a_settings_change_applies_at_once(session: Session) -> None:
+    await session.start()
+    uri = session.open("train.py", BUGGY)
+    (before,) = await session.diagnostics(uri)
+    assert before.severity == types.DiagnosticSeverity.Error
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"errknow": {"severity": {"double-backward": "hint"}}})
+    )
+    if session.pulls:
+        if session.caps.workspace and session.caps.workspace.diagnostics:
+            await session.refreshed()  # the server asks the client to pull again
+        (after,) = await session.pull(uri)
+    else:
+        published = await session.published_for(
+            uri, lambda p: len(p.diagnostics) == 1 and p.diagnostics[0].severity == 4
+        )
+        (after,) = published.diagnostics
+        assert published.version == 1
+    assert after.severity == types.DiagnosticSeverity.Hint
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"errknow": {"severity": {"EK001": "off"}}})
+    )
+    if session.pulls:
+        assert await session.pull(uri) == []
+    else:
+        await session.published_for(uri, lambda p: not p.diagnostics)
+
+
+async def test_workspace_configuration_is_read(session: Session) -> None:
+    session.client.set_configuration({"severity": {"EK001": "warning"}}, section="errknow")
+    await session.start()
+    uri = session.open("train.py", BUGGY)
+    (diagnostic,) = await session.diagnostics(uri)
+    assert diagnostic.severity == types.DiagnosticSeverity.Warning
+
+
+async def test_invalid_settings_fall_back_with_one_message(session: Session) -> None:
+    await session.start(options={"severity": "loud", "select": "EK001", "unknownKey": 1})
+    uri = session.open("train.py", BUGGY)
+    assert len(await session.diagnostics(uri)) == 1  # select still applies
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"errknow": {"severity": "loud", "select": "EK001"}})
+    )
+    session.change(uri, BUGGY + "\n")
+    assert len(await session.diagnostics(uri)) == 1
+    shown = [m for m in session.client.messages if "invalid errknow settings" in m.message]
+    assert len(shown) == 1 and "severity" in shown[0].message and shown[0].type == types.MessageType.Warning
+
+
+async def test_the_workspace_pyproject_is_read_and_editor_settings_win(session: Session) -> None:
+    (session.root / "pyproject.toml").write_text(
+        '[tool.errknow]\nselect = ["EK002"]\ncolour = "blue"\n', encoding="utf-8"
+    )
+    await session.start()
+    uri = session.open("train.py", BUGGY)
+    assert await session.diagnostics(uri) == []  # EK001 is not selected there
+    assert any("unknown keys ignored: colour" in m.message for m in session.client.messages)
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"errknow": {"select": ["EK"]}})
+    )
+    session.change(uri, BUGGY + "\n")
+    assert len(await session.diagnostics(uri)) == 1
+
+
+async def test_extra_record_directories_from_settings(session: Session) -> None:
+    await session.start(options={"records": [str(ONE_BROKEN)]})
+    warning = await session.until(
+        types.WINDOW_LOG_MESSAGE,
+        lambda: next(
+            (m for m in session.client.log_messages if m.message.startswith("record skipped")), None
+        ),
+    )
+    assert warning.type == types.MessageType.Warning and "not-json.json" in warning.message
+
+
+async def _explain(session: Session, *arguments: object) -> dict[str, object]:
+    result = await session.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="errknow.explain", arguments=list(arguments))
+    )
+    assert isinstance(result, dict)
+    return result
+
+
+async def test_explain_a_record_id_a_traceback_or_a_message(session: Session) -> None:
+    await session.start()
+    by_id = await _explain(session, SHIPPED_ID)
+    assert by_id["records"] == [SHIPPED_ID] and "**What to do**" in str(by_id["markdown"])
+    assert (await _explain(session, TRACEBACK))["records"] == [SHIPPED_ID]
+    assert (await _explain(session, SECOND_BACKWARD))["records"] == [SHIPPED_ID]
+    assert "**应该这样做**" in str((await _explain(session, SHIPPED_ID, "zh"))["markdown"])
+    assert await _explain(session, "nothing we know") == {"records": [], "markdown": ""}
+    with pytest.raises(JsonRpcInvalidParams):
+        await _explain(session, 42)
