@@ -112,9 +112,10 @@ def test_buggy_script_diagnostics_hover_and_fix(nvim: Path, project: Path) -> No
 def terminal_run(nvim: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One terminal buffer in which ``python fit.py`` fails; what the plugin sent, what came back."""
     root = make_project(tmp_path_factory.mktemp("terminal"))
-    return run_scenario(
-        nvim, root, "terminal", None, {"ERRKNOW_E2E_SOURCE": "steps.py", "ERRKNOW_E2E_RUN": "python fit.py"}
-    )
+    # The venv's Python by its path: a shell's rc files may put another python first on PATH.
+    run = f"{VENV_BIN / 'python'} fit.py"
+    env = {"ERRKNOW_E2E_SOURCE": "steps.py", "ERRKNOW_E2E_RUN": run}
+    return run_scenario(nvim, root, "terminal", None, env)
 
 
 def test_terminal_output_is_forwarded_unwrapped(terminal_run: dict[str, Any]) -> None:
