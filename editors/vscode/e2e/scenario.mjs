@@ -1,0 +1,215 @@
+// The VS Code scenario, driven as a person would through the keyboard: code-server (VS Code 1.100.3)
+// in Debian's Chromium, with the errknow extension installed. Each step waits on what the workbench
+// shows, takes a screenshot, and records what it saw in a JSON file that pytest checks.
+//
+// Environment: ERRKNOW_E2E_URL (code-server, folder opened), ERRKNOW_E2E_ROOT (that folder),
+// ERRKNOW_E2E_ARTIFACTS (screenshots), ERRKNOW_E2E_OUT (the JSON), ERRKNOW_E2E_LOGS (code-server's
+// user data logs), ERRKNOW_E2E_RUN (the failing command to type in the terminal), ERRKNOW_E2E_DIAGNOSTIC_MS (how long to wait for the terminal's diagnostic).
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+
+const env = (name) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+};
+const url = env("ERRKNOW_E2E_URL");
+const root = env("ERRKNOW_E2E_ROOT");
+const artifacts = env("ERRKNOW_E2E_ARTIFACTS");
+const outFile = env("ERRKNOW_E2E_OUT");
+const logs = env("ERRKNOW_E2E_LOGS");
+const diagnosticMs = Number(process.env.ERRKNOW_E2E_DIAGNOSTIC_MS ?? "30000");
+
+const seen = { steps: [], timings: {} };
+const save = () => writeFileSync(outFile, JSON.stringify(seen, null, 1));
+const started = Date.now();
+let stepStart = started;
+
+async function shot(page, name) {
+  await page.screenshot({ path: join(artifacts, `${name}.png`) });
+  seen.steps.push(name);
+  seen.timings[name] = (Date.now() - stepStart) / 1000;
+  stepStart = Date.now();
+  save();
+}
+
+/** Polls a condition outside the page (a file on disk, a log line) until it holds. */
+async function until(what, condition, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = condition();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function problemCounts(label) {
+  // "No Problems" or e.g. "Errors: 1, Warnings: 0" (some versions add Infos).
+  const count = (kind) => Number(new RegExp(`${kind}: (\\d+)`).exec(label)?.[1] ?? 0);
+  return { errors: count("Errors"), warnings: count("Warnings"), infos: count("Infos"), label };
+}
+
+async function problems(page) {
+  const label = await page.locator('[id="status.problems"]').first().getAttribute("aria-label");
+  return problemCounts(label ?? "");
+}
+
+/** Waits until the Problems status item shows "some" problems, or "none". */
+async function waitProblems(page, want, timeoutMs) {
+  await page.waitForFunction(
+    (some) => {
+      const label = document.querySelector('[id="status.problems"]')?.getAttribute("aria-label") ?? "";
+      const total = [...label.matchAll(/(?:Errors|Warnings): (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+      return some ? total > 0 : total === 0;
+    },
+    want === "some",
+    { timeout: timeoutMs, polling: 100 },
+  );
+  return problems(page);
+}
+
+function extensionLog() {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name === "errknow-ls.log") found.push(path);
+    }
+  };
+  try {
+    walk(logs);
+  } catch {
+    return "";
+  }
+  return found.map((path) => readFileSync(path, "utf8")).join("\n");
+}
+
+async function openFile(page, name) {
+  await page.keyboard.press("Control+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(name);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor();
+  await page.keyboard.press("Enter");
+  await page.locator(`.tab.active[aria-label*="${name}"]`).waitFor();
+  await page.locator(".monaco-editor .view-lines").first().waitFor();
+}
+
+async function goToLine(page, line) {
+  await page.keyboard.press("Control+G");
+  await page.locator(".quick-input-widget input").waitFor({ state: "visible" });
+  await page.keyboard.type(String(line));
+  await page.keyboard.press("Enter");
+  await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+}
+
+async function sourceScenario(page) {
+  await openFile(page, "warmup_probe.py");
+  seen.problems_open = await waitProblems(page, "some", 60_000);
+  await shot(page, "1-problems");
+
+  // Hover on `loss.backward()`, line 18: the cursor on its first character, Ctrl+K Ctrl+I.
+  await goToLine(page, 18);
+  await page.keyboard.press("End");
+  await page.keyboard.press("Home");
+  await page.keyboard.press("Control+K");
+  await page.keyboard.press("Control+I");
+  const hover = page.locator(".monaco-hover:not(.hidden)", { hasText: "retain_graph" }).first();
+  await hover.waitFor({ state: "visible", timeout: 20_000 });
+  seen.hover = await hover.innerText();
+  await shot(page, "2-hover");
+  await page.keyboard.press("Escape");
+  await hover.waitFor({ state: "hidden" });
+
+  // Ctrl+. lists the actions; the one the server prefers comes first and Enter applies it.
+  await page.keyboard.press("Control+.");
+  const menu = page.locator(".action-widget");
+  await menu.waitFor({ state: "visible", timeout: 20_000 });
+  await menu.locator(".monaco-list-row").first().waitFor();
+  seen.actions = await menu.locator(".monaco-list-row").allInnerTexts();
+  seen.focused_action = await menu.locator(".monaco-list-row.focused").first().innerText();
+  await shot(page, "3-quick-fix-menu");
+  await page.keyboard.press("Enter");
+  await menu.waitFor({ state: "hidden" });
+  await page.locator(".tab.active.dirty").waitFor();
+
+  const file = join(root, "warmup_probe.py");
+  const before = readFileSync(file, "utf8");
+  await page.keyboard.press("Control+S");
+  seen.saved_text = await until("the fixed file on disk", () => {
+    const text = readFileSync(file, "utf8");
+    return text !== before ? text : undefined;
+  }, 20_000);
+  seen.problems_fixed = await waitProblems(page, "none", 30_000);
+  await shot(page, "4-fixed-and-saved");
+}
+
+async function terminalScenario(page) {
+  await page.keyboard.press("Control+`");
+  const terminal = page.locator(".terminal-wrapper.active .xterm");
+  await terminal.waitFor({ state: "visible", timeout: 30_000 });
+  // Typing before the shell's prompt is fine (the pty buffers it), but shell integration must be on
+  // to see the command: wait for the integration's prompt decoration.
+  await page
+    .locator(".terminal-wrapper.active .terminal-command-decoration")
+    .first()
+    .waitFor({ state: "attached", timeout: 30_000 });
+  await page.keyboard.type(env("ERRKNOW_E2E_RUN"));
+  await page.keyboard.press("Enter");
+  seen.forwarded = await until(
+    "the extension to forward the command's output",
+    () => extensionLog().split("\n").find((line) => line.includes("terminal: sent") && line.includes("fit.py")),
+    90_000,
+  );
+  await shot(page, "5-terminal-run");
+  try {
+    seen.problems_after_run = await waitProblems(page, "some", diagnosticMs);
+  } catch (error) {
+    seen.problems_after_run = { ...(await problems(page)), timeout: String(error) };
+  }
+  await page.keyboard.press("Control+Shift+M");
+  const rows = page.locator(".markers-panel .monaco-list-row");
+  await page.locator(".markers-panel").waitFor({ state: "visible" });
+  seen.problem_rows = await rows.allInnerTexts();
+  await shot(page, "6-problems-after-run");
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.ERRKNOW_E2E_CHROMIUM ?? "/usr/bin/chromium",
+  args: [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+  ],
+});
+let failed = false;
+try {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.setDefaultTimeout(30_000);
+  await page.goto(url);
+  await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+  await page.locator('[id="status.problems"]').waitFor({ timeout: 60_000 });
+  seen.timings.workbench = (Date.now() - started) / 1000;
+  stepStart = Date.now();
+  await sourceScenario(page);
+  if (process.env.ERRKNOW_E2E_TERMINAL !== "0") {
+    await terminalScenario(page);
+  }
+} catch (error) {
+  failed = true;
+  seen.error = String(error?.stack ?? error);
+  try {
+    const [page] = browser.contexts()[0]?.pages() ?? [];
+    if (page) await page.screenshot({ path: join(artifacts, "failure.png") });
+  } catch {
+    // the failure itself is what matters
+  }
+} finally {
+  seen.extension_log = extensionLog();
+  seen.seconds = (Date.now() - started) / 1000;
+  save();
+  await browser.close();
+}
+process.exit(failed ? 1 : 0);
