@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 TORCH_STAMP := $(VENV)/.torch
 TORCH_VERSION := 2.13.0
 
-.PHONY: demo test lint typecheck pytest venv torch clean
+.PHONY: demo test lint typecheck pytest venv torch clean extension editors test-vscode
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,10 +47,30 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The VS Code extension: npm ci when the lock file changes, then tsc and eslint (part of `make test`).
+EXTENSION := editors/vscode
+NODE_STAMP := $(EXTENSION)/node_modules/.package-lock.json
+
+$(NODE_STAMP): $(EXTENSION)/package-lock.json
+	cd $(EXTENSION) && npm ci --no-audit --no-fund
+	touch $@
+
+extension: $(NODE_STAMP)
+	cd $(EXTENSION) && npm run typecheck && npm run lint
+
+# The installable extension: editors/vscode/errknow-ls.vsix.
+editors: $(NODE_STAMP)
+	cd $(EXTENSION) && npm run package
+
+# The VS Code end-to-end scenario alone (`make test` runs it too; it installs code-server and Chromium).
+test-vscode: $(STAMP) $(TORCH_STAMP)
+	ERRKNOW_E2E_VSCODE=1 $(BIN)/python -m pytest tests/editors/test_vscode.py $(PYTEST_ARGS)
+
 pytest: $(STAMP) $(TORCH_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-test: lint typecheck pytest
+test: lint typecheck extension pytest
 
 clean:
-	rm -rf $(VENV) build dist .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) build dist .mypy_cache .pytest_cache .ruff_cache test-artifacts
+	rm -rf $(EXTENSION)/node_modules $(EXTENSION)/out $(EXTENSION)/e2e/node_modules $(EXTENSION)/*.vsix

@@ -1,0 +1,214 @@
+"""VS Code 1.100.3 (code-server 4.100.3) in Debian's Chromium, driven by Playwright through the keyboard.
+
+editors/vscode/e2e/setup.sh installs code-server, Chromium and playwright-core (about a minute with a
+warm npm cache); the extension is built into a .vsix and installed as a user would. Screenshots of
+every step land in test-artifacts/vscode/. ``make test`` runs it; ERRKNOW_E2E_VSCODE=0 leaves it out,
+``make test-vscode`` runs it alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.editors.support import (
+    ARTIFACTS,
+    ROOT_CAUSE,
+    VENV_BIN,
+    check_clean,
+    make_project,
+    needs_terminal_output,
+)
+from tests.support import REPO
+
+EXTENSION = REPO / "editors" / "vscode"
+E2E = EXTENSION / "e2e"
+CODE_SERVER = E2E / "node_modules" / ".bin" / "code-server"
+VSIX = EXTENSION / "errknow-ls.vsix"
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("ERRKNOW_E2E_VSCODE") == "0", reason="ERRKNOW_E2E_VSCODE=0 leaves the VS Code scenario out"
+)
+
+USER_SETTINGS = {
+    "security.workspace.trust.enabled": False,
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": False,
+    "workbench.enableExperiments": False,
+    "extensions.ignoreRecommendations": True,
+    "extensions.autoCheckUpdates": False,
+    "update.mode": "none",
+    "telemetry.telemetryLevel": "off",
+    "chat.commandCenter.enabled": False,
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+    "terminal.integrated.defaultProfile.linux": "bash",
+    "terminal.integrated.shellIntegration.enabled": True,
+    "editor.hover.delay": 100,
+    # VS Code in a browser saves after a delay by default; the desktop's default is off, so the save
+    # is the user's Ctrl+S.
+    "files.autoSave": "off",
+}
+
+
+def timed(what: str, timings: dict[str, float], command: list[str], cwd: Path, timeout: int = 900) -> None:
+    started = time.monotonic()
+    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
+    timings[what] = round(time.monotonic() - started, 1)
+    output = f"{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    assert result.returncode == 0, f"{' '.join(command)} failed:\n{output}"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_until_up(url: str, process: subprocess.Popen[bytes], timeout: float) -> None:
+    """Polls code-server's health endpoint: it answers once it is ready."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"code-server exited with {process.returncode}"
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.2)  # nothing to wait on but the socket itself
+    raise AssertionError(f"code-server did not answer on {url} within {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def vscode_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """Installs, starts code-server on a copy of the fixture project, runs the scenario once."""
+    if shutil.which("apt-get") is None or os.geteuid() != 0:
+        pytest.skip("installing Chromium and code-server's build tools needs apt-get as root")
+    timings: dict[str, float] = {}
+    timed("setup.sh", timings, ["bash", str(E2E / "setup.sh")], E2E)
+    installed = EXTENSION / "node_modules" / ".package-lock.json"  # npm ci writes it last
+    lock = EXTENSION / "package-lock.json"
+    if not installed.exists() or installed.stat().st_mtime < lock.stat().st_mtime:
+        timed("npm ci", timings, ["npm", "ci", "--no-audit", "--no-fund"], EXTENSION)
+    timed("vsce package", timings, ["npm", "run", "package"], EXTENSION)
+
+    base = tmp_path_factory.mktemp("vscode")
+    root = make_project(base)
+    data, extensions = base / "user-data", base / "extensions"
+    (data / "User").mkdir(parents=True)
+    (data / "User" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=1), encoding="utf-8")
+    env = {
+        **os.environ,
+        "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "XDG_CONFIG_HOME": str(base / "config"),
+        "XDG_DATA_HOME": str(base / "data"),
+        "PS1": "$ ",
+    }
+    dirs = ["--user-data-dir", str(data), "--extensions-dir", str(extensions)]
+    started = time.monotonic()
+    subprocess.run(
+        [str(CODE_SERVER), *dirs, "--install-extension", str(VSIX)],
+        env=env,
+        capture_output=True,
+        check=True,
+        timeout=300,
+    )
+    timings["install extension"] = round(time.monotonic() - started, 1)
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    artifacts = ARTIFACTS / "vscode"
+    shutil.rmtree(artifacts, ignore_errors=True)
+    artifacts.mkdir(parents=True)
+    server_log = (artifacts / "code-server.log").open("wb")
+    server = subprocess.Popen(
+        [
+            str(CODE_SERVER),
+            *dirs,
+            "--bind-addr",
+            f"127.0.0.1:{port}",
+            "--auth",
+            "none",
+            "--disable-telemetry",
+            "--disable-update-check",
+            "--disable-workspace-trust",
+            str(root),
+        ],
+        env=env,
+        stdout=server_log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        wait_until_up(url, server, 120)
+        out = base / "seen.json"
+        started = time.monotonic()
+        result = subprocess.run(
+            ["node", str(E2E / "scenario.mjs")],
+            cwd=E2E,
+            env={
+                **env,
+                "ERRKNOW_E2E_URL": f"{url}/?folder={root}",
+                "ERRKNOW_E2E_ROOT": str(root),
+                "ERRKNOW_E2E_ARTIFACTS": str(artifacts),
+                "ERRKNOW_E2E_OUT": str(out),
+                "ERRKNOW_E2E_LOGS": str(data / "logs"),
+                # The venv's Python by its path: a shell's rc files may put another python first.
+                "ERRKNOW_E2E_RUN": f"{VENV_BIN / 'python'} fit.py",
+            },
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        timings["scenario"] = round(time.monotonic() - started, 1)
+        seen: dict[str, Any] = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
+        seen["install_timings"] = timings
+        (artifacts / "seen.json").write_text(json.dumps(seen, indent=1), encoding="utf-8")
+        assert result.returncode == 0, (
+            f"scenario failed: {seen.get('error')}\n{result.stderr[-3000:]}\nsteps: {seen.get('steps')}\n"
+            f"extension log: {seen.get('extension_log', '')[-3000:]}"
+        )
+        seen["root"] = str(root)
+        yield seen
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+        server_log.close()
+
+
+def test_buggy_script_problems_hover_quick_fix_save(vscode_run: dict[str, Any]) -> None:
+    root = Path(vscode_run["root"])
+    assert vscode_run["problems_open"]["errors"] + vscode_run["problems_open"]["warnings"] == 1
+    assert ROOT_CAUSE in vscode_run["hover"]
+    assert vscode_run["focused_action"].startswith("Recompute `features` inside the loop")
+    assert "for epoch in range(5):\n    features = backbone(inputs)\n" in vscode_run["saved_text"]
+    assert vscode_run["problems_fixed"]["errors"] + vscode_run["problems_fixed"]["warnings"] == 0
+    result = check_clean(root / "warmup_probe.py")
+    assert result.returncode == 0, result.stdout
+    assert "from the workspace's virtual environment" in vscode_run["extension_log"]
+
+
+def test_terminal_output_is_forwarded(vscode_run: dict[str, Any]) -> None:
+    assert "terminal: sent" in vscode_run["forwarded"]
+    assert "python fit.py`" in vscode_run["forwarded"]
+    assert "characters of" in vscode_run["forwarded"]
+
+
+@needs_terminal_output
+def test_terminal_run_puts_diagnostic_on_source_line(vscode_run: dict[str, Any]) -> None:
+    rows = "\n".join(vscode_run["problem_rows"])
+    assert "steps.py" in rows, vscode_run["problem_rows"]
+    assert "[Ln 5" in rows, vscode_run["problem_rows"]
