@@ -47,6 +47,8 @@ function serverSettings(): Record<string, unknown> {
 // The extension's own output channel is a document too: never send it back to the server.
 const middleware: Middleware = {
   didOpen: (document, next) => (isOwnChannel(document) ? Promise.resolve() : next(document)),
+  didChange: (event, next) => (isOwnChannel(event.document) ? Promise.resolve() : next(event)),
+  didClose: (document, next) => (isOwnChannel(document) ? Promise.resolve() : next(document)),
 };
 
 function isOwnChannel(document: vscode.TextDocument): boolean {
