@@ -44,7 +44,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check errknow_ls tests benchmarks
 	$(BIN)/lint-imports
 
-typecheck: $(STAMP)
+typecheck: $(STAMP) $(TORCH_STAMP)
 	$(BIN)/mypy
 
 # The VS Code extension: npm ci when the lock file changes, then tsc and eslint (part of `make test`).
