@@ -8,6 +8,7 @@ from pathlib import Path
 import regex
 
 from errknow_ls.kb.loader import LoadedRecord, Problem, parse_record, record_files
+from errknow_ls.kb.model import Record
 from errknow_ls.kb.patterns import PatternTimeout
 
 _HAN = regex.compile(r"\p{Han}")
@@ -62,13 +63,86 @@ def _check_pattern(where: str, loaded: LoadedRecord) -> Iterator[Problem]:
             yield Problem(where, "regex", f"timed out on {name}")
 
 
+def _check_numbers(where: str, loaded: LoadedRecord) -> Iterator[Problem]:
+    """A rate is taken from a cited source or measured by the project; either way it names it."""
+    record = loaded.record
+    for i, dead_end in enumerate(record.dead_ends):
+        if dead_end.fail_rate is not None and not dead_end.sources:
+            yield Problem(
+                where, f"dead_ends.{i}.fail_rate", "no source (cite one, measure it, or leave it out)"
+            )
+    for i, workaround in enumerate(record.workarounds):
+        if workaround.success_rate is not None and not workaround.sources:
+            yield Problem(
+                where, f"workarounds.{i}.success_rate", "no source (cite one, measure it, or leave it out)"
+            )
+    if record.fix_success_rate is not None and not record.cited("fix_success_rate"):
+        yield Problem(where, "fix_success_rate", "no citation (cite one, measure it, or leave it out)")
+
+
+def _claims(record: Record) -> dict[str, int]:
+    """The field paths a citation may support, with how many items each list field has."""
+    return {
+        "aliases": len(record.aliases),
+        "versions": len(record.versions),
+        "dead_ends": len(record.dead_ends),
+        "workarounds": len(record.workarounds),
+        "signature": 0,
+        "regex": 0,
+        "root_cause": 0,
+        "fix_success_rate": 0,
+        "official_doc_url": 0,
+    }
+
+
+def _names_a_claim(record: Record, supports: str) -> bool:
+    name, _, rest = supports.partition(".")
+    claims = _claims(record)
+    if name not in claims:
+        return False
+    if not rest:
+        return True
+    index = rest.split(".", maxsplit=1)[0]
+    return index.isdigit() and int(index) < claims[name]
+
+
+def _check_citations(where: str, loaded: LoadedRecord) -> Iterator[Problem]:
+    """Every older wording (alias) is backed by a citation; every citation backs something."""
+    record = loaded.record
+    for i in range(len(record.aliases)):
+        if not record.cited(f"aliases.{i}"):
+            yield Problem(where, f"aliases.{i}", "no citation backs this wording")
+    for i, citation in enumerate(record.citations):
+        if not _names_a_claim(record, citation.supports):
+            yield Problem(where, f"citations.{i}.supports", f"{citation.supports!r} names no field")
+
+
 def lint_record(loaded: LoadedRecord) -> list[Problem]:
     where = loaded.path
     return [
         *_check_pattern(where, loaded),
         *_check_zh(where, loaded),
         *_check_texts(where, loaded),
+        *_check_numbers(where, loaded),
+        *_check_citations(where, loaded),
     ]
+
+
+def _check_claims(loaded: list[LoadedRecord]) -> Iterator[Problem]:
+    """A record's regex must not find another record's signature or aliases: one message, one record."""
+    for item in loaded:
+        for other in loaded:
+            if other.record.id == item.record.id:
+                continue
+            texts = [("signature", other.record.signature)]
+            texts += [(f"aliases.{i}", alias) for i, alias in enumerate(other.record.aliases)]
+            for name, text in texts:
+                try:
+                    found = item.pattern.search(text) is not None
+                except PatternTimeout:
+                    continue  # reported by the record's own check
+                if found:
+                    yield Problem(item.path, "regex", f"also matches {other.record.id}'s {name}")
 
 
 def _check_graph(loaded: Iterable[LoadedRecord], known: set[str]) -> Iterator[Problem]:
@@ -101,4 +175,5 @@ def lint(directories: Iterable[Path], known_ids: Iterable[str] = ()) -> list[Pro
             problems.extend(lint_record(loaded))
             good.append(loaded)
     problems.extend(_check_graph(good, set(seen) | set(known_ids)))
+    problems.extend(_check_claims(good))
     return problems

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 Rate = Annotated[float, Field(ge=0.0, le=1.0)]
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -56,6 +56,28 @@ class TransitionGraph(_Strict):
     frequently_confused_with: list[str] = Field(default_factory=list)
 
 
+class Citation(_Strict):
+    """Where one claim of the record comes from: a URL, or a file of this project that shows it."""
+
+    supports: NonEmpty = Field(pattern=r"^[a-z_]+(\.\d+)?(\.[a-z_]+)?$")
+    """The claim, as a field path: ``aliases.0``, ``versions.2``, ``fix_success_rate``."""
+    source: NonEmpty
+    note: str = ""
+
+
+class Change(_Strict):
+    """One correction of a record's data, with the values it replaced."""
+
+    date: dt.date
+    note: NonEmpty
+    previous: dict[str, Any] = Field(default_factory=dict)
+    """Field path -> the value it held before this change."""
+
+
+OMITTED_WHEN_EMPTY = ("citations", "history")
+"""Fields added after the seed format: left out of a dump when empty, so seed-format records round-trip."""
+
+
 class Record(_Strict):
     """One known error: how to recognise it, why it happens, what fails and what works."""
 
@@ -89,6 +111,20 @@ class Record(_Strict):
     tags: list[str] = Field(default_factory=list)
     locale: str = "en"
     aliases: list[str] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    history: list[Change] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _omit_empty(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for name in OMITTED_WHEN_EMPTY:
+            if not data.get(name, True):
+                del data[name]
+        return data
+
+    def cited(self, claim: str) -> list[Citation]:
+        """The citations that support ``claim`` (a field path such as ``aliases.0``)."""
+        return [citation for citation in self.citations if citation.supports == claim]
 
     def dump(self) -> dict[str, Any]:
         """The record as JSON data, field for field as it was loaded."""

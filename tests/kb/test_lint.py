@@ -16,6 +16,7 @@ from errknow_ls.kb.loader import MAX_RECORD_BYTES
 from tests.support import GOOD_FILE, GOOD_ID, KB_FIXTURES, copy_into, read_json, write_json
 
 BROKEN = KB_FIXTURES / "broken"
+NO_SOURCE = "no source (cite one, measure it, or leave it out)"
 
 # (file under fixtures/broken, its lint lines as "field: problem", whether the loader skips it)
 CASES = [
@@ -46,6 +47,10 @@ CASES = [
     ("empty-workaround-action.json", ["workarounds.0.action: empty"], False),
     ("workarounds-zh-count.json", ["workarounds_zh: has 1, workarounds has 2"], False),
     ("unknown-graph-target.json", ["transition_graph.leads_to.0: unknown record 'test/nowhere'"], False),
+    ("regex-claims-another.json", ["regex: also matches test/good's signature"], False),
+    ("rate-without-source.json", [f"workarounds.0.success_rate: {NO_SOURCE}"], False),
+    ("alias-without-citation.json", ["aliases.0: no citation backs this wording"], False),
+    ("citation-names-nothing.json", ["citations.1.supports: 'aliases.3' names no field"], False),
 ]
 
 
@@ -129,6 +134,12 @@ def test_seed_record_lints_with_its_known_defects(tmp_path: Path) -> None:
         f"{where}: workarounds_zh.1: not Chinese text",
         f"{where}: dead_ends.0.action: empty",
         f"{where}: dead_ends.1.action: empty",
+        # Its rates were guesses: no source says where any of them came from.
+        f"{where}: dead_ends.0.fail_rate: {NO_SOURCE}",
+        f"{where}: dead_ends.1.fail_rate: {NO_SOURCE}",
+        f"{where}: workarounds.0.success_rate: {NO_SOURCE}",
+        f"{where}: workarounds.1.success_rate: {NO_SOURCE}",
+        f"{where}: fix_success_rate: no citation (cite one, measure it, or leave it out)",
     ]
 
 
