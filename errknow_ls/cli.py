@@ -49,8 +49,14 @@ def cmd_records_lint(args: argparse.Namespace) -> int:
 
 def cmd_records_list(args: argparse.Namespace) -> int:
     kb = _load_kb(args.records)
+    if args.format == "markdown":
+        from errknow_ls.kb.table import markdown_table
+
+        sys.stdout.write(markdown_table(kb.records))
+        return EXIT_OK
     for record in sorted(kb.records, key=lambda r: r.id):
-        print(f"{record.id}\t{record.verification_tier}\t{record.confidence:.2f}\t{record.signature[:80]}")
+        signature = " ".join(record.signature.split())
+        print(f"{record.id}\t{record.verification_tier}\t{record.confidence:.2f}\t{signature[:80]}")
     return EXIT_OK
 
 
@@ -120,6 +126,12 @@ def _add_records_commands(commands: argparse._SubParsersAction[argparse.Argument
     lint_parser.add_argument("dirs", nargs="*", type=Path, metavar="DIR")
     lint_parser.set_defaults(func=cmd_records_lint)
     list_parser = actions.add_parser("list", help="list the loaded records")
+    list_parser.add_argument(
+        "--format",
+        choices=["text", "markdown"],
+        default="text",
+        help="markdown: the table of records the README holds",
+    )
     _records_option(list_parser)
     list_parser.set_defaults(func=cmd_records_list)
     show_parser = actions.add_parser("show", help="show one record")

@@ -11,7 +11,11 @@ REPO = Path(__file__).resolve().parents[1]
 RECORDS = REPO / "records"
 SHIPPED_ID = "pytorch/grad-accumulation-required-grad-false"
 SHIPPED_FILE = RECORDS / "pytorch" / "grad-accumulation-required-grad-false.json"
+SHIPPED_IDS = sorted(f"pytorch/{path.stem}" for path in (RECORDS / "pytorch").glob("*.json"))
+"""Every built-in record's id (each file under records/pytorch/ is named after its id)."""
 KB_FIXTURES = REPO / "tests" / "kb" / "fixtures"
+INPLACE_ID = "pytorch/inplace-modified-needed-for-grad"
+SHAPE_ID = "pytorch/mat1-mat2-shapes"
 GOOD_FILE = KB_FIXTURES / "good.json"
 GOOD_ID = "test/good"
 

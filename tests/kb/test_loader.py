@@ -13,6 +13,7 @@ from tests.support import (
     RECORDS,
     SHIPPED_FILE,
     SHIPPED_ID,
+    SHIPPED_IDS,
     copy_into,
     read_json,
     write_json,
@@ -53,7 +54,7 @@ def test_a_records_dir_overrides_the_builtin_record(first: Path) -> None:
     kb = KnowledgeBase.load([first])
     assert _root_cause(kb) == "from first"
     assert kb.path_of(SHIPPED_ID) == str(first / "override.json")
-    assert len(kb) == 1
+    assert len(kb) == len(SHIPPED_IDS)
 
 
 @pytest.mark.parametrize(("order", "winner"), [((0, 1), "second"), ((1, 0), "first")])
@@ -69,7 +70,7 @@ def test_a_later_dir_overrides_an_earlier_one(
 def test_records_from_every_dir_are_kept(first: Path, tmp_path: Path) -> None:
     extra = copy_into(tmp_path / "extra", GOOD_FILE)
     kb = KnowledgeBase.load([first, extra])
-    assert sorted(record.id for record in kb.records) == [SHIPPED_ID, GOOD_ID]
+    assert sorted(record.id for record in kb.records) == sorted([*SHIPPED_IDS, GOOD_ID])
 
 
 def test_without_builtin_only_the_given_dirs_load(first: Path) -> None:
@@ -83,6 +84,15 @@ def test_a_missing_dir_is_a_problem_not_a_failure(tmp_path: Path) -> None:
     kb = KnowledgeBase.load([missing])
     assert [str(p) for p in kb.problems] == [f"{missing}: (dir): not a directory"]
     assert SHIPPED_ID in kb
+
+
+def test_repro_scripts_beside_the_records_are_not_records(tmp_path: Path) -> None:
+    # records/ ships in the wheel with records/repro/*.py; only *.json files are records.
+    repro = RECORDS / "repro" / "inplace-modified-needed-for-grad.py"
+    directory = copy_into(tmp_path / "records", GOOD_FILE)
+    copy_into(directory / "repro", repro)
+    kb = KnowledgeBase.load([directory], builtin=False)
+    assert ([r.id for r in kb.records], kb.problems) == ([GOOD_ID], [])
 
 
 def test_schema_json_is_not_a_record(tmp_path: Path) -> None:

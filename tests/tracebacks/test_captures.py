@@ -1,6 +1,6 @@
 """Real programs' output, read back: in every format, the second backward is found on its message
-line, pinned on the user's line and explained by the shipped record; other errors parse too, but
-no record claims them."""
+line, pinned on the user's line and explained by the shipped record; other errors parse too, each
+explained by its own record (the in-place and shape errors) or by none (the programs' own errors)."""
 
 from __future__ import annotations
 
@@ -19,12 +19,23 @@ from errknow_ls.tracebacks import (
     read_notebook,
     read_tracebacks,
 )
-from tests.support import SHIPPED_ID
+from tests.support import INPLACE_ID, SHAPE_ID, SHIPPED_ID
 
 from .conftest import SECOND_BACKWARD, Capture, Captures
 
 INPLACE = "RuntimeError: one of the variables needed for gradient computation has been modified"
 SHAPE = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"
+RECORD_OF = {INPLACE: INPLACE_ID, SHAPE: SHAPE_ID}
+"""The other errors the programs raise that a record explains; the rest (ValueError, KeyError, the
+torchrun summary) no record does."""
+
+
+def _expected_record(tb: Traceback) -> str | None:
+    return next((rid for needle, rid in RECORD_OF.items() if tb.exception_line.startswith(needle)), None)
+
+
+def _record_id(match: TracebackMatch) -> str | None:
+    return match.record.id if match.record else None
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +62,8 @@ def _assert_second_backward(
     explained = _explained(matches)
     assert sorted(tb.message_line for tb in explained) == expected_lines
     others = [m for m in matches if m.traceback not in explained]
-    assert all(m.record is None for m in others), [(m.traceback.exception_line, m.record) for m in others]
+    found = [(m.traceback.exception_line[:80], _record_id(m)) for m in others]
+    assert found == [(m.traceback.exception_line[:80], _expected_record(m.traceback)) for m in others]
     signature = kb.get(SHIPPED_ID).signature  # type: ignore[union-attr]
     for tb in explained:
         assert tb.exception_line == signature  # torch 2.13 prints the record's signature verbatim
@@ -101,13 +113,13 @@ def test_tqdm_bar_sharing_lines_with_a_log_record_and_a_header(kb: KnowledgeBase
 @pytest.mark.parametrize(
     ("name", "needle", "marker"), [("inplace", INPLACE, "inplace error"), ("shape", SHAPE, "shape error")]
 )
-def test_other_errors_parse_but_are_not_the_second_backward(
+def test_other_errors_are_explained_by_their_own_records(
     kb: KnowledgeBase, captures: Captures, name: str, needle: str, marker: str
 ) -> None:
     capture = captures[name]
     (match,) = _matches(kb, capture)
     tb = match.traceback
-    assert match.record is None
+    assert _record_id(match) == RECORD_OF[needle]
     assert tb.message_line == capture.lines_with(needle)[0]
     assert tb.exception_line.startswith(needle)
     assert tb.user_frame is not None
@@ -126,7 +138,7 @@ def test_chained_exceptions_are_one_group(kb: KnowledgeBase, captures: Captures,
     capture = captures[name]
     first, second = _assert_second_backward(kb, capture, 1) + [
         m.traceback for m in _matches(kb, capture) if m.record is None
-    ]
+    ]  # the chained ValueError / KeyError is the program's own: no record
     assert (first.chain, second.chain) == (None, chain)
     assert first.group == second.group
     assert second.exception == exception
@@ -171,7 +183,7 @@ def test_ipython_session_with_colour(kb: KnowledgeBase, captures: Captures) -> N
     matches = _matches(kb, capture)
     assert [m.traceback.style for m in matches] == [Style.IPYTHON] * 3
     backward, inplace, shape = (m.traceback for m in matches)
-    assert [m.record.id if m.record else None for m in matches] == [SHIPPED_ID, None, None]
+    assert [_record_id(m) for m in matches] == [SHIPPED_ID, INPLACE_ID, SHAPE_ID]
     assert backward.message_line == capture.lines_with(SECOND_BACKWARD)[0]
     assert inplace.message_line == capture.lines_with(INPLACE)[0]
     assert shape.exception_line == SHAPE
@@ -197,10 +209,10 @@ def test_notebook_executed_by_nbclient(kb: KnowledgeBase, captures: Captures) ->
     capture = captures["notebook"]
     cells = json.loads(capture.output)["cells"]
     matches = match_tracebacks(kb, read_notebook(capture.output))
-    assert [(m.traceback.cell, m.record.id if m.record else None) for m in matches] == [
+    assert [(m.traceback.cell, _record_id(m)) for m in matches] == [
         (2, SHIPPED_ID),
-        (3, None),
-        (4, None),
+        (3, SHAPE_ID),
+        (4, INPLACE_ID),
     ]
     backward, shape, inplace = (m.traceback for m in matches)
     definition = "".join(cells[1]["source"])

@@ -12,18 +12,19 @@ import pytest
 
 from errknow_ls.cli import main
 from errknow_ls.kb import KnowledgeBase
-from tests.support import REPO, SHIPPED_FILE, SHIPPED_ID, read_json, write_json
+from tests.support import INPLACE_ID, REPO, SHAPE_ID, SHIPPED_FILE, SHIPPED_ID, read_json, write_json
 
 from .conftest import Captures
 
 EXAMPLE = REPO / "examples" / "train_run.log"
 EXAMPLE_PROGRAM = "/home/user/project/examples/rnn_language_model.py"
 KEYS = {"record", "source", "line", "cell", "exception", "message", "frames", "user_frame"}
-SHAPE_TRACEBACK = """\
+# An error no shipped record knows.
+UNKNOWN_TRACEBACK = """\
 Traceback (most recent call last):
   File "/home/user/project/probe.py", line 7, in <module>
-    torch.ones(2, 3) @ torch.ones(4, 5)
-RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)
+    first, second = torch.ones(3)
+ValueError: too many values to unpack (expected 2)
 """
 
 
@@ -59,7 +60,7 @@ def test_unmatched_traceback_is_listed_with_record_null(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     log = tmp_path / "probe.log"
-    log.write_text("loading\n" + SHAPE_TRACEBACK, encoding="utf-8")
+    log.write_text("loading\n" + UNKNOWN_TRACEBACK, encoding="utf-8")
     code, items = explain_json(capsys, str(log))
     assert code == 0
     assert [(i["record"], i["line"], i["user_frame"]) for i in items] == [
@@ -68,7 +69,7 @@ def test_unmatched_traceback_is_listed_with_record_null(
     code, out, _ = explain(capsys, str(log))
     assert code == 0
     assert "Tracebacks no record explains:" in out
-    assert f"{log}:5: RuntimeError: mat1 and mat2 shapes" in out
+    assert f"{log}:5: ValueError: too many values to unpack" in out
 
 
 def test_no_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -105,7 +106,7 @@ def test_text_explains_what_why_and_what_to_do(capsys: pytest.CaptureFixture[str
     assert f"    {EXAMPLE_PROGRAM}:33 in main\n" in out
     flat = " ".join(out.split())
     assert record.root_cause in flat
-    assert "(fails 40% of the time)" in flat
+    assert "(fails 80% of the time)" in flat
     ranked = sorted(record.workarounds, key=lambda w: -(w.success_rate or 0))
     positions = [flat.index(w.action[:60]) for w in ranked]
     assert positions == sorted(positions)
@@ -134,17 +135,18 @@ def test_zh_uses_zh_fields_and_falls_back_per_field(
 
 def test_records_option_adds_a_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = tmp_path / "probe.log"
-    log.write_text(SHAPE_TRACEBACK, encoding="utf-8")
-    shape = read_json(SHIPPED_FILE) | {
-        "id": "test/shape-mismatch",
-        "regex": r"mat1 and mat2 shapes cannot be multiplied",
-        "signature": "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)",
+    log.write_text(UNKNOWN_TRACEBACK, encoding="utf-8")
+    unpack = read_json(SHIPPED_FILE) | {
+        "id": "test/too-many-values",
+        "regex": r"too many values to unpack",
+        "signature": "ValueError: too many values to unpack (expected 2)",
         "aliases": [],
+        "citations": [],
     }
-    write_json(tmp_path / "records" / "shape.json", shape)
+    write_json(tmp_path / "records" / "unpack.json", unpack)
     code, items = explain_json(capsys, str(log), "--records", str(tmp_path / "records"))
     assert code == 1
-    assert [item["record"] for item in items] == ["test/shape-mismatch"]
+    assert [item["record"] for item in items] == ["test/too-many-values"]
 
 
 def test_utf16_capture_from_powershell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -173,8 +175,8 @@ def test_notebook_items_have_a_cell_and_no_line(
     assert code == 1
     assert [(i["cell"], i["line"], i["record"]) for i in items] == [
         (2, None, SHIPPED_ID),
-        (3, None, None),
-        (4, None, None),
+        (3, None, SHAPE_ID),
+        (4, None, INPLACE_ID),
     ]
 
 
