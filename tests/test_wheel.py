@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import REPO, SHIPPED_ID
+from tests.support import REPO, SHIPPED_IDS
 
 pytestmark = pytest.mark.packaging
 
@@ -56,8 +56,9 @@ def test_installed_records_are_inside_the_package(venv_bin: Path) -> None:
 
 
 def test_installed_cli_lists_the_records(venv_bin: Path) -> None:
+    # The reproductions ship beside the records (records/repro/*.py); only the JSON files load.
     out = _checked(venv_bin / "errknow-ls", "records", "list", cwd=venv_bin)
-    assert [line.split("\t")[0] for line in out.splitlines()] == [SHIPPED_ID]
+    assert [line.split("\t")[0] for line in out.splitlines()] == SHIPPED_IDS
 
 
 def test_installed_cli_lints_clean(venv_bin: Path) -> None:
