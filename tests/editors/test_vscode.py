@@ -24,11 +24,13 @@ from typing import Any
 import pytest
 
 from tests.editors.support import (
+    ALL_SCENARIOS,
     ARTIFACTS,
     ROOT_CAUSE,
     VENV_BIN,
     check_clean,
     make_project,
+    more_scenarios,
     needs_terminal_output,
 )
 from tests.support import REPO
@@ -106,6 +108,7 @@ def vscode_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
 
     base = tmp_path_factory.mktemp("vscode")
     root = make_project(base)
+    shutil.copyfile(REPO / "examples" / "train_run.log", root / "pasted_traceback.txt")
     data, extensions = base / "user-data", base / "extensions"
     (data / "User").mkdir(parents=True)
     (data / "User" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=1), encoding="utf-8")
@@ -167,6 +170,7 @@ def vscode_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
                 "ERRKNOW_E2E_LOGS": str(data / "logs"),
                 # The venv's Python by its path: a shell's rc files may put another python first.
                 "ERRKNOW_E2E_RUN": f"{VENV_BIN / 'python'} fit.py",
+                "ERRKNOW_E2E_EXPLAIN": "1" if ALL_SCENARIOS else "0",
             },
             capture_output=True,
             text=True,
@@ -212,3 +216,8 @@ def test_terminal_run_puts_diagnostic_on_source_line(vscode_run: dict[str, Any])
     rows = "\n".join(vscode_run["problem_rows"])
     assert "steps.py" in rows, vscode_run["problem_rows"]
     assert "[Ln 5" in rows, vscode_run["problem_rows"]
+
+
+@more_scenarios
+def test_explain_selection_opens_the_explanation(vscode_run: dict[str, Any]) -> None:
+    assert ROOT_CAUSE in vscode_run["explanation"]

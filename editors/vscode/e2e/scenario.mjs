@@ -177,6 +177,26 @@ async function terminalScenario(page) {
   await shot(page, "6-problems-after-run");
 }
 
+async function explainScenario(page) {
+  // A traceback pasted into a text file (not a log the server watches): select it all, then run
+  // the command from the palette.
+  await openFile(page, "pasted_traceback.txt");
+  await page.locator(".monaco-editor .view-lines").first().click();
+  await page.keyboard.press("Control+A");
+  await page.keyboard.press("Control+Shift+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(">errknow: Explain the selected traceback");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Explain the selected" }).first().waitFor();
+  await page.keyboard.press("Enter");
+  // The explanation opens as a Markdown preview: a webview, with the document in a nested frame.
+  const preview = page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame");
+  const body = preview.locator("body", { hasText: "retain_graph" });
+  await body.waitFor({ timeout: 30_000 });
+  seen.explanation = await body.innerText();
+  await shot(page, "7-explanation");
+}
+
 const browser = await chromium.launch({
   executablePath: process.env.ERRKNOW_E2E_CHROMIUM ?? "/usr/bin/chromium",
   args: [
@@ -196,6 +216,9 @@ try {
   await sourceScenario(page);
   if (process.env.ERRKNOW_E2E_TERMINAL !== "0") {
     await terminalScenario(page);
+  }
+  if (process.env.ERRKNOW_E2E_EXPLAIN === "1") {
+    await explainScenario(page);
   }
 } catch (error) {
   failed = true;

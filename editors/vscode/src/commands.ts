@@ -20,9 +20,22 @@ export async function explain(client: LanguageClient, subject: string): Promise<
   return { records: explanation?.records ?? [], markdown: explanation?.markdown ?? "" };
 }
 
-async function show(markdown: string): Promise<void> {
-  const document = await vscode.workspace.openTextDocument({ language: "markdown", content: markdown });
-  await vscode.commands.executeCommand("markdown.showPreview", document.uri);
+// Explanations are read-only documents of their own scheme, shown as a Markdown preview: nothing to
+// save, nothing left dirty.
+export const EXPLANATION_SCHEME = "errknow-explanation";
+const explanations = new Map<string, string>();
+let shown = 0;
+
+export const explanationProvider: vscode.TextDocumentContentProvider = {
+  provideTextDocumentContent: (uri) => explanations.get(uri.path) ?? "",
+};
+
+async function show(explanation: Explanation): Promise<void> {
+  shown += 1;
+  const name = explanation.records.map((id) => id.split("/").pop() ?? id).join(", ") || "explanation";
+  const uri = vscode.Uri.from({ scheme: EXPLANATION_SCHEME, path: `/${name} (${String(shown)}).md` });
+  explanations.set(uri.path, explanation.markdown);
+  await vscode.commands.executeCommand("markdown.showPreview", uri);
 }
 
 function selectedText(): string {
@@ -59,7 +72,7 @@ export async function explainText(client: LanguageClient | undefined, text: stri
     void vscode.window.showInformationMessage("errknow: no known error matches this text.");
     return;
   }
-  await show(explanation.markdown);
+  await show(explanation);
 }
 
 export async function explainSelection(client: LanguageClient | undefined): Promise<void> {

@@ -10,7 +10,13 @@ import {
   type ServerOptions,
   TransportKind,
 } from "vscode-languageclient/node";
-import { explainClipboard, explainSelection, showRecords } from "./commands";
+import {
+  EXPLANATION_SCHEME,
+  explainClipboard,
+  explainSelection,
+  explanationProvider,
+  showRecords,
+} from "./commands";
 import { findServer, NOT_FOUND, type ServerCommand } from "./server";
 import { watchTerminals } from "./terminal";
 
@@ -116,6 +122,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("errknow.explainClipboard", () => explainClipboard(client)),
     vscode.commands.registerCommand("errknow.showRecords", () => showRecords(client, server)),
     watchTerminals(() => client, log),
+    vscode.workspace.registerTextDocumentContentProvider(EXPLANATION_SCHEME, explanationProvider),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (["errknow.serverCommand", "errknow.interpreter"].some((key) => event.affectsConfiguration(key))) {
         void restart(context);
