@@ -559,6 +559,8 @@ class Interpreter:
         return UNKNOWN
 
     def subscript(self, base: Value, index: Value, index_expr: ast.expr, expr: ast.expr) -> Value:
+        if isinstance(base, NNModule) or (isinstance(base, Obj) and base.cls.is_module):
+            return NNModule("item")  # model[0], self.heads["label"]: a submodule
         if isinstance(base, Tensor):
             return self.op_node(expr, [base], saves=False)
         if isinstance(base, Seq):
