@@ -14,6 +14,6 @@ return {
   end,
   filetypes = { 'python', 'log' },
   root_markers = { 'pyproject.toml', 'setup.py', 'setup.cfg', 'requirements.txt', '.git' },
-  -- Mirrors the server's settings (errknow_ls/lsp/settings.py); every field is optional.
-  settings = { errknow = vim.empty_dict() },
+  -- The server's settings go under `settings = { errknow = { ... } }` (see the README); none are
+  -- needed, and without them no workspace/didChangeConfiguration is sent at start.
 }

@@ -51,6 +51,14 @@ function H.plain(diagnostics)
   end, diagnostics)
 end
 
+-- Messages shown to the user (LSP window/showMessage among them), recorded as they go by.
+H.out.notifications = {}
+local notify = vim.notify
+vim.notify = function(message, level, opts)
+  table.insert(H.out.notifications, { message = message, level = level or vim.log.levels.INFO })
+  return notify(message, level, opts)
+end
+
 -- A headless nvim cannot answer a prompt: record the choice it was offered and take the first.
 vim.ui.select = function(items, opts, on_choice)
   H.out.select_prompts = H.out.select_prompts or {}
