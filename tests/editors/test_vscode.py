@@ -203,6 +203,7 @@ def test_buggy_script_problems_hover_quick_fix_save(vscode_run: dict[str, Any]) 
     result = check_clean(root / "warmup_probe.py")
     assert result.returncode == 0, result.stdout
     assert "from the workspace's virtual environment" in vscode_run["extension_log"]
+    assert vscode_run["toasts"] == []  # no error (or any other message) popped up
 
 
 def test_terminal_output_is_forwarded(vscode_run: dict[str, Any]) -> None:

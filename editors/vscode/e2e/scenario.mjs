@@ -144,6 +144,7 @@ async function sourceScenario(page) {
     return text !== before ? text : undefined;
   }, 20_000);
   seen.problems_fixed = await waitProblems(page, "none", 30_000);
+  seen.toasts = await page.locator(".notifications-toasts .notification-list-item-message").allInnerTexts();
   await shot(page, "4-fixed-and-saved");
 }
 
