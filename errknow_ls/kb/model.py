@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
@@ -26,6 +27,19 @@ class VersionInfo(_Strict):
     removed: str | None = None
     behavior_change: str | None = None
     status: Literal["active", "deprecated", "removed", "changed"] = "active"
+
+
+_MEASURED = re.compile(r"^measured: (\d+) of (\d+) variants\b")
+
+
+def measured(sources: list[str]) -> tuple[int, int] | None:
+    """(cases that ran clean, cases) when a ``sources`` entry names the project's measurement
+    (``measured: 3 of 4 variants in records/repro/... run clean (torch 2.13.0)``), else None."""
+    for source in sources:
+        found = _MEASURED.match(source)
+        if found and int(found[2]) > 0:
+            return int(found[1]), int(found[2])
+    return None
 
 
 class DeadEnd(_Strict):

@@ -9,6 +9,7 @@ import pytest
 
 from errknow_ls.kb import Record
 from errknow_ls.kb.loader import record_files
+from errknow_ls.kb.model import measured
 from tests.support import KB_FIXTURES, RECORDS, REPO, SHIPPED_FILE, read_json
 
 SEED = KB_FIXTURES / "seed_000_b5a85d4833bd05f3.json"
@@ -60,3 +61,19 @@ def test_records_are_frozen() -> None:
     record = Record.model_validate(read_json(SHIPPED_FILE))
     with pytest.raises(ValueError, match="frozen"):
         record.confidence = 0.1  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("sources", "expected"),
+    [
+        (["measured: 3 of 4 variants in records/repro/x.py run clean (torch 2.13.0)"], (3, 4)),
+        (["https://example.org/a", "measured: 0 of 2 variants in records/repro/y.py run clean"], (0, 2)),
+        (["https://example.org/a"], None),
+        (["measured: 1 of 0 variants"], None),
+        ([], None),
+    ],
+)
+def test_measured_reads_the_projects_measurement_from_sources(
+    sources: list[str], expected: tuple[int, int] | None
+) -> None:
+    assert measured(sources) == expected

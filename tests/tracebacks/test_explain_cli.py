@@ -106,7 +106,7 @@ def test_text_explains_what_why_and_what_to_do(capsys: pytest.CaptureFixture[str
     assert f"    {EXAMPLE_PROGRAM}:33 in main\n" in out
     flat = " ".join(out.split())
     assert record.root_cause in flat
-    assert "(fails 80% of the time)" in flat
+    assert "(fails in 4 of 5 reproductions)" in flat  # measured: records/repro/<slug>.py
     ranked = sorted(record.workarounds, key=lambda w: -(w.success_rate or 0))
     positions = [flat.index(w.action[:60]) for w in ranked]
     assert positions == sorted(positions)
