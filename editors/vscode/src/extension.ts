@@ -78,16 +78,21 @@ function clientOptions(): LanguageClientOptions {
   };
 }
 
+async function offerFix(): Promise<void> {
+  const choice = await vscode.window.showErrorMessage(NOT_FOUND, "Open Settings", "Copy install command");
+  if (choice === "Open Settings") {
+    await vscode.commands.executeCommand("workbench.action.openSettings", "errknow.serverCommand");
+  } else if (choice === "Copy install command") {
+    await vscode.env.clipboard.writeText(".venv/bin/pip install errknow-ls");
+  }
+}
+
 async function start(context: vscode.ExtensionContext): Promise<void> {
   server = lookupServer();
   if (!server) {
     output?.error(NOT_FOUND);
-    const choice = await vscode.window.showErrorMessage(NOT_FOUND, "Open Settings", "Copy install command");
-    if (choice === "Open Settings") {
-      await vscode.commands.executeCommand("workbench.action.openSettings", "errknow.serverCommand");
-    } else if (choice === "Copy install command") {
-      await vscode.env.clipboard.writeText(".venv/bin/pip install errknow-ls");
-    }
+    // Not awaited: activation must not wait for the user to answer.
+    void offerFix();
     return;
   }
   output?.info(`starting ${server.command} ${server.args.join(" ")} (from ${server.origin})`);
