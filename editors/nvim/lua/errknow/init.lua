@@ -123,7 +123,18 @@ function M.attach_terminal(bufnr)
     return
   end
   local cwd = terminal_cwd(bufnr)
-  local root = vim.fs.root(cwd, config.root_markers or {}) or cwd
+  local root = vim.fs.root(cwd, config.root_markers or {})
+  if not root then
+    -- Not in a project: only join a server that already runs, never start one for any shell.
+    local running = M.client()
+    if not running then
+      return
+    end
+    root = running.root_dir or cwd
+  end
+  if type(config.cmd) == 'function' and not M.server_command(root) then
+    return -- no server to start: a terminal is no place for the error
+  end
   local ok, client_id = pcall(vim.lsp.start, vim.tbl_extend('force', config, { root_dir = root }), {
     bufnr = bufnr,
   })
