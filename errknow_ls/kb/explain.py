@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from errknow_ls.kb.model import DeadEnd, Record
+from errknow_ls.kb.model import DeadEnd, Record, measured
 
 LABELS = {
     "en": {
@@ -19,10 +19,13 @@ LABELS = {
         "do": "What to do",
         "fails": "fails {rate} of the time",
         "works": "works {rate} of the time",
+        "fails_counted": "fails in {count} of {cases} reproductions",
+        "works_counted": "runs clean in {count} of {cases} reproductions",
         "applies": "quick fix: {title}",
         "versions": "Affected torch versions",
         "yours_in": "your torch {version} is among them",
         "yours_out": "your torch {version} is not among them",
+        "yours_unknown": "your torch {version} has not been checked",
         "docs": "Docs",
         "trust": "Record `{id}`: {tier}, confidence {confidence:.0%}, {evidence} evidence",
         "related": "Related errors",
@@ -35,10 +38,13 @@ LABELS = {
         "do": "应该这样做",
         "fails": "失败率 {rate}",
         "works": "成功率 {rate}",
+        "fails_counted": "在 {cases} 个复现中失败 {count} 个",
+        "works_counted": "在 {cases} 个复现中 {count} 个可正常运行",
         "applies": "快速修复：{title}",  # noqa: RUF001
         "versions": "受影响的 torch 版本",
         "yours_in": "你的 torch {version} 在其中",
         "yours_out": "你的 torch {version} 不在其中",
+        "yours_unknown": "你的 torch {version} 尚未核实",
         "docs": "文档",
         "trust": "记录 `{id}`：{tier}，置信度 {confidence:.0%}，证据 {evidence} 条",  # noqa: RUF001
         "related": "相关错误",
@@ -113,8 +119,20 @@ def render(
     return "\n\n".join(parts)
 
 
+def _rate(rate: float | None, sources: list[str], label: dict[str, str], key: str) -> str:
+    """A measured rate says what it counted ("4 of 5 reproductions"), a cited one its share."""
+    if rate is None:
+        return ""
+    counted = measured(sources)
+    if counted is not None:
+        clean, cases = counted
+        count = cases - clean if key == "fails" else clean
+        return f" ({label[key + '_counted'].format(count=count, cases=cases)})"
+    return f" ({label[key].format(rate=_percent(rate))})"
+
+
 def _dead_end(dead: DeadEnd, label: dict[str, str]) -> str:
-    rate = f" ({label['fails'].format(rate=_percent(dead.fail_rate))})" if dead.fail_rate is not None else ""
+    rate = _rate(dead.fail_rate, dead.sources, label, "fails")
     return f"- {dead.action}{rate} — {dead.why_fails}" if dead.action else f"- {dead.why_fails}{rate}"
 
 
@@ -127,8 +145,7 @@ def _workarounds(record: Record, context: Context, lang: str) -> str:
         text = workaround.action
         if lang == "zh" and index < len(record.workarounds_zh) and record.workarounds_zh[index].strip():
             text = record.workarounds_zh[index]
-        rate = workaround.success_rate
-        suffix = f" ({label['works'].format(rate=_percent(rate))})" if rate is not None else ""
+        suffix = _rate(workaround.success_rate, workaround.sources, label, "works")
         lines.append(f"{rank}. {text}{suffix}")
         lines += [
             f"   - {label['applies'].format(title=fix.title)}"
@@ -144,7 +161,8 @@ def _versions(record: Record, context: Context, lang: str, markdown: bool) -> li
     label = LABELS[lang]
     line = f"{label['versions']}: {', '.join(v.version for v in record.versions)}"
     if context.torch_version:
-        key = "yours_in" if record.affects(context.torch_version) else "yours_out"
+        affected = record.affects(context.torch_version)
+        key = {True: "yours_in", False: "yours_out", None: "yours_unknown"}[affected]
         mine = label[key].format(version=context.torch_version)
         line += f" — {mine}" if markdown else f" ({mine})"
     return [line]

@@ -145,15 +145,14 @@ class Record(_Strict):
         return self.model_dump(mode="json")
 
     def affects(self, version: str) -> bool | None:
-        """Whether ``version`` (e.g. ``2.3.1``) is among the listed release lines; None if unknown."""
-        if not self.versions:
-            return None
+        """True when ``version`` (e.g. ``2.3.1``) is on a listed release line, False when it is on
+        one listed as ``removed``, None when nobody checked that line (not listed is not "safe")."""
         parts = version.split("+", maxsplit=1)[0].split(".")
         for info in self.versions:
             listed = info.version.split(".")
-            if parts[: len(listed)] == listed and info.status != "removed":
-                return True
-        return False
+            if parts[: len(listed)] == listed:
+                return info.status != "removed"
+        return None
 
 
 def json_schema() -> dict[str, Any]:

@@ -12,7 +12,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from errknow_ls import __version__
-from errknow_ls.kb import builtin_records_dir
+from errknow_ls.kb import KnowledgeBase, builtin_records_dir
 from tests.lsp.session import make_client
 from tests.support import REPO
 
@@ -71,7 +71,9 @@ def _is_summary(message: types.LogMessageParams) -> bool:
 async def test_initialized_logs_the_record_count(client: LanguageClient) -> None:
     message = await wait_for_log(client, _is_summary)
     assert message.type == types.MessageType.Info
-    assert message.message == f"errknow-ls {__version__}: 1 record from {builtin_records_dir()}"
+    count = len(KnowledgeBase.load().records)
+    assert count > 1
+    assert message.message == f"errknow-ls {__version__}: {count} records from {builtin_records_dir()}"
 
 
 async def test_a_broken_user_record_is_logged_as_a_warning(client_with_broken_record: LanguageClient) -> None:
@@ -79,4 +81,5 @@ async def test_a_broken_user_record_is_logged_as_a_warning(client_with_broken_re
     warning = await wait_for_log(client, lambda m: m.type == types.MessageType.Warning)
     assert warning.message.startswith(f"record skipped: {ONE_BROKEN / 'not-json.json'}: (file): not JSON: ")
     summary = await wait_for_log(client, _is_summary)
-    assert summary.message.endswith(f"1 record from {builtin_records_dir()}, {ONE_BROKEN}")
+    count = len(KnowledgeBase.load().records)
+    assert summary.message.endswith(f"{count} records from {builtin_records_dir()}, {ONE_BROKEN}")
