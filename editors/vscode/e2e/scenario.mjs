@@ -61,7 +61,7 @@ async function waitProblems(page, want, timeoutMs) {
   await page.waitForFunction(
     (some) => {
       const label = document.querySelector('[id="status.problems"]')?.getAttribute("aria-label") ?? "";
-      const total = [...label.matchAll(/(?:Errors|Warnings): (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+      const total = [...label.matchAll(/(?:Errors|Warnings|Infos): (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
       return some ? total > 0 : total === 0;
     },
     want === "some",
