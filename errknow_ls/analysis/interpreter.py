@@ -482,7 +482,7 @@ class Interpreter:
                 | ast.SetComp(elt=elt, generators=gens)
                 | (ast.GeneratorExp(elt=elt, generators=gens))
             ):
-                return Seq(self.comprehension(gens, elt), "list")
+                return self.list_comprehension(gens, elt)
             case ast.DictComp(value=elt, generators=gens):
                 return Seq(self.comprehension(gens, elt), "dict")
             case ast.Lambda():
@@ -509,9 +509,29 @@ class Interpreter:
                 return UNKNOWN
         return UNKNOWN
 
-    def comprehension(self, generators: list[ast.comprehension], elt: ast.expr) -> Value:
+    def list_comprehension(self, generators: list[ast.comprehension], elt: ast.expr) -> Seq:
+        """Two items when one ``for`` walks something whose items we know not: ``[crit(h(f), y) for h
+        in heads]`` makes one loss per head, and a later ``for loss in losses`` sees them apart."""
+        if len(generators) != 1 or generators[0].ifs:
+            return Seq(self.comprehension(generators, elt), "list")
+        iterable = self.eval(generators[0].iter)
+        known = isinstance(iterable, Seq) and iterable.items is not None
+        count = (
+            min(len(iterable.items), MAX_ITEMS)
+            if known and isinstance(iterable, Seq) and iterable.items
+            else 2
+        )
+        items = tuple(self.comprehension(generators, elt, nth(iterable, i)) for i in range(count))
+        return Seq(_join_many(list(items)), "list", items if items else None)
+
+    def comprehension(
+        self, generators: list[ast.comprehension], elt: ast.expr, first: Value | None = None
+    ) -> Value:
         saved = dict(self.state.env)
-        for gen in generators:
+        for index, gen in enumerate(generators):
+            if index == 0 and first is not None:
+                self.assign(gen.target, first)
+                continue
             self.assign(gen.target, element(self.eval(gen.iter)))
             for cond in gen.ifs:
                 self.eval(cond)
@@ -954,6 +974,10 @@ class Interpreter:
     def autograd_grad(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value]) -> Value:
         outputs = args[0] if args else kwargs.get("outputs", UNKNOWN)
         create = _flag(kwargs.get("create_graph"), positional=args[5] if len(args) > 5 else None)
+        if _explicit_inputs(node):
+            # grad w.r.t. a few named tensors runs (and frees) only the part of the graph that
+            # leads to them; which part that is we cannot tell, so nothing counts as freed.
+            kwargs = {**kwargs, "inputs": UNKNOWN}
         self.backward_call(node, outputs, kwargs, _receiver_expr(node, 0), positional=args[3:5])
         if create is True and not self.no_grad:
             graph = nodes_of(outputs)
@@ -973,7 +997,7 @@ class Interpreter:
             return Const(None)
         reached = frozenset().union(*(t.nodes for t in roots))
         retain = _retains(kwargs, positional)
-        if "inputs" in kwargs:
+        if "inputs" in kwargs and retain is False:
             retain = None  # only the part of the graph that leads to `inputs` runs and is freed
         self._check_second_pass(node, receiver, roots, reached)
         self._note_retained_reach(node, reached)
@@ -1031,7 +1055,13 @@ class Interpreter:
     ) -> tuple[str, Loop | None, dict[str, Value]]:
         current = dict(self.loop_stack)
         same_root = any(t.root is not None and t.root == free.root for t in roots)
-        if same_root or (receiver_label and receiver_label == free.label and free.site is not node):
+        reached = frozenset().union(*(t.nodes for t in roots))
+        wrapped = free.site is not node and _thin_wrapper(roots, reached, free)
+        if (
+            same_root
+            or wrapped
+            or (receiver_label and receiver_label == free.label and free.site is not node)
+        ):
             loop = self._freeing_loop(free, current) if free.site is node else None
             return ("EK002", loop, {}) if loop is not None else ("EK001", None, {})
         for node_id in sorted(conflict):
@@ -1331,6 +1361,24 @@ def _retains(kwargs: dict[str, Value], positional: Sequence[Value]) -> bool | No
         return retain
     create = _flag(kwargs.get("create_graph"), positional[1] if len(positional) > 1 else None)
     return create if create is not False else False
+
+
+def _thin_wrapper(roots: list[Tensor], reached: frozenset[int], free: Free) -> bool:
+    """``scaler.scale(loss).backward()`` then ``loss.backward()``: one op apart, the same loss."""
+    linked = free.root in reached or any(t.root is not None and t.root in free.reached for t in roots)
+    return linked and len(free.reached ^ reached) <= 1
+
+
+def _explicit_inputs(node: ast.Call) -> bool:
+    """``grad(loss, [head.weight, head.bias])``: a literal list of named tensors, not all parameters."""
+    inputs = (
+        node.args[1]
+        if len(node.args) > 1
+        else next((k.value for k in node.keywords if k.arg == "inputs"), None)
+    )
+    if not isinstance(inputs, ast.List | ast.Tuple) or not inputs.elts:
+        return False
+    return all(isinstance(e, ast.Attribute | ast.Name) for e in inputs.elts)
 
 
 def _explicit_retain(node: ast.Call) -> bool:
