@@ -47,12 +47,6 @@ ERROR_LABEL = re.compile(r"# error: \[(?P<rule>[a-z0-9-]+)\]$")
 # The checker's known gaps on this set: program -> what goes wrong (strict xfail; delete when fixed).
 KNOWN_GAPS: dict[str, str] = {
     # Second held-out set (h2_*), written without reading the checker.
-    "buggy/h2_custom_scaler_then_plain_backward.py": (
-        "wrong code (EK004 for EK001): `scaler.scale(loss).backward()` (a homemade scaler) then `loss.backward()`"
-    ),
-    "buggy/h2_engine_wrapper_backward_after_manual.py": (
-        "wrong code (EK004 for EK001): `loss.backward()` then a DeepSpeed-like `engine.backward(loss)` wrapper"
-    ),
     "buggy/h2_fake_quant_function_weight_once.py": (
         "missed EK002: custom autograd.Function `.apply` on a parameter (via a method) before the loop"
     ),
@@ -68,17 +62,11 @@ KNOWN_GAPS: dict[str, str] = {
     "buggy/h2_lbfgs_step_returns_freed_loss.py": (
         "missed EK001: `loss = optimizer.step(closure)` returns the closure's already-backwarded loss"
     ),
-    "buggy/h2_modulelist_heads_loss_comprehension.py": (
-        "wrong code (EK002 for EK004): per-head losses from a list comprehension backwarded in a for loop"
-    ),
     "buggy/h2_retain_lbfgs_closure.py": (
         "missed EK005: `retain_graph=True` inside an LBFGS closure that rebuilds the graph on every call"
     ),
     "buggy/h2_seq2seq_encoder_state_kept_on_self.py": (
         "wrong line: state on `self` across training_step calls reported at the call site, not the backward"
-    ),
-    "clean/h2_anil_head_grad_inputs_only.py": (
-        "false positive EK004: `autograd.grad` w.r.t. head params only never runs (frees) the encoder's graph"
     ),
 }
 
