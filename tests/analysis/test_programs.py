@@ -40,7 +40,6 @@ MINIMUM_PER_FAMILY = dict.fromkeys(RAISING, 9) | {DEAD_END: 6}
 MINIMUM_RAISING_PROGRAMS = 40
 MINIMUM_CLEAN_PROGRAMS = 40
 LINES = range(40, 151)
-SLOW_RUN_SECONDS = 2.0
 LABEL = re.compile(r"#\s*error\b")
 ERROR_LABEL = re.compile(r"# error: \[(?P<rule>[a-z0-9-]+)\]$")
 
@@ -254,7 +253,6 @@ def describe(run: Run) -> str:
 def test_run_agrees_with_label(program: Program, runs: dict[str, Run], knowledge_base: KnowledgeBase) -> None:
     run = runs.get(str(program.path))
     assert run is not None, "the harness did not run it"
-    assert run.seconds < SLOW_RUN_SECONDS, f"took {run.seconds:.2f} s; keep programs tiny"
     if not program.raises:
         assert not run.raised, describe(run)
         return

