@@ -167,8 +167,12 @@ def _detach_line(name: str, value: Value) -> tuple[str, bool] | None:
     items = value.items if isinstance(value, Seq) and value.kind == "tuple" else None
     if items is not None and all(isinstance(item, Tensor) for item in items):
         return f"{name} = tuple(t.detach() for t in {name})", True
+    if isinstance(value, Seq) and isinstance(value.item, Seq) and value.item.kind == "tuple":
+        return f"{name} = [tuple(t.detach() for t in s) for s in {name}]", False
     if isinstance(value, Seq) and isinstance(value.item, Tensor):
-        return f"{name} = [t.detach() for t in {name}]", False
+        # An item may be an (h, c) pair the analysis saw as one tensor: detach either shape.
+        each = "s.detach() if hasattr(s, 'detach') else tuple(t.detach() for t in s)"
+        return f"{name} = [{each} for s in {name}]", False
     return None
 
 
