@@ -68,7 +68,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     gan_like = shared is not None and any(w in shared[0].lower() for w in ("fake", "gen", "sample", "synth"))
     ordered = [detach, recompute] if gan_like else [recompute, detach]
     retain = retain_first(event, ctx, Applicability.UNSAFE)
-    fixes = [f for f in (_sum(event, ctx), *ordered, retain) if f is not None]
+    fixes = [f for f in (_sum(event, ctx), _sum_loop(event, ctx), *ordered, retain) if f is not None]
     related = [ctx.related(first, f"`{event.free.label}`'s backward frees the shared graph here")]
     if shared:
         related.append(ctx.related(shared[1], "the shared part of the graph is built here"))
@@ -129,6 +129,34 @@ def _sum(event: SecondPass, ctx: RuleContext) -> Fix | None:
         f"Sum the losses and backward once: `{total}.backward()`",
         Applicability.SAFE,
         (delete, replace(ctx.source, second_expr, total)),
+        workaround=1,
+    )
+
+
+def _sum_loop(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """``for loss in losses: loss.backward()`` -> ``sum(loss for loss in losses).backward()``."""
+    call = event.site
+    stmt = ctx.statement_of(call) if event.report is call else None
+    plain = (
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr == "backward"
+        and not (call.args or call.keywords)
+    )
+    if not plain or not isinstance(stmt, ast.Expr) or stmt.value is not call:
+        return None
+    loop = ctx.parents.get(stmt)
+    if not isinstance(loop, ast.For) or loop.body != [stmt] or loop.orelse or stmt is None:
+        return None
+    if not ctx.source.starts_line(loop):
+        return None
+    assert isinstance(call.func, ast.Attribute)
+    total = (
+        f"sum({ctx.text(call.func.value)} for {ctx.text(loop.target)} in {ctx.text(loop.iter)}).backward()"
+    )
+    return Fix(
+        "Sum the losses and backward once",
+        Applicability.SAFE,
+        (replace(ctx.source, loop, total),),
         workaround=1,
     )
 
