@@ -170,7 +170,9 @@ def _detach_line(name: str, value: Value) -> tuple[str, bool] | None:
     if isinstance(value, Seq) and isinstance(value.item, Seq) and value.item.kind == "tuple":
         return f"{name} = [tuple(t.detach() for t in s) for s in {name}]", False
     if isinstance(value, Seq) and isinstance(value.item, Tensor):
-        # An item may be an (h, c) pair the analysis saw as one tensor: detach either shape.
+        if not any(word in name.lower() for word in ("state", "hid", "mem", "carry")):
+            return f"{name} = [t.detach() for t in {name}]", False
+        # Recurrent state: an item may be an (h, c) pair the analysis saw as one tensor.
         each = "s.detach() if hasattr(s, 'detach') else tuple(t.detach() for t in s)"
         return f"{name} = [{each} for s in {name}]", False
     return None
