@@ -15,6 +15,7 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 
+from errknow_ls.lsp import runtime
 from errknow_ls.lsp.checking import Result
 from errknow_ls.lsp.snapshots import is_open, snapshot_of
 
@@ -66,8 +67,9 @@ def publish(ls: ErrknowServer, result: Result) -> None:
         return
     if ls.channel.pulls(open_document):
         return
-    if result.diagnostics or result.uri in ls.channel.pushed or result.version is not None:
-        push(ls, result.uri, list(result.diagnostics), result.version)
+    diagnostics = runtime.merged(ls, result)
+    if diagnostics or result.uri in ls.channel.pushed or result.version is not None:
+        push(ls, result.uri, diagnostics, result.version)
 
 
 def clear(ls: ErrknowServer, uri: str) -> None:

@@ -17,6 +17,7 @@ from errknow_ls.kb import KnowledgeBase
 from errknow_ls.lsp.checking import Checks
 from errknow_ls.lsp.protocol import ErrknowProtocol
 from errknow_ls.lsp.publishing import Channel
+from errknow_ls.lsp.runtime import Runtime
 from errknow_ls.lsp.settings import Project, Settings
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,8 @@ class ErrknowServer(LanguageServer):
         self.client_locale: str | None = None
         self.projects: list[Project] = []
         self.checks = Checks()
+        self.runtime = Runtime()
+        """Tracebacks seen in logs and terminals (see ``runtime``)."""
         self.channel = Channel()
         self.ready = asyncio.Event()
         """Set once the first settings are applied: nothing is checked with defaults before that."""

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from errknow_ls.analysis.registry import RULES, resolve
+from errknow_ls.lsp.watching import DEFAULT_LOG_GLOBS
 from errknow_ls.runner.config import ProjectSettings, load_settings
 from errknow_ls.runner.discovery import DEFAULT_EXCLUDE, Excluder
 
@@ -42,8 +43,10 @@ class Settings(BaseModel):
     interpreter: str | None = None
     """The project's Python, to read its torch version from (never run)."""
     scan_workspace: bool = Field(default=True, alias="scanWorkspace")
+    log_globs: list[str] = Field(default_factory=lambda: list(DEFAULT_LOG_GLOBS), alias="logGlobs")
+    """Workspace log files watched for tracebacks, read as they grow."""
 
-    @field_validator("select", "ignore", "records", "exclude", mode="before")
+    @field_validator("select", "ignore", "records", "exclude", "log_globs", mode="before")
     @classmethod
     def _split_strings(cls, value: Any) -> Any:
         if isinstance(value, str):

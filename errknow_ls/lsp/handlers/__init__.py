@@ -11,11 +11,23 @@ from errknow_ls.lsp.handlers import (
     lifecycle,
     notebooks,
     settings,
+    terminal,
     workspace,
 )
 from errknow_ls.lsp.server import ErrknowServer
 
-MODULES = (lifecycle, settings, documents, notebooks, diagnostics, hover, code_actions, commands, workspace)
+MODULES = (
+    lifecycle,
+    settings,
+    documents,
+    notebooks,
+    diagnostics,
+    hover,
+    code_actions,
+    commands,
+    workspace,
+    terminal,
+)
 
 
 def register(server: ErrknowServer) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from errknow_ls.lsp import publishing
+from errknow_ls.lsp import publishing, runtime
 from errknow_ls.lsp.checking import Result
 from errknow_ls.lsp.server import ErrknowServer
 from errknow_ls.lsp.snapshots import is_open
@@ -24,12 +24,13 @@ def register(server: ErrknowServer) -> None:
 
 
 async def document_diagnostic(ls: ErrknowServer, params: types.DocumentDiagnosticParams) -> DocumentReport:
-    result = await publishing.current(ls, params.text_document.uri)
-    if result is None:
-        return types.FullDocumentDiagnosticReport(items=[])
-    if params.previous_result_id == str(result.serial):
-        return types.UnchangedDocumentDiagnosticReport(result_id=str(result.serial))
-    return types.FullDocumentDiagnosticReport(items=list(result.diagnostics), result_id=str(result.serial))
+    uri = params.text_document.uri
+    result = await publishing.current(ls, uri)
+    result_id = f"{result.serial if result else 0}.{ls.runtime.result_id(uri)}"
+    if params.previous_result_id == result_id:
+        return types.UnchangedDocumentDiagnosticReport(result_id=result_id)
+    items = runtime.merged(ls, result) if result else runtime.diagnostics(ls, uri)
+    return types.FullDocumentDiagnosticReport(items=items, result_id=result_id)
 
 
 def workspace_diagnostic(
@@ -39,20 +40,32 @@ def workspace_diagnostic(
     publishing.pull_workspace_now(ls)
     previous = {p.uri: p.value for p in params.previous_result_ids}
     results = [r for r in ls.checks.stored_all() if r.version is None and not is_open(ls.workspace, r.uri)]
-    items = [_report(result, previous.get(result.uri)) for result in results]
-    gone = {uri for uri in previous if not is_open(ls.workspace, uri)} - {result.uri for result in results}
+    items = [_report(ls, result, previous.get(result.uri)) for result in results]
+    seen = {result.uri for result in results}
+    items += [
+        types.WorkspaceFullDocumentDiagnosticReport(
+            uri=uri,
+            items=runtime.diagnostics(ls, uri),
+            result_id=f"0.{ls.runtime.result_id(uri)}",
+            version=None,
+        )
+        for uri in sorted(ls.runtime.uris() - seen)
+        if not is_open(ls.workspace, uri)
+    ]
+    seen |= ls.runtime.uris()
+    gone = {uri for uri in previous if not is_open(ls.workspace, uri)} - seen
     items += [
         types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=[], version=None) for uri in sorted(gone)
     ]
     return types.WorkspaceDiagnosticReport(items=items)
 
 
-def _report(result: Result, previous: str | None) -> WorkspaceReport:
-    result_id = str(result.serial)
+def _report(ls: ErrknowServer, result: Result, previous: str | None) -> WorkspaceReport:
+    result_id = f"{result.serial}.{ls.runtime.result_id(result.uri)}"
     if previous == result_id:
         return types.WorkspaceUnchangedDocumentDiagnosticReport(
             uri=result.uri, result_id=result_id, version=None
         )
     return types.WorkspaceFullDocumentDiagnosticReport(
-        uri=result.uri, items=list(result.diagnostics), result_id=result_id, version=None
+        uri=result.uri, items=runtime.merged(ls, result), result_id=result_id, version=None
     )

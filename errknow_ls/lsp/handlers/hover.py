@@ -8,7 +8,7 @@ from errknow_ls.analysis.rules import documentation
 from errknow_ls.core import Finding
 from errknow_ls.core.environment import torch_version
 from errknow_ls.kb.explain import Context, QuickFix, render
-from errknow_ls.lsp import publishing
+from errknow_ls.lsp import publishing, runtime
 from errknow_ls.lsp.convert import Positions
 from errknow_ls.lsp.server import ErrknowServer
 
@@ -20,13 +20,13 @@ def register(server: ErrknowServer) -> None:
 async def hover(ls: ErrknowServer, params: types.HoverParams) -> types.Hover | None:
     result = await publishing.current(ls, params.text_document.uri)
     if result is None:
-        return None
+        return runtime.hover(ls, params.text_document.uri, params.position, _markdown(ls))
     document = ls.workspace.get_text_document(result.uri)
     positions = Positions(document.source, ls.workspace.position_encoding or types.PositionEncodingKind.Utf16)
     here = positions.from_client(params.position)
     finding = next((f for f in result.findings if f.span.start <= here <= f.span.end), None)
     if finding is None:
-        return None
+        return runtime.hover(ls, params.text_document.uri, params.position, _markdown(ls))
     markdown = _markdown(ls)
     kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
     text = explain(ls, finding, markdown)

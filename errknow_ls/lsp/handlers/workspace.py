@@ -11,6 +11,7 @@ from pygls.uris import to_fs_path
 
 from errknow_ls.lsp import configuration, scan
 from errknow_ls.lsp.files import GITIGNORE, Scope
+from errknow_ls.lsp.handlers import logs
 from errknow_ls.lsp.server import ErrknowServer
 
 log = logging.getLogger(__name__)
@@ -23,7 +24,8 @@ def register(server: ErrknowServer) -> None:
 
 
 def did_change_watched_files(ls: ErrknowServer, params: types.DidChangeWatchedFilesParams) -> None:
-    paths = [(change, Path(fs_path)) for change in params.changes if (fs_path := to_fs_path(change.uri))]
+    changes = logs.watched_changes(ls, params.changes)
+    paths = [(change, Path(fs_path)) for change in changes if (fs_path := to_fs_path(change.uri))]
     if any(path.name in SETTINGS_FILES for _, path in paths):
         configuration.reconfigure(ls)  # excludes or rules may have changed: the scan re-checks all
         return
@@ -45,7 +47,9 @@ async def watch_files(ls: ErrknowServer) -> None:
     if not (watched and watched.dynamic_registration):
         return
     options = types.DidChangeWatchedFilesRegistrationOptions(
-        watchers=[types.FileSystemWatcher(glob_pattern=pattern) for pattern in WATCHED]
+        watchers=[
+            types.FileSystemWatcher(glob_pattern=pattern) for pattern in [*WATCHED, *ls.settings.log_globs]
+        ]
     )
     registration = types.Registration(
         id=str(uuid.uuid4()), method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
