@@ -19,7 +19,6 @@ from tests.editors.support import (
     check_clean,
     make_project,
     more_scenarios,
-    needs_terminal_output,
 )
 from tests.support import REPO
 
@@ -137,7 +136,6 @@ def test_terminal_output_is_forwarded_unwrapped(terminal_run: dict[str, Any]) ->
     assert "python fit.py\n" in text
 
 
-@needs_terminal_output
 def test_terminal_run_puts_diagnostic_on_source_line(terminal_run: dict[str, Any]) -> None:
     lines = {diagnostic["lnum"] for diagnostic in terminal_run["source_diagnostics"]}
     assert 4 in lines, terminal_run  # steps.py line 5, `loss.backward()`: the traceback's user frame
