@@ -12,7 +12,7 @@ from lsprotocol import types
 
 from errknow_ls.lsp.locate import WorkspaceFiles
 from errknow_ls.lsp.watching import WatchedLog
-from tests.lsp.session import WAIT, Session
+from tests.lsp.session import BUGGY, BUGGY_LINE, WAIT, Session
 from tests.support import REPO
 
 CAPTURE = (REPO / "examples" / "train_run.log").read_text(encoding="utf-8")
@@ -230,3 +230,21 @@ def test_printed_paths_map_by_the_longest_suffix(tmp_path: Path) -> None:
     assert files.find("train.py", cwd=str(tmp_path / "code")) == tmp_path / "code" / "train.py"
     assert files.find("/etc/shadow") is None
     assert files.find("") is None
+
+
+async def test_the_static_quick_fix_is_offered_on_the_runtime_diagnostic(session: Session) -> None:
+    (session.root / "train.py").write_text(BUGGY, encoding="utf-8")
+    await session.start()
+    uri = session.open("train.py", BUGGY)
+    terminal(session, traceback("/mnt/job/train.py", BUGGY_LINE + 1))
+    (flagged,) = await shown(session, uri, bool, is_open=True)
+    actions = await session.client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            range=flagged.range,
+            context=types.CodeActionContext(diagnostics=[flagged]),
+        )
+    )
+    assert actions and any(
+        isinstance(a, types.CodeAction) and a.kind == types.CodeActionKind.QuickFix for a in actions
+    )
