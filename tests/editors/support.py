@@ -32,21 +32,6 @@ more_scenarios = pytest.mark.skipif(
 )
 
 
-def server_handles_terminal_output() -> bool:
-    """Whether the server reads the ``errknow/terminalOutput`` notification yet (issue 5)."""
-    return any(
-        "errknow/terminalOutput" in path.read_text(encoding="utf-8")
-        for path in (REPO / "errknow_ls" / "lsp").rglob("*.py")
-    )
-
-
-needs_terminal_output = pytest.mark.xfail(
-    condition=not server_handles_terminal_output(),
-    reason="errknow-ls does not handle the errknow/terminalOutput notification yet (issue 5)",
-    strict=True,
-)
-
-
 def make_project(parent: Path) -> Path:
     """The fixture project in ``parent``, with its own ``.venv/bin/errknow-ls`` as a user has it."""
     root = parent / "project"

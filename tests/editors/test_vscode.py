@@ -31,7 +31,6 @@ from tests.editors.support import (
     check_clean,
     make_project,
     more_scenarios,
-    needs_terminal_output,
 )
 from tests.support import REPO
 
@@ -212,7 +211,6 @@ def test_terminal_output_is_forwarded(vscode_run: dict[str, Any]) -> None:
     assert "characters of" in vscode_run["forwarded"]
 
 
-@needs_terminal_output
 def test_terminal_run_puts_diagnostic_on_source_line(vscode_run: dict[str, Any]) -> None:
     rows = "\n".join(vscode_run["problem_rows"])
     assert "steps.py" in rows, vscode_run["problem_rows"]
