@@ -15,7 +15,7 @@ from errknow_ls import __version__
 from errknow_ls.kb import KnowledgeBase
 from errknow_ls.lsp import publishing, scan
 from errknow_ls.lsp.checking import Analyzer
-from errknow_ls.lsp.settings import SECTION, Project, Rules, Settings, merge, parse_settings
+from errknow_ls.lsp.settings import SECTION, Project, Rules, Settings, merge, parse_settings, unknown_rules
 from errknow_ls.runner.config import ProjectSettings
 
 if TYPE_CHECKING:
@@ -31,6 +31,9 @@ def apply(ls: ErrknowServer) -> None:
     settings, problem = parse_settings(merge(ls.init_options, ls.client_settings))
     if problem:
         ls.tell_once(problem)
+    unknown = unknown_rules(settings)
+    if unknown:
+        ls.tell_once(f"errknow settings: no rule matches {', '.join(map(repr, unknown))}; ignored")
     ls.settings = settings
     logging.getLogger("errknow_ls").setLevel(settings.log_level.upper())
     ls.projects = [Project.load(root) for root in ls.roots()]

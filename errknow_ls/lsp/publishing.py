@@ -99,6 +99,7 @@ async def refresh(ls: ErrknowServer, uri: str) -> None:
         return
     key = snapshot.key
     ls.refreshing.add(key)
+    ls.documents_idle.clear()
     try:
         await ls.ready.wait()
         while snapshot is not None:
@@ -113,6 +114,8 @@ async def refresh(ls: ErrknowServer, uri: str) -> None:
         log.exception("checking %s failed", uri)
     finally:
         ls.refreshing.discard(key)
+        if not ls.refreshing:
+            ls.documents_idle.set()
 
 
 async def current(ls: ErrknowServer, uri: str) -> Result | None:

@@ -46,6 +46,7 @@ async def scan(ls: ErrknowServer) -> None:
     ls.scanned = set(uris)
     async with _progress(ls, "errknow: checking the workspace") as report:
         for index, (uri, path) in enumerate(uris.items(), 1):
+            await ls.documents_idle.wait()  # what the user is editing comes first
             await check_file(ls, uri, path)
             report(f"{index}/{len(uris)} files", index * 100 // len(uris))
     publishing.refresh_pulls(ls)

@@ -53,6 +53,10 @@ class ErrknowServer(LanguageServer):
         self.ready = asyncio.Event()
         """Set once the first settings are applied: nothing is checked with defaults before that."""
         self.refreshing: set[str] = set()
+        """Open documents (or notebooks) with a check loop running."""
+        self.documents_idle = asyncio.Event()
+        """Set while no open document waits for a check: the workspace scan goes on only then."""
+        self.documents_idle.set()
         self.scan_task: asyncio.Task[None] | None = None
         self.scanned: set[str] = set()
         """URIs of the workspace's files (open or not) that the last scan took in."""

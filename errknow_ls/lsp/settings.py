@@ -109,6 +109,12 @@ class Rules:
         return frozenset(rule.code for rule in RULES if self.severity_of(rule.code, rule.name) == "off")
 
 
+def unknown_rules(settings: Settings) -> list[str]:
+    """Selectors and severity keys in the editor's settings that name no rule."""
+    named = [*(settings.select or []), *(settings.ignore or []), *settings.severity]
+    return [name for name in named if not resolve(name)]
+
+
 def _codes(selectors: Sequence[str]) -> frozenset[str]:
     return frozenset(rule.code for selector in selectors for rule in resolve(selector))
 

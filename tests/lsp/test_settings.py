@@ -60,7 +60,7 @@ async def test_workspace_configuration_is_read(session: Session) -> None:
 
 
 async def test_invalid_settings_fall_back_with_one_message(session: Session) -> None:
-    await session.start(options={"severity": "loud", "select": "EK001", "unknownKey": 1})
+    await session.start(options={"severity": "loud", "select": "EK001", "ignore": ["EK9"], "unknownKey": 1})
     uri = session.open("train.py", BUGGY)
     assert len(await session.diagnostics(uri)) == 1  # select still applies
     session.client.workspace_did_change_configuration(
@@ -70,6 +70,9 @@ async def test_invalid_settings_fall_back_with_one_message(session: Session) -> 
     assert len(await session.diagnostics(uri)) == 1
     shown = [m for m in session.client.messages if "invalid errknow settings" in m.message]
     assert len(shown) == 1 and "severity" in shown[0].message and shown[0].type == types.MessageType.Warning
+    assert [m.message for m in session.client.messages if "no rule matches" in m.message] == [
+        "errknow settings: no rule matches 'EK9'; ignored"
+    ]
 
 
 async def test_the_workspace_pyproject_is_read_and_editor_settings_win(session: Session) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 
 from tests.lsp.session import BUGGY, CLEAN, Session
@@ -95,3 +96,44 @@ async def test_watched_file_changes_are_checked_again(session: Session) -> None:
         await session.published_for(clean.as_uri(), lambda p: bool(p.diagnostics))
         await session.published_for(buggy.as_uri(), lambda p: not p.diagnostics)
     assert await _flagged(session) == {clean.as_uri()}
+
+
+async def test_a_file_newly_excluded_loses_its_diagnostics(session: Session) -> None:
+    kept, ignored = session.root / "kept" / "train.py", session.root / "old" / "train.py"
+    for path in (kept, ignored):
+        path.parent.mkdir()
+        path.write_text(BUGGY, encoding="utf-8")
+    await session.start()
+    await session.progress_ended()
+    assert await _flagged(session) == {kept.as_uri(), ignored.as_uri()}
+    session.refreshes.clear()
+    (session.root / ".gitignore").write_text("old/\n", encoding="utf-8")
+    gitignore = (session.root / ".gitignore").as_uri()
+    session.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=gitignore, type=types.FileChangeType.Created)]
+        )
+    )
+    if session.pulls_workspace:
+        await session.refreshed()
+    else:
+        await session.published_for(ignored.as_uri(), lambda p: not p.diagnostics)
+    assert await _flagged(session) == {kept.as_uri()}
+
+
+@pytest.mark.parametrize("profile", ["neovim-0.11"], indirect=True)
+async def test_a_client_that_asks_workspace_diagnostic_gets_closed_files_by_pull(session: Session) -> None:
+    """Neovim 0.11 pulls open documents only, so closed files are pushed; should it ask for the
+    workspace after all, it gets them that way, and what was pushed is taken back."""
+    buggy = session.root / "train.py"
+    buggy.write_text(BUGGY, encoding="utf-8")
+    await session.start()
+    await session.progress_ended()
+    assert [len(p.diagnostics) for p in session.published] == [1]
+    report = await session.client.workspace_diagnostic_async(
+        types.WorkspaceDiagnosticParams(previous_result_ids=[])
+    )
+    (item,) = report.items
+    assert isinstance(item, types.WorkspaceFullDocumentDiagnosticReport) and len(item.items) == 1
+    cleared = await session.published_for(buggy.as_uri(), lambda p: not p.diagnostics)
+    assert session.published[-1] is cleared

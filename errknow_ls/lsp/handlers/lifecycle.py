@@ -13,6 +13,7 @@ from errknow_ls.lsp.server import ErrknowServer
 def register(server: ErrknowServer) -> None:
     server.feature(types.INITIALIZE)(initialize)
     server.feature(types.INITIALIZED)(initialized)
+    server.feature(types.SHUTDOWN)(shutdown)
 
 
 def initialize(ls: ErrknowServer, params: types.InitializeParams) -> None:
@@ -28,3 +29,9 @@ async def initialized(ls: ErrknowServer, _params: types.InitializedParams) -> No
     ls.ready.set()
     ls.spawn(watch_files(ls))
     scan.restart(ls)
+
+
+def shutdown(ls: ErrknowServer, _params: None) -> None:
+    """No new work: the workspace scan stops (a check already running finishes)."""
+    if ls.scan_task is not None:
+        ls.scan_task.cancel()
