@@ -28,12 +28,13 @@ model = nn.Linear(4, 2)
 x = torch.randn(3, 4)
 loss = model(x).pow(2).sum()
 loss.backward()
-s = "é😋 x"; loss.backward()
+s = "é中文😋 x"; loss.backward()
 """
 BUGGY_LINE = 7
-"""0-based line of the second backward, behind a string of a 2-byte, a 4-byte character."""
+"""0-based line of the second backward, behind a string of 2-, 3- and 4-byte UTF-8 characters
+(the 4-byte one two UTF-16 units)."""
 CALL = "loss.backward()"
-CLEAN = BUGGY.replace('s = "é😋 x"; loss.backward()', 's = "é😋 x"')
+CLEAN = BUGGY.replace('s = "é中文😋 x"; loss.backward()', 's = "é中文😋 x"')
 
 
 def column(encoding: str, line: str, chars: int) -> int:

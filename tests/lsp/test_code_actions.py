@@ -93,7 +93,7 @@ async def test_a_quick_fix_and_disable_for_this_line(session: Session, empty_con
     fixed = _apply(session, BUGGY, _text_edits(session, fix, uri))
     assert fixed.splitlines()[BUGGY_LINE - 1] == "loss.backward(retain_graph=True)"
     disabled = _apply(session, BUGGY, _text_edits(session, disable, uri))
-    assert disabled.splitlines()[BUGGY_LINE] == 's = "é😋 x"; loss.backward()  # errknow: ignore[EK001]'
+    assert disabled.splitlines()[BUGGY_LINE] == 's = "é中文😋 x"; loss.backward()  # errknow: ignore[EK001]'
     session.change(uri, disabled)
     assert await session.diagnostics(uri) == []
 

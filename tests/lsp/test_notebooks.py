@@ -12,7 +12,7 @@ CELLS = [
     "%matplotlib inline\nimport torch\nfrom torch import nn\nmodel = nn.Linear(4, 2)\n",
     "loss = model(torch.randn(3, 4)).pow(2).sum()\nloss.backward()\n",
     "# notes, not code",
-    "print('é😋'); loss.backward()\n",
+    "print('中文é😋'); loss.backward()\n",
 ]
 MARKDOWN = 2
 
