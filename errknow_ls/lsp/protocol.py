@@ -1,6 +1,10 @@
-"""pygls' protocol, answering requests whose params do not deserialize instead of dropping them.
+"""pygls' protocol, with two gaps of pygls 2.1.1 closed.
 
-Plain pygls 2.1.1 logs such a request and sends nothing: the client waits forever.
+- A request whose params do not deserialize is answered with InvalidParams (plain pygls logs it
+  and sends nothing: the client waits forever).
+- The client's answer to a request of ours that we cancelled meanwhile (a workspace scan restarted
+  while it waited for its progress token) is dropped (plain pygls sets the result of the
+  cancelled future, fails, and shows the user "Error in server: CANCELLED").
 """
 
 from __future__ import annotations
@@ -35,3 +39,11 @@ class ErrknowProtocol(LanguageServerProtocol):
     def handle_message(self, message: Any) -> None:
         if not isinstance(message, _Answered):
             super().handle_message(message)
+
+    def _handle_response(self, msg_id: Any, result: Any | None = None, error: Any | None = None) -> None:
+        future = self._request_futures.get(msg_id)
+        if future is not None and future.done():
+            del self._request_futures[msg_id]
+            log.debug("answer to request %s dropped: it was cancelled", msg_id)
+            return
+        super()._handle_response(msg_id, result, error)

@@ -92,13 +92,15 @@ async def _progress(ls: ErrknowServer, title: str) -> AsyncIterator[Callable[[st
     """``$/progress`` begin, reports (at most every REPORT_EVERY seconds) and end, if the client shows it."""
     window = ls.client_capabilities.window
     token = f"errknow-scan-{uuid.uuid4()}"
-    shown = bool(window and window.work_done_progress)
-    if shown:
+    shown = False
+    if window and window.work_done_progress:
         try:
             await ls.work_done_progress.create_async(token)
+            shown = True
+        except asyncio.CancelledError:
+            raise  # the scan was restarted before the client answered: nothing was begun
         except Exception as exc:  # the client refused the token: no progress, still the scan
             log.info("no progress: %s", exc)
-            shown = False
     if shown:
         ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, percentage=0))
     last = 0.0

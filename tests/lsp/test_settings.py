@@ -119,3 +119,30 @@ async def test_explain_a_record_id_a_traceback_or_a_message(session: Session) ->
     assert await _explain(session, "nothing we know") == {"records": [], "markdown": ""}
     with pytest.raises(JsonRpcInvalidParams):
         await _explain(session, 42)
+
+
+async def test_settings_sent_at_start_raise_no_error(session: Session) -> None:
+    """Neovim sends didChangeConfiguration right after initialized: the scan it restarts was
+    waiting for the client to create its progress token, and the client's late answer to that
+    cancelled request must be dropped quietly."""
+    (session.root / "train.py").write_text(BUGGY, encoding="utf-8")
+    await session.start()
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"errknow": {"severity": {"EK001": "warning"}}})
+    )
+    await session.progress_ended()
+    uri = session.uri("train.py")
+    if session.pulls_workspace:
+        await session.refreshed()
+        report = await session.client.workspace_diagnostic_async(
+            types.WorkspaceDiagnosticParams(previous_result_ids=[])
+        )
+        (item,) = report.items
+        assert isinstance(item, types.WorkspaceFullDocumentDiagnosticReport)
+        (diagnostic,) = item.items
+    else:
+        (diagnostic,) = (await session.published_for(uri, lambda p: bool(p.diagnostics))).diagnostics
+    assert diagnostic.severity == types.DiagnosticSeverity.Warning
+    session.open("train.py", BUGGY)
+    assert await session.diagnostics(uri)  # a request round trip: any error message is in by now
+    assert [m.message for m in session.client.messages if "Error" in m.message] == []
