@@ -142,3 +142,22 @@ def retain_first(event: SecondPass, ctx: RuleContext, applicability: Applicabili
         (edit,),
         workaround=0,
     )
+
+
+def differentiable_grad(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """An earlier ``torch.autograd.grad`` whose gradient feeds a penalty (R1, gradient penalty):
+    ``create_graph=True`` keeps the graph and lets the penalty's own gradient flow."""
+    first = event.free.site
+    if not ctx.text(first.func, "").endswith("autograd.grad") and ctx.text(first.func, "") != "grad":
+        return None
+    if any(kw.arg in ("create_graph", "retain_graph") for kw in first.keywords):
+        return None
+    edit = insert_keyword(ctx.source, first, "create_graph", "True")
+    if edit is None:
+        return None
+    return Fix(
+        f"Make the gradient at line {ctx.line_of(first)} differentiable: `create_graph=True`",
+        Applicability.UNSAFE,
+        (edit,),
+        workaround=0,
+    )

@@ -45,7 +45,12 @@ import ast
 
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.fixes import delete_statement, replace
-from errknow_ls.analysis.rules.common_fixes import recompute_before, retain_first, steps_between
+from errknow_ls.analysis.rules.common_fixes import (
+    differentiable_grad,
+    recompute_before,
+    retain_first,
+    steps_between,
+)
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded
 from errknow_ls.core import Applicability, Edit, Finding, Fix
 
@@ -68,7 +73,8 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     gan_like = shared is not None and any(w in shared[0].lower() for w in ("fake", "gen", "sample", "synth"))
     ordered = [detach, recompute] if gan_like else [recompute, detach]
     retain = retain_first(event, ctx, Applicability.UNSAFE)
-    fixes = [f for f in (_sum(event, ctx), _sum_loop(event, ctx), *ordered, retain) if f is not None]
+    grad = differentiable_grad(event, ctx)
+    fixes = [f for f in (_sum(event, ctx), _sum_loop(event, ctx), *ordered, retain, grad) if f is not None]
     related = [ctx.related(first, f"`{event.free.label}`'s backward frees the shared graph here")]
     if shared:
         related.append(ctx.related(shared[1], "the shared part of the graph is built here"))
