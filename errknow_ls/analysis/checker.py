@@ -73,6 +73,8 @@ def check_source(
     source = SourceText(text)
     interpreter = Interpreter(module)
     errors += _run_entries(interpreter, module)
+    if not interpreter.events and not interpreter.retain_sites:
+        return CheckResult([], errors)
     ctx = RuleContext(source, module, interpreter.nodes)
     findings = _findings(interpreter, ctx)
     findings = [
@@ -132,9 +134,7 @@ def _called_names(node: ast.AST) -> set[str]:
 def _relevant_names(module: ast.Module) -> set[str]:
     """Functions and methods that can reach a backward, by name, to a fixpoint."""
     functions: dict[str, set[str]] = {}
-    for node in ast.walk(module):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            functions.setdefault(node.name, set()).update(_called_names(node))
+    _collect_calls(module, None, functions)
     relevant = {name for name, calls in functions.items() if calls & BACKWARD_NAMES}
     changed = True
     while changed:
@@ -144,6 +144,21 @@ def _relevant_names(module: ast.Module) -> set[str]:
                 relevant.add(name)
                 changed = True
     return relevant
+
+
+def _collect_calls(node: ast.AST, owner: str | None, functions: dict[str, set[str]]) -> None:
+    """Names each function calls (its nested functions' calls count for it too), in one walk."""
+    for child in ast.iter_child_nodes(node):
+        inner = owner
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+            inner = child.name
+            functions.setdefault(inner, set())
+        if isinstance(child, ast.Call) and owner is not None:
+            func = child.func
+            functions[owner].add(func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
+        _collect_calls(child, inner, functions)
+        if inner is not owner and owner is not None:
+            functions[owner] |= functions[inner]
 
 
 def _body_is_relevant(module: ast.Module, relevant: set[str]) -> bool:

@@ -76,6 +76,8 @@ class LoopContext:
     entry: dict[str, Value] = field(default_factory=dict)
     over_tensors: bool = False
     """The loop walks a collection of tensors (``for loss in losses``)."""
+    first_node: int = 0
+    """How many graph nodes existed when the loop started: only later ones can be its own."""
 
 
 class Interpreter:
@@ -132,7 +134,7 @@ class Interpreter:
         def body() -> None:
             obj = self.instantiate(info, [], {}, None, unknown_args=True)
             loop = Loop(self._new_key(), None, method=method)
-            context = LoopContext(loop)
+            context = LoopContext(loop, first_node=len(self.nodes))
             start_tick = self.tick
             context.entry = {f"self.{attr}#{oid}": v for (oid, attr), v in self.state.heap.items()}
             self.loops[loop.key] = context
@@ -283,7 +285,7 @@ class Interpreter:
         frame = self.frames[-1]
         loop = Loop(self._new_key(), stmt, frame=frame.serial, func=_func_node(frame.func))
         over = any(t.grad for t in tensors_in(element(items)))
-        context = LoopContext(loop, entry=dict(self.state.env), over_tensors=over)
+        context = LoopContext(loop, entry=dict(self.state.env), over_tensors=over, first_node=len(self.nodes))
         self.loops[loop.key] = context
         frame.loops.append(context)
         forever = test is not None and _is_true(test)
@@ -1158,7 +1160,8 @@ class Interpreter:
 
     def _carried(self, key: int, iteration: int, include_env: bool) -> dict[str, Value]:
         """Names whose values at the top of ``iteration`` hold nodes made in the iteration before."""
-        previous = {n.id for n in self.nodes if (key, iteration - 1) in n.loops}
+        start = self.loops[key].first_node
+        previous = {n.id for n in self.nodes[start:] if (key, iteration - 1) in n.loops}
         carried: dict[str, Value] = {}
         if include_env:
             for name, value in self.state.env.items():

@@ -35,7 +35,17 @@ class SourceText:
         return Span(start, end)
 
     def segment(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.text, node) or ""
+        """The source of ``node`` from the lines already split (``ast.get_source_segment`` would
+        split the whole text again on every call)."""
+        if getattr(node, "end_lineno", None) is None:
+            return ""
+        span = self.span(node)
+        if span.start.line == span.end.line:
+            return self.lines[span.start.line][span.start.character : span.end.character]
+        first = self.lines[span.start.line][span.start.character :]
+        middle = self.lines[span.start.line + 1 : span.end.line]
+        last = self.lines[span.end.line][: span.end.character] if span.end.line < len(self.lines) else ""
+        return "\n".join([first, *middle, last])
 
     def indent_of(self, lineno: int) -> str:
         line = self.line(lineno)
