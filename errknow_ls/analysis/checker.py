@@ -157,7 +157,7 @@ def _collect_calls(node: ast.AST, owner: str | None, functions: dict[str, set[st
             func = child.func
             functions[owner].add(func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
         _collect_calls(child, inner, functions)
-        if inner is not owner and owner is not None:
+        if inner is not None and inner is not owner and owner is not None:
             functions[owner] |= functions[inner]
 
 

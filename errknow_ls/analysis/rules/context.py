@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -12,17 +13,47 @@ from errknow_ls.analysis.values import GraphNode
 from errknow_ls.core import Finding, Fix, Related
 
 
+class Parents:
+    """Each node's parent, mapped one top-level statement at a time, when a rule first asks there:
+    a finding in one function should not cost a walk of a 20,000-line module."""
+
+    def __init__(self, module: ast.Module) -> None:
+        self._module = module
+        self._map: dict[ast.AST, ast.AST] = {}
+        self._done: set[int] = set()
+        self._starts = [s.lineno for s in module.body]
+
+    def _map_statement_at(self, node: ast.AST) -> None:
+        line = getattr(node, "lineno", None)
+        if line is None:
+            return
+        index = bisect.bisect_right(self._starts, line) - 1
+        if index < 0 or index in self._done:
+            return
+        self._done.add(index)
+        top = self._module.body[index]
+        self._map[top] = self._module
+        for parent in ast.walk(top):
+            for child in ast.iter_child_nodes(parent):
+                self._map[child] = parent
+
+    def get(self, node: ast.AST | None) -> ast.AST | None:
+        if node is None:
+            return None
+        if node not in self._map:
+            self._map_statement_at(node)
+        return self._map.get(node)
+
+
 @dataclass(slots=True)
 class RuleContext:
     source: SourceText
     module: ast.Module
     nodes: list[GraphNode]
-    parents: dict[ast.AST, ast.AST] = field(default_factory=dict)
+    parents: Parents = field(init=False)
 
     def __post_init__(self) -> None:
-        for parent in ast.walk(self.module):
-            for child in ast.iter_child_nodes(parent):
-                self.parents[child] = parent
+        self.parents = Parents(self.module)
 
     def statement_of(self, node: ast.AST) -> ast.stmt | None:
         current: ast.AST | None = node
