@@ -156,13 +156,6 @@ def test_explain_traceback_in_log_and_checkhealth(nvim: Path, project: Path) -> 
 
 
 @more_scenarios
-@pytest.mark.xfail(
-    strict=True,
-    reason="errknow-ls shows 'Error in server: CANCELLED' when a client sends settings at start: the "
-    "workspace/didChangeConfiguration restarts work whose server-to-client request (likely the scan's "
-    "window/workDoneProgress/create) is then cancelled, and pygls fails on the client's late answer "
-    "(issue 4: errknow_ls/lsp/protocol.py should drop answers to cancelled requests)",
-)
 def test_user_settings_apply_without_errors(nvim: Path, project: Path) -> None:
     settings = {"errknow": {"severity": {"EK002": "warning"}}}
     seen = run_scenario(
