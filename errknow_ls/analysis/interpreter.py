@@ -29,6 +29,7 @@ from errknow_ls.analysis.values import (
     Kwargs,
     NNModule,
     Obj,
+    Partial,
     Ref,
     Seq,
     Tensor,
@@ -656,6 +657,9 @@ class Interpreter:
     ) -> Value:
         if isinstance(callee, Ref):
             return self.call_qualified(callee.qualname, args, kwargs, node)
+        if isinstance(callee, Partial):
+            merged = {**callee.kwargs, **kwargs}
+            return self.call_value(callee.func, name, [*callee.args, *args], merged, node)
         if isinstance(callee, Func):
             return self.call_function(callee, args, kwargs, node)
         if isinstance(callee, Class):
@@ -787,6 +791,8 @@ class Interpreter:
         if qualname in api.BACKWARD_FUNCS or qualname.endswith("autograd.backward"):
             tensors = args[0] if args else kwargs.get("tensors", UNKNOWN)
             return self.backward_call(node, tensors, kwargs, _receiver_expr(node, 0), positional=args[2:])
+        if qualname == "functools.partial" and args:
+            return Partial(args[0], tuple(args[1:]), kwargs)
         if qualname.startswith(api.NON_TENSOR_MODULES):
             return UNKNOWN
         if not qualname.startswith("torch"):

@@ -72,6 +72,15 @@ class Kwargs(Value):
 
 
 @dataclass(frozen=True, slots=True)
+class Partial(Value):
+    """``functools.partial(f, *args, **kwargs)``: calling it calls ``f`` with those first."""
+
+    func: Value
+    args: tuple[Value, ...] = ()
+    kwargs: dict[str, Value] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
 class Ref(Value):
     """An imported module or object, by qualified name (``torch.nn.functional``)."""
 

@@ -55,9 +55,6 @@ KNOWN_GAPS: dict[str, str] = {
     "buggy/h2_generator_train_steps_hard_rebackward.py": (
         "missed EK001: a generator backwards the loss and yields it; the consumer backwards it again"
     ),
-    "buggy/h2_kd_partial_hidden_then_logits.py": (
-        "missed EK004: two losses from functools.partial objects, each backwarded inline, share the trunk"
-    ),
     "buggy/h2_lbfgs_step_returns_freed_loss.py": (
         "missed EK001: `loss = optimizer.step(closure)` returns the closure's already-backwarded loss"
     ),
