@@ -42,6 +42,8 @@ from errknow_ls.analysis.values import (
     tensors_in,
 )
 
+FROZEN = "__errknow_frozen__"
+"""Heap key of a local module's ``requires_grad_(False)``."""
 MAX_CALL_DEPTH = 6
 MAX_UNROLLED_LOOPS = 3
 STEP_BUDGET = 10_000
@@ -65,6 +67,7 @@ class Frame:
     loops: list[LoopContext] = field(default_factory=list)
     closure: dict[str, Value] | None = None
     stmt: ast.stmt | None = None
+    yields: list[Value] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -206,6 +209,7 @@ class Interpreter:
                 | ast.AsyncFor(target=target, iter=iterable, body=body, orelse=orelse)
             ):
                 self.exec_loop(stmt, body, orelse, target=target, items=self.eval(iterable))
+                self._note_freezing_loop(target, iterable, body)
             case ast.While(test=test, body=body, orelse=orelse):
                 self.exec_loop(stmt, body, orelse, test=test)
             case ast.With(items=items, body=body) | ast.AsyncWith(items=items, body=body):
@@ -496,8 +500,15 @@ class Interpreter:
                 result = self.eval(value)
                 self.assign(target, result)
                 return result
-            case ast.Await(value=inner) | ast.Yield(value=inner) | ast.YieldFrom(value=inner):
-                return self.eval(inner) if inner is not None else UNKNOWN
+            case ast.Yield(value=inner) | ast.YieldFrom(value=inner):
+                yielded = self.eval(inner) if inner is not None else Const(None)
+                if self.frames:
+                    self.frames[-1].yields.append(
+                        element(yielded) if isinstance(expr, ast.YieldFrom) else yielded
+                    )
+                return UNKNOWN
+            case ast.Await(value=inner):
+                return self.eval(inner)
             case ast.JoinedStr(values=values):
                 for part in values:
                     self.eval(part)
@@ -683,6 +694,10 @@ class Interpreter:
             method = self.attribute(receiver, attr, node)
             if isinstance(method, Func | Obj | NNModule | Class):
                 return self.call_value(method, attr, args, kwargs, node)
+            if receiver.cls.is_module and attr == "requires_grad_":
+                frozen = bool(args) and isinstance(args[0], Const) and not args[0].value
+                self.state.heap[(receiver.oid, FROZEN)] = Const(frozen)
+                return receiver
             if receiver.cls.is_module and attr in api.MODULE_SELF_METHODS:
                 return receiver  # model.to(device), model.eval(): the same module
             if receiver.cls.is_module and attr in ("parameters", "named_parameters", "buffers"):
@@ -704,6 +719,10 @@ class Interpreter:
             return self.module_method(receiver, attr, args, kwargs, node)
         if attr in ("parameters", "named_parameters"):
             return self.module_method(NNModule(), attr, args, kwargs, node)
+        closure = args[0] if args else kwargs.get("closure")
+        if attr == "step" and isinstance(closure, Func):
+            # optimizer.step(closure) (LBFGS) runs the closure and gives back what it returned.
+            return self.call_function(closure, [], {}, node)
         if attr in api.MODULE_PLAIN_METHODS:
             return UNKNOWN
         return self.generic_call(attr, [receiver, *args], kwargs, node, model_hint=_hint(node.func))
@@ -889,8 +908,17 @@ class Interpreter:
 
     def call_object(self, obj: Obj, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         method = obj.cls.methods.get("forward") or obj.cls.methods.get("__call__")
+        frozen = self.state.heap.get((obj.oid, FROZEN)) == Const(True)
         if method is None:
-            return self.call_module(args, kwargs, node) if obj.cls.is_module else UNKNOWN
+            if not obj.cls.is_module:
+                return UNKNOWN
+            return self.call_module(args, kwargs, node, frozen=frozen)
+        if frozen and not any(has_grad(v) for v in [*args, *kwargs.values()]):
+            saved, self.no_grad = self.no_grad, True  # no parameter needs grad, nor any input
+            try:
+                return self.call_function(Func(method, bound=obj), args, kwargs, node)
+            finally:
+                self.no_grad = saved
         result = self.call_function(Func(method, bound=obj), args, kwargs, node)
         if obj.cls.is_module and not has_grad(result) and not self.no_grad:
             return self.call_module([*args, result], kwargs, node)
@@ -941,6 +969,10 @@ class Interpreter:
         if not self.state.dead:
             outcomes.append(self.state)
         result = _join_many([value for value, _ in frame.returns]) if frame.returns else Const(None)
+        if frame.yields:
+            # A generator: what a `for` over it sees, item by item (its body ran at the call).
+            yields = tuple(frame.yields[:MAX_ITEMS])
+            result = Seq(_join_many(list(yields)), "list", yields)
         self.state = join_all(outcomes) if outcomes else self.state
         self.state.env = caller_env
         self.state.dead = False
@@ -1147,6 +1179,23 @@ class Interpreter:
 
     # ----------------------------------------------------------------- helpers
 
+    def _note_freezing_loop(self, target: ast.expr, iterable: ast.expr, body: list[ast.stmt]) -> None:
+        """``for p in backbone.parameters(): p.requires_grad = False`` freezes ``backbone``."""
+        if not (
+            isinstance(target, ast.Name)
+            and isinstance(iterable, ast.Call)
+            and isinstance(iterable.func, ast.Attribute)
+            and iterable.func.attr == "parameters"
+            and _sets_requires_grad_false(body, target.id)
+        ):
+            return
+        owner_expr = iterable.func.value
+        owner = self.eval(owner_expr)
+        if isinstance(owner, Obj):
+            self.state.heap[(owner.oid, FROZEN)] = Const(True)
+        elif isinstance(owner, NNModule) and isinstance(owner_expr, ast.Name | ast.Attribute):
+            self.assign_place(owner_expr, NNModule(owner.label, True))
+
     @staticmethod
     def _iterations(planned: int, start_tick: int, first_tick: int | None) -> int:
         """Two runs of a body find what one iteration leaves for the next; a third is needed when
@@ -1197,6 +1246,31 @@ def _func_node(func: FunctionNode | ast.Lambda | None) -> FunctionNode | None:
 
 _STATE_WORDS = ("hid", "state", "mem", "carry", "context", "ctx", "cell")
 _STATE_NAMES = frozenset({"h", "c", "hx", "cx", "h_n", "c_n", "hn", "cn", "h0", "c0", "s", "hc"})
+
+
+def _sets_requires_grad_false(body: list[ast.stmt], name: str) -> bool:
+    for node in (n for stmt in body for n in ast.walk(stmt)):
+        if (
+            isinstance(node, ast.Assign)
+            and any(
+                isinstance(t, ast.Attribute) and t.attr == "requires_grad" and ast.unparse(t.value) == name
+                for t in node.targets
+            )
+            and isinstance(node.value, ast.Constant)
+            and node.value.value is False
+        ):
+            return True
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "requires_grad_"
+            and ast.unparse(node.func.value) == name
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value is False
+        ):
+            return True
+    return False
 
 
 def _steps_optimizer(loop: ast.AST) -> bool:

@@ -52,15 +52,6 @@ KNOWN_GAPS: dict[str, str] = {
     "buggy/h2_forward_hook_activations_accumulate.py": (
         "missed EK003: a forward hook appends outputs to a list on an object that is never cleared"
     ),
-    "buggy/h2_generator_train_steps_hard_rebackward.py": (
-        "missed EK001: a generator backwards the loss and yields it; the consumer backwards it again"
-    ),
-    "buggy/h2_lbfgs_step_returns_freed_loss.py": (
-        "missed EK001: `loss = optimizer.step(closure)` returns the closure's already-backwarded loss"
-    ),
-    "buggy/h2_retain_lbfgs_closure.py": (
-        "missed EK005: `retain_graph=True` inside an LBFGS closure that rebuilds the graph on every call"
-    ),
     "buggy/h2_seq2seq_encoder_state_kept_on_self.py": (
         "wrong line: state on `self` across training_step calls reported at the call site, not the backward"
     ),
