@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import partial
 
 from errknow_ls.analysis.events import SecondPass
-from errknow_ls.analysis.interpreter import FunctionNode, Interpreter
+from errknow_ls.analysis.interpreter import Interpreter
 from errknow_ls.analysis.rules import SECOND_PASS_BUILDERS, retain_graph_in_loop
 from errknow_ls.analysis.rules.context import RuleContext
-from errknow_ls.analysis.source import SourceText, parse_module
+from errknow_ls.analysis.source import SourceText, call_name, called_names, parse_module
 from errknow_ls.core import Finding
-
-BACKWARD_HINT = re.compile(r"\.backward\b|\bbackward\(|\bgrad\(")
-"""Text that any finding needs; a file without it is not even parsed."""
 
 INTERNAL_ERROR = "internal error"
 BACKWARD_NAMES = frozenset({"backward", "manual_backward", "grad"})
@@ -32,7 +29,8 @@ def _word(char: str) -> bool:
 
 
 def might_backward(text: str) -> bool:
-    """The cheap prefilter, as ``BACKWARD_HINT`` says, by substring scans (a regex is 20x slower)."""
+    """Text any finding needs (``.backward``, ``backward(``, ``grad(`` as whole words); a file
+    without it is not even parsed. Substring scans: the equivalent regex is 20x slower."""
     start = text.find("backward")
     while start != -1:
         before = text[start - 1] if start else ""
@@ -119,18 +117,6 @@ def _run_all(entries: list[tuple[str, Callable[[], None]]]) -> list[str]:
     return errors
 
 
-def _called_names(node: ast.AST) -> set[str]:
-    names = set()
-    for child in ast.walk(node):
-        if isinstance(child, ast.Call):
-            func = child.func
-            if isinstance(func, ast.Name):
-                names.add(func.id)
-            elif isinstance(func, ast.Attribute):
-                names.add(func.attr)
-    return names
-
-
 def _relevant_names(module: ast.Module) -> set[str]:
     """Functions and methods that can reach a backward, by name, to a fixpoint."""
     functions: dict[str, set[str]] = {}
@@ -154,8 +140,7 @@ def _collect_calls(node: ast.AST, owner: str | None, functions: dict[str, set[st
             inner = child.name
             functions.setdefault(inner, set())
         if isinstance(child, ast.Call) and owner is not None:
-            func = child.func
-            functions[owner].add(func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
+            functions[owner].add(call_name(child))
         _collect_calls(child, inner, functions)
         if inner is not None and inner is not owner and owner is not None:
             functions[owner] |= functions[inner]
@@ -165,7 +150,7 @@ def _body_is_relevant(module: ast.Module, relevant: set[str]) -> bool:
     for stmt in module.body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             continue
-        if _called_names(stmt) & (relevant | BACKWARD_NAMES):
+        if called_names(stmt) & (relevant | BACKWARD_NAMES):
             return True
     return False
 
@@ -208,7 +193,3 @@ def _suppressed(source: SourceText, finding: Finding) -> bool:
 
 def _split_codes(codes: str) -> set[str]:
     return {c.strip() for c in re.split(r"[\s,]+", codes) if c.strip()}
-
-
-def functions_of(module: ast.Module) -> Iterable[FunctionNode]:
-    return (s for s in module.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef))

@@ -56,6 +56,19 @@ class SourceText:
         return not self.line(node.lineno)[: self.position(node.lineno, node.col_offset).character].strip()
 
 
+def call_name(call: ast.Call) -> str:
+    """``f(...)`` -> ``f``, ``x.step(...)`` -> ``step``, anything else -> ``""``."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
+
+
+def called_names(*nodes: ast.AST) -> set[str]:
+    """The names of every call below ``nodes``."""
+    return {call_name(n) for node in nodes for n in ast.walk(node) if isinstance(n, ast.Call)} - {""}
+
+
 def split_lines(text: str) -> list[str]:
     """Lines as Python counts them: only \\n, \\r\\n and \\r end one (not form feeds or U+2028)."""
     return [m.group(1) for m in _LINE.finditer(text) if m.group(0)]

@@ -7,6 +7,7 @@ import ast
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.fixes import delete_statement, insert_keyword, insert_lines_before, statement_text
 from errknow_ls.analysis.rules.context import RuleContext
+from errknow_ls.analysis.source import called_names
 from errknow_ls.core import Applicability, Edit, Fix, Position, Span
 
 SIMPLE = (ast.Assign, ast.AnnAssign)
@@ -14,15 +15,6 @@ SIDE_EFFECTS = frozenset(
     {"backward", "step", "zero_grad", "append", "extend", "update", "grad", "manual_backward"}
 )
 STEPPING = frozenset({"step", "manual_step"})
-
-
-def called_names(node: ast.AST) -> set[str]:
-    names = set()
-    for child in ast.walk(node):
-        if isinstance(child, ast.Call):
-            func = child.func
-            names.add(func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
-    return names
 
 
 def statements_between(ctx: RuleContext, first: ast.AST, second: ast.AST) -> list[ast.stmt]:

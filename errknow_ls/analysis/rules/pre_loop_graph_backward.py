@@ -46,8 +46,9 @@ import ast
 
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.fixes import body_anchor, insert_lines_before, replace, statement_text
-from errknow_ls.analysis.rules.common_fixes import SIDE_EFFECTS, ancestors_hold, called_names
+from errknow_ls.analysis.rules.common_fixes import SIDE_EFFECTS, ancestors_hold
 from errknow_ls.analysis.rules.context import RuleContext
+from errknow_ls.analysis.source import called_names
 from errknow_ls.core import Applicability, Edit, Finding, Fix
 
 CODE = "EK002"

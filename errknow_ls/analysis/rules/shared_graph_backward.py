@@ -52,6 +52,7 @@ from errknow_ls.analysis.rules.common_fixes import (
     steps_between,
 )
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded
+from errknow_ls.analysis.source import called_names
 from errknow_ls.core import Applicability, Edit, Finding, Fix
 
 CODE = "EK004"
@@ -102,15 +103,6 @@ def _between(ctx: RuleContext, first: ast.stmt, second: ast.stmt) -> list[ast.st
     return block[start + 1 : end] if start < end else None
 
 
-def _calls(stmts: list[ast.stmt]) -> set[str]:
-    found = set()
-    for stmt in stmts:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute | ast.Name):
-                found.add(node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id)
-    return found
-
-
 def _sum(event: SecondPass, ctx: RuleContext) -> Fix | None:
     """``a.backward(); ...; b.backward()`` -> ``...; (a + b).backward()``."""
     first_stmt = _plain_backward(ctx, event.free.site)
@@ -118,7 +110,7 @@ def _sum(event: SecondPass, ctx: RuleContext) -> Fix | None:
     if first_stmt is None or second_stmt is None or event.report is not event.site:
         return None
     between = _between(ctx, first_stmt, second_stmt)
-    if between is None or _calls(between) & BLOCKING_CALLS:
+    if between is None or called_names(*between) & BLOCKING_CALLS:
         return None
     first_expr = event.free.site.func.value  # type: ignore[attr-defined]
     reassigned = {
@@ -203,7 +195,7 @@ def _detach(event: SecondPass, ctx: RuleContext, shared: tuple[str, ast.AST] | N
     steps = False
     if first_stmt is not None and second_stmt is not None:
         between = _between(ctx, first_stmt, second_stmt)
-        steps = between is not None and "step" in _calls(between)
+        steps = between is not None and "step" in called_names(*between)
     return Fix(
         f"Detach `{name}` in the first loss (`{name}.detach()`)",
         Applicability.SAFE if steps else Applicability.UNSAFE,
