@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import partial
 
+from errknow_ls.analysis.chunks import PARSE_ERRORS, Chunk, ChunkCache, collect_calls, split_chunks
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.interpreter import Interpreter
 from errknow_ls.analysis.rules import SECOND_PASS_BUILDERS, retain_graph_in_loop
 from errknow_ls.analysis.rules.context import RuleContext
-from errknow_ls.analysis.source import SourceText, call_name, called_names, parse_module
+from errknow_ls.analysis.source import SourceText, called_names, describe, parse
 from errknow_ls.core import Finding
 
 INTERNAL_ERROR = "internal error"
@@ -58,35 +61,285 @@ class CheckResult:
         return [e for e in self.errors if e.startswith(INTERNAL_ERROR)]
 
 
+Loc = tuple[str, int, int, int | None, int | None]
+"""A node by its type and extent: how findings of separately checked units are matched."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reported:
+    """A second-pass event of one unit, with its finding already built."""
+
+    report: Loc
+    site: Loc
+    intrinsic: bool
+    """The backward itself is reported (not a call of a function that holds it)."""
+    code: str
+    finding: Finding
+
+
+@dataclass(frozen=True, slots=True)
+class Retained:
+    site: Loc
+    justified: bool
+    finding: Finding | None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What checking one unit found."""
+
+    passes: tuple[Reported, ...] = ()
+    retains: tuple[Retained, ...] = ()
+    errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """What runs together: the module body, one function, or one class's methods; ``chunks`` are
+    the ones it may reach (the module's own statements, and every definition named in them)."""
+
+    kind: str
+    chunk: Chunk | None
+    chunks: tuple[Chunk, ...]
+    body_relevant: bool
+    relevant: frozenset[str]
+
+    @property
+    def key(self) -> tuple[object, ...]:
+        return (self.kind, self.body_relevant, self.relevant, *(c.key for c in self.chunks))
+
+
+class Cache:
+    """What one check learns that the next check of a similar text can reuse: each chunk's parse,
+    and each unit's outcome by the exact text of every chunk it may reach. Keyed by content, so
+    one cache serves every document; bounded, least recently used dropped first."""
+
+    def __init__(self, max_lines: int = 60_000, max_units: int = 4_000) -> None:
+        self.chunks = ChunkCache(max_lines)
+        self.max_units = max_units
+        self._outcomes: OrderedDict[tuple[object, ...], Outcome] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def outcome(self, unit: Unit, source: SourceText) -> Outcome:
+        key = unit.key
+        with self._lock:
+            known = self._outcomes.get(key)
+            if known is not None:
+                self._outcomes.move_to_end(key)
+                return known
+        outcome = _run_unit(unit, source)
+        with self._lock:
+            self._outcomes[key] = outcome
+            while len(self._outcomes) > self.max_units:
+                self._outcomes.popitem(last=False)
+        return outcome
+
+
 def check_source(
     text: str,
     *,
     select: Collection[str] | None = None,
     ignore: Collection[str] = (),
+    cache: Cache | None = None,
 ) -> CheckResult:
-    """All findings in ``text``, filtered by rule codes and by suppression comments."""
+    """All findings in ``text``, filtered by rule codes and by suppression comments.
+
+    The module is checked one unit at a time (see :class:`Unit`); with a ``cache`` from an earlier
+    check, units whose reachable text did not change are not checked again.
+    """
     if not might_backward(text):
         return CheckResult()
-    module, errors = parse_module(text)
+    cache = cache or Cache()
     source = SourceText(text)
-    interpreter = Interpreter(module)
-    errors += _run_entries(interpreter, module)
-    if not interpreter.events and not interpreter.retain_sites:
-        return CheckResult([], errors)
-    ctx = RuleContext(source, module, interpreter.nodes)
-    findings = _findings(interpreter, ctx)
+    chunks = [cache.chunks.get(key) for key in split_chunks(text)]
+    errors = [c.error for c in chunks if c.error is not None]
+    if errors:
+        try:
+            module = parse(text)
+        except PARSE_ERRORS as exc:
+            errors = [describe(exc)]  # really broken: check the chunks that parse
+            chunks = [c for c in chunks if c.error is None]
+        else:
+            # A top-level-looking line inside a string or brackets split a statement: no units.
+            return _filtered(_check_whole(module, source), source, select, ignore)
+    outcomes = [cache.outcome(unit, source) for unit in _units(chunks)]
+    result = CheckResult(_merge(outcomes), errors + [e for o in outcomes for e in o.errors])
+    return _filtered(result, source, select, ignore)
+
+
+def _filtered(
+    result: CheckResult, source: SourceText, select: Collection[str] | None, ignore: Collection[str]
+) -> CheckResult:
     findings = [
         f
-        for f in findings
+        for f in result.findings
         if (select is None or f.code in select) and f.code not in ignore and not _suppressed(source, f)
     ]
     findings.sort(key=lambda f: (f.span.start, f.code))
-    return CheckResult(findings, errors)
+    return CheckResult(findings, result.errors)
+
+
+# --------------------------------------------------------------------------- units
+
+
+def _units(chunks: list[Chunk]) -> list[Unit]:
+    """The module body (when it can reach a backward), then each function, then each class that
+    can; each with the chunks it may reach."""
+    relevant = _relevant_names(chunks)
+    others = [c for c in chunks if c.kind == "other"]
+    body_relevant = any(c.top_calls & (relevant | BACKWARD_NAMES) for c in others)
+    named: dict[str, list[int]] = {}
+    for index, chunk in enumerate(chunks):
+        if chunk.kind != "other":
+            named.setdefault(chunk.name, []).append(index)
+    names = named.keys()
+    refs = [sorted({i for word in c.words & names for i in named[word]}) for c in chunks]
+    base = _reach(refs, {i for i, c in enumerate(chunks) if c.kind == "other"})
+
+    def unit(kind: str, index: int | None) -> Unit:
+        reach = base if index is None else _reach(refs, {index}, base)
+        chunk = None if index is None else chunks[index]
+        return Unit(kind, chunk, tuple(chunks[i] for i in sorted(reach)), body_relevant, relevant)
+
+    units = [unit("module", None)] if body_relevant else []
+    for kind in ("function", "class"):
+        units += [unit(kind, i) for i, c in enumerate(chunks) if c.kind == kind and _is_entry(c, relevant)]
+    return units
+
+
+def _reach(refs: list[list[int]], start: set[int], known: frozenset[int] = frozenset()) -> frozenset[int]:
+    """``known``, ``start`` and every chunk they name, to a fixpoint (``known`` is closed already)."""
+    include = set(known) | start
+    pending = [i for i in start if i not in known]
+    while pending:
+        for index in refs[pending.pop()]:
+            if index not in include:
+                include.add(index)
+                pending.append(index)
+    return frozenset(include)
+
+
+def _is_entry(chunk: Chunk, relevant: frozenset[str]) -> bool:
+    """A function that can reach a backward, or a class with such a method (``__init__`` aside)."""
+    return bool(chunk.methods & relevant) if chunk.kind == "class" else chunk.name in relevant
+
+
+def _relevant_names(chunks: list[Chunk]) -> frozenset[str]:
+    """Functions and methods that can reach a backward, by name, to a fixpoint."""
+    functions: dict[str, set[str]] = {}
+    for chunk in chunks:
+        for name, calls in chunk.calls.items():
+            functions.setdefault(name, set()).update(calls)
+    return _fixpoint(functions)
+
+
+def _fixpoint(functions: dict[str, set[str]]) -> frozenset[str]:
+    relevant = {name for name, calls in functions.items() if calls & BACKWARD_NAMES}
+    changed = True
+    while changed:
+        changed = False
+        for name, calls in functions.items():
+            if name not in relevant and calls & (relevant | BACKWARD_NAMES):
+                relevant.add(name)
+                changed = True
+    return frozenset(relevant)
+
+
+def _run_unit(unit: Unit, source: SourceText) -> Outcome:
+    """Run the unit's entry points on a module of the chunks it may reach."""
+    module = ast.Module(body=[s for c in unit.chunks for s in c.body], type_ignores=[])
+    interpreter = Interpreter(module)
+    if unit.kind == "module":
+        errors = _run_all([("<module>", lambda: interpreter.run_module(True))])
+        first = 0
+    else:
+        interpreter.run_module(unit.body_relevant)
+        first = len(interpreter.events)
+        errors = _run_all(_entries(interpreter, unit))
+    if not interpreter.events and not interpreter.retain_sites:
+        return Outcome(errors=tuple(errors))
+    ctx = RuleContext(source, module, interpreter.nodes)
+    passes = tuple(_reported(e, ctx) for e in interpreter.events[first:])
+    retains = tuple(
+        Retained(_loc(s.site), s.justified, None if s.justified else retain_graph_in_loop.build(s, ctx))
+        for s in interpreter.retain_sites.values()
+    )
+    return Outcome(passes, retains, tuple(errors))
+
+
+def _reported(event: SecondPass, ctx: RuleContext) -> Reported:
+    finding = SECOND_PASS_BUILDERS[event.code](event, ctx)
+    return Reported(_loc(event.report), _loc(event.site), event.report is event.site, event.code, finding)
+
+
+def _entries(interpreter: Interpreter, unit: Unit) -> list[tuple[str, Callable[[], None]]]:
+    assert unit.chunk is not None
+    (node,) = unit.chunk.body
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return [(node.name, partial(interpreter.run_function, node))]
+    entries: list[tuple[str, Callable[[], None]]] = []
+    for info in list(interpreter.classes.values()):
+        if info.node is not node:
+            continue
+        for name, method in info.methods.items():
+            if name != "__init__" and name in unit.relevant and method in info.node.body:
+                run = partial(interpreter.run_method_twice, info, method)
+                entries.append((f"{info.node.name}.{name}", run))
+    return entries
+
+
+def _loc(node: ast.AST) -> Loc:
+    return (
+        type(node).__name__,
+        getattr(node, "lineno", 0),
+        getattr(node, "col_offset", 0),
+        getattr(node, "end_lineno", None),
+        getattr(node, "end_col_offset", None),
+    )
+
+
+def _merge(outcomes: list[Outcome]) -> list[Finding]:
+    """The units' findings as one check of the whole module reports them: where a backward is
+    reported itself, calls that lead to it are not; one finding per place, by rule priority."""
+    passes = [p for o in outcomes for p in o.passes]
+    own = {(p.site, p.code) for p in passes if p.intrinsic}
+    best: dict[tuple[int, int], Reported] = {}
+    for p in passes:
+        if not p.intrinsic and (p.site, p.code) in own:
+            continue
+        key = (p.report[1], p.report[2])
+        known = best.get(key)
+        if known is None or PRIORITY.index(p.code) < PRIORITY.index(known.code):
+            best[key] = p
+    findings = [p.finding for p in best.values()]
+    flagged = {(f.span.start.line, f.span.start.character) for f in findings}
+    justified = {r.site for o in outcomes for r in o.retains if r.justified}
+    reported: set[Loc] = set()
+    for r in (r for o in outcomes for r in o.retains):
+        if r.finding is None or r.site in justified or r.site in reported:
+            continue
+        reported.add(r.site)
+        if (r.finding.span.start.line, r.finding.span.start.character) not in flagged:
+            findings.append(r.finding)
+    return findings
+
+
+# --------------------------------------------------------------------------- a module as one unit
+
+
+def _check_whole(module: ast.Module, source: SourceText) -> CheckResult:
+    """One interpreter for the whole module: for text the chunks misread."""
+    interpreter = Interpreter(module)
+    errors = _run_entries(interpreter, module)
+    if not interpreter.events and not interpreter.retain_sites:
+        return CheckResult([], errors)
+    ctx = RuleContext(source, module, interpreter.nodes)
+    return CheckResult(_findings(interpreter, ctx), errors)
 
 
 def _run_entries(interpreter: Interpreter, module: ast.Module) -> list[str]:
     """Run every entry point; one that fails inside the checker is reported, the rest still run."""
-    relevant = _relevant_names(module)
+    relevant = _module_relevant(module)
     entries: list[tuple[str, Callable[[], None]]] = [
         ("<module>", lambda: interpreter.run_module(_body_is_relevant(module, relevant)))
     ]
@@ -117,36 +370,13 @@ def _run_all(entries: list[tuple[str, Callable[[], None]]]) -> list[str]:
     return errors
 
 
-def _relevant_names(module: ast.Module) -> set[str]:
-    """Functions and methods that can reach a backward, by name, to a fixpoint."""
+def _module_relevant(module: ast.Module) -> frozenset[str]:
     functions: dict[str, set[str]] = {}
-    _collect_calls(module, None, functions)
-    relevant = {name for name, calls in functions.items() if calls & BACKWARD_NAMES}
-    changed = True
-    while changed:
-        changed = False
-        for name, calls in functions.items():
-            if name not in relevant and calls & (relevant | BACKWARD_NAMES):
-                relevant.add(name)
-                changed = True
-    return relevant
+    collect_calls(module, None, functions)
+    return _fixpoint(functions)
 
 
-def _collect_calls(node: ast.AST, owner: str | None, functions: dict[str, set[str]]) -> None:
-    """Names each function calls (its nested functions' calls count for it too), in one walk."""
-    for child in ast.iter_child_nodes(node):
-        inner = owner
-        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-            inner = child.name
-            functions.setdefault(inner, set())
-        if isinstance(child, ast.Call) and owner is not None:
-            functions[owner].add(call_name(child))
-        _collect_calls(child, inner, functions)
-        if inner is not None and inner is not owner and owner is not None:
-            functions[owner] |= functions[inner]
-
-
-def _body_is_relevant(module: ast.Module, relevant: set[str]) -> bool:
+def _body_is_relevant(module: ast.Module, relevant: frozenset[str]) -> bool:
     for stmt in module.body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             continue

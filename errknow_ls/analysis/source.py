@@ -5,11 +5,14 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from errknow_ls.core.positions import Position, Span, utf8_col_to_chars
 
-_TOP_LEVEL_START = re.compile(r"^(?:@|def |async def |class |if |for |while |with |try\b|[A-Za-z_])")
+_TOP_LEVEL_START = re.compile(r"^(?:@|[A-Za-z_])")
+_CONTINUES = re.compile(r"(?:else|elif|except|finally)\b")
+_TOP_LEVEL_STARTS = re.compile(r"^[A-Za-z_@]", re.MULTILINE)
 
 
 @dataclass(slots=True)
@@ -71,24 +74,58 @@ def called_names(*nodes: ast.AST) -> set[str]:
 
 def split_lines(text: str) -> list[str]:
     """Lines as Python counts them: only \\n, \\r\\n and \\r end one (not form feeds or U+2028)."""
+    if "\r" not in text:
+        lines = text.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        return lines
     return [m.group(1) for m in _LINE.finditer(text) if m.group(0)]
 
 
 _LINE = re.compile(r"([^\r\n]*)(?:\r\n|\r|\n|$)")
 
 
-def _parse(text: str) -> ast.Module:
+def parse(text: str) -> ast.Module:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return ast.parse(text, type_comments=False)
 
 
-def _chunks(lines: list[str]) -> list[tuple[int, int]]:
-    """Line ranges (0-based, end exclusive) of each top-level statement, found by indentation."""
-    starts = [i for i, line in enumerate(lines) if _TOP_LEVEL_START.match(line)]
+def chunk_starts(lines: Sequence[str]) -> list[int]:
+    """The first line (0-based) of each top-level statement, found by indentation: a line that
+    starts in column 0, unless it continues a compound statement (``else:``, ``except …:``) or
+    follows a decorator. A column-0 line inside a string or brackets also starts one; such a split
+    leaves the chunk before it unparsable, which is how callers notice."""
+    starts = []
+    decorated = False
+    for index, line in enumerate(lines):
+        if not _TOP_LEVEL_START.match(line) or _CONTINUES.match(line):
+            continue
+        if not decorated:
+            starts.append(index)
+        decorated = line.startswith("@")
     if not starts or starts[0] != 0:
         starts.insert(0, 0)
-    return [(a, b) for a, b in zip(starts, [*starts[1:], len(lines)], strict=True) if a < b]
+    return starts
+
+
+def chunk_offsets(text: str) -> list[int] | None:
+    """What :func:`chunk_starts` finds, as offsets into ``text``, in one scan; None when ``text``
+    has a carriage return (a line end that ``^`` does not know)."""
+    if "\r" in text:
+        return None
+    starts = []
+    decorated = False
+    for match in _TOP_LEVEL_STARTS.finditer(text):
+        at = match.start()
+        if _CONTINUES.match(text, at):
+            continue
+        if not decorated:
+            starts.append(at)
+        decorated = text.startswith("@", at)
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    return starts
 
 
 def parse_module(text: str) -> tuple[ast.Module, list[str]]:
@@ -97,21 +134,22 @@ def parse_module(text: str) -> tuple[ast.Module, list[str]]:
     Returns a module of every part that parsed (line numbers as in ``text``) and the errors.
     """
     try:
-        return _parse(text), []
+        return parse(text), []
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        errors = [_describe(exc)]
-    lines = text.splitlines()
+        errors = [describe(exc)]
+    lines = split_lines(text)
     body: list[ast.stmt] = []
-    for start, end in _chunks(lines):
+    starts = chunk_starts(lines)
+    for start, end in zip(starts, [*starts[1:], len(lines)], strict=True):
         chunk = "\n" * start + "\n".join(lines[start:end]) + "\n"
         try:
-            body.extend(_parse(chunk).body)
+            body.extend(parse(chunk).body)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
     return ast.Module(body=body, type_ignores=[]), errors
 
 
-def _describe(exc: BaseException) -> str:
+def describe(exc: BaseException) -> str:
     if isinstance(exc, SyntaxError):
         return f"line {exc.lineno}: {exc.msg}"
     return f"{type(exc).__name__}: {exc}"

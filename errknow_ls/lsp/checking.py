@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from lsprotocol import types
 
-from errknow_ls.analysis import check_source
+from errknow_ls.analysis import Cache, check_source
 from errknow_ls.core import Edit, Finding, Fix, Position, Related, Span
 from errknow_ls.lsp import convert
 from errknow_ls.lsp.settings import Rules
@@ -79,12 +79,14 @@ class Analyzer:
     """The rules for a document or notebook URI (its project's)."""
     doc_urls: Mapping[str, str] = field(default_factory=dict)
     """Record id -> its documentation URL."""
+    cache: Cache = field(default_factory=Cache, compare=False)
+    """Parsed chunks and checked units, by content: kept from one generation to the next."""
 
     def run(self, snapshot: Snapshot) -> list[Result]:
         rules = self.rules(snapshot.key)
         if snapshot.notebook:
             return self._run_cells(snapshot, rules)
-        return [self._result(part, _check(part.text, rules), rules) for part in snapshot.parts]
+        return [self._result(part, self._check(part.text, rules), rules) for part in snapshot.parts]
 
     def _run_cells(self, snapshot: Snapshot, rules: Rules) -> list[Result]:
         starts: list[int] = []
@@ -94,7 +96,7 @@ class Analyzer:
             lines.extend("" if _MAGIC.match(line) else line for line in convert.split_lines(part.text))
         per_part: list[list[Finding]] = [[] for _ in snapshot.parts]
         related: dict[int, list[types.DiagnosticRelatedInformation]] = {}
-        for finding in _check("\n".join(lines) + "\n", rules):
+        for finding in self._check("\n".join(lines) + "\n", rules):
             index = _part_at(starts, finding.span.start.line)
             moved = _move(finding, starts, index)
             related[id(moved)] = self._related_across(snapshot, starts, finding)
@@ -103,6 +105,10 @@ class Analyzer:
             self._result(part, found, rules, related)
             for part, found in zip(snapshot.parts, per_part, strict=True)
         ]
+
+    def _check(self, text: str, rules: Rules) -> list[Finding]:
+        ignore = rules.ignore | rules.disabled()
+        return check_source(text, select=rules.select, ignore=ignore, cache=self.cache).findings
 
     def _related_across(
         self, snapshot: Snapshot, starts: list[int], finding: Finding
@@ -140,11 +146,6 @@ class Analyzer:
                 )
             )
         return Result(part.uri, part.version, self.generation, tuple(findings), tuple(diagnostics))
-
-
-def _check(text: str, rules: Rules) -> list[Finding]:
-    ignore = rules.ignore | rules.disabled()
-    return check_source(text, select=rules.select, ignore=ignore).findings
 
 
 def _part_at(starts: list[int], line: int) -> int:

@@ -47,6 +47,7 @@ def apply(ls: ErrknowServer) -> None:
             encoding=ls.workspace.position_encoding or types.PositionEncodingKind.Utf16,
             rules=_rules_by_path(ls.projects, settings),
             doc_urls={r.id: r.official_doc_url for r in ls.kb.records if r.official_doc_url},
+            cache=ls.checks.analyzer.cache,
         )
     )
 
