@@ -1,4 +1,9 @@
-"""Check one source text: parse (surviving half-typed code), interpret, turn events into findings."""
+"""Check one source text: cut it into top-level chunks, run each unit that can reach a backward on
+the chunks it names, turn the events into findings, merge them as one check of the module would.
+
+A chunk that does not parse is left out (the rest is still checked); a text whose chunks misread
+it (a column-0 line inside a string) is checked as one unit. With a :class:`Cache`, a re-check
+after an edit runs only the units whose reachable text changed."""
 
 from __future__ import annotations
 
@@ -10,7 +15,15 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import partial
 
-from errknow_ls.analysis.chunks import PARSE_ERRORS, Chunk, ChunkCache, collect_calls, split_chunks
+from errknow_ls.analysis.chunks import (
+    PARSE_ERRORS,
+    Body,
+    Chunk,
+    ChunkCache,
+    ChunkKey,
+    collect_calls,
+    split_chunks,
+)
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.interpreter import Interpreter
 from errknow_ls.analysis.rules import SECOND_PASS_BUILDERS, retain_graph_in_loop
@@ -114,20 +127,29 @@ class Cache:
     and each unit's outcome by the exact text of every chunk it may reach. Keyed by content, so
     one cache serves every document; bounded, least recently used dropped first."""
 
-    def __init__(self, max_lines: int = 60_000, max_units: int = 4_000) -> None:
-        self.chunks = ChunkCache(max_lines)
+    def __init__(self, max_units: int = 4_000) -> None:
+        self.chunks = ChunkCache()
         self.max_units = max_units
         self._outcomes: OrderedDict[tuple[object, ...], Outcome] = OrderedDict()
         self._lock = threading.Lock()
+        self.runs = 0
+        """Units run rather than found here: what re-checks cost."""
 
-    def outcome(self, unit: Unit, source: SourceText) -> Outcome:
+    def outcome(self, unit: Unit, source: SourceText, fresh: dict[ChunkKey, Body]) -> Outcome:
+        """The unit's outcome, from the cache or by running it (``fresh``: trees this check parsed)."""
         key = unit.key
         with self._lock:
             known = self._outcomes.get(key)
             if known is not None:
                 self._outcomes.move_to_end(key)
                 return known
-        outcome = _run_unit(unit, source)
+
+        def body(chunk: Chunk) -> Body:
+            found = fresh.get(chunk.key)
+            return found if found is not None else self.chunks.body(chunk)
+
+        outcome = _run_unit(unit, source, body)
+        self.runs += 1
         with self._lock:
             self._outcomes[key] = outcome
             while len(self._outcomes) > self.max_units:
@@ -151,7 +173,13 @@ def check_source(
         return CheckResult()
     cache = cache or Cache()
     source = SourceText(text)
-    chunks = [cache.chunks.get(key) for key in split_chunks(text)]
+    chunks: list[Chunk] = []
+    fresh: dict[ChunkKey, Body] = {}
+    for key in split_chunks(text):
+        chunk, body = cache.chunks.get(key)
+        chunks.append(chunk)
+        if body is not None:
+            fresh[key] = body
     errors = [c.error for c in chunks if c.error is not None]
     if errors:
         try:
@@ -162,7 +190,7 @@ def check_source(
         else:
             # A top-level-looking line inside a string or brackets split a statement: no units.
             return _filtered(_check_whole(module, source), source, select, ignore)
-    outcomes = [cache.outcome(unit, source) for unit in _units(chunks)]
+    outcomes = [cache.outcome(unit, source, fresh) for unit in _units(chunks)]
     result = CheckResult(_merge(outcomes), errors + [e for o in outcomes for e in o.errors])
     return _filtered(result, source, select, ignore)
 
@@ -245,9 +273,10 @@ def _fixpoint(functions: dict[str, set[str]]) -> frozenset[str]:
     return frozenset(relevant)
 
 
-def _run_unit(unit: Unit, source: SourceText) -> Outcome:
+def _run_unit(unit: Unit, source: SourceText, body: Callable[[Chunk], Body]) -> Outcome:
     """Run the unit's entry points on a module of the chunks it may reach."""
-    module = ast.Module(body=[s for c in unit.chunks for s in c.body], type_ignores=[])
+    bodies = [body(c) for c in unit.chunks]  # once each: a tree parsed again is another tree
+    module = ast.Module(body=[s for b in bodies for s in b], type_ignores=[])
     interpreter = Interpreter(module)
     if unit.kind == "module":
         errors = _run_all([("<module>", lambda: interpreter.run_module(True))])
@@ -255,7 +284,8 @@ def _run_unit(unit: Unit, source: SourceText) -> Outcome:
     else:
         interpreter.run_module(unit.body_relevant)
         first = len(interpreter.events)
-        errors = _run_all(_entries(interpreter, unit))
+        own = bodies[unit.chunks.index(unit.chunk)] if unit.chunk is not None else ()
+        errors = _run_all(_entries(interpreter, unit, own))
     if not interpreter.events and not interpreter.retain_sites:
         return Outcome(errors=tuple(errors))
     ctx = RuleContext(source, module, interpreter.nodes)
@@ -272,9 +302,10 @@ def _reported(event: SecondPass, ctx: RuleContext) -> Reported:
     return Reported(_loc(event.report), _loc(event.site), event.report is event.site, event.code, finding)
 
 
-def _entries(interpreter: Interpreter, unit: Unit) -> list[tuple[str, Callable[[], None]]]:
-    assert unit.chunk is not None
-    (node,) = unit.chunk.body
+def _entries(interpreter: Interpreter, unit: Unit, body: Body) -> list[tuple[str, Callable[[], None]]]:
+    if len(body) != 1:
+        return []
+    (node,) = body
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return [(node.name, partial(interpreter.run_function, node))]
     entries: list[tuple[str, Callable[[], None]]] = []

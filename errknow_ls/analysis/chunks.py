@@ -13,6 +13,7 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from errknow_ls.analysis.source import (
     call_name,
@@ -26,6 +27,7 @@ from errknow_ls.analysis.source import (
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
 ChunkKey = tuple[int, str]
+T = TypeVar("T")
 _WORD = re.compile(r"\w+")
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
@@ -35,9 +37,8 @@ class Chunk:
     start: int
     """0-based first line."""
     text: str
-    body: tuple[ast.stmt, ...]
     error: str | None
-    """Why the chunk does not parse on its own (then ``body`` is empty)."""
+    """Why the chunk does not parse on its own."""
     kind: str
     """``function``, ``class`` (one such definition) or ``other`` (imports, assignments, a script)."""
     name: str
@@ -56,14 +57,18 @@ class Chunk:
         return self.start, self.text
 
 
-def read_chunk(start: int, text: str) -> Chunk:
+Body = tuple[ast.stmt, ...]
+
+
+def read_chunk(start: int, text: str) -> tuple[Chunk, Body]:
+    """What the chunk at ``start`` says, and its statements (none when it does not parse)."""
     try:
         module = parse(text)
     except PARSE_ERRORS as exc:
         error = describe(exc)
         if isinstance(exc, SyntaxError) and exc.lineno is not None:
             error = f"line {exc.lineno + start}: {exc.msg}"
-        return Chunk(start, text, (), error, "other", "", {}, frozenset(), frozenset(_WORD.findall(text)))
+        return Chunk(start, text, error, "other", "", {}, frozenset(), frozenset(_WORD.findall(text))), ()
     if start:
         ast.increment_lineno(module, start)
     body = tuple(module.body)
@@ -81,10 +86,9 @@ def read_chunk(start: int, text: str) -> Chunk:
         for m in (body[0].body if kind == "class" else ())  # type: ignore[attr-defined]
         if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) and m.name != "__init__"
     )
-    return Chunk(
+    chunk = Chunk(
         start,
         text,
-        body,
         None,
         kind,
         name,
@@ -93,6 +97,7 @@ def read_chunk(start: int, text: str) -> Chunk:
         frozenset(_WORD.findall(text)),
         methods,
     )
+    return chunk, body
 
 
 def collect_calls(node: ast.AST, owner: str | None, functions: dict[str, set[str]]) -> None:
@@ -131,30 +136,65 @@ def split_chunks(text: str) -> list[ChunkKey]:
 
 
 class ChunkCache:
-    """Chunks by (first line, text), least recently used dropped past ``max_lines`` lines.
+    """Chunks by (first line, text), and the statements of the most recently used ones.
 
-    Shared by the threads that check documents: a lookup and an insert are each one step under a
-    lock; two threads parsing the same new chunk at once both succeed, and either result is right.
+    What a chunk says (its names, calls, words) is kept for ``max_lines`` lines, least recently used
+    dropped first; its syntax tree, five times larger, for ``max_tree_lines``, and parsed again
+    when needed after that. Shared by the threads that check documents: each lookup and insert
+    holds a lock; two threads parsing the same new chunk at once both succeed, and either result
+    is right.
     """
 
-    def __init__(self, max_lines: int = 60_000) -> None:
-        self.max_lines = max_lines
-        self._chunks: OrderedDict[ChunkKey, Chunk] = OrderedDict()
-        self._lines = 0
+    def __init__(self, max_lines: int = 50_000, max_tree_lines: int = 8_000) -> None:
+        self._chunks = _Lru[Chunk](max_lines)
+        self._trees = _Lru[Body](max_tree_lines)
+
+    def get(self, key: ChunkKey) -> tuple[Chunk, Body | None]:
+        """The chunk, and its statements if this call parsed them."""
+        chunk = self._chunks.get(key)
+        if chunk is not None:
+            return chunk, None
+        chunk, body = read_chunk(*key)
+        lines = _lines(chunk.text)
+        self._chunks.put(key, chunk, lines)
+        self._trees.put(key, body, lines)
+        return chunk, body
+
+    def body(self, chunk: Chunk) -> Body:
+        body = self._trees.get(chunk.key)
+        if body is None:
+            _, body = read_chunk(*chunk.key)
+            self._trees.put(chunk.key, body, _lines(chunk.text))
+        return body
+
+
+def _lines(text: str) -> int:
+    return text.count("\n") + 1
+
+
+class _Lru(Generic[T]):
+    """Values by key, least recently used dropped once their sizes pass ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._items: OrderedDict[ChunkKey, tuple[T, int]] = OrderedDict()
+        self._size = 0
         self._lock = threading.Lock()
 
-    def get(self, key: ChunkKey) -> Chunk:
+    def get(self, key: ChunkKey) -> T | None:
         with self._lock:
-            chunk = self._chunks.get(key)
-            if chunk is not None:
-                self._chunks.move_to_end(key)
-                return chunk
-        chunk = read_chunk(*key)
+            item = self._items.get(key)
+            if item is None:
+                return None
+            self._items.move_to_end(key)
+            return item[0]
+
+    def put(self, key: ChunkKey, value: T, size: int) -> None:
         with self._lock:
-            if key not in self._chunks:
-                self._chunks[key] = chunk
-                self._lines += chunk.text.count("\n") + 1
-                while self._lines > self.max_lines and len(self._chunks) > 1:
-                    _, old = self._chunks.popitem(last=False)
-                    self._lines -= old.text.count("\n") + 1
-        return chunk
+            if key in self._items:
+                return
+            self._items[key] = (value, size)
+            self._size += size
+            while self._size > self.limit and len(self._items) > 1:
+                _, (_, dropped) = self._items.popitem(last=False)
+                self._size -= dropped

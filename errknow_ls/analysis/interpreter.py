@@ -49,7 +49,7 @@ MAX_UNROLLED_LOOPS = 3
 STEP_BUDGET = 10_000
 """Statements one entry point may execute; what was found before the budget runs out stands."""
 FILE_BUDGET = 25_000
-"""Statements all entry points of one file may execute together."""
+"""Statements all entry points of one unit (the module body, a function, a class) may execute together."""
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 

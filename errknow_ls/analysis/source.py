@@ -1,4 +1,5 @@
-"""Source text: parsing that survives half-typed code, and ``ast`` byte columns as code points."""
+"""Source text: lines and top-level statements as Python counts them, and ``ast`` byte columns as
+code points."""
 
 from __future__ import annotations
 
@@ -126,27 +127,6 @@ def chunk_offsets(text: str) -> list[int] | None:
     if not starts or starts[0] != 0:
         starts.insert(0, 0)
     return starts
-
-
-def parse_module(text: str) -> tuple[ast.Module, list[str]]:
-    """Parse ``text``; when it does not parse, parse each top-level definition on its own.
-
-    Returns a module of every part that parsed (line numbers as in ``text``) and the errors.
-    """
-    try:
-        return parse(text), []
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        errors = [describe(exc)]
-    lines = split_lines(text)
-    body: list[ast.stmt] = []
-    starts = chunk_starts(lines)
-    for start, end in zip(starts, [*starts[1:], len(lines)], strict=True):
-        chunk = "\n" * start + "\n".join(lines[start:end]) + "\n"
-        try:
-            body.extend(parse(chunk).body)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-    return ast.Module(body=body, type_ignores=[]), errors
 
 
 def describe(exc: BaseException) -> str:

@@ -1,0 +1,146 @@
+"""Checking with a cache from earlier checks finds exactly what a check from scratch finds, and
+re-runs only the units whose reachable text an edit changed."""
+
+from __future__ import annotations
+
+import random
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from errknow_ls.analysis import Cache, CheckResult, check_source
+from errknow_ls.analysis.chunks import split_chunks
+
+HERE = Path(__file__).parent
+PROGRAMS = sorted((HERE / "programs").rglob("*.py"))
+FIXTURES = sorted((HERE / "fixtures").rglob("*.py"))
+SAMPLE = sorted(random.Random(7).sample(PROGRAMS, 40) + FIXTURES)
+
+TRAINING = textwrap.dedent(
+    """\
+    import torch
+    from torch import nn
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 1)
+
+        def forward(self, x):
+            return self.fc(x)
+
+
+    def train_twice(model, x):
+        loss = model(x).sum()
+        loss.backward()
+        loss.backward()
+
+
+    def train_loop(model, x):
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(3):
+            opt.zero_grad()
+            model(x).sum().backward()
+            opt.step()
+
+
+    def unrelated():
+        return 1
+
+
+    if __name__ == "__main__":
+        train_twice(Net(), torch.randn(2, 4))
+    """
+)
+
+
+def _summary(result: CheckResult) -> list[tuple[str, int, int, str]]:
+    return [(f.code, f.span.start.line, f.span.start.character, f.message) for f in result.findings]
+
+
+def _edits(text: str, rng: random.Random) -> list[str]:
+    """Edits as typing makes them: a line changed, inserted or deleted, a character typed."""
+    lines = text.split("\n")
+    out = []
+    for _ in range(4):
+        copy = list(lines)
+        at = rng.randrange(len(copy))
+        kind = rng.choice(("comment", "blank", "delete", "type", "indent"))
+        if kind == "comment":
+            copy[at] += "  # edited"
+        elif kind == "blank":
+            copy.insert(at, "")
+        elif kind == "delete":
+            del copy[at]
+        elif kind == "type":
+            copy[at] = copy[at][: len(copy[at]) // 2] + "x" + copy[at][len(copy[at]) // 2 :]
+        else:
+            copy[at] = "    " + copy[at]
+        out.append("\n".join(copy))
+    return out
+
+
+@pytest.mark.parametrize("path", SAMPLE, ids=lambda p: str(p.relative_to(HERE)))
+def test_a_cached_check_after_edits_equals_a_fresh_check(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    cache = Cache()
+    assert _summary(check_source(text, cache=cache)) == _summary(check_source(text))
+    rng = random.Random(str(path.name))
+    for edited in _edits(text, rng):
+        cached = check_source(edited, cache=cache)
+        fresh = check_source(edited)
+        assert _summary(cached) == _summary(fresh)
+        assert cached.errors == fresh.errors
+    assert _summary(check_source(text, cache=cache)) == _summary(check_source(text))
+
+
+def test_an_edit_reruns_only_the_units_that_reach_it() -> None:
+    cache = Cache()
+    first = check_source(TRAINING, cache=cache)
+    assert [f.code for f in first.findings] == ["EK001"]
+    runs = cache.runs
+    assert runs == 3  # the module body (it calls train_twice), train_twice, train_loop
+
+    check_source(TRAINING.replace("return 1", "return 2"), cache=cache)
+    assert cache.runs == runs, "nothing reaches `unrelated`: no unit runs again"
+
+    check_source(TRAINING.replace("lr=0.1", "lr=0.2"), cache=cache)
+    assert cache.runs == runs + 1, "only train_loop reaches the edited line"
+
+    check_source(TRAINING.replace("nn.Linear(4, 1)", "nn.Linear(4, 2)"), cache=cache)
+    assert cache.runs == runs + 1 + 3, "every unit reaches Net: through its name or the module body"
+
+
+def test_a_line_inserted_above_moves_the_findings_below() -> None:
+    cache = Cache()
+    check_source(TRAINING, cache=cache)
+    moved = check_source("# a comment\n" + TRAINING, cache=cache)
+    assert _summary(moved) == _summary(check_source("# a comment\n" + TRAINING))
+    assert [f.span.start.line for f in moved.findings] == [17]
+
+
+LAYOUTS = {
+    "top-level lines in a string": 'DOC = """\nloss.backward()\nloss.backward()\n"""\n' + TRAINING,
+    "top-level line in brackets": "x = f(\na=1)\n" + TRAINING,
+    "CRLF": TRAINING.replace("\n", "\r\n"),
+    "CR": TRAINING.replace("\n", "\r"),
+    "else in column 0": "if True:\n    pass\nelse:\n    pass\n" + TRAINING,
+    "try in column 0": "try:\n    pass\nexcept E:\n    pass\nfinally:\n    pass\n" + TRAINING,
+    "decorated": TRAINING.replace("def train_twice", "@decorate\n@other(1)\ndef train_twice"),
+}
+
+
+@pytest.mark.parametrize("text", LAYOUTS.values(), ids=LAYOUTS.keys())
+def test_odd_layouts_find_the_same_as_one_parse(text: str) -> None:
+    assert [f.code for f in check_source(text).findings] == ["EK001"]
+    assert "".join(t for _, t in split_chunks(text)) == text
+
+
+def test_a_broken_definition_loses_only_itself() -> None:
+    broken = TRAINING.replace("def unrelated():\n    return 1", "def unrelated(:\n    return 1")
+    result = check_source(broken)
+    assert [f.code for f in result.findings] == ["EK001"]
+    assert len(result.errors) == 1
+    assert result.errors[0].startswith("line 28:")
