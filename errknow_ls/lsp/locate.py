@@ -60,8 +60,11 @@ class WorkspaceFiles:
         self._by_name = by_name
         self._built = time.monotonic()
 
-    def notebooks(self) -> list[Path]:
-        return [path for paths in self._by_name.values() for path in paths if path.suffix == ".ipynb"]
+    def has(self, path: Path) -> bool:
+        """Whether the walk found ``path`` (walking again, at most so often, if not)."""
+        if path not in self._by_name.get(path.name, ()) and time.monotonic() - self._built >= REBUILD_AFTER:
+            self.rebuild()
+        return path in self._by_name.get(path.name, ())
 
     def find(self, printed: str, cwd: str | None = None) -> Path | None:
         """The workspace file ``printed`` names, or None (not in the workspace, or not found)."""

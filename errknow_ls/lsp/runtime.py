@@ -300,7 +300,7 @@ def _cell_uri(ls: ErrknowServer, count: int) -> str | None:
                 return str(cell.document)
     for notebook in notebooks:
         path = to_fs_path(notebook.uri)
-        if not path or Path(path) not in _files(ls).notebooks():
+        if not path or not _files(ls).has(Path(path)):
             continue
         try:
             saved = json.loads(Path(path).read_text(encoding="utf-8"))

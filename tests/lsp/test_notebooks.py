@@ -3,10 +3,13 @@ diagnostic on its own cell; IPython magics do not stop the check."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from lsprotocol import types
 
 from tests.lsp.session import Session
+from tests.lsp.test_watching import SECOND_BACKWARD, runtime, shown, terminal
 
 CELLS = [
     "%matplotlib inline\nimport torch\nfrom torch import nn\nmodel = nn.Linear(4, 2)\n",
@@ -89,3 +92,76 @@ async def test_a_cell_edit_rechecks_the_notebook(session: Session) -> None:
         )
     )
     assert await session.diagnostics(cells[3]) == []
+
+
+IPYTHON_RUN = f"""\
+---------------------------------------------------------------------------
+RuntimeError                              Traceback (most recent call last)
+Cell In[3], line 2
+      1 loss = model(torch.randn(3, 4)).pow(2).sum()
+----> 2 loss.backward()
+
+File /opt/conda/lib/python3.11/site-packages/torch/_tensor.py:623, in Tensor.backward(self, gradient)
+    621         inputs=inputs,
+    622     )
+--> 623 torch.autograd.backward(
+    624     self, gradient, retain_graph, create_graph, inputs=inputs
+    625 )
+
+{SECOND_BACKWARD}
+"""
+
+
+def _executed(session: Session, cells: list[str], counts: dict[int, int]) -> None:
+    """The client reports cells run: ``counts`` maps a cell's index to its ``In[N]``."""
+    session.client.notebook_document_did_change(
+        types.DidChangeNotebookDocumentParams(
+            notebook_document=types.VersionedNotebookDocumentIdentifier(
+                uri=session.uri("nb.ipynb"), version=2
+            ),
+            change=types.NotebookDocumentChangeEvent(
+                cells=types.NotebookDocumentCellChanges(
+                    data=[
+                        types.NotebookCell(
+                            kind=types.NotebookCellKind.Code,
+                            document=cells[index],
+                            execution_summary=types.ExecutionSummary(execution_order=count, success=False),
+                        )
+                        for index, count in counts.items()
+                    ]
+                )
+            ),
+        )
+    )
+
+
+@pytest.mark.parametrize("profile", ["vscode-modern"], indirect=True)
+async def test_an_ipython_traceback_lands_on_the_cell_that_ran_as_in_n(session: Session) -> None:
+    await session.start()
+    cells = _open(session)
+    _executed(session, cells, {0: 2, 1: 3})
+    terminal(session, IPYTHON_RUN, source="vscode-notebook://nb")
+    (on_cell,) = await shown(session, cells[1], bool, is_open=True)
+    assert on_cell.range.start.line == 1
+    assert on_cell.range.start.character == 0
+    assert "RuntimeError" in on_cell.message
+    assert runtime(await session.diagnostics(cells[0])) == []
+
+
+@pytest.mark.parametrize("profile", ["vscode-modern"], indirect=True)
+async def test_without_execution_summaries_the_saved_execution_counts_decide(session: Session) -> None:
+    saved = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {},
+        "cells": [
+            {"cell_type": "code", "execution_count": 6, "metadata": {}, "outputs": [], "source": CELLS[0]},
+            {"cell_type": "code", "execution_count": 7, "metadata": {}, "outputs": [], "source": CELLS[1]},
+        ],
+    }
+    (session.root / "nb.ipynb").write_text(json.dumps(saved), encoding="utf-8")
+    await session.start()
+    cells = _open(session)
+    terminal(session, IPYTHON_RUN.replace("Cell In[3]", "Cell In[7]"), source="vscode-notebook://nb")
+    (on_cell,) = await shown(session, cells[1], bool, is_open=True)
+    assert on_cell.range.start.line == 1
