@@ -62,6 +62,8 @@ class ErrknowServer(LanguageServer):
         self.scan_task: asyncio.Task[None] | None = None
         self.scanned: set[str] = set()
         """URIs of the workspace's files (open or not) that the last scan took in."""
+        self.watching: tuple[str, list[str]] | None = None
+        """The id of our file-watching registration with the client, and its glob patterns."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._told: set[str] = set()
         self._logged: set[str] = set()

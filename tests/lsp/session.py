@@ -56,6 +56,8 @@ class EditorClient(LanguageClient):
         self.published: list[types.PublishDiagnosticsParams] = []
         self.refreshes = asyncio.Event()
         self.registrations: list[types.Registration] = []
+        self.registered = asyncio.Event()
+        """Set at each client/registerCapability."""
 
 
 def _publish(client: EditorClient, params: types.PublishDiagnosticsParams) -> None:
@@ -70,6 +72,12 @@ def _refresh(client: EditorClient, _params: None) -> None:
 
 def _register(client: EditorClient, params: types.RegistrationParams) -> None:
     client.registrations.extend(params.registrations)
+    client.registered.set()
+
+
+def _unregister(client: EditorClient, params: types.UnregistrationParams) -> None:
+    gone = {u.id for u in params.unregisterations}
+    client.registrations[:] = [r for r in client.registrations if r.id not in gone]
 
 
 def make_client() -> EditorClient:
@@ -79,6 +87,7 @@ def make_client() -> EditorClient:
         types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: _publish,
         types.WORKSPACE_DIAGNOSTIC_REFRESH: _refresh,
         types.CLIENT_REGISTER_CAPABILITY: _register,
+        types.CLIENT_UNREGISTER_CAPABILITY: _unregister,
     }
     register_lsp_features(client, features)
     return client

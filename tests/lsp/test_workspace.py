@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
 
-from tests.lsp.session import BUGGY, CLEAN, Session
+from tests.lsp.session import BUGGY, CLEAN, WAIT, Session
 
 FILES = 300
 
@@ -137,3 +138,27 @@ async def test_a_client_that_asks_workspace_diagnostic_gets_closed_files_by_pull
     assert isinstance(item, types.WorkspaceFullDocumentDiagnosticReport) and len(item.items) == 1
     cleared = await session.published_for(buggy.as_uri(), lambda p: not p.diagnostics)
     assert session.published[-1] is cleared
+
+
+async def test_new_log_globs_replace_the_file_watching_registration(session: Session) -> None:
+    watching = session.caps.workspace.did_change_watched_files if session.caps.workspace else None
+    if not (watching and watching.dynamic_registration):
+        pytest.skip("this client does not let servers register file watching")
+    await session.start()
+    async with asyncio.timeout(WAIT):
+        await session.client.registered.wait()
+    (first,) = session.registrations
+    session.client.registered.clear()
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"errknow": {"logGlobs": ["**/*.trainlog"]}})
+    )
+    async with asyncio.timeout(WAIT):
+        await session.client.registered.wait()
+    (second,) = session.registrations  # the first was unregistered
+    assert second.id != first.id
+    assert isinstance(second.register_options, dict | types.DidChangeWatchedFilesRegistrationOptions)
+    options = second.register_options
+    watchers = options["watchers"] if isinstance(options, dict) else options.watchers
+    patterns = [w["globPattern"] if isinstance(w, dict) else w.glob_pattern for w in watchers]
+    assert "**/*.trainlog" in patterns and "**/*.py" in patterns
+    assert "**/*.log" not in patterns

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from lsprotocol import types
 
 from errknow_ls.lsp import configuration
+from errknow_ls.lsp.handlers.workspace import watch_files
 from errknow_ls.lsp.server import ErrknowServer
 from errknow_ls.lsp.settings import SECTION, Settings
 
@@ -30,3 +31,4 @@ async def did_change_configuration(ls: ErrknowServer, params: types.DidChangeCon
     before = ls.client_settings
     if await configuration.pull(ls) and ls.client_settings != before:
         configuration.reconfigure(ls)
+    await watch_files(ls)  # new log globs: the client watches them from now on

@@ -41,20 +41,30 @@ def did_change_watched_files(ls: ErrknowServer, params: types.DidChangeWatchedFi
 
 
 async def watch_files(ls: ErrknowServer) -> None:
-    """Ask the client to watch our files, where it lets servers register that dynamically."""
+    """Ask the client to watch our files, where it lets servers register that dynamically; when
+    the ``logGlobs`` setting changed since, replace the registration."""
     caps = ls.client_capabilities.workspace
     watched = caps.did_change_watched_files if caps else None
     if not (watched and watched.dynamic_registration):
         return
-    options = types.DidChangeWatchedFilesRegistrationOptions(
-        watchers=[
-            types.FileSystemWatcher(glob_pattern=pattern) for pattern in [*WATCHED, *ls.settings.log_globs]
-        ]
-    )
+    patterns = [*WATCHED, *ls.settings.log_globs]
+    previous = ls.watching
+    if previous is not None and previous[1] == patterns:
+        return
     registration = types.Registration(
-        id=str(uuid.uuid4()), method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
+        id=str(uuid.uuid4()),
+        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+        register_options=types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern=pattern) for pattern in patterns]
+        ),
     )
+    ls.watching = (registration.id, patterns)
     try:
+        if previous is not None:
+            unregistration = types.Unregistration(id=previous[0], method=registration.method)
+            await ls.client_unregister_capability_async(
+                types.UnregistrationParams(unregisterations=[unregistration])
+            )
         await ls.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
     except Exception as exc:  # no watching: files are re-checked when opened and on the next scan
-        log.info("client/registerCapability failed: %s", exc)
+        log.info("client/(un)registerCapability failed: %s", exc)
