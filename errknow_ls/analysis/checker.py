@@ -129,6 +129,7 @@ class Cache:
 
     def __init__(self, max_units: int = 4_000) -> None:
         self.chunks = ChunkCache()
+        self.mentions = Mentions()
         self.max_units = max_units
         self._outcomes: OrderedDict[tuple[object, ...], Outcome] = OrderedDict()
         self._lock = threading.Lock()
@@ -155,6 +156,38 @@ class Cache:
             while len(self._outcomes) > self.max_units:
                 self._outcomes.popitem(last=False)
         return outcome
+
+
+MAX_MENTIONS = 50_000
+
+
+class Mentions:
+    """Which of a module's definition names each chunk mentions, remembered for the last few sets
+    of names: typing rarely adds or renames a definition."""
+
+    def __init__(self, keep: int = 8) -> None:
+        self.keep = keep
+        self._by_names: OrderedDict[frozenset[str], dict[ChunkKey, frozenset[str]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def mentions(self, names: frozenset[str]) -> Callable[[Chunk], frozenset[str]]:
+        with self._lock:
+            known = self._by_names.get(names)
+            if known is None:
+                known = self._by_names[names] = {}
+                while len(self._by_names) > self.keep:
+                    self._by_names.popitem(last=False)
+            self._by_names.move_to_end(names)
+
+        def of(chunk: Chunk) -> frozenset[str]:
+            found = known.get(chunk.key)
+            if found is None:
+                if len(known) > MAX_MENTIONS:  # chunks of edits long gone: start again
+                    known.clear()
+                found = known[chunk.key] = chunk.words & names
+            return found
+
+        return of
 
 
 def check_source(
@@ -190,7 +223,7 @@ def check_source(
         else:
             # A top-level-looking line inside a string or brackets split a statement: no units.
             return _filtered(_check_whole(module, source), source, select, ignore)
-    outcomes = [cache.outcome(unit, source, fresh) for unit in _units(chunks)]
+    outcomes = [cache.outcome(unit, source, fresh) for unit in _units(chunks, cache.mentions)]
     result = CheckResult(_merge(outcomes), errors + [e for o in outcomes for e in o.errors])
     return _filtered(result, source, select, ignore)
 
@@ -210,7 +243,7 @@ def _filtered(
 # --------------------------------------------------------------------------- units
 
 
-def _units(chunks: list[Chunk]) -> list[Unit]:
+def _units(chunks: list[Chunk], memo: Mentions) -> list[Unit]:
     """The module body (when it can reach a backward), then each function, then each class that
     can; each with the chunks it may reach."""
     relevant = _relevant_names(chunks)
@@ -220,8 +253,8 @@ def _units(chunks: list[Chunk]) -> list[Unit]:
     for index, chunk in enumerate(chunks):
         if chunk.kind != "other":
             named.setdefault(chunk.name, []).append(index)
-    names = named.keys()
-    refs = [sorted({i for word in c.words & names for i in named[word]}) for c in chunks]
+    mentions = memo.mentions(frozenset(named))
+    refs = [sorted({i for word in mentions(c) for i in named[word]}) for c in chunks]
     base = _reach(refs, {i for i, c in enumerate(chunks) if c.kind == "other"})
 
     def unit(kind: str, index: int | None) -> Unit:

@@ -4,6 +4,7 @@ code points."""
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 import warnings
 from collections.abc import Sequence
@@ -13,7 +14,8 @@ from errknow_ls.core.positions import Position, Span, utf8_col_to_chars
 
 _TOP_LEVEL_START = re.compile(r"^(?:@|[A-Za-z_])")
 _CONTINUES = re.compile(r"(?:else|elif|except|finally)\b")
-_TOP_LEVEL_STARTS = re.compile(r"^[A-Za-z_@]", re.MULTILINE)
+_TOP_LEVEL_STARTS = re.compile(r"\n(?=[A-Za-z_@])")
+"""A line end before a line that starts in column 0 (``^`` with MULTILINE scans 6x slower)."""
 
 
 @dataclass(slots=True)
@@ -117,8 +119,8 @@ def chunk_offsets(text: str) -> list[int] | None:
         return None
     starts = []
     decorated = False
-    for match in _TOP_LEVEL_STARTS.finditer(text):
-        at = match.start()
+    first = [0] if _TOP_LEVEL_START.match(text) else []
+    for at in itertools.chain(first, (m.end() for m in _TOP_LEVEL_STARTS.finditer(text))):
         if _CONTINUES.match(text, at):
             continue
         if not decorated:
