@@ -21,7 +21,7 @@ from errknow_ls.analysis.chunks import (
     Chunk,
     ChunkCache,
     ChunkKey,
-    collect_calls,
+    calls_by_function,
     split_chunks,
 )
 from errknow_ls.analysis.events import SecondPass
@@ -435,9 +435,7 @@ def _run_all(entries: list[tuple[str, Callable[[], None]]]) -> list[str]:
 
 
 def _module_relevant(module: ast.Module) -> frozenset[str]:
-    functions: dict[str, set[str]] = {}
-    collect_calls(module, None, functions)
-    return _fixpoint(functions)
+    return _fixpoint(calls_by_function(module))
 
 
 def _body_is_relevant(module: ast.Module, relevant: frozenset[str]) -> bool:

@@ -63,22 +63,17 @@ Body = tuple[ast.stmt, ...]
 def read_chunk(start: int, text: str) -> tuple[Chunk, Body]:
     """What the chunk at ``start`` says, and its statements (none when it does not parse)."""
     try:
-        module = parse(text)
-    except PARSE_ERRORS as exc:
+        module = parse("\n" * start + text)  # line numbers as in the module: free for the tokenizer,
+    except PARSE_ERRORS as exc:  # where ast.increment_lineno afterwards costs 60% of a parse
         error = describe(exc)
-        if isinstance(exc, SyntaxError) and exc.lineno is not None:
-            error = f"line {exc.lineno + start}: {exc.msg}"
         return Chunk(start, text, error, "other", "", {}, frozenset(), frozenset(_WORD.findall(text))), ()
-    if start:
-        ast.increment_lineno(module, start)
     body = tuple(module.body)
     kind, name = "other", ""
     if len(body) == 1 and isinstance(body[0], ast.FunctionDef | ast.AsyncFunctionDef):
         kind, name = "function", body[0].name
     elif len(body) == 1 and isinstance(body[0], ast.ClassDef):
         kind, name = "class", body[0].name
-    functions: dict[str, set[str]] = {}
-    collect_calls(module, None, functions)
+    functions = calls_by_function(module)
     definitions = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
     top = called_names(*(s for s in body if not isinstance(s, definitions)))
     methods = frozenset(
@@ -100,18 +95,45 @@ def read_chunk(start: int, text: str) -> tuple[Chunk, Body]:
     return chunk, body
 
 
-def collect_calls(node: ast.AST, owner: str | None, functions: dict[str, set[str]]) -> None:
-    """Names each function calls (its nested functions' calls count for it too), in one walk."""
-    for child in ast.iter_child_nodes(node):
-        inner = owner
-        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-            inner = child.name
-            functions.setdefault(inner, set())
-        if isinstance(child, ast.Call) and owner is not None:
-            functions[owner].add(call_name(child))
-        collect_calls(child, inner, functions)
-        if inner is not None and inner is not owner and owner is not None:
-            functions[owner] |= functions[inner]
+def calls_by_function(tree: ast.AST) -> dict[str, set[str]]:
+    """Names each function calls (its nested functions' calls count for it too).
+
+    One walk with an explicit stack that never descends into names, constants and contexts:
+    three times faster than a walk by ``ast.iter_child_nodes``, and this walk sees every node of
+    every chunk.
+    """
+    functions: dict[str, set[str]] = {}
+    stack: list[tuple[ast.AST, tuple[str, ...]]] = [(tree, ())]
+    while stack:
+        node, owners = stack.pop()
+        kind = type(node)
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            name = node.name  # type: ignore[attr-defined]
+            functions.setdefault(name, set())
+            owners = (*owners, name)
+        elif kind is ast.Call and owners:
+            called = call_name(node)  # type: ignore[arg-type]
+            for owner in owners:
+                functions[owner].add(called)
+        for field in _walked_fields(kind):
+            value = getattr(node, field, None)
+            if type(value) is list:
+                stack.extend((item, owners) for item in value if type(item) not in _LEAVES)
+            elif value is not None and type(value) not in _LEAVES and isinstance(value, ast.AST):
+                stack.append((value, owners))
+    return functions
+
+
+_LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.alias, ast.Pass, str, int})
+_NOT_NODES = frozenset({"ctx", "type_comment", "name", "id", "attr", "arg", "asname", "module", "level"})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _walked_fields(kind: type) -> tuple[str, ...]:
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        fields = _FIELDS[kind] = tuple(f for f in getattr(kind, "_fields", ()) if f not in _NOT_NODES)
+    return fields
 
 
 def split_chunks(text: str) -> list[ChunkKey]:
