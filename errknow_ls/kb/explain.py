@@ -39,7 +39,7 @@ LABELS = {
         "fails": "失败率 {rate}",
         "works": "成功率 {rate}",
         "fails_counted": "在 {cases} 个复现中失败 {count} 个",
-        "works_counted": "在 {cases} 个复现中 {count} 个可正常运行",
+        "works_counted": "在 {cases} 个复现中有 {count} 个修复后正常运行",
         "applies": "快速修复：{title}",  # noqa: RUF001
         "versions": "受影响的 torch 版本",
         "yours_in": "你的 torch {version} 在其中",
@@ -86,7 +86,6 @@ def render(
     context = context or Context()
     lang = language(locale)
     label = LABELS[lang]
-    zh = lang == "zh"
     code = (lambda text: f"`{text}`") if markdown else (lambda text: text)
     parts: list[str] = []
 
@@ -96,10 +95,10 @@ def render(
 
     if context.here:
         section(label["here"], context.here)
-    section(label["message"], code(record.signature_zh if zh and record.signature_zh else record.signature))
-    section(label["why"], record.root_cause_zh if zh and record.root_cause_zh else record.root_cause)
+    section(label["message"], code(in_language(record.signature_zh, record.signature, lang)))
+    section(label["why"], in_language(record.root_cause_zh, record.root_cause, lang))
     if record.dead_ends:
-        section(label["dont"], "\n".join(_dead_end(dead, label) for dead in record.dead_ends))
+        section(label["dont"], "\n".join(_dead_end(dead, lang) for dead in record.dead_ends))
     if record.workarounds:
         section(label["do"], _workarounds(record, context, lang))
     parts.extend(_versions(record, context, lang, markdown))
@@ -119,34 +118,51 @@ def render(
     return "\n\n".join(parts)
 
 
-def _rate(rate: float | None, sources: list[str], label: dict[str, str], key: str) -> str:
-    """A measured rate says what it counted ("4 of 5 reproductions"), a cited one its share."""
+def rate_phrase(rate: float | None, sources: Sequence[str], lang: str, failing: bool) -> str:
+    """`` (fails in 4 of 5 reproductions)`` for a measured rate, `` (works 80% of the time)`` for a
+    cited one, nothing for none: a count over a few reproductions is not a share of the world."""
     if rate is None:
         return ""
-    counted = measured(sources)
+    label = LABELS[lang]
+    key = "fails" if failing else "works"
+    counted = measured(list(sources))
     if counted is not None:
         clean, cases = counted
-        count = cases - clean if key == "fails" else clean
+        count = cases - clean if failing else clean
         return f" ({label[key + '_counted'].format(count=count, cases=cases)})"
     return f" ({label[key].format(rate=_percent(rate))})"
 
 
-def _dead_end(dead: DeadEnd, label: dict[str, str]) -> str:
-    rate = _rate(dead.fail_rate, dead.sources, label, "fails")
+def in_language(zh: str | None, en: str, lang: str) -> str:
+    """The Chinese text where asked for and written, else the English."""
+    return zh.strip() if lang == "zh" and zh and zh.strip() else en
+
+
+def ranked_workarounds(record: Record, lang: str) -> list[tuple[int, str]]:
+    """(index, text with its rate), best success rate first, unknown rates last."""
+    ranked = sorted(enumerate(record.workarounds), key=lambda pair: -(pair[1].success_rate or -1.0))
+    zh = record.workarounds_zh
+    return [
+        (
+            index,
+            in_language(zh[index] if index < len(zh) else None, w.action, lang)
+            + rate_phrase(w.success_rate, w.sources, lang, failing=False),
+        )
+        for index, w in ranked
+    ]
+
+
+def _dead_end(dead: DeadEnd, lang: str) -> str:
+    rate = rate_phrase(dead.fail_rate, dead.sources, lang, failing=True)
     return f"- {dead.action}{rate} — {dead.why_fails}" if dead.action else f"- {dead.why_fails}{rate}"
 
 
 def _workarounds(record: Record, context: Context, lang: str) -> str:
     """Ranked by success rate (unknown last), each with the quick fixes that apply it."""
     label = LABELS[lang]
-    ranked = sorted(enumerate(record.workarounds), key=lambda pair: -(pair[1].success_rate or 0.0))
     lines = []
-    for rank, (index, workaround) in enumerate(ranked, 1):
-        text = workaround.action
-        if lang == "zh" and index < len(record.workarounds_zh) and record.workarounds_zh[index].strip():
-            text = record.workarounds_zh[index]
-        suffix = _rate(workaround.success_rate, workaround.sources, label, "works")
-        lines.append(f"{rank}. {text}{suffix}")
+    for rank, (index, text) in enumerate(ranked_workarounds(record, lang), 1):
+        lines.append(f"{rank}. {text}")
         lines += [
             f"   - {label['applies'].format(title=fix.title)}"
             for fix in context.fixes

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from errknow_ls.kb import Record
-from errknow_ls.kb.model import measured
+from errknow_ls.kb.explain import LABELS, in_language, ranked_workarounds, rate_phrase
 from errknow_ls.tracebacks import Frame, Traceback
 
 if TYPE_CHECKING:
@@ -19,20 +19,12 @@ WIDTH = 100
 MESSAGE_CHARS = 400
 UNMATCHED_CHARS = 160
 
-HEADINGS = {
+HEADINGS = {  # the CLI's own; the record's sections are headed as in hover (kb.explain.LABELS)
     "en": {
         "record": "explained by",
         "what": "What happened",
         "where": "Where in your code",
-        "why": "Why",
-        "dont": "What not to do",
-        "do": "What to do",
-        "docs": "Docs",
         "no_frame": "no frame of your own code in the traceback",
-        "fails": "fails {rate:.0%} of the time",
-        "works": "works {rate:.0%} of the time",
-        "fails_measured": "fails in {failed} of {total} reproductions",
-        "works_measured": "runs clean in {clean} of {total} reproductions",
         "seen": "seen {count} times: {places}",
         "unmatched": "Tracebacks no record explains:",
         "none": "No Python traceback found.",
@@ -43,15 +35,7 @@ HEADINGS = {
         "record": "对应记录",
         "what": "发生了什么",
         "where": "出错的是你代码中的",
-        "why": "原因",
-        "dont": "不要这样做",
-        "do": "应该这样做",
-        "docs": "文档",
         "no_frame": "回溯中没有你自己代码的帧",
-        "fails": "失败率 {rate:.0%}",
-        "works": "成功率 {rate:.0%}",
-        "fails_measured": "在 {total} 个复现中失败 {failed} 个",
-        "works_measured": "在 {total} 个复现中有 {clean} 个修复后正常运行",
         "seen": "出现 {count} 次：{places}",  # noqa: RUF001
         "unmatched": "没有记录能解释的回溯：",  # noqa: RUF001
         "none": "没有找到 Python 回溯。",
@@ -109,33 +93,6 @@ def _shorten(text: str, limit: int = MESSAGE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _zh_or_en(zh: str, en: str, locale: str) -> str:
-    return (zh.strip() or en) if locale == "zh" else en
-
-
-def _rate(rate: float | None, sources: list[str], words: dict[str, str], failing: bool) -> str:
-    """`` (fails in 4 of 5 reproductions)`` for a measured rate, `` (works 80% of the time)`` for a
-    cited one, nothing for none: a count over a few reproductions is not a share of the world."""
-    if rate is None:
-        return ""
-    counts = measured(sources)
-    if counts is None:
-        return f" ({words['fails' if failing else 'works'].format(rate=rate)})"
-    clean, total = counts
-    if failing:
-        return f" ({words['fails_measured'].format(failed=total - clean, total=total)})"
-    return f" ({words['works_measured'].format(clean=clean, total=total)})"
-
-
-def _workaround_texts(record: Record, locale: str) -> list[tuple[float | None, str]]:
-    texts = []
-    for i, workaround in enumerate(record.workarounds):
-        zh = record.workarounds_zh[i] if i < len(record.workarounds_zh) else ""
-        rate = _rate(workaround.success_rate, workaround.sources, HEADINGS[locale], failing=False)
-        texts.append((workaround.success_rate, _zh_or_en(zh, workaround.action, locale) + rate))
-    return sorted(texts, key=lambda item: -(item[0] if item[0] is not None else -1.0))
-
-
 def _explained(incident: _Incident, record: Record, locale: str) -> Iterator[str]:
     words = HEADINGS[locale]
     tb = incident.traceback
@@ -149,20 +106,21 @@ def _explained(incident: _Incident, record: Record, locale: str) -> Iterator[str
         yield from _wrap(words["seen"].format(count=len(incident.places), places=", ".join(incident.places)))
     yield f"  {words['where']}"
     yield from _wrap(_frame_text(tb.user_frame) if tb.user_frame else words["no_frame"])
-    yield f"  {words['why']}"
-    yield from _wrap(_zh_or_en(record.root_cause_zh, record.root_cause, locale))
+    label = LABELS[locale]
+    yield f"  {label['why']}"
+    yield from _wrap(in_language(record.root_cause_zh, record.root_cause, locale))
     if record.dead_ends:
-        yield f"  {words['dont']}"
+        yield f"  {label['dont']}"
         for dead_end in record.dead_ends:
-            rate = _rate(dead_end.fail_rate, dead_end.sources, words, failing=True)
+            rate = rate_phrase(dead_end.fail_rate, dead_end.sources, locale, failing=True)
             yield from _wrap(f"✗ {dead_end.action}{rate}", hanging=2)
             yield from _wrap(dead_end.why_fails, "      ")
     if record.workarounds:
-        yield f"  {words['do']}"
-        for n, (_, text) in enumerate(_workaround_texts(record, locale), start=1):
+        yield f"  {label['do']}"
+        for n, (_, text) in enumerate(ranked_workarounds(record, locale), start=1):
             yield from _wrap(f"{n}. {text}", hanging=len(f"{n}. "))
     if record.official_doc_url:
-        yield f"  {words['docs']}: {record.official_doc_url}"
+        yield f"  {label['docs']}: {record.official_doc_url}"
     yield ""
 
 
