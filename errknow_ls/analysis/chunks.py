@@ -9,9 +9,11 @@ a node's line numbers are part of what the checker reports.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -19,10 +21,8 @@ from errknow_ls.analysis.source import (
     call_name,
     called_names,
     chunk_offsets,
-    chunk_starts,
     describe,
     parse,
-    split_lines,
 )
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
@@ -139,22 +139,19 @@ def _walked_fields(kind: type) -> tuple[str, ...]:
 def split_chunks(text: str) -> list[ChunkKey]:
     """``text`` cut into (first line, text) at each top-level statement; joined they are ``text``."""
     offsets = chunk_offsets(text)
-    if offsets is not None:
-        keys = []
-        line = previous = 0
-        for start, end in zip(offsets, [*offsets[1:], len(text)], strict=True):
-            line += text.count("\n", previous, start)
-            previous = start
-            keys.append((line, text[start:end]))
-        return keys
-    lines = split_lines(text)
-    line_offsets = [0, *(m.end() for m in _LINE_END.finditer(text))]
-    starts = chunk_starts(lines)
-    ends = [*starts[1:], len(lines)]
-    return [
-        (start, text[line_offsets[start] : line_offsets[end] if end < len(lines) else len(text)])
-        for start, end in zip(starts, ends, strict=True)
-    ]
+    count = (lambda a, b: text.count("\n", a, b)) if "\r" not in text else _count_line_ends(text)
+    keys = []
+    line = previous = 0
+    for start, end in zip(offsets, [*offsets[1:], len(text)], strict=True):
+        line += count(previous, start)
+        previous = start
+        keys.append((line, text[start:end]))
+    return keys
+
+
+def _count_line_ends(text: str) -> Callable[[int, int], int]:
+    ends = [m.end() for m in _LINE_END.finditer(text)]
+    return lambda a, b: bisect.bisect_right(ends, b) - bisect.bisect_right(ends, a)
 
 
 class ChunkCache:

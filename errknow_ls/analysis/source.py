@@ -4,18 +4,19 @@ code points."""
 from __future__ import annotations
 
 import ast
-import itertools
 import re
 import warnings
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from errknow_ls.core.positions import Position, Span, utf8_col_to_chars
 
 _TOP_LEVEL_START = re.compile(r"^(?:@|[A-Za-z_])")
 _CONTINUES = re.compile(r"(?:else|elif|except|finally)\b")
-_TOP_LEVEL_STARTS = re.compile(r"\n(?=[A-Za-z_@])")
-"""A line end before a line that starts in column 0 (``^`` with MULTILINE scans 6x slower)."""
+_TOKENS = re.compile(
+    r"""(?:\r\n?|\n)(?=[A-Za-z_@])|#[^\r\n]*|\"\"\"|\'\'\'|"(?:\\.|[^"\\\r\n])*"|'(?:\\.|[^'\\\r\n])*'"""
+)
+"""What the chunker must see: line ends before a column-0 line, and the comments and strings that
+may hide one (``^`` with MULTILINE would scan 6x slower than these literal line ends)."""
 
 
 @dataclass(slots=True)
@@ -94,40 +95,27 @@ def parse(text: str) -> ast.Module:
         return ast.parse(text, type_comments=False)
 
 
-def chunk_starts(lines: Sequence[str]) -> list[int]:
-    """The first line (0-based) of each top-level statement, found by indentation: a line that
-    starts in column 0, unless it continues a compound statement (``else:``, ``except …:``) or
-    follows a decorator. A column-0 line inside a string or brackets also starts one; such a split
-    leaves the chunk before it unparsable, which is how callers notice."""
-    starts = []
-    decorated = False
-    for index, line in enumerate(lines):
-        if not _TOP_LEVEL_START.match(line) or _CONTINUES.match(line):
-            continue
-        if not decorated:
-            starts.append(index)
-        decorated = line.startswith("@")
-    if not starts or starts[0] != 0:
-        starts.insert(0, 0)
-    return starts
-
-
-def chunk_offsets(text: str) -> list[int] | None:
-    """What :func:`chunk_starts` finds, as offsets into ``text``, in one scan; None when ``text``
-    has a carriage return (a line end that ``^`` does not know)."""
-    if "\r" in text:
-        return None
-    starts = []
-    decorated = False
-    first = [0] if _TOP_LEVEL_START.match(text) else []
-    for at in itertools.chain(first, (m.end() for m in _TOP_LEVEL_STARTS.finditer(text))):
-        if _CONTINUES.match(text, at):
-            continue
-        if not decorated:
-            starts.append(at)
-        decorated = text.startswith("@", at)
-    if not starts or starts[0] != 0:
-        starts.insert(0, 0)
+def chunk_offsets(text: str) -> list[int]:
+    """Where each top-level statement starts: at a line that starts in column 0, unless it
+    continues a compound statement (``else:``, ``except …:``), follows a decorator, or lies inside
+    a string (a docstring's column-0 lines). A column-0 line inside brackets still starts one; such
+    a split leaves the chunk before it unparsable, which is how callers notice."""
+    starts = [0]
+    decorated = _TOP_LEVEL_START.match(text) is not None and text.startswith("@")
+    at = 0
+    while True:
+        match = _TOKENS.search(text, at)
+        if match is None:
+            break
+        token = match.group()
+        at = match.end()
+        if token in ('"""', "'''"):
+            close = text.find(token, at)
+            at = len(text) if close == -1 else close + 3
+        elif token.startswith(("\n", "\r")) and not _CONTINUES.match(text, at):
+            if not decorated:
+                starts.append(at)
+            decorated = text.startswith("@", at)
     return starts
 
 

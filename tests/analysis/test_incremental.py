@@ -144,3 +144,13 @@ def test_a_broken_definition_loses_only_itself() -> None:
     assert [f.code for f in result.findings] == ["EK001"]
     assert len(result.errors) == 1
     assert result.errors[0].startswith("line 28:")
+
+
+def test_strings_and_comments_hide_column_0_lines_from_the_chunker() -> None:
+    text = '"""Docs.\n\nTrain twice:\nloss.backward()\n"""\n# x = """\nimport torch\ns = \'"""\'\nt = 1\n'
+    assert [(line, chunk.split("\n", 1)[0]) for line, chunk in split_chunks(text)] == [
+        (0, '"""Docs.'),
+        (6, "import torch"),
+        (7, 's = \'"""\''),
+        (8, "t = 1"),
+    ]
