@@ -129,6 +129,7 @@ LAYOUTS = {
     "else in column 0": "if True:\n    pass\nelse:\n    pass\n" + TRAINING,
     "try in column 0": "try:\n    pass\nexcept E:\n    pass\nfinally:\n    pass\n" + TRAINING,
     "decorated": TRAINING.replace("def train_twice", "@decorate\n@other(1)\ndef train_twice"),
+    "triple quotes in a comment and a string": '# """\ns = \'"""\'\n' + TRAINING,
 }
 
 
@@ -146,11 +147,11 @@ def test_a_broken_definition_loses_only_itself() -> None:
     assert result.errors[0].startswith("line 28:")
 
 
-def test_strings_and_comments_hide_column_0_lines_from_the_chunker() -> None:
-    text = '"""Docs.\n\nTrain twice:\nloss.backward()\n"""\n# x = """\nimport torch\ns = \'"""\'\nt = 1\n'
+def test_triple_quoted_strings_hide_column_0_lines_from_the_chunker() -> None:
+    text = "\"\"\"Docs.\n\nTrain twice:\nloss.backward()\n\"\"\"\nimport torch\ns = '''\nt = 0\n'''\nt = 1\n"
     assert [(line, chunk.split("\n", 1)[0]) for line, chunk in split_chunks(text)] == [
         (0, '"""Docs.'),
-        (6, "import torch"),
-        (7, 's = \'"""\''),
-        (8, "t = 1"),
+        (5, "import torch"),
+        (6, "s = '''"),
+        (9, "t = 1"),
     ]
