@@ -12,7 +12,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from errknow_ls.analysis.chunks import (
@@ -25,13 +25,16 @@ from errknow_ls.analysis.chunks import (
     split_chunks,
 )
 from errknow_ls.analysis.events import SecondPass
-from errknow_ls.analysis.interpreter import Interpreter
+from errknow_ls.analysis.interpreter import UNIT_BUDGET, Interpreter
 from errknow_ls.analysis.rules import SECOND_PASS_BUILDERS, retain_graph_in_loop
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.source import SourceText, called_names, describe, parse
 from errknow_ls.core import Finding
 
 INTERNAL_ERROR = "internal error"
+STEPS_PER_LINE = 50
+MAX_FILE_STEPS = 400_000
+"""At ~15-40 microseconds a statement here, what keeps one file under ~16 s, however it is built."""
 BACKWARD_NAMES = frozenset({"backward", "manual_backward", "grad"})
 PRIORITY = ("EK003", "EK001", "EK002", "EK004", "EK005")
 _SUPPRESS = re.compile(
@@ -116,10 +119,11 @@ class Unit:
     chunks: tuple[Chunk, ...]
     body_relevant: bool
     relevant: frozenset[str]
+    budget: int = UNIT_BUDGET
 
     @property
     def key(self) -> tuple[object, ...]:
-        return (self.kind, self.body_relevant, self.relevant, *(c.key for c in self.chunks))
+        return (self.kind, self.body_relevant, self.relevant, self.budget, *(c.key for c in self.chunks))
 
 
 class Cache:
@@ -223,7 +227,9 @@ def check_source(
         else:
             # A top-level-looking line inside a string or brackets split a statement: no units.
             return _filtered(_check_whole(module, source), source, select, ignore)
-    outcomes = [cache.outcome(unit, source, fresh) for unit in _units(chunks, cache.mentions)]
+    units = _units(chunks, cache.mentions)
+    budget = unit_budget(len(units), len(source.lines))
+    outcomes = [cache.outcome(replace(unit, budget=budget), source, fresh) for unit in units]
     result = CheckResult(_merge(outcomes), errors + [e for o in outcomes for e in o.errors])
     return _filtered(result, source, select, ignore)
 
@@ -241,6 +247,15 @@ def _filtered(
 
 
 # --------------------------------------------------------------------------- units
+
+
+def unit_budget(units: int, lines: int) -> int:
+    """Statements each unit may execute: a file's units share a budget that grows with its size
+    (rounded up to a power of two, so that typing keeps it, and the cached outcomes, stable), up to
+    MAX_FILE_STEPS: what bounds the time one file can take."""
+    size = 1 << max(0, lines - 1).bit_length()
+    total = min(MAX_FILE_STEPS, max(UNIT_BUDGET, STEPS_PER_LINE * size))
+    return min(UNIT_BUDGET, total // max(1, units))
 
 
 def _units(chunks: list[Chunk], memo: Mentions) -> list[Unit]:
@@ -310,7 +325,7 @@ def _run_unit(unit: Unit, source: SourceText, body: Callable[[Chunk], Body]) -> 
     """Run the unit's entry points on a module of the chunks it may reach."""
     bodies = [body(c) for c in unit.chunks]  # once each: a tree parsed again is another tree
     module = ast.Module(body=[s for b in bodies for s in b], type_ignores=[])
-    interpreter = Interpreter(module)
+    interpreter = Interpreter(module, unit.budget)
     if unit.kind == "module":
         errors = _run_all([("<module>", lambda: interpreter.run_module(True))])
         first = 0

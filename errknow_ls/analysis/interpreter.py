@@ -48,8 +48,9 @@ MAX_CALL_DEPTH = 6
 MAX_UNROLLED_LOOPS = 3
 STEP_BUDGET = 10_000
 """Statements one entry point may execute; what was found before the budget runs out stands."""
-FILE_BUDGET = 25_000
-"""Statements all entry points of one unit (the module body, a function, a class) may execute together."""
+UNIT_BUDGET = 25_000
+"""Statements all entry points of one unit (the module body, a function, a class) may execute
+together, at most (see ``checker.unit_budget``)."""
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
@@ -87,8 +88,9 @@ class LoopContext:
 class Interpreter:
     """Runs entry points (the module body, functions, methods) and collects events."""
 
-    def __init__(self, module: ast.Module) -> None:
+    def __init__(self, module: ast.Module, budget: int = UNIT_BUDGET) -> None:
         self.module = module
+        self.budget = budget
         self.nodes: list[GraphNode] = []
         self.events: list[SecondPass] = []
         self.retain_sites: dict[int, RetainSite] = {}
@@ -186,7 +188,7 @@ class Interpreter:
     def exec_stmt(self, stmt: ast.stmt) -> None:  # noqa: PLR0915
         self.steps += 1
         self.total_steps += 1
-        if self.steps > STEP_BUDGET or self.total_steps > FILE_BUDGET:
+        if self.steps > STEP_BUDGET or self.total_steps > self.budget:
             raise BudgetExceeded
         self._current_stmt = stmt
         if self.frames:

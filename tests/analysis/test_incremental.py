@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from errknow_ls.analysis import Cache, CheckResult, check_source
+from errknow_ls.analysis.checker import MAX_FILE_STEPS, unit_budget
 from errknow_ls.analysis.chunks import split_chunks
+from errknow_ls.analysis.interpreter import UNIT_BUDGET
 
 HERE = Path(__file__).parent
 PROGRAMS = sorted((HERE / "programs").rglob("*.py"))
@@ -155,3 +157,13 @@ def test_triple_quoted_strings_hide_column_0_lines_from_the_chunker() -> None:
         (6, "s = '''"),
         (9, "t = 1"),
     ]
+
+
+@pytest.mark.parametrize("units", [1, 3, 40, 400, 4_000])
+@pytest.mark.parametrize("lines", [10, 900, 5_000, 20_000, 200_000])
+def test_a_files_units_share_a_bounded_budget_that_typing_keeps(units: int, lines: int) -> None:
+    budget = unit_budget(units, lines)
+    assert 0 < budget <= UNIT_BUDGET
+    assert units * budget <= max(UNIT_BUDGET, MAX_FILE_STEPS)
+    assert unit_budget(units, lines + 1) == budget or (lines & (lines - 1)) == 0  # a power of two
+    assert unit_budget(units, lines - 1) == budget or ((lines - 1) & (lines - 2)) == 0
