@@ -43,6 +43,8 @@ class SecondPass:
     """Carried names that may be None when the loop starts."""
     entry: dict[str, Value] = field(default_factory=dict)
     """What carried names held when the loop started (a tuple there means a tuple here)."""
+    spelled: dict[str, str] = field(default_factory=dict)
+    """Carried attributes (``self.records#7``) as the loop's code can spell them (``recorder.records``)."""
 
 
 @dataclass(slots=True)

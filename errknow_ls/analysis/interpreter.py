@@ -109,6 +109,7 @@ class Interpreter:
         self._current_stmt: ast.stmt | None = None
         self._guarded: frozenset[str] = frozenset()
         self._entry: dict[str, Value] = {}
+        self._spelled: dict[str, str] = {}
         self.materialized: set[int] = set()
         """Nodes made up for tensors we knew nothing of, at their first backward."""
 
@@ -1065,6 +1066,7 @@ class Interpreter:
         free = self.state.freed[min(conflict, key=lambda n: self.state.freed[n].tick)]
         self._guarded = frozenset()
         self._entry = {}
+        self._spelled = {}
         label = ast.unparse(receiver) if receiver is not None else ""
         code, loop, carried = self._classify(node, roots, conflict, free, label)
         report, frame = self._report_site(node, free.tick)
@@ -1084,6 +1086,7 @@ class Interpreter:
                 frame,
                 self._guarded,
                 self._entry,
+                self._spelled,
             )
         )
 
@@ -1113,6 +1116,7 @@ class Interpreter:
                     names = {k: v for k, v in context.carried.items() if nodes_of(v) & conflict}
                     self._guarded = frozenset(k for k in names if _needs_guard(context, k))
                     self._entry = {k: context.entry[k] for k in names if k in context.entry}
+                    self._spelled = _spell_attributes(names, context.entry)
                     return "EK003", context.loop, names
                 if key not in current and key in dict(free.loops):
                     return "EK003", self.loops[key].loop, {}
@@ -1231,6 +1235,17 @@ class Interpreter:
 
 
 # --------------------------------------------------------------------- pure helpers
+
+
+def _spell_attributes(names: dict[str, Value], entry: dict[str, Value]) -> dict[str, str]:
+    """``self.records#7`` -> ``recorder.records`` where a name at the loop's start holds object 7."""
+    owners = {value.oid: name for name, value in entry.items() if isinstance(value, Obj)}
+    spelled = {}
+    for key in names:
+        attr, _, oid = key.partition("#")
+        if oid.isdigit() and int(oid) in owners:
+            spelled[key] = f"{owners[int(oid)]}.{attr.removeprefix('self.')}"
+    return spelled
 
 
 def _needs_guard(context: LoopContext, name: str) -> bool:

@@ -32,8 +32,13 @@ for inputs, targets in batches:
 
 ### Fix safety
 Detaching a carried tensor (or tuple of tensors) at the top of each iteration is safe: it is
-truncated backpropagation through time, the standard idiom. Detaching the items of a carried list
-is unsafe: later backwards no longer reach the earlier items' graphs.
+truncated backpropagation through time, the standard idiom, and so is storing state detached where
+an object's own method stores it (`self.center = ...`, a memory bank's `self.bank[idx] = z`).
+Detaching the items of a carried list is unsafe: later backwards no longer reach the earlier
+items' graphs. So are the two fixes for lists: a history appended after the backward and read by
+later iterations (earlier losses for loss weighting) keeps detached copies; a list filled for one
+step's loss and never emptied (an episode's log-probabilities, activations from forward hooks) is
+emptied at the start of each iteration.
 
 ### References
 - [pytorch/examples word_language_model `repackage_hidden`](https://github.com/pytorch/examples/blob/main/word_language_model/main.py)
@@ -69,7 +74,16 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     shown = ", ".join(f"`{name}`" for _, name in carried) or ", ".join(f"`.{a}`" for a in attrs) or "a value"
     what = "the previous call" if event.loop and event.loop.method else "the previous iteration"
     message = f"`{tensor}` reaches the graph of {what} through {shown}; {what}'s backward already freed it"
-    fixes = [fix for fix in [_detach(event, ctx, carried) or _detach_stored(ctx, attrs)] if fix is not None]
+    fixes = [
+        fix
+        for fix in [
+            _detach_appended(event, ctx)
+            or _detach(event, ctx, carried)
+            or _detach_stored(ctx, attrs)
+            or _clear_each_iteration(event, ctx)
+        ]
+        if fix is not None
+    ]
     related = [ctx.related(event.free.site, f"the graph of {what} is freed here")]
     return ctx.finding(CODE, event.report, message, fixes, related, tensor)
 
@@ -110,15 +124,19 @@ def _spelled_all(node: ast.AST) -> list[str]:
 
 
 def _detach_stored(ctx: RuleContext, attrs: list[str]) -> Fix | None:
-    """State kept on an object by its own method (``self.center = m * self.center + ...``):
-    store it detached, where it is stored."""
+    """State kept on an object by its own method (``self.center = m * self.center + ...``, a
+    memory bank's ``self.bank[idx] = z``): store it detached, where it is stored."""
     edits = []
     for node in ast.walk(ctx.module):
         if not isinstance(node, ast.Assign) or len(node.targets) != 1:
             continue
         target = node.targets[0]
-        if not (isinstance(target, ast.Attribute) and target.attr in attrs):
+        if isinstance(target, ast.Subscript) and _is_attr(target.value, attrs):
+            edits.append(replace(ctx.source, node.value, detached(ctx, node.value)))
             continue
+        if not _is_attr(target, attrs):
+            continue
+        assert isinstance(target, ast.Attribute)
         reads_itself = any(
             isinstance(n, ast.Attribute) and n.attr == target.attr and isinstance(n.ctx, ast.Load)
             for n in ast.walk(node.value)
@@ -134,6 +152,101 @@ def _detach_stored(ctx: RuleContext, attrs: list[str]) -> Fix | None:
         tuple(edits),
         workaround=3,
     )
+
+
+def _is_attr(node: ast.expr, attrs: list[str]) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr in attrs
+
+
+def detached(ctx: RuleContext, expr: ast.expr) -> str:
+    """``expr.detach()``, parenthesised where the expression needs it."""
+    text = ctx.text(expr)
+    atomic = isinstance(expr, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
+    return f"{text}.detach()" if atomic else f"({text}).detach()"
+
+
+def _containers(event: SecondPass, ctx: RuleContext) -> list[tuple[str, Seq]]:
+    """Carried lists, as the loop's code spells them: ``history``, ``policy.saved_log_probs``."""
+    found = []
+    exposed = upward_exposed(_loop_body(event))
+    for raw, value in sorted(event.carried.items()):
+        if "#" not in raw and raw not in exposed:
+            continue  # reassigned before it is read: not what carries the graph
+        name = event.spelled.get(raw) or _spelling(raw, event, ctx)
+        if name and isinstance(value, Seq) and value.kind == "list":
+            found.append((name, value))
+    return found
+
+
+def _appends(body: list[ast.stmt], ctx: RuleContext, name: str) -> list[ast.Call]:
+    return [
+        node
+        for stmt in body
+        for node in ast.walk(stmt)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "append"
+        and len(node.args) == 1
+        and ctx.text(node.func.value) == name
+    ]
+
+
+def _detached_item(ctx: RuleContext, arg: ast.expr, item: Value) -> str | None:
+    if isinstance(item, Tensor):
+        return detached(ctx, arg)
+    if isinstance(item, Seq) and all(isinstance(v, Tensor) for v in (item.items or (item.item,))):
+        each = "t.detach() for t in " + ctx.text(arg)
+        return f"[{each}]" if item.kind == "list" else f"tuple({each})" if item.kind == "tuple" else None
+    return None
+
+
+def _detach_appended(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """A history kept on purpose (appended after this iteration's backward, read by later ones):
+    append detached copies."""
+    body = _loop_body(event)
+    report = ctx.statement_of(event.report)
+    if report is None:
+        return None
+    edits, shown = [], []
+    containers = _containers(event, ctx)
+    exposed = upward_exposed(body)
+    if len(containers) != sum(1 for raw in event.carried if "#" in raw or raw in exposed):
+        return None
+    for name, value in containers:
+        for call in _appends(body, ctx, name):
+            if call.lineno <= (report.end_lineno or report.lineno):
+                return None  # collected for this step's backward: a list to clear, not a history
+            text = _detached_item(ctx, call.args[0], value.item)
+            if text is None:
+                return None
+            edits.append(replace(ctx.source, call.args[0], text))
+            shown.append(f"`{name}`")
+    if not edits:
+        return None
+    return Fix(
+        f"Keep detached copies in {', '.join(dict.fromkeys(shown))}",
+        Applicability.UNSAFE,
+        tuple(edits),
+        workaround=3,
+    )
+
+
+def _clear_each_iteration(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """A list filled for one step's loss (log-probs of an episode, activations from hooks) and
+    never emptied: empty it at the start of each iteration."""
+    loop = event.loop
+    body = _loop_body(event)
+    anchor = body_anchor(body)
+    containers = _containers(event, ctx)
+    if loop is None or anchor is None or not containers or _in_header_line(anchor, loop.node):
+        return None
+    names = [name for name, _ in containers]
+    edit = insert_lines_before(ctx.source, anchor, [f"{name}.clear()" for name in names])
+    if edit is None:
+        return None
+    where = "call" if loop.method else "iteration"
+    shown = ", ".join(f"`{name}`" for name in names)
+    return Fix(f"Empty {shown} at the start of each {where}", Applicability.UNSAFE, (edit,), workaround=3)
 
 
 def _loop_body(event: SecondPass) -> list[ast.stmt]:

@@ -5,9 +5,15 @@ from __future__ import annotations
 import ast
 
 from errknow_ls.analysis.events import SecondPass
-from errknow_ls.analysis.fixes import delete_statement, insert_keyword, insert_lines_before, statement_text
+from errknow_ls.analysis.fixes import (
+    delete_statement,
+    insert_keyword,
+    insert_lines_before,
+    replace,
+    statement_text,
+)
 from errknow_ls.analysis.rules.context import RuleContext
-from errknow_ls.analysis.source import called_names
+from errknow_ls.analysis.source import call_name, called_names
 from errknow_ls.core import Applicability, Edit, Fix, Position, Span
 
 SIMPLE = (ast.Assign, ast.AnnAssign)
@@ -57,6 +63,30 @@ def ancestors_hold(ctx: RuleContext, stmt: ast.stmt, target: ast.stmt) -> bool:
     return False
 
 
+def has_side_effects(ctx: RuleContext, stmt: ast.stmt) -> bool:
+    """``stmt`` calls a backward, a step, an append..., itself or through a function of this module
+    (``last = train(model, data)``): re-running it would train again, not recompute."""
+    return bool(reachable_calls(ctx, stmt) & SIDE_EFFECTS)
+
+
+def reachable_calls(ctx: RuleContext, stmt: ast.stmt) -> set[str]:
+    """The names ``stmt`` calls, and those the functions of this module it calls call, transitively."""
+    definitions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    for node in ast.walk(ctx.module):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            definitions.setdefault(node.name, []).append(node)
+    seen: set[str] = set()
+    pending = called_names(stmt)
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for func in definitions.get(name, ()):
+            pending |= called_names(*func.body)
+    return seen
+
+
 def recompute_before(event: SecondPass, ctx: RuleContext, applicability: Applicability) -> Fix | None:
     """Re-run the statements that built what the second pass reaches, right before it."""
     target = ctx.statement_of(event.report)
@@ -69,7 +99,7 @@ def recompute_before(event: SecondPass, ctx: RuleContext, applicability: Applica
             return None  # built in another call (a constructor, an earlier step): not ours to move
         if stmt is target:
             continue
-        if not isinstance(stmt, SIMPLE) or called_names(stmt) & SIDE_EFFECTS:
+        if not isinstance(stmt, SIMPLE) or has_side_effects(ctx, stmt):
             return None
         if stmt.lineno >= target.lineno or not ancestors_hold(ctx, stmt, target):
             return None
@@ -153,3 +183,90 @@ def differentiable_grad(event: SecondPass, ctx: RuleContext) -> Fix | None:
         (edit,),
         workaround=0,
     )
+
+
+GRAD_RESETS = frozenset({"zero_grad", "backward", "grad", "manual_backward", "step"})
+MANY_TENSORS = frozenset({"list", "tuple", "parameters"})
+
+
+def read_grads(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """``loss.backward()`` then ``torch.autograd.grad(loss, params)`` to log the gradient: the
+    backward already left it in ``.grad``, so read it there (a copy, as ``grad`` would return)."""
+    second, first = event.site, event.free.site
+    if event.report is not second or not is_autograd_grad(ctx, second) or is_autograd_grad(ctx, first):
+        return None
+    if len(second.args) != 2 or second.keywords or _grads_reset_before(ctx, event):
+        return None
+    inputs = second.args[1]
+    text = ctx.text(inputs)
+    parent = ctx.parents.get(second)
+    first_item = (
+        isinstance(parent, ast.Subscript)
+        and isinstance(parent.slice, ast.Constant)
+        and parent.slice.value == 0
+    )
+    many = isinstance(inputs, ast.List | ast.Tuple | ast.ListComp | ast.GeneratorExp) or (
+        isinstance(inputs, ast.Call) and call_name(inputs) in MANY_TENSORS
+    )
+    if many:
+        edit = replace(ctx.source, second, f"tuple(p.grad.clone() for p in {text})")
+    elif first_item and isinstance(inputs, ast.Attribute) and isinstance(parent, ast.Subscript):
+        edit = replace(ctx.source, parent, f"{text}.grad.clone()")
+    else:
+        return None
+    return Fix(
+        f"Read the gradient the backward at line {ctx.line_of(first)} left in `.grad`",
+        Applicability.UNSAFE,
+        (edit,),
+        workaround=2,
+    )
+
+
+def is_autograd_grad(ctx: RuleContext, call: ast.Call) -> bool:
+    func = ctx.text(call.func, "")
+    return func.endswith("autograd.grad") or func == "grad"
+
+
+def _grads_reset_before(ctx: RuleContext, event: SecondPass) -> bool:
+    """Something between the two passes zeroes, steps or adds to ``.grad`` (or we cannot tell)."""
+    report_stmt = ctx.statement_of(event.report)
+    if report_stmt is None:
+        return True
+    if ctx.function_of(event.free.site) is ctx.function_of(event.report):
+        between = statements_between(ctx, event.free.site, event.report)
+        enclosing = _enclosing(ctx, report_stmt)
+        return any(called_names(s) & GRAD_RESETS for s in between if s not in enclosing)
+    earlier = _earlier_in_blocks(ctx, report_stmt)
+    helper = ctx.function_of(event.free.site)
+    if helper is None:
+        return True
+    leads = [i for i, s in enumerate(earlier) if helper.name in reachable_calls(ctx, s)]
+    if not leads:
+        return True
+    return any(called_names(s) & GRAD_RESETS for s in earlier[leads[-1] + 1 :])
+
+
+def _earlier_in_blocks(ctx: RuleContext, stmt: ast.stmt) -> list[ast.stmt]:
+    """Statements before ``stmt`` in its block and in the blocks around it, up to its loop or function."""
+    found: list[ast.stmt] = []
+    current: ast.stmt | None = stmt
+    while current is not None:
+        block = ctx.block_of(current)
+        if block is not None:
+            found.extend(s for s in block if s.lineno < current.lineno)
+        parent = ctx.parents.get(current)
+        if not isinstance(parent, ast.stmt) or isinstance(
+            parent, ast.For | ast.While | ast.AsyncFor | ast.FunctionDef | ast.AsyncFunctionDef
+        ):
+            break
+        current = parent
+    return found
+
+
+def _enclosing(ctx: RuleContext, stmt: ast.stmt) -> list[ast.stmt]:
+    found: list[ast.stmt] = []
+    current = ctx.parents.get(stmt)
+    while isinstance(current, ast.stmt):
+        found.append(current)
+        current = ctx.parents.get(current)
+    return found

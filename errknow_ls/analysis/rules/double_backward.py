@@ -27,7 +27,11 @@ loss.backward()
 ### Fix safety
 Adding `retain_graph=True` to the earlier call is safe when that call is `torch.autograd.grad`
 (it only reads gradients); after `.backward()` it is unsafe, because the gradients then
-accumulate twice, which is rarely what was meant.
+accumulate twice, which is rarely what was meant. Where `torch.autograd.grad` only re-asks for
+gradients a `.backward()` of the same loss just computed (to log their norm), the fix reads them
+from `.grad` instead (a copy): unsafe, since `.grad` also holds whatever was there before that
+backward. Where the code right after the second backward reads `.grad`, the second pass is meant,
+and retaining the graph comes before removing the second backward.
 
 ### References
 - [torch.Tensor.backward](https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html)
@@ -36,14 +40,18 @@ accumulate twice, which is rarely what was meant.
 
 from __future__ import annotations
 
+import ast
+
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.rules.common_fixes import (
+    read_grads,
     recompute_before,
     remove_second,
     retain_first,
     steps_between,
 )
 from errknow_ls.analysis.rules.context import RuleContext
+from errknow_ls.analysis.source import called_names
 from errknow_ls.core import Applicability, Finding
 
 CODE = "EK001"
@@ -60,13 +68,27 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     if reads_only:
         candidates = [retain_first(event, ctx, Applicability.SAFE)]
     elif steps_between(ctx, event):
-        candidates = [recompute_before(event, ctx, Applicability.SAFE)]
+        candidates = [read_grads(event, ctx), recompute_before(event, ctx, Applicability.SAFE)]
     else:
-        candidates = [
-            remove_second(event, ctx),
-            recompute_before(event, ctx, Applicability.UNSAFE),
-            retain_first(event, ctx, Applicability.UNSAFE),
-        ]
+        removal = [remove_second(event, ctx), recompute_before(event, ctx, Applicability.UNSAFE)]
+        retain = [retain_first(event, ctx, Applicability.UNSAFE)]
+        # The second pass's gradients are read right after it: it was meant, do not drop it.
+        wanted = _second_grads_read(event, ctx)
+        candidates = [read_grads(event, ctx), *(retain + removal if wanted else removal + retain)]
     fixes = [fix for fix in candidates if fix is not None]
     related = [ctx.related(first, f"`{event.free.label}`'s graph is freed here")]
     return ctx.finding(CODE, event.report, message, fixes, related, tensor)
+
+
+def _second_grads_read(event: SecondPass, ctx: RuleContext) -> bool:
+    """Statements after the second backward, in its block, read ``.grad`` before any step."""
+    stmt = ctx.statement_of(event.report)
+    block = ctx.block_of(stmt) if stmt is not None else None
+    if stmt is None or block is None:
+        return False
+    for later in block[next(i for i, s in enumerate(block) if s is stmt) + 1 :]:
+        if any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(later)):
+            return True
+        if called_names(later) & {"step", "zero_grad"}:
+            return False
+    return False

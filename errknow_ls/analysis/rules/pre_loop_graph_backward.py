@@ -46,9 +46,8 @@ import ast
 
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.fixes import body_anchor, insert_lines_before, replace, statement_text
-from errknow_ls.analysis.rules.common_fixes import SIDE_EFFECTS, ancestors_hold
+from errknow_ls.analysis.rules.common_fixes import ancestors_hold, has_side_effects
 from errknow_ls.analysis.rules.context import RuleContext
-from errknow_ls.analysis.source import called_names
 from errknow_ls.core import Applicability, Edit, Finding, Fix
 
 CODE = "EK002"
@@ -89,7 +88,7 @@ def _recompute(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | N
             return None  # built by a constructor: moving the construction would rebuild the model
         if not isinstance(stmt, SIMPLE) or stmt.lineno >= loop.node.lineno:
             return None
-        if called_names(stmt) & SIDE_EFFECTS or not ancestors_hold(ctx, stmt, loop.node):
+        if has_side_effects(ctx, stmt) or not ancestors_hold(ctx, stmt, loop.node):
             return None
         statements[stmt.lineno] = stmt
     texts = [statement_text(ctx.source, statements[line]) for line in sorted(statements)]

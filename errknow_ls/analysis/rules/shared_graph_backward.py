@@ -28,8 +28,8 @@ loss_rec = mse(decoder(features), x)
 ```
 
 ### Fix safety
-Summing the losses into one backward is safe: the gradients are the same as those of two
-backwards. Detaching the shared tensor in the first loss is safe in a GAN's discriminator step
+Summing the losses (or what was backwarded, such as `scaler.scale(loss)`) into one backward is
+safe: the gradients are the same as those of two backwards. Detaching the shared tensor in the first loss is safe in a GAN's discriminator step
 (an optimizer step sits between the two backwards) and unsafe elsewhere, since it stops the first
 loss's gradient at the shared part. `retain_graph=True` on the first backward is unsafe: an
 optimizer step in between then modifies tensors the second backward needs.
@@ -89,9 +89,17 @@ def _plain_backward(ctx: RuleContext, call: ast.Call) -> ast.Expr | None:
         and call.func.attr == "backward"
         and not call.args
         and not call.keywords
-        and isinstance(call.func.value, ast.Name | ast.Attribute)
+        and _plain_operand(call.func.value)
     )
     return stmt if plain and isinstance(stmt, ast.Expr) and stmt.value is call else None
+
+
+def _plain_operand(expr: ast.expr) -> bool:
+    """``loss``, ``self.loss``, or a wrapper of one such as ``scaler.scale(loss)``."""
+    if isinstance(expr, ast.Call):
+        simple = all(isinstance(a, ast.Name | ast.Attribute | ast.Constant) for a in expr.args)
+        return simple and not expr.keywords and isinstance(expr.func, ast.Name | ast.Attribute)
+    return isinstance(expr, ast.Name | ast.Attribute)
 
 
 def _between(ctx: RuleContext, first: ast.stmt, second: ast.stmt) -> list[ast.stmt] | None:
