@@ -69,6 +69,8 @@ class Frame:
     closure: dict[str, Value] | None = None
     stmt: ast.stmt | None = None
     yields: list[Value] = field(default_factory=list)
+    bound: int | None = None
+    """The object a method runs on (its ``oid``)."""
 
 
 @dataclass(slots=True)
@@ -957,6 +959,7 @@ class Interpreter:
         env = self._bind(fn, func.bound, args, kwargs, unknown_args)
         closure = self._closures.get(func.closure) if func.closure is not None else None
         frame = Frame(next(self._serial), fn, node, self.tick, closure=closure)
+        frame.bound = func.bound.oid if func.bound is not None else None
         caller_env, caller_no_grad = self.state.env, self.no_grad
         if self.frames and self.frames[-1].func is None:
             self.globals = caller_env  # a call from module level sees the module's names as they are
@@ -1070,6 +1073,10 @@ class Interpreter:
         label = ast.unparse(receiver) if receiver is not None else ""
         code, loop, carried = self._classify(node, roots, conflict, free, label)
         report, frame = self._report_site(node, free.tick)
+        if code == "EK003" and carried:
+            inside = self._inside_stateful_method(node, free.tick, carried)
+            if inside is not None:
+                report, frame, loop, carried = inside
         root_ids = tuple(t.root for t in roots)
         self.events.append(
             SecondPass(
@@ -1143,6 +1150,31 @@ class Interpreter:
             if site is not None:
                 return site, self.frames[deepest].serial
         return node, self.frames[-1].serial if self.frames else 0
+
+    def _inside_stateful_method(
+        self, node: ast.Call, freed_at: int, carried: dict[str, Value]
+    ) -> tuple[ast.expr, int, Loop, dict[str, Value]] | None:
+        """A loop calls a method of an object that keeps the graph on itself between calls
+        (``trainer.training_step(x)`` storing ``self.context``): the bug is in the method, so report
+        there, as if its calls were the loop, with the state spelled ``self.context``."""
+        deepest = max((i for i, f in enumerate(self.frames) if f.start < freed_at), default=-1)
+        if not 0 <= deepest < len(self.frames) - 1:
+            return None
+        method = self.frames[deepest + 1]
+        owners = {key.partition("#")[2] for key in carried}
+        if method.bound is None or owners != {str(method.bound)} or method.func is None:
+            return None
+        fn = _func_node(method.func)
+        if fn is None:
+            return None
+        inner = self.frames[deepest + 2].call_site if deepest + 2 < len(self.frames) else None
+        report = inner if inner is not None else node
+        loop = Loop(self._new_key(), None, method=fn, frame=method.serial)
+        plain = {key: key.partition("#")[0] for key in carried}
+        self._guarded = frozenset(plain[key] for key in carried)  # None until the first call stores it
+        self._entry = {plain[k]: v for k, v in self._entry.items() if k in plain}
+        self._spelled = {}
+        return report, method.serial, loop, {plain[key]: value for key, value in carried.items()}
 
     def _note_retained_reach(self, node: ast.Call, reached: frozenset[int]) -> None:
         loops = tuple(self.loop_stack)

@@ -52,9 +52,6 @@ KNOWN_GAPS: dict[str, str] = {
     "buggy/h2_forward_hook_activations_accumulate.py": (
         "missed EK003: a forward hook appends outputs to a list on an object that is never cleared"
     ),
-    "buggy/h2_seq2seq_encoder_state_kept_on_self.py": (
-        "wrong line: state on `self` across training_step calls reported at the call site, not the backward"
-    ),
 }
 
 requires_torch = pytest.mark.skipif(

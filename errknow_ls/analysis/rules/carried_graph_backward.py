@@ -300,12 +300,14 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]])
         return None
     lines, safe = [], True
     for raw, name in carried:
-        made = _detach_line(name, _shape(event.carried[raw], event.entry.get(raw)))
+        shape = _shape(event.carried[raw], event.entry.get(raw))
+        made = _detach_line(name, shape)
         if made is None:
             return None
         line, line_safe = made
         safe = safe and line_safe
-        lines.append(f"if {_guard(name, ctx)}:\n    {line}" if raw in event.guarded else line)
+        guard = _guard(name, ctx) if isinstance(shape, Tensor) else f"{name} is not None"
+        lines.append(f"if {guard}:\n    {line}" if raw in event.guarded else line)
     edit = insert_lines_before(ctx.source, anchor, lines)
     if edit is None or _in_header_line(anchor, loop.node):
         return None

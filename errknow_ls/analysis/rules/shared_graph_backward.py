@@ -29,10 +29,11 @@ loss_rec = mse(decoder(features), x)
 
 ### Fix safety
 Summing the losses (or what was backwarded, such as `scaler.scale(loss)`) into one backward is
-safe: the gradients are the same as those of two backwards. Detaching the shared tensor in the first loss is safe in a GAN's discriminator step
-(an optimizer step sits between the two backwards) and unsafe elsewhere, since it stops the first
-loss's gradient at the shared part. `retain_graph=True` on the first backward is unsafe: an
-optimizer step in between then modifies tensors the second backward needs.
+safe: the gradients are the same as those of two backwards. Detaching the shared tensor in the
+first loss is safe in a GAN's discriminator step (an optimizer step sits between the two
+backwards) and unsafe elsewhere, since it stops the first loss's gradient at the shared part.
+`retain_graph=True` on the first backward is unsafe: an optimizer step in between then modifies
+tensors the second backward needs.
 
 ### References
 - [DCGAN example, `fake.detach()`](https://github.com/pytorch/examples/blob/main/dcgan/main.py)
