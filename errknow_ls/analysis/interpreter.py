@@ -112,6 +112,9 @@ class Interpreter:
         self._guarded: frozenset[str] = frozenset()
         self._entry: dict[str, Value] = {}
         self._spelled: dict[str, str] = {}
+        self.forward_hooks: list[Value] = []
+        """Functions registered with ``register_forward_hook``; every module call runs them."""
+        self._in_hook = False
         self.materialized: set[int] = set()
         """Nodes made up for tensors we knew nothing of, at their first backward."""
 
@@ -164,6 +167,7 @@ class Interpreter:
 
     def _run_guarded(self, body: object) -> None:
         self.steps = 0
+        self.forward_hooks = []
         try:
             body()  # type: ignore[operator]
         except (BudgetExceeded, RecursionError):
@@ -378,20 +382,25 @@ class Interpreter:
 
     def define_class(self, stmt: ast.ClassDef) -> None:
         methods: dict[str, FunctionNode] = {}
-        is_module = False
+        is_module = layer = function = False
         for base in stmt.bases:
             base_value = self.eval(base)
             if isinstance(base_value, Class):
                 methods.update(base_value.info.methods)
                 is_module = is_module or base_value.info.is_module
+                layer = layer or base_value.info.layer
+                function = function or base_value.info.function
             elif isinstance(base_value, Ref) and base_value.qualname.startswith(
                 ("torch.nn", "pytorch_lightning", "lightning")
             ):
                 is_module = True
+                layer = layer or api.is_layer(base_value.qualname)
+            elif isinstance(base_value, Ref) and base_value.qualname.endswith("autograd.Function"):
+                function = True
         for child in stmt.body:
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 methods[child.name] = child
-        info = ClassInfo(stmt, methods, is_module or "forward" in methods)
+        info = ClassInfo(stmt, methods, is_module or "forward" in methods, layer, function)
         self.classes[stmt.name] = info
         self.state.env[stmt.name] = Class(info)
 
@@ -578,6 +587,8 @@ class Interpreter:
             if stored is not None:
                 return stored
             method = owner.cls.methods.get(attr)
+            if method is None and owner.cls.layer and api.is_parameter_name(attr):
+                return Tensor(frozenset(), True)  # `self.weight` of a subclass of nn.Linear
             return Func(method, bound=owner) if method is not None else UNKNOWN
         if isinstance(owner, Class):
             method = owner.info.methods.get(attr)
@@ -695,6 +706,11 @@ class Interpreter:
             return self.call_qualified(f"{receiver.qualname}.{attr}", args, kwargs, node)
         if isinstance(receiver, Tensor):
             return self.tensor_method(receiver, attr, args, kwargs, node)
+        if attr == "register_forward_hook" and args and isinstance(args[0], Func | Partial):
+            self.forward_hooks.append(args[0])
+            return UNKNOWN
+        if isinstance(receiver, Class) and receiver.info.function and attr == "apply":
+            return self.op_node(node, [*args, *kwargs.values()], saves=True)
         if isinstance(receiver, Obj):
             method = self.attribute(receiver, attr, node)
             if isinstance(method, Func | Obj | NNModule | Class):
@@ -909,7 +925,20 @@ class Interpreter:
         if self.no_grad:
             return Tensor(grad=False)
         graph = frozenset().union(*(nodes_of(v) for v in [*args, *kwargs.values()]))
-        return self.new_node(node, graph, saves=True)
+        return self._run_forward_hooks(self.new_node(node, graph, saves=True), args, node)
+
+    def _run_forward_hooks(self, output: Value, args: list[Value], node: ast.Call) -> Value:
+        """``hook(module, inputs, output)`` for every registered forward hook: a module we do not
+        follow may hold the hooked layer, so each one runs (once per call, not nested)."""
+        if not self.forward_hooks or self._in_hook:
+            return output
+        self._in_hook = True
+        try:
+            for hook in list(self.forward_hooks):
+                self.call_value(hook, "", [UNKNOWN, Seq(_join_many(args), "tuple"), output], {}, node)
+        finally:
+            self._in_hook = False
+        return output
 
     def call_object(self, obj: Obj, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         method = obj.cls.methods.get("forward") or obj.cls.methods.get("__call__")
@@ -927,7 +956,7 @@ class Interpreter:
         result = self.call_function(Func(method, bound=obj), args, kwargs, node)
         if obj.cls.is_module and not has_grad(result) and not self.no_grad:
             return self.call_module([*args, result], kwargs, node)
-        return result
+        return self._run_forward_hooks(result, args, node) if obj.cls.is_module else result
 
     def instantiate(
         self,

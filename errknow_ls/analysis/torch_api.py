@@ -376,3 +376,23 @@ TENSOR_METHODS = frozenset(
     }
 )
 """Tensor methods, so that ``model.weight.pow(2)`` is read as an op on a parameter."""
+
+
+_NOT_LAYERS = frozenset(
+    {"Module", "ModuleList", "ModuleDict", "Sequential", "ParameterList", "ParameterDict"}
+)
+
+
+def is_layer(qualname: str) -> bool:
+    """``torch.nn.Linear``, ``torch.nn.Conv2d``: a torch layer whose constructor makes parameters."""
+    parts = qualname.split(".")
+    return qualname.startswith("torch.nn.") and parts[-1][:1].isupper() and parts[-1] not in _NOT_LAYERS
+
+
+def is_parameter_name(attr: str) -> bool:
+    """The parameters torch layers make: ``weight``, ``bias``, ``in_proj_weight``, ``weight_ih_l0``."""
+    return (
+        attr in ("weight", "bias")
+        or attr.startswith(("weight_", "bias_"))
+        or attr.endswith(("_weight", "_bias"))
+    )

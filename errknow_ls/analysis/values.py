@@ -101,6 +101,10 @@ class ClassInfo:
     node: ast.ClassDef
     methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(hash=False, compare=False)
     is_module: bool = False
+    layer: bool = False
+    """Derives from a torch layer (``nn.Linear``), whose constructor made ``weight`` and ``bias``."""
+    function: bool = False
+    """Derives from ``torch.autograd.Function``: ``.apply`` is a differentiable op."""
 
 
 @dataclass(frozen=True, slots=True)

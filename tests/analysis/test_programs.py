@@ -46,12 +46,6 @@ ERROR_LABEL = re.compile(r"# error: \[(?P<rule>[a-z0-9-]+)\]$")
 # The checker's known gaps on this set: program -> what goes wrong (strict xfail; delete when fixed).
 KNOWN_GAPS: dict[str, str] = {
     # Second held-out set (h2_*), written without reading the checker.
-    "buggy/h2_fake_quant_function_weight_once.py": (
-        "missed EK002: custom autograd.Function `.apply` on a parameter (via a method) before the loop"
-    ),
-    "buggy/h2_forward_hook_activations_accumulate.py": (
-        "missed EK003: a forward hook appends outputs to a list on an object that is never cleared"
-    ),
 }
 
 requires_torch = pytest.mark.skipif(
