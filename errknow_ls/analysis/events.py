@@ -42,7 +42,8 @@ class SecondPass:
     guarded: frozenset[str] = frozenset()
     """Carried names that may be None when the loop starts."""
     entry: dict[str, Value] = field(default_factory=dict)
-    """What carried names held when the loop started (a tuple there means a tuple here)."""
+    """What carried names held when the loop started (a tuple there means a tuple here); for a
+    graph built before the loop, the names that held it when the loop started."""
     spelled: dict[str, str] = field(default_factory=dict)
     """Carried attributes (``self.records#7``) as the loop's code can spell them (``recorder.records``)."""
 

@@ -40,6 +40,7 @@ from errknow_ls.analysis.values import (
     nodes_of,
     nth,
     tensors_in,
+    touches_parameters,
 )
 
 FROZEN = "__errknow_frozen__"
@@ -639,15 +640,16 @@ class Interpreter:
         graph = frozenset().union(*(nodes_of(v) for v in inputs))
         if self.no_grad or not any(has_grad(v) or isinstance(v, NNModule) for v in inputs):
             return Tensor(frozenset(), False)
-        return self.new_node(site, graph, saves=saves)
+        return self.new_node(site, graph, saves=saves, learns=touches_parameters(list(inputs)))
 
-    def new_node(self, site: ast.AST, inputs: frozenset[int], *, saves: bool) -> Tensor:
+    def new_node(self, site: ast.AST, inputs: frozenset[int], *, saves: bool, learns: bool = False) -> Tensor:
         node_id = len(self.nodes)
         stmt = self._current_stmt
         frame = self.frames[-1].serial if self.frames else 0
         site_expr = site if isinstance(site, ast.expr) else ast.Constant(None, lineno=0, col_offset=0)
         stmts = tuple((f.serial, f.stmt) for f in self.frames if f.stmt is not None)
-        self.nodes.append(GraphNode(node_id, site_expr, stmt, saves, tuple(self.loop_stack), frame, stmts))
+        loops = tuple(self.loop_stack)
+        self.nodes.append(GraphNode(node_id, site_expr, stmt, saves, loops, frame, stmts, learns))
         return Tensor(inputs | {node_id}, True, node_id)
 
     # ----------------------------------------------------------------- calls
@@ -910,11 +912,13 @@ class Interpreter:
             return UNKNOWN
         if any(has_grad(v) for v in inputs):
             graph = frozenset().union(*(nodes_of(v) for v in inputs))
-            return self.new_node(node, graph, saves=True)
+            learns = api.is_model_like(hint) or touches_parameters(inputs)
+            return self.new_node(node, graph, saves=True, learns=learns)
         if modules:
             return NNModule(hint)  # prepare(model), make_private(module=model), compile(model)
         if api.is_model_like(hint):
-            return self.new_node(node, frozenset().union(*(nodes_of(v) for v in inputs)), saves=True)
+            graph = frozenset().union(*(nodes_of(v) for v in inputs))
+            return self.new_node(node, graph, saves=True, learns=True)
         return UNKNOWN
 
     def call_module(
@@ -925,7 +929,8 @@ class Interpreter:
         if self.no_grad:
             return Tensor(grad=False)
         graph = frozenset().union(*(nodes_of(v) for v in [*args, *kwargs.values()]))
-        return self._run_forward_hooks(self.new_node(node, graph, saves=True), args, node)
+        output = self.new_node(node, graph, saves=True, learns=True)
+        return self._run_forward_hooks(output, args, node)
 
     def _run_forward_hooks(self, output: Value, args: list[Value], node: ast.Call) -> Value:
         """``hook(module, inputs, output)`` for every registered forward hook: a module we do not
@@ -1144,7 +1149,10 @@ class Interpreter:
             or (receiver_label and receiver_label == free.label and free.site is not node)
         ):
             loop = self._freeing_loop(free, current) if free.site is node else None
-            return ("EK002", loop, {}) if loop is not None else ("EK001", None, {})
+            if loop is None:
+                return "EK001", None, {}
+            self._entry = {k: v for k, v in self.loops[loop.key].entry.items() if nodes_of(v) & conflict}
+            return "EK002", loop, {}
         for node_id in sorted(conflict):
             for key, iteration in self.nodes[node_id].loops:
                 if key in current and current[key] > iteration:
@@ -1158,6 +1166,7 @@ class Interpreter:
                     return "EK003", self.loops[key].loop, {}
         loop = self._freeing_loop(free, current)
         if loop is not None and not self.loops[loop.key].over_tensors:
+            self._entry = {k: v for k, v in self.loops[loop.key].entry.items() if nodes_of(v) & conflict}
             return "EK002", loop, {}
         return "EK004", None, {}
 

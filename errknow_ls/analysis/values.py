@@ -20,6 +20,8 @@ class GraphNode:
     frame: int
     stmts: tuple[tuple[int, ast.stmt], ...] = ()
     """The statement each frame on the call stack was running when the node was made."""
+    learns: bool = False
+    """Made from parameters (a module call, an op on a leaf that needs grad): training goes through it."""
 
     def stmt_in(self, frame: int) -> ast.stmt | None:
         for serial, stmt in self.stmts:
@@ -144,6 +146,11 @@ def has_grad(value: Value) -> bool:
     if isinstance(value, Seq):
         return has_grad(value.item) or any(has_grad(item) for item in value.items or ())
     return False
+
+
+def touches_parameters(values: list[Value] | tuple[Value, ...]) -> bool:
+    """A module, or a leaf tensor that needs grad (a parameter), among ``values``."""
+    return any(isinstance(v, NNModule) or any(t.grad and not t.nodes for t in tensors_in(v)) for v in values)
 
 
 def tensors_in(value: Value) -> list[Tensor]:

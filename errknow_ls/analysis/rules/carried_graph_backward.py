@@ -51,6 +51,7 @@ import ast
 
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.fixes import body_anchor, insert_lines_before, replace
+from errknow_ls.analysis.rules.common_fixes import detached
 from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
 from errknow_ls.analysis.values import Seq, Tensor, Value
 from errknow_ls.core import Applicability, Finding, Fix
@@ -156,13 +157,6 @@ def _detach_stored(ctx: RuleContext, attrs: list[str]) -> Fix | None:
 
 def _is_attr(node: ast.expr, attrs: list[str]) -> bool:
     return isinstance(node, ast.Attribute) and node.attr in attrs
-
-
-def detached(ctx: RuleContext, expr: ast.expr) -> str:
-    """``expr.detach()``, parenthesised where the expression needs it."""
-    text = ctx.text(expr)
-    atomic = isinstance(expr, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
-    return f"{text}.detach()" if atomic else f"({text}).detach()"
 
 
 def _containers(event: SecondPass, ctx: RuleContext) -> list[tuple[str, Seq]]:

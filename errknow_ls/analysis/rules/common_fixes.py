@@ -270,3 +270,10 @@ def _enclosing(ctx: RuleContext, stmt: ast.stmt) -> list[ast.stmt]:
         found.append(current)
         current = ctx.parents.get(current)
     return found
+
+
+def detached(ctx: RuleContext, expr: ast.expr) -> str:
+    """``expr.detach()``, parenthesised where the expression needs it."""
+    text = ctx.text(expr)
+    atomic = isinstance(expr, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
+    return f"{text}.detach()" if atomic else f"({text}).detach()"

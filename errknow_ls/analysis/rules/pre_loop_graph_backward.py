@@ -34,7 +34,11 @@ for step in range(100):
 ### Fix safety
 Recomputing the forward pass inside the loop is safe: each iteration then sees the parameters the
 optimizer just updated, which is what a training loop means. Inlining a parameter transform from
-`__init__` into its uses is unsafe (it moves code across methods).
+`__init__` into its uses is unsafe (it moves code across methods). Where the stale values cannot be
+recomputed in the loop and the loss also learns through the loop's own forward pass, they are
+targets the loop only reads (a rollout's old log-probabilities, predictions kept in `__init__`):
+detaching them where they are stored, or before the loop, is unsafe, since it stops the gradient
+the first iteration sent through them.
 
 ### References
 - [Autograd mechanics](https://pytorch.org/docs/stable/notes/autograd.html)
@@ -46,8 +50,9 @@ import ast
 
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.fixes import body_anchor, insert_lines_before, replace, statement_text
-from errknow_ls.analysis.rules.common_fixes import ancestors_hold, has_side_effects
-from errknow_ls.analysis.rules.context import RuleContext
+from errknow_ls.analysis.rules.common_fixes import ancestors_hold, detached, has_side_effects
+from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
+from errknow_ls.analysis.values import Seq, Tensor, Value
 from errknow_ls.core import Applicability, Edit, Finding, Fix
 
 CODE = "EK002"
@@ -63,7 +68,12 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         f"`{tensor}` reaches a graph built once, before the loop{where}: the first iteration's "
         "backward freed it, so the next one raises"
     )
-    fixes = [fix for fix in (_recompute(event, ctx, stale), _inline_init(event, ctx, stale)) if fix]
+    candidates = (
+        _recompute(event, ctx, stale),
+        _inline_init(event, ctx, stale),
+        _detach_stale(event, ctx, stale),
+    )
+    fixes = [fix for fix in candidates if fix]
     related = [ctx.related(event.free.site, "the graph is freed here on the first iteration")]
     if first is not None:
         related.append(ctx.related(ctx.nodes[first].site, "built here, once, outside the loop"))
@@ -136,6 +146,57 @@ def _inline_init(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix |
         Applicability.UNSAFE,
         tuple(edits),
         workaround=2,
+    )
+
+
+def _detach_stale(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | None:
+    """Values built once and only read by the loop (a rollout's old log-probs, a teacher's targets
+    computed in ``__init__``), while the loss learns through a fresh forward pass: detach them
+    where they are stored, or before the loop."""
+    loop = event.loop
+    if loop is None or not stale or not _learns_in_loop(event, ctx):
+        return None
+    attrs = {key.partition("#")[0].removeprefix("self.") for key in event.entry if "#" in key}
+    edits: list[Edit] = []
+    for node_id in stale:
+        stmt = ctx.nodes[node_id].stmt
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _is_self_attr(stmt.targets[0]):
+            target = stmt.targets[0]
+            assert isinstance(target, ast.Attribute)
+            if target.attr in attrs:
+                edits.append(replace(ctx.source, stmt.value, detached(ctx, stmt.value)))
+    names = [key for key in sorted(event.entry) if "#" not in key]
+    if names and loop.node is not None:
+        exposed = upward_exposed(list(getattr(loop.node, "body", [])))
+        lines = [_detach_line(name, event.entry[name]) for name in names if name in exposed]
+        edit = insert_lines_before(ctx.source, loop.node, [line for line in lines if line])
+        if lines and all(lines) and edit is not None:
+            edits.append(edit)
+    if not edits:
+        return None
+    shown = ", ".join(sorted({f"`self.{a}`" for a in attrs} | {f"`{n}`" for n in names})) or "them"
+    return Fix(
+        f"Detach {shown}, built once and only read by the loop (it learns through its own forward pass)",
+        Applicability.UNSAFE,
+        tuple(dict.fromkeys(edits)),
+        workaround=3,
+    )
+
+
+def _learns_in_loop(event: SecondPass, ctx: RuleContext) -> bool:
+    key = event.loop.key if event.loop else None
+    return any(ctx.nodes[n].learns and any(k == key for k, _ in ctx.nodes[n].loops) for n in event.reached)
+
+
+def _detach_line(name: str, value: Value) -> str | None:
+    if isinstance(value, Tensor):
+        return f"{name} = {name}.detach()"
+    items = value.items if isinstance(value, Seq) and value.kind in ("list", "tuple") else None
+    if items is None or not all(isinstance(item, Tensor) for item in items):
+        return None
+    each = f"t.detach() for t in {name}"
+    return (
+        f"{name} = [{each}]" if isinstance(value, Seq) and value.kind == "list" else f"{name} = tuple({each})"
     )
 
 
