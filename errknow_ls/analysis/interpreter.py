@@ -150,6 +150,7 @@ class Interpreter:
             context = LoopContext(loop, first_node=len(self.nodes))
             start_tick = self.tick
             context.entry = {f"self.{attr}#{oid}": v for (oid, attr), v in self.state.heap.items()}
+            context.entry["self"] = obj
             self.loops[loop.key] = context
             iteration, first_tick = 0, None
             while iteration < self._iterations(2, start_tick, first_tick):
@@ -1160,7 +1161,7 @@ class Interpreter:
                     names = {k: v for k, v in context.carried.items() if nodes_of(v) & conflict}
                     self._guarded = frozenset(k for k in names if _needs_guard(context, k))
                     self._entry = {k: context.entry[k] for k in names if k in context.entry}
-                    self._spelled = _spell_attributes(names, context.entry)
+                    self._spelled = _spell_attributes(names, context.entry, self.state.heap)
                     return "EK003", context.loop, names
                 if key not in current and key in dict(free.loops):
                     return "EK003", self.loops[key].loop, {}
@@ -1307,14 +1308,23 @@ class Interpreter:
 # --------------------------------------------------------------------- pure helpers
 
 
-def _spell_attributes(names: dict[str, Value], entry: dict[str, Value]) -> dict[str, str]:
-    """``self.records#7`` -> ``recorder.records`` where a name at the loop's start holds object 7."""
-    owners = {value.oid: name for name, value in entry.items() if isinstance(value, Obj)}
+def _spell_attributes(
+    names: dict[str, Value], entry: dict[str, Value], heap: dict[tuple[int, str], Value]
+) -> dict[str, str]:
+    """``self.records#7`` -> ``recorder.records`` where a name at the loop's start holds object 7,
+    or ``self.collector.features`` where that name's attribute does."""
+    owners: dict[int, str] = {}
+    for name, value in entry.items():
+        if isinstance(value, Obj) and "#" not in name:
+            owners.setdefault(value.oid, name)
+    for (oid, attr), value in heap.items():
+        if isinstance(value, Obj) and oid in owners and value.oid not in owners:
+            owners[value.oid] = f"{owners[oid]}.{attr}"
     spelled = {}
     for key in names:
-        attr, _, oid = key.partition("#")
-        if oid.isdigit() and int(oid) in owners:
-            spelled[key] = f"{owners[int(oid)]}.{attr.removeprefix('self.')}"
+        attr, _, serial = key.partition("#")
+        if serial.isdigit() and int(serial) in owners:
+            spelled[key] = f"{owners[int(serial)]}.{attr.removeprefix('self.')}"
     return spelled
 
 

@@ -63,7 +63,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     tensor = ctx.text(event.receiver)
     body = _loop_body(event)
     exposed = upward_exposed(body)
-    names = [_spelling(name, event, ctx) for name in sorted(event.carried)]
+    names = [_spelling(name, event) for name in sorted(event.carried)]
     carried = [
         (raw, name)
         for raw, name in zip(sorted(event.carried), names, strict=True)
@@ -166,7 +166,7 @@ def _containers(event: SecondPass, ctx: RuleContext) -> list[tuple[str, Seq]]:
     for raw, value in sorted(event.carried.items()):
         if "#" not in raw and raw not in exposed:
             continue  # reassigned before it is read: not what carries the graph
-        name = event.spelled.get(raw) or _spelling(raw, event, ctx)
+        name = _spelling(raw, event)
         if name and isinstance(value, Seq) and value.kind == "list":
             found.append((name, value))
     return found
@@ -250,15 +250,12 @@ def _loop_body(event: SecondPass) -> list[ast.stmt]:
     return list(loop.method.body if loop.method is not None else getattr(loop.node, "body", []))
 
 
-def _spelling(name: str, event: SecondPass, ctx: RuleContext) -> str | None:
-    """``hidden`` stays; ``self.hidden#12`` becomes ``self.hidden`` inside methods only."""
+def _spelling(name: str, event: SecondPass) -> str | None:
+    """``hidden`` stays; ``self.hidden#12`` is spelled the way the loop's code reaches object 12
+    (``self.hidden``, ``trainer.hidden``, ``self.collector.hidden``), or not at all."""
     if "#" not in name:
         return name
-    func = event.loop.method if event.loop and event.loop.method else None
-    func = func or (event.loop.func if event.loop else None)
-    if func is None or not func.args.args or func.args.args[0].arg != "self":
-        return None
-    return name.split("#", 1)[0]
+    return event.spelled.get(name)
 
 
 def _shape(carried: Value, entry: Value | None) -> Value:

@@ -209,7 +209,7 @@ def read_grads(event: SecondPass, ctx: RuleContext) -> Fix | None:
         isinstance(inputs, ast.Call) and call_name(inputs) in MANY_TENSORS
     )
     if many:
-        edit = replace(ctx.source, second, f"tuple(p.grad.clone() for p in {text})")
+        edit = replace(ctx.source, second, _grads_of_many(ctx, inputs))
     elif first_item and isinstance(inputs, ast.Attribute) and isinstance(parent, ast.Subscript):
         edit = replace(ctx.source, parent, f"{text}.grad.clone()")
     else:
@@ -220,6 +220,18 @@ def read_grads(event: SecondPass, ctx: RuleContext) -> Fix | None:
         (edit,),
         workaround=2,
     )
+
+
+def _grads_of_many(ctx: RuleContext, inputs: ast.expr) -> str:
+    """``tuple(p.grad.clone() for p in ...)``, reusing a comprehension's own loop."""
+    text = ctx.text(inputs)
+    if isinstance(inputs, ast.ListComp) and isinstance(inputs.elt, ast.Name):
+        inner = text[1:-1].strip()
+        if inner.startswith(f"{inputs.elt.id} for "):
+            return f"tuple({inputs.elt.id}.grad.clone(){inner[len(inputs.elt.id) :]})"
+    if isinstance(inputs, ast.Call) and call_name(inputs) == "list" and len(inputs.args) == 1:
+        text = ctx.text(inputs.args[0])
+    return f"tuple(p.grad.clone() for p in {text})"
 
 
 def is_autograd_grad(ctx: RuleContext, call: ast.Call) -> bool:

@@ -13,7 +13,7 @@ for step in range(3):
     optimizer.zero_grad()
     loss = nn.functional.mse_loss(model(inputs), targets)
     loss.backward()
-    grads = tuple(p.grad.clone() for p in list(model.parameters()))
+    grads = tuple(p.grad.clone() for p in model.parameters())
     grad_norm = torch.sqrt(sum((g**2).sum() for g in grads))
     optimizer.step()
     print(f"step {step}: loss {loss.item():.4f}, grad norm {grad_norm.item():.4f}")
