@@ -4,7 +4,8 @@
 Flags a backward that reaches graph nodes made in an earlier iteration of a loop (or an earlier
 call of a training-step method) and carried into this one: an RNN hidden state fed back without
 `.detach()` (tuples `(h, c)` too), a running total `total = total + loss`, outputs or losses kept
-in a list, state kept on `self` between steps.
+in a list (by the loop, or by a forward hook), state kept on `self` between steps. State an
+object keeps on itself between calls of its method is reported at the backward in that method.
 
 ### Why is this bad?
 The earlier iteration's backward freed that part of the graph. This iteration's backward goes

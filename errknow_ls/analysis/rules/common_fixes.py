@@ -197,6 +197,8 @@ def read_grads(event: SecondPass, ctx: RuleContext) -> Fix | None:
         return None
     if len(second.args) != 2 or second.keywords or _grads_reset_before(ctx, event):
         return None
+    if event.free.root is None or event.free.root not in event.roots:
+        return None  # the backward went through something else (`scaler.scale(loss)`): other values
     inputs = second.args[1]
     text = ctx.text(inputs)
     parent = ctx.parents.get(second)

@@ -2,8 +2,9 @@
 
 ### What it does
 Flags a backward inside a loop that reaches graph nodes built once, before the loop: the loss
-itself, an intermediate that came from a module or an op on parameters, or a parameter transform
-computed once in `__init__` (`self.w2 = self.w * 2`) and used in every training step.
+itself, an intermediate that came from a module or an op on parameters (a custom
+`autograd.Function`'s `.apply` too), or a parameter transform computed once in `__init__`
+(`self.w2 = self.w * 2`) and used in every training step.
 
 ### Why is this bad?
 The first iteration's backward frees the saved tensors of that shared part of the graph; the
