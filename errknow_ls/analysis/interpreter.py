@@ -1224,7 +1224,8 @@ class Interpreter:
                 continue
             site.reached_later = True
             made_before_loop = all(k != site.loop.key for k, _ in self.nodes[node_id].loops)
-            if retain.loops == loops or made_before_loop:
+            # A generator that yields what it retained: its consumer backwards it in the same step.
+            if retain.loops == loops or made_before_loop or _is_generator(site.loop.func):
                 site.justified = True
 
     def _retain_site(self, node: ast.Call) -> ast.Call | None:
@@ -1326,6 +1327,10 @@ def _spell_attributes(
         if serial.isdigit() and int(serial) in owners:
             spelled[key] = f"{owners[int(serial)]}.{attr.removeprefix('self.')}"
     return spelled
+
+
+def _is_generator(func: FunctionNode | None) -> bool:
+    return func is not None and any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(func))
 
 
 def _needs_guard(context: LoopContext, name: str) -> bool:

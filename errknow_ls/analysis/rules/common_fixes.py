@@ -48,8 +48,25 @@ def _after(a: ast.stmt, b: ast.stmt) -> bool:
 def steps_between(ctx: RuleContext, event: SecondPass) -> bool:
     """An optimizer steps between the two passes: the second needs a fresh forward pass."""
     if ctx.function_of(event.free.site) is not ctx.function_of(event.report):
+        if yields_before_step(ctx, event.free.site):
+            return False
         return bool(called_names(ctx.function_of(event.free.site) or ctx.module) & STEPPING)
     return any(called_names(s) & STEPPING for s in statements_between(ctx, event.free.site, event.report))
+
+
+def yields_before_step(ctx: RuleContext, first: ast.Call) -> bool:
+    """A generator backwards, yields, and steps only when resumed: the consumer's code runs between
+    the backward and the step (``loss.backward(); yield loss; optimizer.step()``)."""
+    stmt = ctx.statement_of(first)
+    block = ctx.block_of(stmt) if stmt is not None else None
+    if stmt is None or block is None:
+        return False
+    for later in block[next(i for i, s in enumerate(block) if s is stmt) + 1 :]:
+        if any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(later)):
+            return True
+        if called_names(later) & (STEPPING | {"zero_grad", "backward"}):
+            return False
+    return False
 
 
 def ancestors_hold(ctx: RuleContext, stmt: ast.stmt, target: ast.stmt) -> bool:
@@ -149,7 +166,8 @@ def retain_first(event: SecondPass, ctx: RuleContext, applicability: Applicabili
     when an optimizer step sits between (the second pass would then meet modified tensors).
     """
     first = event.free.site
-    if ctx.function_of(first) is not ctx.function_of(event.report) or (
+    shared_helper = ctx.function_of(first) is not ctx.function_of(event.report)
+    if (shared_helper and not yields_before_step(ctx, first)) or (
         first is event.site and event.report is event.site
     ):
         return None

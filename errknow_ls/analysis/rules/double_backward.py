@@ -49,6 +49,7 @@ from errknow_ls.analysis.rules.common_fixes import (
     remove_second,
     retain_first,
     steps_between,
+    yields_before_step,
 )
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.source import called_names
@@ -72,8 +73,9 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     else:
         removal = [remove_second(event, ctx), recompute_before(event, ctx, Applicability.UNSAFE)]
         retain = [retain_first(event, ctx, Applicability.UNSAFE)]
-        # The second pass's gradients are read right after it: it was meant, do not drop it.
-        wanted = _second_grads_read(event, ctx)
+        # The second pass was meant: its gradients are read right after it, or it is the consumer's
+        # own backward of what a training-step generator already backwarded and yielded.
+        wanted = _second_grads_read(event, ctx) or yields_before_step(ctx, first)
         candidates = [read_grads(event, ctx), *(retain + removal if wanted else removal + retain)]
     fixes = [fix for fix in candidates if fix is not None]
     related = [ctx.related(first, f"`{event.free.label}`'s graph is freed here")]
