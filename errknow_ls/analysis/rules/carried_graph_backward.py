@@ -187,12 +187,37 @@ def _appends(body: list[ast.stmt], ctx: RuleContext, name: str) -> list[ast.Call
 
 
 def _detached_item(ctx: RuleContext, arg: ast.expr, item: Value) -> str | None:
+    """What to append instead of ``arg``: it detached, or its tensors detached."""
     if isinstance(item, Tensor):
         return detached(ctx, arg)
-    if isinstance(item, Seq) and all(isinstance(v, Tensor) for v in (item.items or (item.item,))):
-        each = "t.detach() for t in " + ctx.text(arg)
-        return f"[{each}]" if item.kind == "list" else f"tuple({each})" if item.kind == "tuple" else None
-    return None
+    if not isinstance(item, Seq):
+        return None
+    literal = _detached_literal(ctx, arg, item)
+    if literal is not None or not all(isinstance(v, Tensor) for v in (item.items or (item.item,))):
+        return literal
+    text = ctx.text(arg)
+    if item.kind == "dict":
+        return f"{{k: v.detach() for k, v in {text}.items()}}"
+    each = f"t.detach() for t in {text}"
+    return f"[{each}]" if item.kind == "list" else f"tuple({each})" if item.kind == "tuple" else None
+
+
+def _detached_literal(ctx: RuleContext, arg: ast.expr, item: Seq) -> str | None:
+    """``{"step": i, "loss": loss}`` -> ``{"step": i, "loss": loss.detach()}``."""
+    values = arg.values if isinstance(arg, ast.Dict) else getattr(arg, "elts", None)
+    if values is None or item.items is None or len(item.items) != len(values) or not values:
+        return None
+    if not any(isinstance(v, Tensor) for v in item.items):
+        return None
+    parts = [
+        detached(ctx, e) if isinstance(v, Tensor) else ctx.text(e)
+        for e, v in zip(values, item.items, strict=True)
+    ]
+    if isinstance(arg, ast.Dict):
+        if any(key is None for key in arg.keys):
+            return None
+        return "{" + ", ".join(f"{ctx.text(k)}: {p}" for k, p in zip(arg.keys, parts, strict=True)) + "}"
+    return f"[{', '.join(parts)}]" if isinstance(arg, ast.List) else f"({', '.join(parts)},)"
 
 
 def _detach_appended(event: SecondPass, ctx: RuleContext) -> Fix | None:
@@ -236,6 +261,10 @@ def _clear_each_iteration(event: SecondPass, ctx: RuleContext) -> Fix | None:
     if loop is None or anchor is None or not containers or _in_header_line(anchor, loop.node):
         return None
     names = [name for name, _ in containers]
+    report = ctx.statement_of(event.report)
+    end = (report.end_lineno or report.lineno) if report is not None else 0
+    if any(call.lineno > end for name in names for call in _appends(body, ctx, name)):
+        return None  # appended after the backward, for later iterations: a history, not to empty
     edit = insert_lines_before(ctx.source, anchor, [f"{name}.clear()" for name in names])
     if edit is None:
         return None
