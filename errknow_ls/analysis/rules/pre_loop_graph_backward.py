@@ -158,30 +158,46 @@ def _detach_stale(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix 
     if loop is None or not stale or not _learns_in_loop(event, ctx):
         return None
     attrs = {key.partition("#")[0].removeprefix("self.") for key in event.entry if "#" in key}
-    edits: list[Edit] = []
-    for node_id in stale:
-        stmt = ctx.nodes[node_id].stmt
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _is_self_attr(stmt.targets[0]):
-            target = stmt.targets[0]
-            assert isinstance(target, ast.Attribute)
-            if target.attr in attrs:
-                edits.append(replace(ctx.source, stmt.value, detached(ctx, stmt.value)))
+    stored = _detach_where_stored(ctx, stale, attrs)
     names = [key for key in sorted(event.entry) if "#" not in key]
-    if names and loop.node is not None:
-        exposed = upward_exposed(list(getattr(loop.node, "body", [])))
-        lines = [_detach_line(name, event.entry[name]) for name in names if name in exposed]
-        edit = insert_lines_before(ctx.source, loop.node, [line for line in lines if line])
-        if lines and all(lines) and edit is not None:
-            edits.append(edit)
+    before = _detach_before_loop(ctx, loop.node, {n: event.entry[n] for n in names}) if names else None
+    edits = [*stored, *([before] if before is not None else [])]
     if not edits:
         return None
-    shown = ", ".join(sorted({f"`self.{a}`" for a in attrs} | {f"`{n}`" for n in names})) or "them"
+    shown = sorted({f"`self.{a}`" for a in attrs} if stored else set()) + (
+        [f"`{n}`" for n in names] if before is not None else []
+    )
     return Fix(
-        f"Detach {shown}, built once and only read by the loop (it learns through its own forward pass)",
+        f"Detach {', '.join(shown)}, built once and only read by the loop (it learns through its own "
+        "forward pass)",
         Applicability.UNSAFE,
-        tuple(dict.fromkeys(edits)),
+        tuple(edits),
         workaround=3,
     )
+
+
+def _detach_where_stored(ctx: RuleContext, stale: list[int], attrs: set[str]) -> list[Edit]:
+    """``self.targets = f(...)`` -> ``self.targets = f(...).detach()`` where a stale node was stored."""
+    edits: dict[int, Edit] = {}
+    for node_id in stale:
+        stmt = ctx.nodes[node_id].stmt
+        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+            continue
+        target = stmt.targets[0]
+        if isinstance(target, ast.Attribute) and _is_self_attr(target) and target.attr in attrs:
+            edits[id(stmt)] = replace(ctx.source, stmt.value, detached(ctx, stmt.value))
+    return list(edits.values())
+
+
+def _detach_before_loop(ctx: RuleContext, loop: ast.stmt | None, values: dict[str, Value]) -> Edit | None:
+    """``old_log_probs = old_log_probs.detach()`` above the loop, for every name the loop reads."""
+    if loop is None:
+        return None
+    exposed = upward_exposed(list(getattr(loop, "body", [])))
+    lines = [_detach_line(name, value) for name, value in values.items() if name in exposed]
+    if not lines or not all(lines):
+        return None
+    return insert_lines_before(ctx.source, loop, [line for line in lines if line])
 
 
 def _learns_in_loop(event: SecondPass, ctx: RuleContext) -> bool:
