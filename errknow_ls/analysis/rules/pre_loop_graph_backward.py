@@ -159,7 +159,8 @@ def _detach_stale(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix 
         return None
     attrs = {key.partition("#")[0].removeprefix("self.") for key in event.entry if "#" in key}
     stored = _detach_where_stored(ctx, stale, attrs)
-    names = [key for key in sorted(event.entry) if "#" not in key]
+    exposed = upward_exposed(list(getattr(loop.node, "body", [])))
+    names = [key for key in sorted(event.entry) if "#" not in key and key in exposed]
     before = _detach_before_loop(ctx, loop.node, {n: event.entry[n] for n in names}) if names else None
     edits = [*stored, *([before] if before is not None else [])]
     if not edits:
@@ -190,11 +191,10 @@ def _detach_where_stored(ctx: RuleContext, stale: list[int], attrs: set[str]) ->
 
 
 def _detach_before_loop(ctx: RuleContext, loop: ast.stmt | None, values: dict[str, Value]) -> Edit | None:
-    """``old_log_probs = old_log_probs.detach()`` above the loop, for every name the loop reads."""
+    """``old_log_probs = old_log_probs.detach()`` above the loop, for each of ``values``."""
     if loop is None:
         return None
-    exposed = upward_exposed(list(getattr(loop, "body", [])))
-    lines = [_detach_line(name, value) for name, value in values.items() if name in exposed]
+    lines = [_detach_line(name, value) for name, value in values.items()]
     if not lines or not all(lines):
         return None
     return insert_lines_before(ctx.source, loop, [line for line in lines if line])
