@@ -118,6 +118,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         ignore=args.ignore,
         records=args.records,
         exit_zero=args.exit_zero,
+        no_cache=args.no_cache,
+        cache_dir=args.cache_dir,
     )
     return run_check(options)
 
@@ -189,6 +191,15 @@ def _add_check_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         help="extra record directory (repeatable); overrides `records` in [tool.errknow]",
     )
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    check.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the cache of what each file held"
+    )
+    check.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        type=Path,
+        help="where the cache lives (default: .errknow_cache at the project root); overrides `cache-dir`",
+    )
     check.set_defaults(func=cmd_check)
 
 

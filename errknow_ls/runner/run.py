@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import TextIO
 
 from errknow_ls.kb import KnowledgeBase
+from errknow_ls.runner.cache import CACHE_DIRNAME, CheckCache, cache_key, check_files_cached
 from errknow_ls.runner.config import ProjectSettings, load_settings
 from errknow_ls.runner.discovery import DEFAULT_EXCLUDE, Excluder, discover
-from errknow_ls.runner.engine import FileJob, FileResult, check_files
+from errknow_ls.runner.engine import FileJob, FileResult
 from errknow_ls.runner.formats import render
 from errknow_ls.runner.options import (
     CheckOptions,
@@ -46,7 +47,12 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     found = discover(paths, Excluder(patterns, settings.root))
     notices = [Notice(path, NoticeKind.ERROR, problem) for path, problem in found.errors]
     jobs = [FileJob(path, rules, options.fix, options.unsafe_fixes) for path in found.files]
-    results = check_files(jobs)
+    directory = cache_directory(options, settings)
+    cache = None if directory is None else CheckCache(directory, cache_key(rules))
+    results = check_files_cached(jobs, cache)
+    cache_problem = None if cache is None else cache.save()
+    if cache_problem is not None:
+        print(cache_problem, file=err)
     notices += [notice for result in results for notice in notices_of(result)]
     for notice in notices:
         print(notice, file=err)
@@ -58,6 +64,18 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     if report.remaining and not options.exit_zero:
         return ExitCode.FOUND
     return ExitCode.OK
+
+
+def cache_directory(options: CheckOptions, settings: ProjectSettings) -> Path | None:
+    """``--cache-dir``, else ``cache-dir`` in ``[tool.errknow]``, else ``.errknow_cache`` at the
+    project root (the current directory outside a project); ``None`` with ``--no-cache``."""
+    if options.no_cache:
+        return None
+    if options.cache_dir is not None:
+        return options.cache_dir
+    if settings.cache_dir is not None:
+        return settings.cache_dir
+    return (settings.root or Path.cwd()) / CACHE_DIRNAME
 
 
 def rule_selection(options: CheckOptions, settings: ProjectSettings, err: TextIO) -> RuleSelection:
