@@ -93,6 +93,8 @@ class CheckCache:
         self._results: dict[str, object] = {}
         self._stats: dict[str, tuple[int, int]] = {}
         """Size and modification time of each file looked up, taken before it was read."""
+        self._parsed: dict[str, _Entry] = {}
+        """Entries validated so far, by their text (most files find nothing: one text, one entry)."""
         self._changed = False
         self._load()
 
@@ -109,9 +111,10 @@ class CheckCache:
 
     def lookup(self, path: Path) -> FileResult | None:
         """What checking ``path`` found before, if its bytes are the same as then."""
-        name = os.path.abspath(path)  # noqa: PTH100 (no symlinks resolved: one stat, no more)
+        spelled = str(path)
+        name = _absolute(spelled)
         try:
-            info = os.stat(path)  # noqa: PTH116
+            info = os.stat(spelled)  # noqa: PTH116 (a str: this runs for every file)
         except OSError:
             return None
         stat = self._stats[name] = (info.st_size, info.st_mtime_ns)
@@ -135,15 +138,19 @@ class CheckCache:
         raw = self._results.get(digest)
         if not isinstance(raw, str):
             return None
+        entry = self._parsed.get(raw)
+        if entry is not None:
+            return entry
         try:
-            return _ENTRY.validate_json(raw, strict=True)
+            entry = self._parsed[raw] = _ENTRY.validate_json(raw, strict=True)
         except ValidationError:
             del self._results[digest]
             return None
+        return entry
 
     def record(self, result: FileResult) -> None:
         """Keep what a plain check (no ``--fix``) of a file found; failures are not kept."""
-        name = os.path.abspath(result.path)  # noqa: PTH100
+        name = _absolute(str(result.path))
         stat = self._stats.get(name)
         if stat is None or result.digest is None or result.error is not None:
             return
@@ -174,6 +181,11 @@ class CheckCache:
         except OSError as exc:
             return f"warning: cannot write the cache in {self.directory}: {exc.strerror or exc}"
         return None
+
+
+def _absolute(spelled: str) -> str:
+    """The name a file is kept under: absolute, no symlink resolved (that would cost a stat a part)."""
+    return spelled if os.path.isabs(spelled) else os.path.abspath(spelled)  # noqa: PTH100, PTH117
 
 
 def _file_entry(entry: object) -> tuple[int, int, str] | None:
