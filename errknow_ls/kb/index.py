@@ -1,8 +1,8 @@
 """The loaded knowledge base: look records up by id and match messages against them.
 
-Matching runs only the regexes a message could match: each record is filed under one word of each
-of its alternatives' required text (``literals``), the rarest in the knowledge base, and a message's
-words pick the records worth running. Matching is the same as running every regex, in the same
+Matching runs only the regexes a message could match: each record is filed under a run of text
+each of its alternatives requires (``literals``), the rarest in the knowledge base, and the runs
+found in a message pick the records worth running. Matching is the same as running every regex, in the same
 order; only the cost changes, from the number of records to the number of candidates.
 """
 
@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
+import ahocorasick
 import regex
 
-from errknow_ls.kb.literals import Branch, inner_words, required_runs, words_of
+from errknow_ls.kb.literals import Branch, required_runs
 from errknow_ls.kb.loader import LoadedRecord, LoadResult, Problem, load
 from errknow_ls.kb.model import Record
 from errknow_ls.kb.patterns import PatternTimeout
@@ -30,6 +31,10 @@ class RecordMatch:
     record: Record
     start: int
     end: int
+
+
+MIN_KEY = 3
+"""A key shorter than this would be found all over every message: such a record is tested on each."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,41 +53,45 @@ class _Filed:
 
 
 class Prefilter:
-    """Records filed under words; ``candidates`` are the records a message may match, in order."""
+    """Records filed under one required run of each alternative (the one fewest records require);
+    one Aho-Corasick pass over a casefolded message finds every run filed, and the records filed
+    under them are the candidates."""
 
     def __init__(self, patterns: Iterable[tuple[str, str]]) -> None:
         """``patterns``: each record's id and regex source, in order."""
         filed = [_Filed(order, rid, required_runs(source)) for order, (rid, source) in enumerate(patterns)]
-        frequency = Counter(
-            word
-            for record in filed
-            for branch in record.branches or ()
-            for word in {w for run in branch for w in inner_words(run)}
-        )
-        self._by_word: dict[str, list[_Filed]] = defaultdict(list)
+        frequency = Counter(run for record in filed for run in {r for b in record.branches or () for r in b})
+        self._by_key: dict[str, list[_Filed]] = defaultdict(list)
         self._everywhere: list[_Filed] = []
         for record in filed:
             keys = [_rarest(branch, frequency) for branch in record.branches or [()]]
-            words = [key for key in keys if key is not None]
-            if record.branches is None or len(words) < len(keys):
+            chosen = [key for key in keys if key is not None]
+            if record.branches is None or len(chosen) < len(keys):
                 self._everywhere.append(record)
                 continue
-            for word in dict.fromkeys(words):
-                self._by_word[word].append(record)
+            for key in dict.fromkeys(chosen):
+                self._by_key[key].append(record)
+        self._automaton = ahocorasick.Automaton()
+        for key in self._by_key:
+            self._automaton.add_word(key, key)
+        if self._by_key:
+            self._automaton.make_automaton()
 
     def candidates(self, text: str) -> list[str]:
         folded = text.casefold()
         found = {record.order: record for record in self._everywhere if record.worth_running(folded)}
-        for word in words_of(folded):
-            for record in self._by_word.get(word, ()):
-                if record.order not in found and record.worth_running(folded):
-                    found[record.order] = record
+        if self._by_key:
+            for key in {key for _, key in self._automaton.iter(folded)}:
+                for record in self._by_key[key]:
+                    if record.order not in found and record.worth_running(folded):
+                        found[record.order] = record
         return [found[order].record_id for order in sorted(found)]
 
 
 def _rarest(branch: Branch, frequency: Counter[str]) -> str | None:
-    words = {word for run in branch for word in inner_words(run)}
-    return min(words, key=lambda word: (frequency[word], -len(word), word)) if words else None
+    """The run fewest records require (the longest of those), as long as ``MIN_KEY`` at least."""
+    runs = [run for run in branch if len(run) >= MIN_KEY]
+    return min(runs, key=lambda run: (frequency[run], -len(run), run)) if runs else None
 
 
 class KnowledgeBase:

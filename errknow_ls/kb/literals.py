@@ -1,6 +1,6 @@
 """What text a record's regex cannot match without: for each top-level alternative, the runs of plain
 characters it spells out. The index runs a regex only on messages that hold every run of one of its
-alternatives, so with thousands of records a message costs the few whose words it contains.
+alternatives, so with thousands of records a message costs the few whose text it contains.
 
 The reading is conservative: anything it does not follow (escapes of letters, classes, groups,
 quantified characters, non-ASCII characters) ends a run and adds nothing to one, so a run is always
@@ -24,7 +24,6 @@ _PLAIN = frozenset(string.ascii_letters + string.digits + string.punctuation + "
 _ESCAPED_LITERALS = frozenset(string.punctuation + " ")
 _GLOBAL_FLAGS = re.compile(r"\(\?([A-Za-z0-9-]*)\)")
 _HARMLESS_FLAGS = frozenset("ims")
-_WORD = re.compile(r"[a-z0-9_]+")
 
 Branch = tuple[str, ...]
 
@@ -42,21 +41,6 @@ def required_runs(pattern: str) -> tuple[Branch, ...] | None:
         return tuple(_runs(branch) for branch in _branches(pattern))
     except _Unreadable:
         return None
-
-
-def inner_words(run: str) -> list[str]:
-    """The words of ``run`` with a non-word character of the run on both sides: in any text that
-    holds the run, each of them is a whole word of that text (``_WORD`` splits it there too)."""
-    words = []
-    for found in _WORD.finditer(run):
-        if found.start() > 0 and found.end() < len(run):
-            words.append(found.group())
-    return words
-
-
-def words_of(text: str) -> set[str]:
-    """The words of a casefolded text, as ``inner_words`` sees them."""
-    return set(_WORD.findall(text))
 
 
 def _branches(pattern: str) -> list[str]:
