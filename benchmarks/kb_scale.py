@@ -181,15 +181,6 @@ def log_lines(shipped: KnowledgeBase, base: Record, extra: list[tuple[Record, st
     }
 
 
-def median_seconds(run: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", nargs="*", type=int, default=[1, 1000, 10000])
@@ -202,7 +193,8 @@ def main() -> None:
     log = log_lines(shipped, base, extra)
     every_line = [line for lines in log.values() for line in lines]
     hovered = [base, *[record for record, _ in extra[:50]]]
-    print(f"{len(every_line)} log lines; times per line (per hover), medians of {args.repeat} passes")
+    passes = f"medians of {args.repeat} interleaved passes"
+    print(f"{len(every_line)} log lines; times per line (per hover), {passes}")
     print(f"{'records':>8} {'matched':>8} {'prefilter built in':>19}")
     bases = {size: knowledge_base(size, base, extra) for size in args.sizes}
     for size, kb in bases.items():
@@ -210,34 +202,39 @@ def main() -> None:
         kb.match("warm-up")  # the prefilter is built on the first match
         built = time.perf_counter() - started
         print(f"{size:>8,} {sum(len(kb.match(line)) for line in every_line):>8} {built * 1e3:>16.0f} ms")
-    rows: dict[str, Callable[[KnowledgeBase], float]] = {
-        name: functools.partial(per_line, lines=lines, repeat=args.repeat) for name, lines in log.items()
+    rows: dict[str, Callable[[KnowledgeBase], None]] = {
+        name: functools.partial(match_all, lines=lines) for name, lines in log.items()
     }
-    rows["every line"] = lambda kb: per_line(kb, every_line, args.repeat)
-    rows["hover render"] = lambda kb: per_hover(kb, hovered, args.repeat)
+    rows["every line"] = functools.partial(match_all, lines=every_line)
+    rows["hover render"] = functools.partial(hover, records=hovered)
+    counts = {name: len(lines) for name, lines in log.items()} | {
+        "every line": len(every_line),
+        "hover render": len(hovered),
+    }
+    # Round by round, every size in turn: a load that comes and goes weighs on all sizes alike.
+    times: dict[tuple[str, int], list[float]] = {(name, size): [] for name in rows for size in bases}
+    for _ in range(args.repeat):
+        for name, run in rows.items():
+            for size, kb in bases.items():
+                started = time.perf_counter()
+                run(kb)
+                times[name, size].append((time.perf_counter() - started) / counts[name])
     print(f"\n{'':37}" + "".join(f"{size:>12,}" for size in args.sizes) + "   ratios to 1 record")
-    for name, measure in rows.items():
-        times = [measure(kb) for kb in bases.values()]
-        ratios = " ".join(f"{t / times[0]:5.2f}" for t in times[1:])
-        print(f"{name:37}" + "".join(f"{t * 1e6:>9.1f} us" for t in times) + f"   {ratios}")
+    for name in rows:
+        medians = [statistics.median(times[name, size]) for size in bases]
+        ratios = " ".join(f"{t / medians[0]:5.2f}" for t in medians[1:])
+        print(f"{name:37}" + "".join(f"{t * 1e6:>9.1f} us" for t in medians) + f"   {ratios}")
 
 
-def per_line(kb: KnowledgeBase, lines: list[str], repeat: int) -> float:
-    def match_all() -> None:
-        for line in lines:
-            kb.match(line)
-
-    return median_seconds(match_all, repeat) / len(lines)
+def match_all(kb: KnowledgeBase, lines: list[str]) -> None:
+    for line in lines:
+        kb.match(line)
 
 
-def per_hover(kb: KnowledgeBase, records: list[Record], repeat: int) -> float:
+def hover(kb: KnowledgeBase, records: list[Record]) -> None:
     """What a hover renders: the record, with the signatures of its neighbours in the knowledge base."""
-
-    def hover() -> None:
-        for record in records:
-            render(record, Context(here="RuntimeError: ...", related=kb.signatures), "en", True)
-
-    return median_seconds(hover, repeat) / len(records)
+    for record in records:
+        render(record, Context(here="RuntimeError: ...", related=kb.signatures), "en", True)
 
 
 if __name__ == "__main__":

@@ -11,11 +11,15 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from errknow_ls.cli import EXIT_FOUND, EXIT_OK, main
+from errknow_ls.core import Applicability, Edit, Finding, Fix, Related, Severity, Span
+from errknow_ls.runner import cache
 from errknow_ls.runner.cache import CACHE_DIRNAME, cache_key, checker_fingerprint
 from errknow_ls.runner.options import RuleSelection
 from tests.support import REPO
@@ -266,3 +270,37 @@ def test_the_key_follows_the_checker_sources_and_the_rules(tmp_path: Path) -> No
     }
     assert len(keys) == 4
     assert checker_fingerprint() == checker_fingerprint(REPO / "errknow_ls")
+
+
+def test_entries_read_back_exactly_and_damage_is_refused() -> None:
+    span = Span.of(3, 4, 3, 19)
+    fix = Fix("add retain_graph=True", Applicability.UNSAFE, (Edit(span, "x, retain_graph=True"),), 1)
+    finding = Finding(
+        "EK001",
+        "double-backward",
+        "pytorch/grad-accumulation-required-grad-false",
+        Severity.WARNING,
+        "second backward through 「loss」 😋",
+        span,
+        (fix, Fix("display", Applicability.DISPLAY_ONLY, ())),
+        (Related(Span.of(1, 0, 1, 5), "first backward"),),
+        "loss",
+        {"why": "freed"},
+    )
+    entry = cache._Entry([finding, Finding("EK002", "n", "r", Severity.ERROR, "m", span)], ["line 9: bad"])
+    raw = cache._encode(entry)
+    assert cache._decode(raw) == entry
+    data = json.loads(raw)
+    damages: list[Callable[[Any], object]] = [
+        lambda d: d["findings"][0].update(severity="fatal"),
+        lambda d: d["findings"][0].update(span=[1, 2, 3]),
+        lambda d: d["findings"][0]["fixes"][0].__setitem__(3, "1"),
+        lambda d: d["findings"][0].pop("tensor"),
+        lambda d: d.update(errors=[1]),
+    ]
+    for damage in damages:
+        damaged = json.loads(raw)
+        damage(damaged)
+        with pytest.raises(ValueError):
+            cache._decode(json.dumps(damaged))
+    assert data == json.loads(cache._encode(cache._decode(raw)))

@@ -27,17 +27,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import TypeAdapter, ValidationError
-
 from errknow_ls import __version__
-from errknow_ls.core import Finding
+from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Related, Severity, Span
 from errknow_ls.runner.engine import FileJob, FileResult, check_files
 from errknow_ls.runner.fixing import applicable
 from errknow_ls.runner.options import RuleSelection
 from errknow_ls.runner.sourcefile import content_digest
 
 CACHE_DIRNAME = ".errknow_cache"
-FORMAT = 1
+FORMAT = 2
 RACY_NS = 2_000_000_000
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -55,7 +53,127 @@ class _Entry:
     errors: list[str]
 
 
-_ENTRY = TypeAdapter(_Entry)
+class _Damaged(ValueError):
+    """An entry that is not what ``_encode`` writes."""
+
+
+def _encode(entry: _Entry) -> str:
+    return json.dumps(
+        {"findings": [_finding_data(f) for f in entry.findings], "errors": entry.errors},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def _finding_data(finding: Finding) -> dict[str, object]:
+    return {
+        "code": finding.code,
+        "name": finding.name,
+        "record_id": finding.record_id,
+        "severity": finding.severity.value,
+        "message": finding.message,
+        "span": _span_data(finding.span),
+        "fixes": [
+            [
+                fix.title,
+                fix.applicability.value,
+                [[_span_data(e.span), e.content] for e in fix.edits],
+                fix.workaround,
+            ]
+            for fix in finding.fixes
+        ],
+        "related": [[_span_data(related.span), related.message] for related in finding.related],
+        "tensor": finding.tensor,
+        "extra": finding.extra,
+    }
+
+
+def _span_data(span: Span) -> list[int]:
+    return [span.start.line, span.start.character, span.end.line, span.end.character]
+
+
+_FINDING_KEYS = frozenset(
+    ("code", "name", "record_id", "severity", "message", "span", "fixes", "related", "tensor", "extra")
+)
+
+
+def _decode(raw: str) -> _Entry:
+    """What ``_encode`` wrote, every type checked; raises ``_Damaged`` (or ``ValueError``) otherwise."""
+    data = _dict(json.loads(raw))
+    if set(data) != {"findings", "errors"}:
+        raise _Damaged(raw)
+    return _Entry(
+        [_finding(item) for item in _list(data["findings"])], [_str(e) for e in _list(data["errors"])]
+    )
+
+
+def _finding(value: object) -> Finding:
+    data = _dict(value)
+    if set(data) != _FINDING_KEYS:
+        raise _Damaged(value)
+    extra = _dict(data["extra"])
+    tensor = data["tensor"]
+    return Finding(
+        code=_str(data["code"]),
+        name=_str(data["name"]),
+        record_id=_str(data["record_id"]),
+        severity=Severity(_str(data["severity"])),
+        message=_str(data["message"]),
+        span=_span(data["span"]),
+        fixes=tuple(_fix(item) for item in _list(data["fixes"])),
+        related=tuple(_related(item) for item in _list(data["related"])),
+        tensor=None if tensor is None else _str(tensor),
+        extra={_str(key): _str(text) for key, text in extra.items()},
+    )
+
+
+def _fix(value: object) -> Fix:
+    title, applicability, edits, workaround = _list(value, 4)
+    return Fix(
+        _str(title),
+        Applicability(_str(applicability)),
+        tuple(_edit(item) for item in _list(edits)),
+        None if workaround is None else _int(workaround),
+    )
+
+
+def _edit(value: object) -> Edit:
+    span, content = _list(value, 2)
+    return Edit(_span(span), _str(content))
+
+
+def _related(value: object) -> Related:
+    span, message = _list(value, 2)
+    return Related(_span(span), _str(message))
+
+
+def _span(value: object) -> Span:
+    line, character, end_line, end_character = (_int(n) for n in _list(value, 4))
+    return Span(Position(line, character), Position(end_line, end_character))
+
+
+def _list(value: object, length: int | None = None) -> list[object]:
+    if type(value) is not list or (length is not None and len(value) != length):
+        raise _Damaged(value)
+    return value
+
+
+def _dict(value: object) -> dict[str, object]:
+    if type(value) is not dict:
+        raise _Damaged(value)
+    return value
+
+
+def _str(value: object) -> str:
+    if type(value) is not str:
+        raise _Damaged(value)
+    return value
+
+
+def _int(value: object) -> int:
+    if type(value) is not int:
+        raise _Damaged(value)
+    return value
 
 
 def checker_fingerprint(package: Path = PACKAGE, parts: Sequence[str] = CHECKER_PACKAGES) -> str:
@@ -142,8 +260,8 @@ class CheckCache:
         if entry is not None:
             return entry
         try:
-            entry = self._parsed[raw] = _ENTRY.validate_json(raw, strict=True)
-        except ValidationError:
+            entry = self._parsed[raw] = _decode(raw)
+        except (ValueError, RecursionError):  # _Damaged, bad JSON, an unknown severity
             del self._results[digest]
             return None
         return entry
@@ -157,7 +275,7 @@ class CheckCache:
         if any(error.startswith(INTERNAL_ERROR) for error in result.check_errors):
             return
         entry = _Entry(list(result.findings), list(result.check_errors))
-        self._results[result.digest] = _ENTRY.dump_json(entry).decode()
+        self._results[result.digest] = _encode(entry)
         self._files[name] = [*stat, result.digest]
         self._changed = True
 
