@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
-import multiprocessing
 import os
 from collections.abc import Sequence
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -115,6 +112,11 @@ def _worth_a_pool(jobs: Sequence[FileJob]) -> bool:
 
 def _in_parallel(jobs: Sequence[FileJob]) -> list[FileResult] | None:
     """``None`` when no pool can be had here (no semaphores, a worker died): the caller goes on alone."""
+    # Imported here: a run that checks few files (or none, all cached) never starts a pool.
+    import concurrent.futures
+    import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
+
     # forkserver, not fork: forking a process that may have threads (a test runner, an editor
     # host) can deadlock, and Python warns about it.
     methods = multiprocessing.get_all_start_methods()
