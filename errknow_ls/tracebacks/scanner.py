@@ -21,7 +21,7 @@ _PLAIN_NEEDLE = b"Traceback " + _NEEDLE
 see ``formats.start_parser``). Without escape codes the raw bytes hold it too, and this longer needle
 is found about half again as fast; with them only ``(most recent call last)`` is sure to be whole."""
 _ESC = b"\x1b"
-_COUNT_PIECE = 1 << 18
+_COUNT_PIECE = 1 << 20
 MAX_LINE_BYTES = 1 << 20
 """An unfinished line longer than this (a progress bar redrawn for hours without a newline) keeps
 only its tail."""
