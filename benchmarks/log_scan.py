@@ -7,6 +7,7 @@
 2. Times our scan in this process (file read in 1 MiB chunks and fed to ``TracebackScanner``; no
    process start) against ``grep -c Traceback``, ``grep -E -c 'Traceback|Error'`` and ``grep -n
    Traceback`` in subprocesses, with grep's start-up (the same command on an empty file) taken off.
+   Every figure is the median of REPEAT runs (default 9), ours and grep's alike.
    The same again on the log repeated ten times, where grep's start-up is lost in the noise.
 3. Appends 1 MiB to a watched log N times (default 20), feeding only the new bytes each time: the
    cost per append should stay flat while the file grows.
@@ -28,7 +29,7 @@ from pathlib import Path
 from errknow_ls.tracebacks import Traceback, TracebackScanner
 
 CHUNK = 1 << 20
-REPEAT = 7
+REPEAT = 9
 TRACEBACK = """\
 Traceback (most recent call last):
   File "/home/user/project/train.py", line 88, in <module>
@@ -82,40 +83,48 @@ def scan_file(path: Path) -> list[Traceback]:
     return found + scanner.close()
 
 
-def best_seconds(run: Callable[[], object], repeat: int = REPEAT) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - started)
-    return best
+def seconds(run: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    run()
+    return time.perf_counter() - started
 
 
-def grep_seconds(command: list[str], path: Path, empty: Path) -> float:
-    """grep's time on ``path`` less its time on an empty file (start-up, which we do not pay)."""
-
-    def run(target: Path) -> Callable[[], object]:
-        return lambda: subprocess.run([*command, str(target)], stdout=subprocess.DEVNULL, check=False)
-
-    return max(best_seconds(run(path)) - best_seconds(run(empty)), 1e-9)
+def median_seconds(run: Callable[[], object], repeat: int) -> float:
+    return statistics.median(seconds(run) for _ in range(repeat))
 
 
-def compare(path: Path, empty: Path, grep: str) -> None:
+def grep(command: list[str], target: Path) -> Callable[[], object]:
+    return lambda: subprocess.run([*command, str(target)], stdout=subprocess.DEVNULL, check=False)
+
+
+def compare(path: Path, empty: Path, grep_path: str, repeat: int) -> None:
+    """Our scan and each grep, interleaved round by round so that a load that comes and goes on a
+    shared machine weighs on both; grep's start-up (its median on an empty file) is taken off."""
     size = path.stat().st_size / 1e6
     found = scan_file(path)
     assert len(found) == 1 and found[0].user_frame is not None, found
-    ours = size / best_seconds(lambda: scan_file(path))
+    commands = [
+        [grep_path, "-c", "Traceback"],
+        [grep_path, "-E", "-c", "Traceback|Error"],
+        [grep_path, "-n", "Traceback"],
+    ]
+    ours: list[float] = []
+    theirs: list[list[float]] = [[] for _ in commands]
+    startup: list[list[float]] = [[] for _ in commands]
+    for _ in range(repeat):
+        ours.append(seconds(lambda: scan_file(path)))
+        for command, full, empty_run in zip(commands, theirs, startup, strict=True):
+            full.append(seconds(grep(command, path)))
+            empty_run.append(seconds(grep(command, empty)))
+    speed = size / statistics.median(ours)
     lines = found[0].end_line + 1
     print(f"\n{path.name}: {lines:,} lines, {size:.1f} MB; traceback at line {found[0].message_line + 1:,}")
-    print(f"  {'errknow-ls scan (in process)':34} {ours:8.0f} MB/s")
-    for command in (
-        [grep, "-c", "Traceback"],
-        [grep, "-E", "-c", "Traceback|Error"],
-        [grep, "-n", "Traceback"],
-    ):
-        theirs = size / grep_seconds(command, path, empty)
+    print(f"  (medians of {repeat} interleaved runs; grep less its median on an empty file)")
+    print(f"  {'errknow-ls scan (in process)':34} {speed:8.0f} MB/s")
+    for command, full, empty_run in zip(commands, theirs, startup, strict=True):
+        grep_speed = size / max(statistics.median(full) - statistics.median(empty_run), 1e-9)
         label = " ".join(f"'{part}'" if "|" in part else part for part in command[1:])
-        print(f"  {'grep ' + label:34} {theirs:8.0f} MB/s   ours/grep = {ours / theirs:.2f}")
+        print(f"  {'grep ' + label:34} {grep_speed:8.0f} MB/s   ours/grep = {speed / grep_speed:.2f}")
 
 
 def appends(directory: Path, count: int) -> None:
@@ -138,7 +147,7 @@ def appends(directory: Path, count: int) -> None:
         offset += len(new)
         found = scanner.feed(new)
         costs.append(time.perf_counter() - started)
-        rereads.append(best_seconds(lambda: scan_file(log), repeat=1))
+        rereads.append(median_seconds(lambda: scan_file(log), repeat=1))
     found += scanner.close()
     mb = len(block) / 1e6
     head, tail = statistics.mean(costs[:5]), statistics.mean(costs[-6:-1])
@@ -156,6 +165,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("lines", nargs="?", type=int, default=200_000)
     parser.add_argument("--appends", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=REPEAT, help="runs per median")
     args = parser.parse_args()
     grep = shutil.which("grep")
     with tempfile.TemporaryDirectory() as tmp:
@@ -166,13 +176,15 @@ def main() -> None:
         empty.write_bytes(b"")
         if grep is None:
             print("grep not found: our throughput only")
-            print(f"{log.stat().st_size / 1e6 / best_seconds(lambda: scan_file(log)):.0f} MB/s")
+            print(
+                f"{log.stat().st_size / 1e6 / median_seconds(lambda: scan_file(log), args.repeat):.0f} MB/s"
+            )
         else:
-            compare(log, empty, grep)
+            compare(log, empty, grep, args.repeat)
             large = directory / "train-x10.log"
             body = log.read_bytes().split(b"Traceback (most recent call last)")[0]
             large.write_bytes(body * 10 + log.read_bytes()[len(body) :])
-            compare(large, empty, grep)
+            compare(large, empty, grep, args.repeat)
         appends(directory, args.appends)
 
 

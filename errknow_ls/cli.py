@@ -8,10 +8,12 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from errknow_ls import __version__
-from errknow_ls.kb import KnowledgeBase
-from errknow_ls.kb.lint import lint
+
+if TYPE_CHECKING:
+    from errknow_ls.kb import KnowledgeBase
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 
@@ -28,6 +30,9 @@ def _records_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _load_kb(dirs: Sequence[Path]) -> KnowledgeBase:
+    # Imported here, as in every command: `check` on cached files needs no knowledge base at all.
+    from errknow_ls.kb import KnowledgeBase
+
     kb = KnowledgeBase.load(dirs)
     for problem in kb.problems:
         print(f"warning: {problem}", file=sys.stderr)
@@ -35,6 +40,8 @@ def _load_kb(dirs: Sequence[Path]) -> KnowledgeBase:
 
 
 def cmd_records_lint(args: argparse.Namespace) -> int:
+    from errknow_ls.kb import KnowledgeBase
+    from errknow_ls.kb.lint import lint
     from errknow_ls.kb.loader import builtin_records_dir
 
     dirs = args.dirs or [builtin_records_dir()]
@@ -118,6 +125,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         ignore=args.ignore,
         records=args.records,
         exit_zero=args.exit_zero,
+        no_cache=args.no_cache,
+        cache_dir=args.cache_dir,
     )
     return run_check(options)
 
@@ -189,6 +198,15 @@ def _add_check_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         help="extra record directory (repeatable); overrides `records` in [tool.errknow]",
     )
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    check.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the cache of what each file held"
+    )
+    check.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        type=Path,
+        help="where the cache lives (default: .errknow_cache at the project root); overrides `cache-dir`",
+    )
     check.set_defaults(func=cmd_check)
 
 

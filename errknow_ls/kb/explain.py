@@ -6,7 +6,7 @@ or Chinese (``zh*``: the ``_zh`` fields, each falling back to English on its own
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from errknow_ls.kb.model import DeadEnd, Record, measured
@@ -67,7 +67,7 @@ class Context:
     here: str | None = None
     fixes: Sequence[QuickFix] = ()
     torch_version: str | None = None
-    related: dict[str, str] = field(default_factory=dict)
+    related: Mapping[str, str] = field(default_factory=dict)
     """Record id -> signature, for the transition graph's neighbours that are loaded."""
 
 

@@ -1,14 +1,24 @@
-"""The loaded knowledge base: look records up by id and match messages against them."""
+"""The loaded knowledge base: look records up by id and match messages against them.
+
+Matching runs only the regexes a message could match: each record is filed under a run of text
+each of its alternatives requires (``literals``), the rarest in the knowledge base, and the runs
+found in a message pick the records worth running. Matching is the same as running every regex, in the same
+order; only the cost changes, from the number of records to the number of candidates.
+"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
+import ahocorasick
 import regex
 
+from errknow_ls.kb.literals import Branch, required_runs
 from errknow_ls.kb.loader import LoadedRecord, LoadResult, Problem, load
 from errknow_ls.kb.model import Record
 from errknow_ls.kb.patterns import PatternTimeout
@@ -23,6 +33,67 @@ class RecordMatch:
     end: int
 
 
+MIN_KEY = 3
+"""A key shorter than this would be found all over every message: such a record is tested on each."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Filed:
+    """A record and the text a message must hold for its regex to be worth running."""
+
+    order: int
+    record_id: str
+    branches: tuple[Branch, ...] | None
+    """``None``: always run the regex."""
+
+    def worth_running(self, folded: str) -> bool:
+        if self.branches is None:
+            return True
+        return any(all(run in folded for run in branch) for branch in self.branches)
+
+
+class Prefilter:
+    """Records filed under one required run of each alternative (the one fewest records require);
+    one Aho-Corasick pass over a casefolded message finds every run filed, and the records filed
+    under them are the candidates."""
+
+    def __init__(self, patterns: Iterable[tuple[str, str]]) -> None:
+        """``patterns``: each record's id and regex source, in order."""
+        filed = [_Filed(order, rid, required_runs(source)) for order, (rid, source) in enumerate(patterns)]
+        frequency = Counter(run for record in filed for run in {r for b in record.branches or () for r in b})
+        self._by_key: dict[str, list[_Filed]] = defaultdict(list)
+        self._everywhere: list[_Filed] = []
+        for record in filed:
+            keys = [_rarest(branch, frequency) for branch in record.branches or [()]]
+            chosen = [key for key in keys if key is not None]
+            if record.branches is None or len(chosen) < len(keys):
+                self._everywhere.append(record)
+                continue
+            for key in dict.fromkeys(chosen):
+                self._by_key[key].append(record)
+        self._automaton = ahocorasick.Automaton()
+        for key in self._by_key:
+            self._automaton.add_word(key, key)
+        if self._by_key:
+            self._automaton.make_automaton()
+
+    def candidates(self, text: str) -> list[str]:
+        folded = text.casefold()
+        found = {record.order: record for record in self._everywhere if record.worth_running(folded)}
+        if self._by_key:
+            for key in {key for _, key in self._automaton.iter(folded)}:
+                for record in self._by_key[key]:
+                    if record.order not in found and record.worth_running(folded):
+                        found[record.order] = record
+        return [found[order].record_id for order in sorted(found)]
+
+
+def _rarest(branch: Branch, frequency: Counter[str]) -> str | None:
+    """The run fewest records require (the longest of those), as long as ``MIN_KEY`` at least."""
+    runs = [run for run in branch if len(run) >= MIN_KEY]
+    return min(runs, key=lambda run: (frequency[run], -len(run), run)) if runs else None
+
+
 class KnowledgeBase:
     """Records by id; a record whose pattern times out is disabled, with a problem saying so."""
 
@@ -31,6 +102,8 @@ class KnowledgeBase:
         self.problems: list[Problem] = list(result.problems)
         self.sources = list(result.sources)
         self.disabled: dict[str, str] = {}
+        self._prefilter: Prefilter | None = None
+        self._signatures: Mapping[str, str] | None = None
 
     @classmethod
     def load(cls, directories: Iterable[Path] = (), *, builtin: bool = True) -> KnowledgeBase:
@@ -54,10 +127,28 @@ class KnowledgeBase:
         loaded = self._loaded.get(record_id)
         return loaded.path if loaded else None
 
+    @property
+    def signatures(self) -> Mapping[str, str]:
+        """Each record's signature by id (what a link to a related record shows); built once."""
+        if self._signatures is None:
+            signatures = {rid: loaded.record.signature for rid, loaded in self._loaded.items()}
+            self._signatures = MappingProxyType(signatures)
+        return self._signatures
+
     def match(self, text: str) -> list[RecordMatch]:
-        """Every enabled record whose pattern is found in ``text``."""
+        """Every enabled record whose pattern is found in ``text``, in the order they were loaded."""
+        if self._prefilter is None:
+            self._prefilter = Prefilter((rid, loaded.pattern.source) for rid, loaded in self._loaded.items())
+        return self._matches(text, self._prefilter.candidates(text))
+
+    def match_every_record(self, text: str) -> list[RecordMatch]:
+        """``match`` without the prefilter: every regex runs (what the prefilter is tested against)."""
+        return self._matches(text, list(self._loaded))
+
+    def _matches(self, text: str, record_ids: Iterable[str]) -> list[RecordMatch]:
         matches = []
-        for record_id, loaded in list(self._loaded.items()):
+        for record_id in record_ids:
+            loaded = self._loaded[record_id]
             found = self._search(record_id, loaded, text)
             if found is not None:
                 matches.append(RecordMatch(loaded.record, found.start(), found.end()))

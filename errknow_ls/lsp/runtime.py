@@ -362,7 +362,7 @@ def hover(ls: ErrknowServer, uri: str, position: types.Position, markdown: bool)
     if record is None:
         text = f"{here}\n\nNo record explains this error."
     else:
-        context = Context(here=here, related={r.id: r.signature for r in ls.kb.records})
+        context = Context(here=here, related=ls.kb.signatures)
         text = render(record, context, ls.locale, markdown)
     kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
     return types.Hover(contents=types.MarkupContent(kind=kind, value=text))

@@ -15,7 +15,7 @@ from typing import Any
 from errknow_ls.runner.options import split_selectors
 
 PYPROJECT = "pyproject.toml"
-KNOWN_KEYS = ("select", "ignore", "exclude", "extend-exclude", "records")
+KNOWN_KEYS = ("select", "ignore", "exclude", "extend-exclude", "records", "cache-dir")
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +27,8 @@ class ProjectSettings:
     exclude: list[str] | None = None
     extend_exclude: list[str] = field(default_factory=list)
     records: list[Path] | None = None
+    cache_dir: Path | None = None
+    """Relative to ``root``; ``None``: ``.errknow_cache`` there."""
     warnings: list[str] = field(default_factory=list)
 
 
@@ -82,6 +84,10 @@ def _settings(path: Path, table: dict[str, Any]) -> ProjectSettings:
         return value
 
     records = get("records", _strings)
+    cache_dir = table.get("cache-dir")
+    if cache_dir is not None and not isinstance(cache_dir, str):
+        warnings.append(f"warning: {path}: [tool.errknow] cache-dir: expected a string; using the default")
+        cache_dir = None
     return ProjectSettings(
         root=path.parent,
         select=get("select", _selectors),
@@ -89,6 +95,7 @@ def _settings(path: Path, table: dict[str, Any]) -> ProjectSettings:
         exclude=get("exclude", _strings),
         extend_exclude=get("extend-exclude", _strings) or [],
         records=None if records is None else [path.parent / r for r in records],
+        cache_dir=None if cache_dir is None else path.parent / cache_dir,
         warnings=warnings,
     )
 

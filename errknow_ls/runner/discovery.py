@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,50 +42,100 @@ class Excluder:
     root: Path | None = None
 
     def excludes(self, path: Path) -> bool:
-        if any(fnmatch.fnmatchcase(path.name, pattern) for pattern in self.patterns):
+        if self.excludes_name(path.name):
             return True
         if self.root is None:
             return False
-        try:
-            relative = path.resolve().relative_to(self.root.resolve()).as_posix()
-        except ValueError:
-            return False
-        return any(_match_relative(relative, pattern) for pattern in self.patterns)
+        return self.excludes_real(os.path.realpath(path), os.path.realpath(self.root))
+
+    def excludes_name(self, name: str) -> bool:
+        return _name_matcher(self.patterns)(name) is not None
+
+    def excludes_real(self, real: str, real_root: str) -> bool:
+        """``real``, a path with no symlinks left, relative to ``real_root`` (the same, for the root)."""
+        if real == real_root:
+            relative = "."
+        else:
+            prefix = real_root if real_root.endswith(os.sep) else real_root + os.sep
+            if not real.startswith(prefix):
+                return False
+            relative = real[len(prefix) :].replace(os.sep, "/")
+        return _relative_matcher(self.patterns)(relative) is not None
 
 
-def _match_relative(relative: str, pattern: str) -> bool:
-    pattern = pattern.removeprefix("./").rstrip("/")
-    return fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(relative, f"{pattern}/*")
+@functools.lru_cache(maxsize=16)
+def _name_matcher(patterns: tuple[str, ...]) -> Callable[[str], object]:
+    """One compiled alternative of every glob: ``fnmatchcase`` against each in turn, at once."""
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns) or "(?!)").match
+
+
+@functools.lru_cache(maxsize=16)
+def _relative_matcher(patterns: tuple[str, ...]) -> Callable[[str], object]:
+    """A glob matches a relative path, or any path below it (``legacy`` excludes ``legacy/a.py``)."""
+    globs = []
+    for given in patterns:
+        pattern = given.removeprefix("./").rstrip("/")
+        globs += [fnmatch.translate(pattern), fnmatch.translate(f"{pattern}/*")]
+    return re.compile("|".join(f"(?:{glob})" for glob in globs) or "(?!)").match
 
 
 def discover(paths: Sequence[Path], excluder: Excluder) -> Discovered:
     found = Discovered()
-    seen: set[Path] = set()
+    seen: set[str] = set()
+    real_root = None if excluder.root is None else os.path.realpath(excluder.root)
     for path in paths:
         if path.is_file():
-            candidates: Iterator[Path] = iter([path])
+            candidates: Iterator[tuple[Path, str]] = iter([(path, os.path.realpath(path))])
         elif path.is_dir():
-            candidates = _walk(path, excluder, found.errors)
+            candidates = _walk(path, excluder, real_root, found.errors)
         else:
             problem = "No such file or directory" if not path.exists() else "not a file or directory"
             found.errors.append((path, problem))
             continue
-        for candidate in candidates:
-            key = candidate.resolve()
-            if key not in seen:
-                seen.add(key)
+        for candidate, real in candidates:
+            if real not in seen:
+                seen.add(real)
                 found.files.append(candidate)
     return found
 
 
-def _walk(top: Path, excluder: Excluder, errors: list[tuple[Path, str]]) -> Iterator[Path]:
-    def unreadable(exc: OSError) -> None:
-        errors.append((Path(exc.filename or top), exc.strerror or str(exc)))
+def _walk(
+    top: Path, excluder: Excluder, real_root: str | None, errors: list[tuple[Path, str]]
+) -> Iterator[tuple[Path, str]]:
+    """``*.py`` files below ``top`` with their real paths, as ``os.walk`` (top-down, symlinked
+    directories listed but not entered) would find them, in sorted order; one ``scandir`` per
+    directory, and ``realpath`` only for symlinks (the real path of anything else is its
+    directory's real path and its name)."""
 
-    for directory, dirnames, filenames in os.walk(top, onerror=unreadable):
-        here = Path(directory)
-        dirnames[:] = sorted(d for d in dirnames if not excluder.excludes(here / d))
-        for name in sorted(filenames):
-            file = here / name
-            if name.endswith(".py") and not excluder.excludes(file):
-                yield file
+    def excluded(entry: os.DirEntry[str], real: str) -> bool:
+        if excluder.excludes_name(entry.name):
+            return True
+        return real_root is not None and excluder.excludes_real(real, real_root)
+
+    def real_of(entry: os.DirEntry[str], real_directory: str) -> str:
+        if entry.is_symlink():
+            return os.path.realpath(entry.path)
+        return os.path.join(real_directory, entry.name)  # noqa: PTH118 (a str: no Path per file)
+
+    pending = [(str(top), os.path.realpath(top))]
+    while pending:
+        directory, real_directory = pending.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError as exc:
+            errors.append((Path(exc.filename or directory), exc.strerror or str(exc)))
+            continue
+        subdirectories = []
+        for entry in entries:
+            try:
+                is_directory = entry.is_dir()
+            except OSError:
+                is_directory = False
+            real = real_of(entry, real_directory)
+            if is_directory:
+                if not excluded(entry, real) and not entry.is_symlink():
+                    subdirectories.append((entry.path, real))
+            elif entry.name.endswith(".py") and not excluded(entry, real):
+                yield Path(entry.path), real
+        pending += reversed(subdirectories)

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
-import multiprocessing
 import os
 from collections.abc import Sequence
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +12,14 @@ from errknow_ls.analysis import check_source
 from errknow_ls.core import Edit, Finding
 from errknow_ls.runner.fixing import fix_until_stable
 from errknow_ls.runner.options import RuleSelection
-from errknow_ls.runner.sourcefile import SourceError, read_source, with_newline, write_source
+from errknow_ls.runner.sourcefile import (
+    SourceError,
+    content_digest,
+    decode_source,
+    read_bytes,
+    with_newline,
+    write_source,
+)
 
 PARALLEL_THRESHOLD = 16
 """More files than this are checked on a process pool; fewer are not worth its start-up."""
@@ -40,6 +44,8 @@ class FileResult:
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
     """Why the file could not be checked or written: the run then exits 2."""
+    digest: str | None = None
+    """The hash of the bytes that were checked (``content_digest``), for the cache."""
 
 
 def check_file(job: FileJob) -> FileResult:
@@ -52,7 +58,8 @@ def check_file(job: FileJob) -> FileResult:
 
 def _check_file(job: FileJob) -> FileResult:
     try:
-        source = read_source(job.path)
+        data = read_bytes(job.path)
+        source = decode_source(job.path, data)
     except SourceError as exc:
         return FileResult(job.path, error=str(exc))
 
@@ -62,7 +69,7 @@ def _check_file(job: FileJob) -> FileResult:
 
     if not job.fix:
         findings, errors = check(source.text)
-        return FileResult(job.path, findings, check_errors=errors)
+        return FileResult(job.path, findings, check_errors=errors, digest=content_digest(data))
     outcome = fix_until_stable(source.text, check, job.unsafe_fixes)
     result = FileResult(job.path, outcome.findings, outcome.fixed, outcome.errors, outcome.warnings)
     if outcome.text == source.text:
@@ -105,6 +112,11 @@ def _worth_a_pool(jobs: Sequence[FileJob]) -> bool:
 
 def _in_parallel(jobs: Sequence[FileJob]) -> list[FileResult] | None:
     """``None`` when no pool can be had here (no semaphores, a worker died): the caller goes on alone."""
+    # Imported here: a run that checks few files (or none, all cached) never starts a pool.
+    import concurrent.futures
+    import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
+
     # forkserver, not fork: forking a process that may have threads (a test runner, an editor
     # host) can deadlock, and Python warns about it.
     methods = multiprocessing.get_all_start_methods()

@@ -40,6 +40,8 @@ class CheckOptions:
     ignore: Sequence[str] | None = None
     records: Sequence[Path] | None = None
     exit_zero: bool = False
+    no_cache: bool = False
+    cache_dir: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from errknow_ls.core import Finding, Position
-from errknow_ls.kb import KnowledgeBase
 from errknow_ls.runner.engine import FileResult
 from errknow_ls.runner.fixing import applicable, hidden
+
+if TYPE_CHECKING:
+    from errknow_ls.kb import KnowledgeBase
 
 
 class NoticeKind(enum.StrEnum):
@@ -41,7 +44,8 @@ class Notice:
 class Report:
     results: list[FileResult]
     """One per file, sorted by path; findings in each sorted by position."""
-    kb: KnowledgeBase
+    kb: Callable[[], KnowledgeBase]
+    """Loads the knowledge base, for the formats that show records (a warm run may need none)."""
     fix: bool = False
     unsafe_fixes: bool = False
     notices: list[Notice] = field(default_factory=list)

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from errknow_ls.kb import KnowledgeBase
+from errknow_ls.runner.cache import CACHE_DIRNAME, CheckCache, cache_key, check_files_cached
 from errknow_ls.runner.config import ProjectSettings, load_settings
 from errknow_ls.runner.discovery import DEFAULT_EXCLUDE, Excluder, discover
-from errknow_ls.runner.engine import FileJob, FileResult, check_files
+from errknow_ls.runner.engine import FileJob, FileResult
 from errknow_ls.runner.formats import render
 from errknow_ls.runner.options import (
     CheckOptions,
@@ -21,6 +22,9 @@ from errknow_ls.runner.options import (
     split_selectors,
 )
 from errknow_ls.runner.report import Notice, NoticeKind, Report
+
+if TYPE_CHECKING:
+    from errknow_ls.kb import KnowledgeBase
 
 INTERNAL_ERROR = "internal error"
 
@@ -38,7 +42,7 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     except OptionError as exc:
         print(f"error: {exc}", file=err)
         return ExitCode.ERROR
-    kb = load_kb(options.records if options.records is not None else settings.records or [], err)
+    kb = knowledge_base(options.records if options.records is not None else settings.records or [], err)
     patterns = (
         *(DEFAULT_EXCLUDE if settings.exclude is None else settings.exclude),
         *settings.extend_exclude,
@@ -46,11 +50,17 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     found = discover(paths, Excluder(patterns, settings.root))
     notices = [Notice(path, NoticeKind.ERROR, problem) for path, problem in found.errors]
     jobs = [FileJob(path, rules, options.fix, options.unsafe_fixes) for path in found.files]
-    results = check_files(jobs)
+    directory = cache_directory(options, settings)
+    cache = None if directory is None else CheckCache(directory, cache_key(rules))
+    results = check_files_cached(jobs, cache)
+    cache_problem = None if cache is None else cache.save()
+    if cache_problem is not None:
+        print(cache_problem, file=err)
     notices += [notice for result in results for notice in notices_of(result)]
     for notice in notices:
         print(notice, file=err)
-    warn_unknown_records(results, kb, err)
+    if any(result.findings for result in results):
+        warn_unknown_records(results, kb(), err)
     report = Report(results, kb, options.fix, options.unsafe_fixes, notices)
     out.write(render(options.output_format, report, Path.cwd()))
     if report.failed:
@@ -58,6 +68,18 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     if report.remaining and not options.exit_zero:
         return ExitCode.FOUND
     return ExitCode.OK
+
+
+def cache_directory(options: CheckOptions, settings: ProjectSettings) -> Path | None:
+    """``--cache-dir``, else ``cache-dir`` in ``[tool.errknow]``, else ``.errknow_cache`` at the
+    project root (the current directory outside a project); ``None`` with ``--no-cache``."""
+    if options.no_cache:
+        return None
+    if options.cache_dir is not None:
+        return options.cache_dir
+    if settings.cache_dir is not None:
+        return settings.cache_dir
+    return (settings.root or Path.cwd()) / CACHE_DIRNAME
 
 
 def rule_selection(options: CheckOptions, settings: ProjectSettings, err: TextIO) -> RuleSelection:
@@ -87,7 +109,19 @@ def _selectors(
     return codes
 
 
+def knowledge_base(directories: Sequence[Path], err: TextIO) -> Callable[[], KnowledgeBase]:
+    """The knowledge base, loaded when first needed: a run whose files are all cached and clean
+    needs none. Record directories of the user's are loaded now, as their problems are worth a
+    warning on every run."""
+    if directories:
+        kb = load_kb(directories, err)
+        return lambda: kb
+    return functools.cache(lambda: load_kb(directories, err))
+
+
 def load_kb(directories: Sequence[Path], err: TextIO) -> KnowledgeBase:
+    from errknow_ls.kb import KnowledgeBase
+
     kb = KnowledgeBase.load(directories)
     for problem in kb.problems:
         print(f"warning: {problem}", file=err)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import os
 import re
@@ -34,10 +35,23 @@ class SourceFile:
 
 
 def read_source(path: Path) -> SourceFile:
+    return decode_source(path, read_bytes(path))
+
+
+def read_bytes(path: Path) -> bytes:
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise SourceError(exc.strerror or str(exc)) from exc
+
+
+def content_digest(data: bytes) -> str:
+    """What a file's cache entry is keyed by: a hash of its bytes (its name, time and size play no part)."""
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+def decode_source(path: Path, data: bytes) -> SourceFile:
+    """The text of ``data`` read from ``path``, decoded as Python reads source."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:

@@ -1,8 +1,8 @@
 """Find tracebacks in captured output as it arrives: bytes or text, in chunks of any size.
 
 Most of a training log is not a traceback. While no traceback is in progress the scanner jumps from
-one ``(most recent call last)`` to the next with ``bytes.find`` and only counts the newlines in
-between; lines are decoded and cleaned one by one only from a header until its traceback ends.
+one header to the next with ``bytes.find`` and only counts the newlines in between; lines are
+decoded and cleaned one by one only from a header until its traceback ends.
 It keeps the unfinished last line and the traceback in progress, nothing else, so a log that grows
 costs in proportion to what was appended.
 """
@@ -16,6 +16,12 @@ from errknow_ls.tracebacks.model import Traceback
 from errknow_ls.tracebacks.reader import TracebackReader
 
 _NEEDLE = HEADER_TEXT.encode()
+_PLAIN_NEEDLE = b"Traceback " + _NEEDLE
+"""What every header a parser starts on holds once cleaned (Python, exception groups, IPython, rich:
+see ``formats.start_parser``). Without escape codes the raw bytes hold it too, and this longer needle
+is found about half again as fast; with them only ``(most recent call last)`` is sure to be whole."""
+_ESC = b"\x1b"
+_COUNT_PIECE = 1 << 20
 MAX_LINE_BYTES = 1 << 20
 """An unfinished line longer than this (a progress bar redrawn for hours without a newline) keeps
 only its tail."""
@@ -24,10 +30,10 @@ only its tail."""
 def _count_newlines(data: bytes, start: int, end: int) -> int:
     if end - start < 4096:
         return data.count(b"\n", start, end)
-    # Three times faster than ``count`` on long runs: ``replace`` finds newlines with memchr.
+    # Two to three times faster than ``count`` on long runs: ``replace`` finds newlines with memchr.
     count = 0
-    for at in range(start, end, 65536):
-        span = data[at : min(at + 65536, end)]
+    for at in range(start, end, _COUNT_PIECE):
+        span = data[at : min(at + _COUNT_PIECE, end)]
         count += len(span) - len(span.replace(b"\n", b""))
     return count
 
@@ -94,9 +100,10 @@ class TracebackScanner:
         """Read the lines in ``data[pos:end]``; the last one may lack its newline only at the end."""
         reader = self._reader
         found: list[Traceback] = []
+        needle = _NEEDLE if data.find(_ESC, pos, end) >= 0 else _PLAIN_NEEDLE
         while pos < end:
             if not reader.busy(self._line):
-                hit = data.find(_NEEDLE, pos, end)
+                hit = data.find(needle, pos, end)
                 if hit < 0:
                     self._line += _count_newlines(data, pos, end)
                     break

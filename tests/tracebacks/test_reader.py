@@ -76,6 +76,19 @@ def test_colour_and_cursor_codes() -> None:
     assert (tb.exception, tb.message, tb.user_frame, tb.message_line) == ("RuntimeError", "boom", USER, 3)
 
 
+def test_a_header_coloured_word_by_word_among_plain_lines() -> None:
+    """Only the header line has escape codes, and they split ``Traceback`` from the rest: found
+    whether it arrives in one chunk or in chunks that leave the plain lines free of escapes."""
+    header = "\x1b[1;31mTraceback\x1b[0m \x1b[2m(most recent call last)\x1b[0m:\n"
+    text = ("step 1 loss 0.3\n" * 5000 + header + PLAIN.split("\n", 1)[1]).encode()
+    tb = one(text)
+    assert (tb.start_line, tb.message, tb.user_frame) == (5000, MESSAGE, USER)
+    for size in (4096, 997, 80_000):
+        scanner = TracebackScanner()
+        found = [t for at in range(0, len(text), size) for t in scanner.feed(text[at : at + size])]
+        assert [*found, *scanner.close()] == [tb]
+
+
 def test_header_after_a_progress_bar_on_the_same_line() -> None:
     bar = "\repoch 0:  40%|████      | 4/10 [00:01<00:01]\repoch 0:  50%|█████     | 5/10 [00:01<00:01]"
     tb = one("step 1\n" + bar + PLAIN)

@@ -28,7 +28,7 @@ def explain(ls: ErrknowServer, *arguments: Any) -> dict[str, Any]:
         raise JsonRpcInvalidParams(f"{EXPLAIN} takes a record id or a traceback, and optionally a locale")
     locale = arguments[1] if len(arguments) > 1 and arguments[1] else ls.locale
     records = records_for(ls.kb, arguments[0])
-    related = {r.id: r.signature for r in ls.kb.records}
+    related = ls.kb.signatures
     texts = [render(record, Context(related=related), locale) for record in records]
     return {"records": [r.id for r in records], "markdown": "\n\n---\n\n".join(texts)}
 

@@ -57,6 +57,6 @@ def explain(ls: ErrknowServer, finding: Finding, markdown: bool) -> str:
         here=here,
         fixes=[QuickFix(f.title, f.applicability.value, f.workaround) for f in finding.fixes],
         torch_version=torch_version(ls.roots(), ls.settings.interpreter),
-        related={r.id: r.signature for r in ls.kb.records},
+        related=ls.kb.signatures,
     )
     return f"{render(record, context, ls.locale, markdown)}\n\n---\n\n{rule}"

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from errknow_ls import __version__
 from errknow_ls.analysis import RULES, RuleInfo
 from errknow_ls.analysis.rules import documentation
 from errknow_ls.core import Finding, Fix, Severity, Span
-from errknow_ls.kb import KnowledgeBase
 from errknow_ls.runner.report import Notice, Report
+
+if TYPE_CHECKING:
+    from errknow_ls.kb import KnowledgeBase
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/errknow-ls/"
@@ -31,6 +33,7 @@ def render(report: Report, cwd: Path) -> str:
 
 def sarif_log(report: Report, cwd: Path) -> dict[str, Any]:
     index = {rule.code: i for i, rule in enumerate(RULES)}
+    kb = report.kb()
     run = {
         "tool": {
             "driver": {
@@ -38,7 +41,7 @@ def sarif_log(report: Report, cwd: Path) -> dict[str, Any]:
                 "version": __version__,
                 "semanticVersion": __version__,
                 "informationUri": INFORMATION_URI,
-                "rules": [rule_descriptor(rule, report.kb) for rule in RULES],
+                "rules": [rule_descriptor(rule, kb) for rule in RULES],
             }
         },
         "invocations": [invocation(report, cwd)],

@@ -1,0 +1,367 @@
+"""What ``check`` found in each file, kept across runs: an unchanged file is not checked again and,
+when its size and modification time are unchanged too, not even read.
+
+One JSON file per *key*: the format, the errknow-ls version, a hash of the checker's own sources
+(``core``, ``analysis``, ``runner``: editing the checker starts a new cache), the Python whose ``ast``
+parses, and the rules selected. Inside, ``results`` maps the hash of a file's bytes to what checking
+those bytes found, so an entry cannot go stale; ``files`` maps a path to its size, modification time
+and that hash, only to spare reading a file whose bytes were hashed before. A file modified less than
+``RACY_NS`` before the cache was written keeps no size and time: a change within the file system's
+time granularity would not show in them, so it is read and hashed again next time.
+
+The directory (default ``.errknow_cache`` at the project root) holds a ``.gitignore`` of ``*`` and a
+``CACHEDIR.TAG``, as ruff's does. The file is replaced atomically; a file that does not parse, or an
+entry that does not validate, is ignored and the file it was for is checked again. ``--fix`` never
+takes a cached result for a file it could rewrite, and results of a ``--fix`` run are not kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from errknow_ls import __version__
+from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Related, Severity, Span
+from errknow_ls.runner.engine import FileJob, FileResult, check_files
+from errknow_ls.runner.fixing import applicable
+from errknow_ls.runner.options import RuleSelection
+from errknow_ls.runner.sourcefile import content_digest
+
+CACHE_DIRNAME = ".errknow_cache"
+FORMAT = 2
+RACY_NS = 2_000_000_000
+CACHEDIR_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by errknow-ls.\n"
+    "# For information about cache directory tags, see https://bford.info/cachedir/\n"
+)
+PACKAGE = Path(__file__).resolve().parent.parent
+CHECKER_PACKAGES = ("core", "analysis", "runner")
+INTERNAL_ERROR = "internal error"
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    findings: list[Finding]
+    errors: list[str]
+
+
+class _Damaged(ValueError):
+    """An entry that is not what ``_encode`` writes."""
+
+
+def _encode(entry: _Entry) -> str:
+    return json.dumps(
+        {"findings": [_finding_data(f) for f in entry.findings], "errors": entry.errors},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def _finding_data(finding: Finding) -> dict[str, object]:
+    return {
+        "code": finding.code,
+        "name": finding.name,
+        "record_id": finding.record_id,
+        "severity": finding.severity.value,
+        "message": finding.message,
+        "span": _span_data(finding.span),
+        "fixes": [
+            [
+                fix.title,
+                fix.applicability.value,
+                [[_span_data(e.span), e.content] for e in fix.edits],
+                fix.workaround,
+            ]
+            for fix in finding.fixes
+        ],
+        "related": [[_span_data(related.span), related.message] for related in finding.related],
+        "tensor": finding.tensor,
+        "extra": finding.extra,
+    }
+
+
+def _span_data(span: Span) -> list[int]:
+    return [span.start.line, span.start.character, span.end.line, span.end.character]
+
+
+_FINDING_KEYS = frozenset(
+    ("code", "name", "record_id", "severity", "message", "span", "fixes", "related", "tensor", "extra")
+)
+
+
+def _decode(raw: str) -> _Entry:
+    """What ``_encode`` wrote, every type checked; raises ``_Damaged`` (or ``ValueError``) otherwise."""
+    data = _dict(json.loads(raw))
+    if set(data) != {"findings", "errors"}:
+        raise _Damaged(raw)
+    return _Entry(
+        [_finding(item) for item in _list(data["findings"])], [_str(e) for e in _list(data["errors"])]
+    )
+
+
+def _finding(value: object) -> Finding:
+    data = _dict(value)
+    if set(data) != _FINDING_KEYS:
+        raise _Damaged(value)
+    extra = _dict(data["extra"])
+    tensor = data["tensor"]
+    return Finding(
+        code=_str(data["code"]),
+        name=_str(data["name"]),
+        record_id=_str(data["record_id"]),
+        severity=Severity(_str(data["severity"])),
+        message=_str(data["message"]),
+        span=_span(data["span"]),
+        fixes=tuple(_fix(item) for item in _list(data["fixes"])),
+        related=tuple(_related(item) for item in _list(data["related"])),
+        tensor=None if tensor is None else _str(tensor),
+        extra={_str(key): _str(text) for key, text in extra.items()},
+    )
+
+
+def _fix(value: object) -> Fix:
+    title, applicability, edits, workaround = _list(value, 4)
+    return Fix(
+        _str(title),
+        Applicability(_str(applicability)),
+        tuple(_edit(item) for item in _list(edits)),
+        None if workaround is None else _int(workaround),
+    )
+
+
+def _edit(value: object) -> Edit:
+    span, content = _list(value, 2)
+    return Edit(_span(span), _str(content))
+
+
+def _related(value: object) -> Related:
+    span, message = _list(value, 2)
+    return Related(_span(span), _str(message))
+
+
+def _span(value: object) -> Span:
+    line, character, end_line, end_character = (_int(n) for n in _list(value, 4))
+    return Span(Position(line, character), Position(end_line, end_character))
+
+
+def _list(value: object, length: int | None = None) -> list[object]:
+    if type(value) is not list or (length is not None and len(value) != length):
+        raise _Damaged(value)
+    return value
+
+
+def _dict(value: object) -> dict[str, object]:
+    if type(value) is not dict:
+        raise _Damaged(value)
+    return value
+
+
+def _str(value: object) -> str:
+    if type(value) is not str:
+        raise _Damaged(value)
+    return value
+
+
+def _int(value: object) -> int:
+    if type(value) is not int:
+        raise _Damaged(value)
+    return value
+
+
+def checker_fingerprint(package: Path = PACKAGE, parts: Sequence[str] = CHECKER_PACKAGES) -> str:
+    """A hash of every source file of the checker and what runs it."""
+    digest = hashlib.blake2b(digest_size=20)
+    for part in parts:
+        for path in sorted((package / part).rglob("*.py")):
+            digest.update(path.relative_to(package).as_posix().encode())
+            digest.update(b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def cache_key(rules: RuleSelection, fingerprint: str | None = None) -> str:
+    select = "*" if rules.select is None else ",".join(sorted(rules.select))
+    parts = [
+        f"format {FORMAT}",
+        __version__,
+        fingerprint or checker_fingerprint(),
+        sys.implementation.name,
+        sys.version,
+        f"select {select}",
+        f"ignore {','.join(sorted(rules.ignore))}",
+    ]
+    return hashlib.blake2b("\n".join(parts).encode(), digest_size=20).hexdigest()
+
+
+class CheckCache:
+    """The cache of one key; ``lookup`` before checking, ``record`` after, ``save`` at the end."""
+
+    def __init__(self, directory: Path, key: str) -> None:
+        self.directory = directory
+        self.key = key
+        self.path = directory / __version__ / f"{key}.json"
+        self._files: dict[str, object] = {}
+        self._results: dict[str, object] = {}
+        self._stats: dict[str, tuple[int, int]] = {}
+        """Size and modification time of each file looked up, taken before it was read."""
+        self._parsed: dict[str, _Entry] = {}
+        """Entries validated so far, by their text (most files find nothing: one text, one entry)."""
+        self._changed = False
+        self._load()
+
+    def _load(self) -> None:
+        try:
+            data = json.loads(self.path.read_bytes())
+        except (OSError, ValueError, RecursionError):
+            return
+        if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("key") != self.key:
+            return
+        files, results = data.get("files"), data.get("results")
+        if isinstance(files, dict) and isinstance(results, dict):
+            self._files, self._results = files, results
+
+    def lookup(self, path: Path) -> FileResult | None:
+        """What checking ``path`` found before, if its bytes are the same as then."""
+        spelled = str(path)
+        name = _absolute(spelled)
+        try:
+            info = os.stat(spelled)  # noqa: PTH116 (a str: this runs for every file)
+        except OSError:
+            return None
+        stat = self._stats[name] = (info.st_size, info.st_mtime_ns)
+        digest = _digest_if_unchanged(self._files.get(name), stat)
+        if digest is None:
+            if not self._results:
+                return None
+            try:
+                digest = content_digest(path.read_bytes())
+            except OSError:
+                return None
+        entry = self._entry(digest)
+        if entry is None:
+            return None
+        if self._files.get(name) != [*stat, digest]:
+            self._files[name] = [*stat, digest]
+            self._changed = True
+        return FileResult(path, entry.findings, check_errors=entry.errors, digest=digest)
+
+    def _entry(self, digest: str) -> _Entry | None:
+        raw = self._results.get(digest)
+        if not isinstance(raw, str):
+            return None
+        entry = self._parsed.get(raw)
+        if entry is not None:
+            return entry
+        try:
+            entry = self._parsed[raw] = _decode(raw)
+        except (ValueError, RecursionError):  # _Damaged, bad JSON, an unknown severity
+            del self._results[digest]
+            return None
+        return entry
+
+    def record(self, result: FileResult) -> None:
+        """Keep what a plain check (no ``--fix``) of a file found; failures are not kept."""
+        name = _absolute(str(result.path))
+        stat = self._stats.get(name)
+        if stat is None or result.digest is None or result.error is not None:
+            return
+        if any(error.startswith(INTERNAL_ERROR) for error in result.check_errors):
+            return
+        entry = _Entry(list(result.findings), list(result.check_errors))
+        self._results[result.digest] = _encode(entry)
+        self._files[name] = [*stat, result.digest]
+        self._changed = True
+
+    def save(self) -> str | None:
+        """Write the cache if anything changed; a problem is returned as a warning, never raised."""
+        if not self._changed:
+            return None
+        recent = time.time_ns() - RACY_NS
+        files: dict[str, list[int | str]] = {}
+        for name, entry in self._files.items():
+            valid = _file_entry(entry)
+            if valid is not None:
+                size, mtime, digest = valid
+                files[name] = [size, mtime, digest] if mtime < recent else [-1, -1, digest]
+        kept = {entry[2] for entry in files.values()}
+        results = {digest: raw for digest, raw in self._results.items() if digest in kept}
+        payload = {"format": FORMAT, "key": self.key, "files": files, "results": results}
+        try:
+            make_cache_directory(self.directory)
+            _write_atomically(self.path, json.dumps(payload, separators=(",", ":")).encode())
+        except OSError as exc:
+            return f"warning: cannot write the cache in {self.directory}: {exc.strerror or exc}"
+        return None
+
+
+def _absolute(spelled: str) -> str:
+    """The name a file is kept under: absolute, no symlink resolved (that would cost a stat a part)."""
+    return spelled if os.path.isabs(spelled) else os.path.abspath(spelled)  # noqa: PTH100, PTH117
+
+
+def _file_entry(entry: object) -> tuple[int, int, str] | None:
+    """``[size, mtime_ns, digest]`` as written; anything else is a damaged entry."""
+    if isinstance(entry, list) and len(entry) == 3:
+        size, mtime, digest = entry
+        if type(size) is int and type(mtime) is int and isinstance(digest, str):
+            return size, mtime, digest
+    return None
+
+
+def _digest_if_unchanged(entry: object, stat: tuple[int, int]) -> str | None:
+    valid = _file_entry(entry)
+    if valid is None or valid[0] < 0 or valid[:2] != stat:
+        return None
+    return valid[2]
+
+
+def make_cache_directory(directory: Path) -> None:
+    """The directory with its ``.gitignore`` and ``CACHEDIR.TAG`` (tar, backup tools skip it)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, text in ((".gitignore", "# Created by errknow-ls.\n*\n"), ("CACHEDIR.TAG", CACHEDIR_TAG)):
+        marker = directory / name
+        if not marker.exists():
+            marker.write_text(text, encoding="utf-8")
+
+
+def _write_atomically(target: Path, data: bytes) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temp_name, target)  # noqa: PTH105
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+
+
+def check_files_cached(jobs: Sequence[FileJob], cache: CheckCache | None) -> list[FileResult]:
+    """``check_files``, taking what the cache knows and keeping what it learns; sorted by path."""
+    if cache is None:
+        return check_files(jobs)
+    known: list[FileResult] = []
+    unknown: list[FileJob] = []
+    for job in jobs:
+        hit = cache.lookup(job.path)
+        if hit is None or (job.fix and _fixable(hit, job.unsafe_fixes)):
+            unknown.append(job)
+        else:
+            known.append(hit)
+    checked = check_files(unknown)
+    if not any(job.fix for job in jobs):
+        for result in checked:
+            cache.record(result)
+    return sorted(known + checked, key=lambda r: str(r.path))
+
+
+def _fixable(result: FileResult, unsafe: bool) -> bool:
+    """Whether ``--fix`` might rewrite the file: then it is read and checked afresh."""
+    return any(applicable(finding.preferred_fix, unsafe) for finding in result.findings)
