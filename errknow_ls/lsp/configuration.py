@@ -115,5 +115,5 @@ def reconfigure(ls: ErrknowServer) -> None:
     apply(ls)
     for document in list(ls.workspace.text_documents.values()):
         ls.spawn(publishing.refresh(ls, document.uri))
-    scan.restart(ls)
-    publishing.refresh_pulls(ls)
+    # Not at once: a client pulling now would still get the files the new settings exclude.
+    scan.restart(ls, refresh=True)

@@ -26,17 +26,20 @@ REPORT_EVERY = 0.2
 """Seconds between progress reports."""
 
 
-def restart(ls: ErrknowServer) -> None:
-    """(Re)check the whole workspace in the background, dropping a scan still running."""
+def restart(ls: ErrknowServer, refresh: bool = False) -> None:
+    """(Re)check the whole workspace in the background, dropping a scan still running; ``refresh``
+    asks a pulling client to pull again once the files now out of scope are forgotten."""
     if ls.scan_task is not None:
         ls.scan_task.cancel()
-    ls.scan_task = ls.spawn(scan(ls)) if ls.settings.scan_workspace and ls.roots() else None
+    ls.scan_task = ls.spawn(scan(ls, refresh)) if ls.settings.scan_workspace and ls.roots() else None
     if ls.scan_task is None:
         for uri in list(ls.scanned):
             forget(ls, uri)
+        if refresh:
+            publishing.refresh_pulls(ls)
 
 
-async def scan(ls: ErrknowServer) -> None:
+async def scan(ls: ErrknowServer, refresh: bool = False) -> None:
     scope = Scope(ls.projects, ls.settings)
     loop = asyncio.get_running_loop()
     files = await loop.run_in_executor(None, scope.files)
@@ -44,6 +47,8 @@ async def scan(ls: ErrknowServer) -> None:
     for uri in ls.scanned - uris.keys():
         forget(ls, uri)
     ls.scanned = set(uris)
+    if refresh:
+        publishing.refresh_pulls(ls)
     async with _progress(ls, "errknow: checking the workspace") as report:
         for index, (uri, path) in enumerate(uris.items(), 1):
             await ls.documents_idle.wait()  # what the user is editing comes first
