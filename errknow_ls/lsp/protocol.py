@@ -1,44 +1,202 @@
-"""pygls' protocol, with two gaps of pygls 2.1.1 closed.
+"""pygls' protocol, answering what pygls 2.1.1 leaves unanswered or turns into pop-ups.
 
+- A body that is not JSON gets a Parse error, one that is not a JSON-RPC message an Invalid
+  Request (pygls showed the user "Error in server: ..." and sent no answer). A request whose id is
+  neither a number nor a string is answered with id null.
 - A request whose params do not deserialize is answered with InvalidParams (plain pygls logs it
-  and sends nothing: the client waits forever).
+  and sends nothing: the client waits forever); such a notification is logged and dropped.
+- A request after ``shutdown`` is answered with InvalidRequest, one before ``initialize`` with
+  ServerNotInitialized, a second ``initialize`` with InvalidRequest, as LSP asks (pygls dropped
+  the first, failed the second with an internal error, and re-initialized on the third).
+- ``didChange`` for a document that is not open is logged and ignored (pygls raised KeyError and
+  showed it to the user).
+- A response whose result cannot be serialized becomes an internal error for its id (pygls logged
+  it and sent nothing).
 - The client's answer to a request of ours that we cancelled meanwhile (a workspace scan restarted
   while it waited for its progress token) is dropped (plain pygls sets the result of the
   cancelled future, fails, and shows the user "Error in server: CANCELLED").
+
+Params are structured strictly (``strict_converter``): pygls' converter turned a URI ``5`` into
+``"5"`` and a version ``"1"`` into ``1``, and let a number through as a language id, which then
+failed in a handler (an internal error) instead of being refused as invalid params. A handler that
+refuses its params (a JsonRpcException) is logged in one line, not with a traceback.
+
+Only top-level objects are structured: pygls' ``object_hook`` structured every nested object
+with a ``jsonrpc`` key as a message of its own, and could answer an id found inside params.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+from collections.abc import Callable, Generator
 from typing import Any
+from urllib.parse import unquote
 
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
-from pygls.protocol import LanguageServerProtocol
+import cattrs
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol, default_converter, lsp_method
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
 
 log = logging.getLogger(__name__)
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+SERVER_NOT_INITIALIZED = -32002
+LOGGED_CHARS = 120
 
 
-class _Answered:
-    """Stands for a request already answered with an error; ``handle_message`` skips it."""
+def _only(*kinds: type) -> Callable[[Any, Any], Any]:
+    def structure(value: Any, cls: Any) -> Any:
+        if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
+            raise TypeError(f"expected {' or '.join(k.__name__ for k in kinds)}, got {type(value).__name__}")
+        # The hook for ``int`` (``str``) also gets the IntEnums (str enums): severities, kinds.
+        return value if cls in kinds or not isinstance(cls, type) else cls(value)
 
-    jsonrpc = "answered"
+    return structure
+
+
+def strict_converter() -> cattrs.Converter:
+    """pygls' converter, refusing a value of the wrong JSON type instead of coercing it."""
+    converter: cattrs.Converter = default_converter()  # type: ignore[no-untyped-call]
+    converter.register_structure_hook(str, _only(str))
+    converter.register_structure_hook(int, _only(int))
+    converter.register_structure_hook(bool, _only(bool))
+    converter.register_structure_hook(float, _only(int, float))
+    converter.register_structure_hook(int | str, _only(int, str))
+    converter.register_structure_hook(types.LanguageKind | str, _only(str))
+    return converter
+
+
+def _valid_id(data: dict[str, Any]) -> int | str | None:
+    msg_id = data.get("id")
+    return msg_id if isinstance(msg_id, int | str) and not isinstance(msg_id, bool) else None
+
+
+def envelope_problem(data: Any) -> str | None:
+    """Why ``data`` is not a JSON-RPC 2.0 request, notification or response; None if it is one."""
+    if not isinstance(data, dict):
+        return f"a message is a JSON object, not {type(data).__name__}"
+    if data.get("jsonrpc") != JsonRPCProtocol.VERSION:
+        return 'a message has "jsonrpc": "2.0"'
+    if "id" in data and _valid_id(data) is None:
+        return "an id is a number or a string"
+    if "method" in data:
+        return None if isinstance(data["method"], str) else "a method is a string"
+    if "id" not in data:
+        return "a message without an id has a method"
+    if ("result" in data) == ("error" in data):
+        return "a response has a result or an error"
+    return None
 
 
 class ErrknowProtocol(LanguageServerProtocol):
-    def structure_message(self, data: dict[str, Any]) -> Any:
+    def receive(self, body: bytes) -> None:
+        """One framed message from the client: handled, or answered with the JSON-RPC error it earns."""
         try:
-            return super().structure_message(data)
-        except JsonRpcException:
-            if "id" not in data or "method" not in data:
-                raise
-            log.warning("invalid params for %s (request %s)", data["method"], data["id"])
-            error = JsonRpcInvalidParams(f"invalid params for {data['method']}")
-            self._send_response(data["id"], None, error.to_response_error())
-            return _Answered()
+            data = json.loads(body)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, nesting
+            self._refuse(None, PARSE_ERROR, f"not JSON: {exc}")
+            return
+        problem = envelope_problem(data)
+        if problem is not None:
+            self._refuse(_valid_id(data) if isinstance(data, dict) else None, INVALID_REQUEST, problem)
+            return
+        message = self._structured(data)
+        if message is None:
+            return
+        refusal = self._out_of_turn(data.get("method"), "id" in data, hasattr(message, "id"))
+        if refusal is None:
+            self.handle_message(message)
+        elif "id" in data:
+            self._refuse(data["id"], *refusal)
+        else:
+            log.warning("dropped: %s", refusal[1])
 
-    def handle_message(self, message: Any) -> None:
-        if not isinstance(message, _Answered):
-            super().handle_message(message)
+    def _out_of_turn(self, method: str | None, has_id: bool, typed_request: bool) -> tuple[int, str] | None:
+        """Why the lifecycle forbids ``method`` now (as an error code and a reason); None if it may run."""
+        if method is None or method == types.EXIT:
+            return None
+        if has_id and not typed_request:
+            return INVALID_REQUEST, f"{method} is a notification: it takes no id"
+        if self._workspace is None and method != types.INITIALIZE:
+            return SERVER_NOT_INITIALIZED, f"{method} before initialize"
+        if self._workspace is not None and method == types.INITIALIZE:
+            return INVALID_REQUEST, "initialize was already received"
+        if self._shutdown:
+            return INVALID_REQUEST, f"{method} after shutdown"
+        return None
+
+    def refuse_frame(self, reason: str) -> None:
+        """A header the transport could not use: what follows it is skipped up to the next header."""
+        self._refuse(None, PARSE_ERROR, reason)
+
+    def _refuse(self, msg_id: int | str | None, code: int, reason: str) -> None:
+        log.warning("refused (id %s): %s", msg_id, reason[:LOGGED_CHARS])
+        self._send_data(
+            {"jsonrpc": self.VERSION, "id": msg_id, "error": {"code": code, "message": reason[:LOGGED_CHARS]}}
+        )
+
+    def _structured(self, data: dict[str, Any]) -> Any:
+        """The typed message (pygls' types by method); None if it does not fit, answered if a request."""
+        method = data.get("method")
+        kind: Any
+        if method is not None:
+            kind = self.get_message_type(method)
+            if kind is None:  # not an LSP method: MethodNotFound, whether it has params or not
+                kind = JsonRPCRequestMessage if "id" in data else JsonRPCNotification
+                data = {"params": None, **data}
+        elif "error" in data:
+            kind = types.ResponseErrorMessage
+        else:
+            kind = self._result_types.pop(data["id"], None) or JsonRPCResponseMessage
+        try:
+            return self._converter.structure(data, kind)
+        except Exception as exc:
+            if method is not None and "id" in data:
+                self._refuse(data["id"], INVALID_PARAMS, f"invalid params for {method}")
+            else:
+                what = method or "a response"
+                log.warning("dropped %s: it does not deserialize (%s)", what, type(exc).__name__)
+            return None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: types.DidChangeTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        if unquote(params.text_document.uri) not in self.workspace.text_documents:
+            log.warning("didChange for %s, which is not open: ignored", params.text_document.uri)
+            return
+        yield from super().lsp_text_document__did_change(params)
+
+    def _send_data(self, data: Any) -> None:
+        """pygls' ``_send_data``, except that a response that cannot be serialized is replaced by an
+        internal error for its id (pygls logged it and sent nothing: the client waited forever)."""
+        if not data or self.writer is None:
+            return
+        try:
+            body = json.dumps(data, default=self._serialize_message)
+        except Exception as exc:
+            log.exception("cannot serialize a message to the client")
+            msg_id = getattr(data, "id", None)
+            if msg_id is None or hasattr(data, "method"):
+                return
+            failed = {"code": INTERNAL_ERROR, "message": f"the result could not be serialized: {exc}"}
+            body = json.dumps({"jsonrpc": self.VERSION, "id": msg_id, "error": failed})
+        encoded = body.encode(self.CHARSET)
+        self.writer.write(b"Content-Length: %d\r\n\r\n" % len(encoded) + encoded)
+
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        """A handler that refused its params (a JsonRpcException) is answered with a one-line log;
+        pygls logs a full traceback for it, as for a crash."""
+        if future.done() and not future.cancelled() and isinstance(future.exception(), JsonRpcException):
+            self._request_futures.pop(msg_id, None)
+            log.warning("request %s refused: %s", msg_id, str(future.exception())[:LOGGED_CHARS])
+            self._send_response(msg_id, error=future.exception().to_response_error())
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
 
     def _handle_response(self, msg_id: Any, result: Any | None = None, error: Any | None = None) -> None:
         future = self._request_futures.get(msg_id)

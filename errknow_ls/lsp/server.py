@@ -11,18 +11,20 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from errknow_ls import __version__
 from errknow_ls.kb import KnowledgeBase
 from errknow_ls.lsp.checking import Checks
-from errknow_ls.lsp.protocol import ErrknowProtocol
+from errknow_ls.lsp.protocol import ErrknowProtocol, strict_converter
 from errknow_ls.lsp.publishing import Channel
 from errknow_ls.lsp.runtime import Runtime
 from errknow_ls.lsp.settings import Project, Settings
 
 log = logging.getLogger(__name__)
+FAILED = "errknow-ls: a handler failed and the server goes on (its log has the details)"
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     notebook_selector=[
         types.NotebookDocumentFilterWithCells(
@@ -38,7 +40,11 @@ class ErrknowServer(LanguageServer):
 
     def __init__(self, records: Sequence[Path] = ()) -> None:
         super().__init__(
-            "errknow-ls", __version__, protocol_cls=ErrknowProtocol, notebook_document_sync=NOTEBOOK_SYNC
+            "errknow-ls",
+            __version__,
+            protocol_cls=ErrknowProtocol,
+            converter_factory=strict_converter,
+            notebook_document_sync=NOTEBOOK_SYNC,
         )
         self.cli_records = list(records)
         self.kb = KnowledgeBase.load(self.cli_records)
@@ -64,6 +70,8 @@ class ErrknowServer(LanguageServer):
         """URIs of the workspace's files (open or not) that the last scan took in."""
         self.watching: tuple[str, list[str]] | None = None
         """The id of our file-watching registration with the client, and its glob patterns."""
+        self.connection: asyncio.Task[Any] | None = None
+        """The task that reads the client's messages (see ``transport``)."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._told: set[str] = set()
         self._logged: set[str] = set()
@@ -84,6 +92,23 @@ class ErrknowServer(LanguageServer):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+    def hang_up(self) -> None:
+        """Stop reading the client: the server ends as if its input had ended."""
+        if self.connection is not None:
+            self.connection.cancel()
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """A handler failed. A request was answered with the error and pygls logged it; a failed
+        notification (pygls only shows "Error in server" to the user, and logs nothing) is logged
+        with its traceback, sent to the client's log, and the user is told once."""
+        if source is FeatureRequestError:
+            return
+        data = getattr(error, "data", None)
+        trace = "".join(data.get("traceback", [])) if isinstance(data, dict) else ""
+        log.error("a handler failed: %s\n%s", error, trace)
+        self.window_log_message(types.LogMessageParams(type=types.MessageType.Error, message=f"{error}"))
+        self.tell_once(FAILED, types.MessageType.Error)
 
     def log_to_client(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         log.log(logging.WARNING if kind <= types.MessageType.Warning else logging.INFO, "%s", message)
@@ -111,6 +136,9 @@ def create_server(records: Sequence[Path] = ()) -> ErrknowServer:
 
 
 def run(records: Sequence[Path] = (), tcp: str | None = None) -> int:
+    """Serve one client; the exit code is 0, or 1 for ``exit`` without ``shutdown`` first."""
+    from errknow_ls.lsp import transport
+
     server = create_server(records)
     # What the imports built lives as long as the server: out of the collector's sight, a full
     # collection walks only what checks make, and rarely.
@@ -119,7 +147,5 @@ def run(records: Sequence[Path] = (), tcp: str | None = None) -> int:
     sys.setswitchinterval(0.001)
     if tcp:
         host, _, port = tcp.rpartition(":")
-        server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        server.start_io()
-    return 0
+        return transport.serve_tcp(server, host or "127.0.0.1", int(port))
+    return transport.serve_stdio(server)

@@ -1,10 +1,11 @@
-"""initialize / initialized: what the client can do, the first settings, the workspace scan."""
+"""initialize / initialized: what the client can do, the first settings, the workspace scan;
+the watch on the editor's process."""
 
 from __future__ import annotations
 
 from lsprotocol import types
 
-from errknow_ls.lsp import configuration, scan
+from errknow_ls.lsp import configuration, parent, scan
 from errknow_ls.lsp.handlers.workspace import watch_files
 from errknow_ls.lsp.publishing import Channel
 from errknow_ls.lsp.server import ErrknowServer
@@ -20,6 +21,7 @@ def initialize(ls: ErrknowServer, params: types.InitializeParams) -> None:
     ls.client_locale = params.locale
     ls.init_options = params.initialization_options
     ls.channel = Channel.for_client(params.capabilities)
+    ls.spawn(parent.watch(ls, params.process_id))
 
 
 async def initialized(ls: ErrknowServer, _params: types.InitializedParams) -> None:

@@ -1,0 +1,218 @@
+"""The stdio transport: ``Content-Length`` framing over stdin/stdout, in place of pygls' own loop.
+
+pygls 2.1.1 reads stdin in a worker thread and frames messages with one exact regular expression.
+A ``Content-Length`` too large to allocate crashed it; a header glued to the previous garbage was
+never found again; a thread blocked on stdin kept the process alive after the client was gone.
+Here a daemon thread only moves bytes, the framing is forgiving and bounded, and ``hang_up`` ends
+the server at once whatever stdin does (see ``lifecycle`` for the parent process watch).
+
+What the frames hold is the protocol's business (``ErrknowProtocol.receive``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import os
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, BinaryIO
+
+from errknow_ls.lsp.protocol import ErrknowProtocol
+
+if TYPE_CHECKING:
+    from errknow_ls.lsp.server import ErrknowServer
+
+log = logging.getLogger(__name__)
+CHUNK_BYTES = 1 << 16
+QUEUED_CHUNKS = 64
+"""Chunks read ahead of the parser (4 MiB): a client that floods us waits, memory does not grow."""
+MAX_HEADER_LINE = 8 << 10
+MAX_CONTENT_LENGTH = 1 << 28
+"""256 MiB: a larger body is refused (its bytes are then skipped as garbage until the next header)."""
+HEADER = b"content-length:"
+
+
+def stdin_chunks(stream: BinaryIO) -> Callable[[], Awaitable[bytes]]:
+    """Chunks of ``stream`` (b"" at its end), read by a daemon thread: a read blocked on a stdin
+    nobody closes never holds up the exit. The thread reads the file descriptor itself: blocked
+    in ``sys.stdin.buffer`` it would hold the buffer's lock, and Python aborts at exit on it."""
+    fd = stream.fileno()
+    chunks: asyncio.Queue[bytes] = asyncio.Queue(QUEUED_CHUNKS)
+    loop = asyncio.get_running_loop()
+
+    def pump() -> None:
+        chunk = b"x"
+        while chunk:
+            try:
+                chunk = os.read(fd, CHUNK_BYTES)
+            except OSError:
+                chunk = b""
+            try:
+                asyncio.run_coroutine_threadsafe(chunks.put(chunk), loop).result()
+            except Exception:  # the loop is closed or closing: the server is done
+                return
+
+    threading.Thread(target=pump, name="errknow-stdin", daemon=True).start()
+    return chunks.get
+
+
+class Outgoing:
+    """stdout for pygls; once closed (``exit``) or gone (the client closed its end), writes are dropped:
+    work still finishing must not spew tracebacks, nor report each failed write by writing again."""
+
+    def __init__(self, stream: BinaryIO, gone: Callable[[], None]) -> None:
+        self._stream = stream
+        self._gone = gone
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        if self.closed:
+            log.debug("dropped %d bytes: the connection is closed", len(data))
+            return
+        try:
+            self._stream.write(data)
+            self._stream.flush()
+        except (OSError, ValueError) as exc:
+            log.warning("the client stopped reading (%s): hanging up", exc)
+            self.closed = True
+            self._gone()
+
+    def close(self) -> None:
+        self.closed = True
+        with contextlib.suppress(OSError, ValueError):
+            self._stream.close()
+
+
+class Incoming:
+    """What the client sends, as lines and bodies."""
+
+    def __init__(self, read: Callable[[], Awaitable[bytes]]) -> None:
+        self._read = read
+        self._buffer = bytearray()
+        self._eof = False
+
+    async def _fill(self) -> bool:
+        if self._eof:
+            return False
+        chunk = await self._read()
+        self._eof = not chunk
+        self._buffer += chunk
+        return bool(chunk)
+
+    async def line(self) -> bytes | None:
+        """The next line with its ``\\n``; a longer one than MAX_HEADER_LINE is cut; None at the end."""
+        while (end := self._buffer.find(b"\n", 0, MAX_HEADER_LINE)) < 0:
+            if len(self._buffer) >= MAX_HEADER_LINE:
+                end = MAX_HEADER_LINE - 1
+                break
+            if not await self._fill():
+                if not self._buffer:
+                    return None
+                end = len(self._buffer) - 1
+                break
+        line = bytes(self._buffer[: end + 1])
+        del self._buffer[: end + 1]
+        return line
+
+    async def exactly(self, size: int) -> bytes | None:
+        while len(self._buffer) < size:
+            if not await self._fill():
+                return None
+        body = bytes(self._buffer[:size])
+        del self._buffer[:size]
+        return body
+
+
+def content_length(line: bytes) -> int | None:
+    """The length a ``Content-Length`` header line gives (any case, anywhere in the line), else None."""
+    at = line.lower().find(HEADER)
+    if at < 0:
+        return None
+    value = line[at + len(HEADER) :].strip()
+    return int(value) if value.isdigit() and len(value) <= 12 else -1
+
+
+async def next_frame(incoming: Incoming) -> bytes | str | None:
+    """The next body; a string says why a header was refused; None when stdin ends.
+
+    Lines before a ``Content-Length`` header are skipped (garbage, or a body whose header was lost).
+    """
+    length: int | None = None
+    while True:
+        line = await incoming.line()
+        if line is None:
+            return None
+        if length is None:
+            length = content_length(line)
+            if length is not None and not 0 <= length <= MAX_CONTENT_LENGTH:
+                return f"bad Content-Length header: {line[:80]!r}"
+            if length is None and line.strip():
+                log.debug("skipped %d bytes before a header", len(line))
+        elif not line.strip():
+            return await incoming.exactly(length)
+        elif (again := content_length(line)) is not None:
+            return f"a second Content-Length header: {again}"
+
+
+async def serve(server: ErrknowServer, read: Callable[[], Awaitable[bytes]]) -> int:
+    """Serve until the input ends (0), ``exit`` (0 after ``shutdown``, else 1) or ``hang_up`` (0)."""
+    incoming = Incoming(read)
+    protocol = server.protocol
+    assert isinstance(protocol, ErrknowProtocol)
+    server.connection = asyncio.current_task()
+    try:
+        while (frame := await next_frame(incoming)) is not None:
+            try:
+                if isinstance(frame, str):
+                    protocol.refuse_frame(frame)
+                else:
+                    protocol.receive(frame)
+            except (SystemExit, BrokenPipeError):
+                raise
+            except Exception:  # a bug of ours with one message must not end the session
+                log.exception("a message could not be handled")
+    except SystemExit as stop:  # pygls' ``exit`` handler
+        return stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+    except asyncio.CancelledError:
+        log.info("hung up")
+        return 0
+    except BrokenPipeError:
+        log.info("the client closed its end")
+        return 0
+    log.info("the client's input ended")
+    return 0
+
+
+def serve_stdio(server: ErrknowServer) -> int:
+    async def main() -> int:
+        return await serve(server, stdin_chunks(sys.stdin.buffer))
+
+    server.protocol.set_writer(Outgoing(sys.stdout.buffer, server.hang_up))
+    return asyncio.run(main())
+
+
+def serve_tcp(server: ErrknowServer, host: str, port: int) -> int:
+    """Listen on ``host:port`` and serve the first client that connects, until it is done."""
+
+    async def main() -> int:
+        done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            if done.done() or server.connection is not None:
+                writer.close()
+                return
+            server.protocol.set_writer(writer)
+            code = await serve(server, functools.partial(reader.read, CHUNK_BYTES))
+            if not done.done():
+                done.set_result(code)
+
+        listener = await asyncio.start_server(connected, host, port)
+        log.info("listening on %s:%s", host, port)
+        async with listener:
+            return await done
+
+    return asyncio.run(main())
