@@ -24,7 +24,7 @@ from errknow_ls.kb.explain import Context, render
 from errknow_ls.lsp import convert
 from errknow_ls.lsp.checking import Result
 from errknow_ls.lsp.locate import WorkspaceFiles
-from errknow_ls.lsp.snapshots import is_open
+from errknow_ls.lsp.snapshots import open_document
 from errknow_ls.lsp.watching import WatchedLog
 from errknow_ls.tracebacks import Frame, Traceback, TracebackScanner, match_traceback
 
@@ -224,14 +224,13 @@ def deliver(ls: ErrknowServer, uris: Iterable[str]) -> None:
 
     refresh = False
     for uri in sorted(set(uris)):
-        open_document = is_open(ls.workspace, uri)
-        if ls.channel.pulls(open_document):
+        document = open_document(ls.workspace, uri)
+        if ls.channel.pulls(document is not None):
             refresh = True
             continue
         version = None
         static: tuple[types.Diagnostic, ...] = ()
-        if open_document:
-            document = ls.workspace.get_text_document(uri)
+        if document is not None:
             version = document.version
             stored = ls.checks.stored(uri)
             if stored is not None and stored.version == version:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from urllib.parse import unquote
 
 from lsprotocol import types
-from pygls.workspace import Workspace
+from pygls.workspace import TextDocument, Workspace
 
 from errknow_ls.lsp.checking import Part, Snapshot
 
@@ -15,6 +15,13 @@ PYTHON_IDS = frozenset({"python", "python3", "py"})
 def is_open(workspace: Workspace, uri: str) -> bool:
     """An editor holds the document (a text document or a notebook cell)."""
     return unquote(uri) in workspace.text_documents
+
+
+def open_document(workspace: Workspace, uri: str) -> TextDocument | None:
+    """The editor's document, or None once closed; never pygls' ``get_text_document``, which
+    makes up a document from the file on disk (any path a client names)."""
+    document: TextDocument | None = workspace.text_documents.get(unquote(uri))
+    return document
 
 
 def notebook_of(workspace: Workspace, uri: str) -> types.NotebookDocument | None:

@@ -8,6 +8,7 @@ from pygls.workspace import TextDocument
 from errknow_ls.lsp import actions, convert, publishing
 from errknow_ls.lsp.convert import Positions
 from errknow_ls.lsp.server import ErrknowServer
+from errknow_ls.lsp.snapshots import open_document
 
 OPTIONS = types.CodeActionOptions(code_action_kinds=actions.KINDS, resolve_provider=True)
 
@@ -36,9 +37,10 @@ def _target(ls: ErrknowServer, document: TextDocument) -> actions.Target:
 
 async def code_action(ls: ErrknowServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
     result = await publishing.current(ls, params.text_document.uri)
-    if result is None:
-        return None
-    target = _target(ls, ls.workspace.get_text_document(result.uri))
+    document = open_document(ls.workspace, result.uri) if result else None
+    if result is None or document is None:
+        return None  # not open, or closed while it was checked
+    target = _target(ls, document)
     only = params.context.only
     found = actions.current_data(target, params.context.diagnostics) or actions.in_range(
         result.diagnostics, result.findings, target.positions.from_range(params.range)
@@ -53,9 +55,10 @@ async def code_action(ls: ErrknowServer, params: types.CodeActionParams) -> list
 async def resolve(ls: ErrknowServer, action: types.CodeAction) -> types.CodeAction:
     pending = actions.Pending.parse(action.data)
     result = await publishing.current(ls, pending.uri) if pending else None
-    if pending is None or result is None or result.version != pending.version:
+    document = open_document(ls.workspace, result.uri) if result else None
+    if pending is None or result is None or document is None or result.version != pending.version:
         return action  # not ours, or the document moved on: a stale fix is dropped
-    target = _target(ls, ls.workspace.get_text_document(result.uri))
+    target = _target(ls, document)
     if pending.fix is not None:
         action.edit = target.fix_edit(convert.to_fix(pending.fix))
     elif pending.fix_all:

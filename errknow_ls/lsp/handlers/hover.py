@@ -11,6 +11,7 @@ from errknow_ls.kb.explain import Context, QuickFix, render
 from errknow_ls.lsp import publishing, runtime
 from errknow_ls.lsp.convert import Positions
 from errknow_ls.lsp.server import ErrknowServer
+from errknow_ls.lsp.snapshots import open_document
 
 
 def register(server: ErrknowServer) -> None:
@@ -19,9 +20,9 @@ def register(server: ErrknowServer) -> None:
 
 async def hover(ls: ErrknowServer, params: types.HoverParams) -> types.Hover | None:
     result = await publishing.current(ls, params.text_document.uri)
-    if result is None:
+    document = open_document(ls.workspace, result.uri) if result else None
+    if result is None or document is None:
         return runtime.hover(ls, params.text_document.uri, params.position, _markdown(ls))
-    document = ls.workspace.get_text_document(result.uri)
     positions = Positions(document.source, ls.workspace.position_encoding or types.PositionEncodingKind.Utf16)
     here = positions.from_client(params.position)
     finding = next((f for f in result.findings if f.span.start <= here <= f.span.end), None)

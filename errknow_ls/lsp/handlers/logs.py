@@ -19,6 +19,7 @@ from pygls.uris import to_fs_path
 
 from errknow_ls.lsp import convert, runtime
 from errknow_ls.lsp.server import ErrknowServer
+from errknow_ls.lsp.snapshots import open_document
 from errknow_ls.lsp.watching import LogGlobs, WatchedLog
 from errknow_ls.tracebacks import read_tracebacks
 
@@ -93,7 +94,8 @@ def _source_edited(
             start, end = change.range.start.line, change.range.end.line
             touched |= {hit.line for hit in ls.runtime.sources.get(uri, []) if start <= hit.line <= end}
             ls.runtime.shift_source(uri, end, change.text.count("\n") - (end - start))
-    lines = convert.split_lines(ls.workspace.get_text_document(uri).source)
+    document = open_document(ls.workspace, uri)
+    lines = convert.split_lines(document.source) if document else []
     touched |= {
         hit.line
         for hit in ls.runtime.sources.get(uri, [])
