@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
+from pygls.uris import to_fs_path
 
 from errknow_ls.lsp.settings import Project, Settings
 from errknow_ls.runner.discovery import Excluder
@@ -25,6 +26,12 @@ def _gitignore(directory: Path) -> pathspec.GitIgnoreSpec | None:
     except OSError:
         return None
     return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def client_path(uri: str) -> Path | None:
+    """The file a client's URI names, with ``..`` resolved: ``ws/../etc/x.log`` is not in ``ws``."""
+    path = to_fs_path(uri)
+    return Path(os.path.normpath(path)) if path else None
 
 
 @dataclass(slots=True)

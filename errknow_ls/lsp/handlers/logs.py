@@ -18,6 +18,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from errknow_ls.lsp import convert, runtime
+from errknow_ls.lsp.files import client_path
 from errknow_ls.lsp.server import ErrknowServer
 from errknow_ls.lsp.snapshots import open_document
 from errknow_ls.lsp.watching import LogGlobs, WatchedLog
@@ -113,9 +114,9 @@ def watched_changes(ls: ErrknowServer, changes: Sequence[types.FileEvent]) -> li
     globs = LogGlobs(ls.settings.log_globs, ls.roots())
     rest = []
     for change in changes:
-        path = to_fs_path(change.uri)
-        if path and globs.matches(Path(path)) and Path(path).suffix != ".py":
-            ls.spawn(read_log(ls, change.uri, Path(path), change.type == types.FileChangeType.Deleted))
+        path = client_path(change.uri)
+        if path and globs.matches(path) and path.suffix != ".py":
+            ls.spawn(read_log(ls, change.uri, path, change.type == types.FileChangeType.Deleted))
         else:
             rest.append(change)
     return rest

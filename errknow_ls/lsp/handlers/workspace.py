@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import logging
 import uuid
-from pathlib import Path
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
 
 from errknow_ls.lsp import configuration, scan
-from errknow_ls.lsp.files import GITIGNORE, Scope
+from errknow_ls.lsp.files import GITIGNORE, Scope, client_path
 from errknow_ls.lsp.handlers import logs
 from errknow_ls.lsp.server import ErrknowServer
 
@@ -25,7 +23,7 @@ def register(server: ErrknowServer) -> None:
 
 def did_change_watched_files(ls: ErrknowServer, params: types.DidChangeWatchedFilesParams) -> None:
     changes = logs.watched_changes(ls, params.changes)
-    paths = [(change, Path(fs_path)) for change in changes if (fs_path := to_fs_path(change.uri))]
+    paths = [(change, path) for change in changes if (path := client_path(change.uri))]
     if any(path.name in SETTINGS_FILES for _, path in paths):
         configuration.reconfigure(ls)  # excludes or rules may have changed: the scan re-checks all
         return
