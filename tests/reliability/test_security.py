@@ -1,6 +1,6 @@
 """What the real server touches, recorded by an audit hook (``launch_audited.py``) over a session
 that tempts it: a workspace whose ``.venv`` holds torch's metadata and a ``torch`` package,
-``sitecustomize.py``, ``conftest.py`` and ``torch/__init__.py`` that would leave a marker if run,
+``sitecustomize.py``, ``conftest.py``, ``torch/__init__.py`` and records that would leave a marker if run,
 a log, a terminal and watched files whose tracebacks name ``/etc/shadow`` and files outside the
 workspace, requests on such paths, and a quick fix.
 
@@ -60,6 +60,10 @@ def tempting(tmp_path: Path) -> Path:
     for name in ("sitecustomize.py", "conftest.py", "setup.py", "usercustomize.py"):
         (root / name).write_text(_marker_code(marker))
     (root / "train.py").write_text(BUGGY, encoding="utf-8")
+    records = root / ".errknow" / "records"  # the workspace's own records: data, never code
+    records.mkdir(parents=True)
+    (records / "evil.json").write_text(json.dumps({"id": f"__import__('os').system('touch {marker}')"}))
+    (records / "evil.py").write_text(_marker_code(marker))
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.py").write_text(BUGGY, encoding="utf-8")
@@ -175,7 +179,8 @@ def test_the_server_reads_only_the_workspace_and_runs_nothing_of_it(
 
     roots = _allowed_roots(tempting)
     opened = [e for e in events if e["event"] == "open" and e["path"] is not None]
-    assert any(Path(e["path"]).name == "METADATA" for e in opened), "the audit saw the metadata read"
+    read = {Path(e["path"]).name for e in opened}
+    assert {"METADATA", "evil.json", "sitecustomize.py"} <= read, "the audit saw the tempting files read"
     assert [e["path"] for e in opened if not _inside(e["path"], roots, tempting)] == []
     written = [e for e in opened if set(e["mode"] or "") & set("wax+") or (e["flags"] or 0) & WRITE_FLAGS]
     assert written == []
