@@ -14,6 +14,7 @@ from pathlib import Path
 import pathspec
 from pygls.uris import to_fs_path
 
+from errknow_ls.lsp.locate import within
 from errknow_ls.lsp.settings import Project, Settings
 from errknow_ls.runner.discovery import Excluder
 
@@ -64,7 +65,7 @@ class _Folder:
 
     def includes(self, path: Path) -> bool:
         """``path`` (a ``*.py`` below the root) and none of the directories above it are excluded."""
-        if not path.is_relative_to(self.root) or path.suffix != ".py":
+        if path.suffix != ".py" or not within(path, self.root):
             return False
         directories = [d for d in path.parents if d.is_relative_to(self.root) and d != self.root]
         return not any(self.ignores(d, is_dir=True) for d in reversed(directories)) and not self.ignores(
@@ -76,8 +77,11 @@ class _Folder:
             here = Path(directory)
             dirnames[:] = sorted(d for d in dirnames if not self.ignores(here / d, is_dir=True))
             for name in sorted(filenames):
-                if name.endswith(".py") and not self.ignores(here / name, is_dir=False):
-                    yield here / name
+                path = here / name
+                if not name.endswith(".py") or self.ignores(path, is_dir=False):
+                    continue
+                if not path.is_symlink() or within(path, self.root):  # os.walk follows no directory link
+                    yield path
 
 
 class Scope:

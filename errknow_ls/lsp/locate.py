@@ -2,8 +2,9 @@
 
 A traceback printed on another machine or in a container names ``/mnt/job/code/train.py`` or
 ``C:\\Users\\me\\code\\train.py``; the workspace has ``code/train.py``. Only files found by walking
-the workspace folders are ever answered: a printed path is never opened, resolved or stat-ed, so a
-traceback naming ``/etc/shadow`` cannot make the server touch it.
+the workspace folders are ever answered (less the symlinks that lead out of them): a printed path
+is never opened, resolved or stat-ed, so a traceback naming ``/etc/shadow`` cannot make the server
+touch it.
 """
 
 from __future__ import annotations
@@ -34,6 +35,13 @@ REBUILD_AFTER = 1.0
 """Seconds: a name not found rebuilds the index at most this often."""
 
 
+def within(path: Path, root: Path) -> bool:
+    """``path`` is below ``root`` and stays there once symlinks are followed: a cloned repository's
+    ``notes.py -> ~/.ssh/id_rsa`` is not a workspace file."""
+    real = Path(os.path.realpath(path))
+    return path.is_relative_to(root) and real.is_relative_to(os.path.realpath(root))
+
+
 def printed_parts(printed: str) -> list[str]:
     """``C:\\a\\.\\b.py`` -> ``['C:', 'a', 'b.py']``: separators unified, ``.`` and empty parts gone."""
     return [part for part in printed.strip().replace("\\", "/").split("/") if part not in ("", ".")]
@@ -54,8 +62,11 @@ class WorkspaceFiles:
             for directory, dirnames, filenames in os.walk(root):
                 dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith("."))
                 for name in filenames:
-                    if name.endswith(SUFFIXES) and count < MAX_FILES:
-                        by_name.setdefault(name, []).append(Path(directory) / name)
+                    path = Path(directory) / name
+                    if not name.endswith(SUFFIXES) or count >= MAX_FILES:
+                        continue
+                    if not path.is_symlink() or within(path, root):  # a link out is not ours
+                        by_name.setdefault(name, []).append(path)
                         count += 1
         self._by_name = by_name
         self._built = time.monotonic()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pathspec
 
+from errknow_ls.lsp.locate import within
 from errknow_ls.tracebacks import Traceback, TracebackScanner
 
 log = logging.getLogger(__name__)
@@ -75,6 +76,6 @@ class LogGlobs:
 
     def matches(self, path: Path) -> bool:
         for root in self._roots:
-            if path.is_relative_to(root) and self._spec.match_file(path.relative_to(root).as_posix()):
+            if within(path, root) and self._spec.match_file(path.relative_to(root).as_posix()):
                 return True
         return False

@@ -68,6 +68,9 @@ def tempting(tmp_path: Path) -> Path:
     outside.mkdir()
     (outside / "secret.py").write_text(BUGGY, encoding="utf-8")
     (outside / "secret.log").write_text(_traceback(str(outside / "secret.py")), encoding="utf-8")
+    (root / "linked.py").symlink_to(outside / "secret.py")  # a cloned repository can hold these
+    (root / "linked.log").symlink_to(outside / "secret.log")
+    (root / "linked").symlink_to(outside, target_is_directory=True)
     return root
 
 
@@ -119,6 +122,7 @@ def _session(wire: Wire, root: Path) -> None:
         f"{root}/../outside/secret.py",
         "../outside/secret.py",
     ]
+    named += [str(root / "linked.py"), str(root / "linked" / "secret.py")]
     log = (root / "run.log").as_uri()
     wire.open(log, _traceback(*named, str(root / "train.py")), language="log")
     assert wire.pull(log)["result"]["items"], "the log's traceback is shown"
@@ -134,6 +138,10 @@ def _session(wire: Wire, root: Path) -> None:
         (outside / "secret.py").as_uri(),
         f"{root.as_uri()}/../outside/secret.log",
         f"{root.as_uri()}/%2E%2E/outside/secret.py",
+        (root / "linked.log").as_uri(),
+        (root / "linked.py").as_uri(),
+        (root / "linked" / "secret.log").as_uri(),
+        (root / "linked" / "secret.py").as_uri(),
     ]
     wire.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": uri, "type": 2} for uri in changes]})
     for uri in [
