@@ -8,8 +8,8 @@
 - A request after ``shutdown`` is answered with InvalidRequest, one before ``initialize`` with
   ServerNotInitialized, a second ``initialize`` with InvalidRequest, as LSP asks (pygls dropped
   the first, failed the second with an internal error, and re-initialized on the third).
-- ``didChange`` for a document that is not open is logged and ignored (pygls raised KeyError and
-  showed it to the user).
+- ``didChange`` for a document that is not open, ``notebookDocument/didChange`` for a notebook
+  or a cell that is not open, are logged and ignored (pygls raised KeyError and showed it).
 - A response whose result cannot be serialized becomes an internal error for its id (pygls logged
   it and sent nothing).
 - The client's answer to a request of ours that we cancelled meanwhile (a workspace scan restarted
@@ -170,6 +170,26 @@ class ErrknowProtocol(LanguageServerProtocol):
             log.warning("didChange for %s, which is not open: ignored", params.text_document.uri)
             return
         yield from super().lsp_text_document__did_change(params)
+
+    @lsp_method(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def lsp_notebook_document__did_change(
+        self, params: types.DidChangeNotebookDocumentParams
+    ) -> Generator[Any, Any, None]:
+        uri = params.notebook_document.uri
+        if self.workspace.get_notebook_document(notebook_uri=uri) is None:
+            log.warning("notebookDocument/didChange for %s, which is not open: ignored", uri)
+            return
+        cells = params.change.cells
+        if cells is not None and cells.text_content:
+            structure = cells.structure
+            opened = {unquote(d.uri) for d in (structure.did_open or [])} if structure else set()
+            closed = {unquote(d.uri) for d in (structure.did_close or [])} if structure else set()
+            known = (self.workspace.text_documents.keys() | opened) - closed
+            kept = [text for text in cells.text_content if unquote(text.document.uri) in known]
+            if len(kept) < len(cells.text_content):
+                log.warning("notebookDocument/didChange: edits to cells that are not open ignored")
+            cells.text_content = kept
+        yield from super().lsp_notebook_document__did_change(params)
 
     def _send_data(self, data: Any) -> None:
         """pygls' ``_send_data``, except that a response that cannot be serialized is replaced by an

@@ -63,6 +63,7 @@ class Garbage:
             (self.headers, 12),
             (self.lifecycle, 3),
             (self.scratch_edits, 4),
+            (self.notebooks, 4),
         ]
 
     def cases(self, count: int) -> Iterator[Case]:
@@ -315,7 +316,7 @@ class Garbage:
             params: Any = {"processId": None, "rootUri": None, "capabilities": {}}
             return self._request("lifecycle", "initialize", params, frozenset({INVALID_REQUEST}))
         notes: list[tuple[str, Any]] = [
-            ("$/cancelRequest", {"id": rng.choice([1, "g-1", "nope", 10**12])}),
+            ("$/cancelRequest", {"id": rng.choice([1, "nope", 10**12])}),
             ("$/setTrace", {"value": rng.choice(["off", "verbose", "loud"])}),
             ("window/workDoneProgress/cancel", {"token": self._text(5)}),
         ]
@@ -356,6 +357,52 @@ class Garbage:
         ]
         method, params = rng.choice(notes)
         return Case("scratch_edits", encode(_note(method, params)))
+
+    def notebooks(self) -> Case:
+        """Notebooks opened, changed (cells added, removed, edited: open or not) and closed, in any order."""
+        rng = self.rng
+        uri = f"{self.root}/scratch/n{rng.randrange(3)}.ipynb"
+        cells = [f"{uri}#c{i}" for i in range(rng.randrange(4))]
+        cell = f"{uri}#c{rng.randrange(5)}"
+        code = rng.choice(["loss.backward()\nloss.backward()\n", self._text(40), ""])
+        notebook = {"uri": uri, "notebookType": "jupyter-notebook", "version": rng.randrange(1, 99)}
+        texts = [{"uri": c, "languageId": "python", "version": 1, "text": code} for c in cells]
+        where = {"start": self._position(), "end": self._position()}
+        structure = {
+            "array": {
+                "start": rng.randrange(5),
+                "deleteCount": rng.randrange(5),
+                "cells": [{"kind": 2, "document": cell}],
+            },
+            "didOpen": [{"uri": cell, "languageId": "python", "version": 1, "text": code}]
+            if rng.random() < 0.5
+            else [],
+            "didClose": [{"uri": c} for c in cells[:1]],
+        }
+        change = {
+            "cells": {
+                "structure": structure if rng.random() < 0.5 else None,
+                "textContent": [
+                    {"document": {"uri": cell, "version": 2}, "changes": [{"range": where, "text": code}]}
+                ],
+            }
+        }
+        notes: list[tuple[str, Any]] = [
+            (
+                "notebookDocument/didOpen",
+                {
+                    "notebookDocument": {**notebook, "cells": [{"kind": 2, "document": c} for c in cells]},
+                    "cellTextDocuments": texts,
+                },
+            ),
+            ("notebookDocument/didChange", {"notebookDocument": notebook, "change": change}),
+            (
+                "notebookDocument/didClose",
+                {"notebookDocument": {"uri": uri}, "cellTextDocuments": [{"uri": c} for c in cells]},
+            ),
+        ]
+        method, params = rng.choice(notes)
+        return Case("notebooks", encode(_note(method, params)))
 
     # ------------------------------------------------------------------ templates
 
@@ -415,7 +462,11 @@ class Garbage:
                     "cellTextDocuments": [],
                 },
             ),
-            ("$/cancelRequest", {"id": "g-1"}),
+            ("$/cancelRequest", {"id": "nope"}),
+            (
+                "workspace/didChangeWorkspaceFolders",
+                {"event": {"added": [], "removed": [{"uri": f"{self.root}/scratch", "name": "scratch"}]}},
+            ),
         ]
 
 
