@@ -18,8 +18,9 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, BinaryIO
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from errknow_ls.lsp.protocol import ErrknowProtocol
 
@@ -30,6 +31,8 @@ log = logging.getLogger(__name__)
 CHUNK_BYTES = 1 << 16
 QUEUED_CHUNKS = 64
 """Chunks read ahead of the parser (4 MiB): a client that floods us waits, memory does not grow."""
+GRACE_SECONDS = 1.0
+"""How long the end of a session waits for worker threads before exiting without them."""
 MAX_HEADER_LINE = 8 << 10
 MAX_CONTENT_LENGTH = 1 << 28
 """256 MiB: a larger body is refused (its bytes are then skipped as garbage until the next header)."""
@@ -192,7 +195,7 @@ def serve_stdio(server: ErrknowServer) -> int:
         return await serve(server, stdin_chunks(sys.stdin.buffer))
 
     server.protocol.set_writer(Outgoing(sys.stdout.buffer, server.hang_up))
-    return asyncio.run(main())
+    return run(main())
 
 
 def serve_tcp(server: ErrknowServer, host: str, port: int) -> int:
@@ -215,4 +218,39 @@ def serve_tcp(server: ErrknowServer, host: str, port: int) -> int:
         async with listener:
             return await done
 
-    return asyncio.run(main())
+    return run(main())
+
+
+def run(main: Coroutine[Any, Any, int]) -> int:
+    """``asyncio.run``, except that a check still running in a worker thread when the session is
+    over is not waited for: nobody wants its result, and a big file can take a minute.
+
+    asyncio.run would wait for it, and so would Python's exit (it joins the executor's threads):
+    when one is still busy after a grace period, the process ends at once, logs and stdio flushed.
+    """
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        code = loop.run_until_complete(main)
+        if tasks := asyncio.all_tasks(loop):
+            for task in tasks:
+                task.cancel()
+            loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+        loop.run_until_complete(loop.shutdown_asyncgens())
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()  # the default executor is shut down without waiting
+    deadline = time.monotonic() + GRACE_SECONDS
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join(max(0.0, deadline - time.monotonic()))
+    if any(
+        t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.current_thread()
+    ):
+        log.warning("a check is still running: exiting without waiting for it")
+        logging.shutdown()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
+    return code

@@ -108,6 +108,17 @@ def test_stdin_closed_ends_the_server_with_0(started: tuple[Wire, str]) -> None:
     _clean_end(wire)
 
 
+def test_stdin_closed_during_a_long_check_ends_the_server_without_waiting_for_the_check(
+    started: tuple[Wire, str], workspace: Path
+) -> None:
+    wire, _ = started
+    # Hundreds of double backwards: a check of many seconds (the checker is superlinear in them).
+    wire.open((workspace / "big.py").as_uri(), BUGGY * 500)
+    wire.request("$/errknow-test/roundTrip")  # the didOpen is in: its check runs
+    wire.close_stdin()
+    _clean_end(wire)
+
+
 @pytest.mark.parametrize("cut", ["header", "body"])
 def test_stdin_closed_inside_a_message_ends_the_server_with_0(started: tuple[Wire, str], cut: str) -> None:
     wire, probe = started

@@ -75,6 +75,8 @@ class Wire:
             env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})},
         )
         self.received: list[Message] = []
+        self._responses: dict[Any, list[Message]] = {}
+        """Responses by id: the fuzz looks up tens of thousands."""
         self.sent_messages = 0
         self.sent_bytes = 0
         self.answers: dict[Any, Any] = {"workspace/configuration": [None]}
@@ -111,6 +113,8 @@ class Wire:
             self.send({"jsonrpc": "2.0", "id": message["id"], "result": answer}, count=False)
         with self._lock:
             self.received.append(message)
+            if "method" not in message and isinstance(message.get("id"), int | str | None):
+                self._responses.setdefault(message.get("id"), []).append(message)
         self._inbox.put(message)
 
     def send_raw(self, data: bytes, messages: int = 1) -> None:
@@ -131,11 +135,13 @@ class Wire:
 
     # ------------------------------------------------------------------ messages
 
-    def wait_for(self, found: Callable[[Message], bool], timeout: float = WAIT) -> Message:
-        """The first message ``found`` accepts, received already or still to come."""
+    def wait_for(self, found: Callable[[Message], bool], timeout: float = WAIT, scan: bool = True) -> Message:
+        """The first message ``found`` accepts, received already (unless not ``scan``) or still to come."""
         deadline = time.monotonic() + timeout
-        with self._lock:
-            seen = next((m for m in self.received if found(m)), None)
+        seen = None
+        if scan:
+            with self._lock:
+                seen = next((m for m in self.received if found(m)), None)
         while seen is None:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -145,6 +151,7 @@ class Wire:
             except queue.Empty:
                 continue
             if message is None:
+                self._inbox.put(None)  # for the next wait too
                 raise ServerGone(f"the server closed stdout; stderr:\n{self.stderr_tail()}")
             if found(message):
                 seen = message
@@ -160,11 +167,17 @@ class Wire:
         return self.answer(msg_id, timeout)
 
     def answer(self, msg_id: Any, timeout: float = WAIT) -> Message:
-        return self.wait_for(lambda m: m.get("id") == msg_id and "method" not in m, timeout)
+        def arrived(_message: Message) -> bool:
+            return bool(self.responses(msg_id))
+
+        # The index, not every message received so far: the fuzz waits on thousands of answers.
+        if not self.responses(msg_id):
+            self.wait_for(arrived, timeout, scan=False)
+        return self.responses(msg_id)[0]
 
     def responses(self, msg_id: Any) -> list[Message]:
         with self._lock:
-            return [m for m in self.received if m.get("id") == msg_id and "method" not in m]
+            return list(self._responses.get(msg_id, []))
 
     def notify(self, method: str, params: Any = None) -> None:
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
