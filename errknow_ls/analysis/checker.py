@@ -68,6 +68,19 @@ def check_source(
     if not might_backward(text):
         return CheckResult()
     module, errors = parse_module(text)
+    try:
+        return _check_module(text, module, errors, select, ignore)
+    except RecursionError:
+        # An expression a few hundred levels deep parses, but our recursive walkers cannot follow it:
+        # check the file without the statements that hold one.
+        shallow, deep = _without_deep_statements(module)
+        errors = [*errors, *(f"line {stmt.lineno}: nested too deeply to check" for stmt in deep)]
+        return _check_module(text, shallow, errors, select, ignore)
+
+
+def _check_module(
+    text: str, module: ast.Module, errors: list[str], select: Collection[str] | None, ignore: Collection[str]
+) -> CheckResult:
     source = SourceText(text)
     interpreter = Interpreter(module)
     errors += _run_entries(interpreter, module)
@@ -82,6 +95,29 @@ def check_source(
     ]
     findings.sort(key=lambda f: (f.span.start, f.code))
     return CheckResult(findings, errors)
+
+
+MAX_DEPTH = 100
+"""Nodes below a top-level statement that the recursive walkers can follow within Python's stack."""
+
+
+def _without_deep_statements(module: ast.Module) -> tuple[ast.Module, list[ast.stmt]]:
+    shallow: list[ast.stmt] = []
+    deep: list[ast.stmt] = []
+    for stmt in module.body:
+        (deep if _deeper_than(stmt, MAX_DEPTH) else shallow).append(stmt)
+    return ast.Module(body=shallow, type_ignores=[]), deep
+
+
+def _deeper_than(root: ast.AST, limit: int) -> bool:
+    """Whether the tree below ``root`` is more than ``limit`` nodes deep (walked without recursion)."""
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return False
 
 
 def _run_entries(interpreter: Interpreter, module: ast.Module) -> list[str]:

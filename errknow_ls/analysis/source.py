@@ -99,8 +99,8 @@ def parse_module(text: str) -> tuple[ast.Module, list[str]]:
     try:
         return _parse(text), []
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        errors = [_describe(exc)]
-    lines = text.splitlines()
+        errors = [_describe(exc, text)]
+    lines = split_lines(text)  # not str.splitlines: form feeds and U+2028 end no line for Python
     body: list[ast.stmt] = []
     for start, end in _chunks(lines):
         chunk = "\n" * start + "\n".join(lines[start:end]) + "\n"
@@ -111,7 +111,9 @@ def parse_module(text: str) -> tuple[ast.Module, list[str]]:
     return ast.Module(body=body, type_ignores=[]), errors
 
 
-def _describe(exc: BaseException) -> str:
+def _describe(exc: BaseException, text: str) -> str:
     if isinstance(exc, SyntaxError):
-        return f"line {exc.lineno}: {exc.msg}"
+        # A null byte's error comes without a line ("line None: ..."): name the first one's.
+        lineno = exc.lineno if exc.lineno is not None else text.count("\n", 0, max(text.find("\0"), 0)) + 1
+        return f"line {lineno}: {exc.msg}"
     return f"{type(exc).__name__}: {exc}"
