@@ -21,6 +21,7 @@ from errknow_ls.runner.options import (
     split_selectors,
 )
 from errknow_ls.runner.report import Notice, NoticeKind, Report
+from errknow_ls.runner.sourcefile import remove_stale_temps
 
 INTERNAL_ERROR = "internal error"
 
@@ -45,6 +46,10 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     )
     found = discover(paths, Excluder(patterns, settings.root))
     notices = [Notice(path, NoticeKind.ERROR, problem) for path, problem in found.errors]
+    if options.fix:
+        for directory in sorted({file.resolve().parent for file in found.files}):
+            for stale in remove_stale_temps(directory):
+                print(f"{stale}: removed, a temporary file of an interrupted --fix run", file=err)
     jobs = [FileJob(path, rules, options.fix, options.unsafe_fixes) for path in found.files]
     results = check_files(jobs)
     notices += [notice for result in results for notice in notices_of(result)]
