@@ -151,7 +151,7 @@ def programs(draw: st.DrawFn) -> str:
     return "\n".join(head + draw(_block(0))) + "\n"
 
 
-@examples(ci=200, long=20_000)
+@examples(ci=120, long=20_000)
 @given(programs())
 def test_generated_programs(text: str) -> None:
     check_sanely(text)
@@ -167,7 +167,7 @@ def _seed_files() -> list[Path]:
     files += sorted((REPO / "examples").glob("*.py"))
     torch_dir = next((REPO / ".venv").glob("lib/python*/site-packages/torch"), None)
     if torch_dir is not None:
-        wanted = size(ci=12, long=2000)
+        wanted = size(ci=8, long=2000)
         for path in sorted(torch_dir.rglob("*.py")):
             if path.stat().st_size < 400_000 and ".backward(" in path.read_text("utf-8", "replace"):
                 files.append(path)
@@ -209,7 +209,7 @@ def mutated(draw: st.DrawFn) -> str:
     return text
 
 
-@examples(ci=150, long=20_000)
+@examples(ci=100, long=20_000)
 @given(mutated())
 def test_mutated_real_files(text: str) -> None:
     check_sanely(text)
