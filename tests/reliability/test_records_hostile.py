@@ -171,3 +171,16 @@ def test_generated_records_load_or_are_skipped_with_a_message(data: object) -> N
         kb.match("RuntimeError: the widget exploded " * 20)
     else:
         assert kb.problems and all(problem.path.endswith("fuzz.json") for problem in kb.problems)
+
+
+def test_records_search_only_the_head_of_a_runaway_message(tmp_path: Path) -> None:
+    """A message of 40 lines of 1 MB (a print that ran away) was searched whole, by every record:
+    seconds per traceback (4.6 s here). Records see its first 64 KiB, where a message says what it is."""
+    _record(tmp_path, "tail.json", regex=r"y{40000} y{40000}", confidence=1.0)  # only past 1 MB
+    kb = KnowledgeBase.load([tmp_path])
+    assert kb.problems == []
+    runaway = SECOND_PASS + b"".join(b"y" * 1_000_000 + b"\n" for _ in range(40))
+    found = match_tracebacks(kb, read_tracebacks(runaway))
+    assert [match.record.id if match.record else None for match in found] == [SHIPPED_ID]
+    own_message = "RuntimeError: " + "y" * 40000 + " " + "y" * 40000
+    assert [match.record.id for match in kb.match(own_message)] == ["test/tail"]
