@@ -279,6 +279,13 @@ def test_a_statement_too_deep_to_walk_is_reported_and_the_rest_still_checked() -
     assert result.errors == ["line 6: nested too deeply to check"]
 
 
+def test_a_method_without_self_whose_parameters_all_have_defaults() -> None:
+    """Found by the long campaign (a truncated ``def step(self, action)``): binding ``self`` to the
+    first parameter left one default too many, and a strict zip raised inside the interpreter."""
+    text = "class Env:\n    def step(n=2):\n        loss.backward()\n\nEnv().step()\nEnv().step()\n"
+    check_sanely(text)
+
+
 def test_a_null_byte_is_reported_on_its_line() -> None:
     result = check_sanely(LOOP + "a = 1\x00\n")
     assert result.errors == ["line 6: source code string cannot contain null bytes"]
