@@ -222,7 +222,7 @@ def check_source(
         try:
             module = parse(text)
         except PARSE_ERRORS as exc:
-            errors = [describe(exc)]  # really broken: check the chunks that parse
+            errors = [describe(exc, text)]  # really broken: check the chunks that parse
             chunks = [c for c in chunks if c.error is None]
         else:
             # A top-level-looking line inside a string or brackets split a statement: no units.
@@ -322,8 +322,21 @@ def _fixpoint(functions: dict[str, set[str]]) -> frozenset[str]:
 
 
 def _run_unit(unit: Unit, source: SourceText, body: Callable[[Chunk], Body]) -> Outcome:
-    """Run the unit's entry points on a module of the chunks it may reach."""
+    """Run the unit's entry points on a module of the chunks it may reach. An expression a few
+    hundred levels deep parses, but the rules' recursive walkers cannot follow it: on
+    RecursionError the unit runs again without the statements that hold one, each reported."""
     bodies = [body(c) for c in unit.chunks]  # once each: a tree parsed again is another tree
+    try:
+        return _run_bodies(unit, source, bodies)
+    except RecursionError:
+        kept = [tuple(s for s in b if not _deeper_than(s, MAX_DEPTH)) for b in bodies]
+        deep = [s for b in bodies for s in b if _deeper_than(s, MAX_DEPTH)]
+        outcome = _run_bodies(unit, source, kept)
+        errors = tuple(f"line {stmt.lineno}: nested too deeply to check" for stmt in deep)
+        return replace(outcome, errors=errors + outcome.errors)
+
+
+def _run_bodies(unit: Unit, source: SourceText, bodies: list[Body]) -> Outcome:
     module = ast.Module(body=[s for b in bodies for s in b], type_ignores=[])
     interpreter = Interpreter(module, unit.budget)
     if unit.kind == "module":
@@ -408,12 +421,45 @@ def _merge(outcomes: list[Outcome]) -> list[Finding]:
 
 def _check_whole(module: ast.Module, source: SourceText) -> CheckResult:
     """One interpreter for the whole module: for text the chunks misread."""
+    try:
+        return _check_whole_module(module, source)
+    except RecursionError:
+        shallow, deep = _without_deep_statements(module)
+        result = _check_whole_module(shallow, source)
+        result.errors[:0] = [f"line {stmt.lineno}: nested too deeply to check" for stmt in deep]
+        return result
+
+
+def _check_whole_module(module: ast.Module, source: SourceText) -> CheckResult:
     interpreter = Interpreter(module)
     errors = _run_entries(interpreter, module)
     if not interpreter.events and not interpreter.retain_sites:
         return CheckResult([], errors)
     ctx = RuleContext(source, module, interpreter.nodes)
     return CheckResult(_findings(interpreter, ctx), errors)
+
+
+MAX_DEPTH = 100
+"""Nodes below a top-level statement that the recursive walkers can follow within Python's stack."""
+
+
+def _without_deep_statements(module: ast.Module) -> tuple[ast.Module, list[ast.stmt]]:
+    shallow: list[ast.stmt] = []
+    deep: list[ast.stmt] = []
+    for stmt in module.body:
+        (deep if _deeper_than(stmt, MAX_DEPTH) else shallow).append(stmt)
+    return ast.Module(body=shallow, type_ignores=[]), deep
+
+
+def _deeper_than(root: ast.AST, limit: int) -> bool:
+    """Whether the tree below ``root`` is more than ``limit`` nodes deep (walked without recursion)."""
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return False
 
 
 def _run_entries(interpreter: Interpreter, module: ast.Module) -> list[str]:

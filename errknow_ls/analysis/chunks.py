@@ -62,10 +62,11 @@ Body = tuple[ast.stmt, ...]
 
 def read_chunk(start: int, text: str) -> tuple[Chunk, Body]:
     """What the chunk at ``start`` says, and its statements (none when it does not parse)."""
-    try:
-        module = parse("\n" * start + text)  # line numbers as in the module: free for the tokenizer,
-    except PARSE_ERRORS as exc:  # where ast.increment_lineno afterwards costs 60% of a parse
-        error = describe(exc)
+    placed = "\n" * start + text  # line numbers as in the module: free for the tokenizer, where
+    try:  # ast.increment_lineno afterwards costs 60% of a parse
+        module = parse(placed)
+    except PARSE_ERRORS as exc:
+        error = describe(exc, placed)
         return Chunk(start, text, error, "other", "", {}, frozenset(), frozenset(_WORD.findall(text))), ()
     body = tuple(module.body)
     kind, name = "other", ""

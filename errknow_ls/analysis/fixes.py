@@ -83,7 +83,11 @@ def delete_statement(source: SourceText, stmt: ast.stmt) -> Edit | None:
     """Remove the lines of a statement that stands alone on them."""
     if statement_text(source, stmt) is None or stmt.end_lineno is None:
         return None
-    return Edit(Span(Position(stmt.lineno - 1, 0), Position(stmt.end_lineno, 0)), "")
+    end = Position(stmt.end_lineno, 0)
+    if stmt.end_lineno >= len(source.lines) and not source.text.endswith(("\n", "\r")):
+        # The last line has no line break to take: the start of a next line would be outside the text.
+        end = Position(stmt.end_lineno - 1, len(source.line(stmt.end_lineno)))
+    return Edit(Span(Position(stmt.lineno - 1, 0), end), "")
 
 
 def replace(source: SourceText, node: ast.AST, text: str) -> Edit:

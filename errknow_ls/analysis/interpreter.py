@@ -1029,10 +1029,12 @@ class Interpreter:
     ) -> dict[str, Value]:
         params = [*fn.args.posonlyargs, *fn.args.args]
         env: dict[str, Value] = {}
+        # Defaults line up with the parameters before ``self`` is bound: in ``def step(n=2)`` called
+        # as a method, ``n`` is the one bound (the zip below failed on it).
+        defaults = [None] * (len(params) - len(fn.args.defaults)) + list(fn.args.defaults)
         if bound is not None and params:
             env[params[0].arg] = bound
-            params = params[1:]
-        defaults = [None] * (len(params) - len(fn.args.defaults)) + list(fn.args.defaults)
+            params, defaults = params[1:], defaults[1:]
         for i, (param, default) in enumerate(zip(params, defaults, strict=True)):
             if unknown_args:
                 env[param.arg] = _default_value(default)

@@ -143,7 +143,9 @@ def _triple_quoted(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def describe(exc: BaseException) -> str:
+def describe(exc: BaseException, text: str) -> str:
     if isinstance(exc, SyntaxError):
-        return f"line {exc.lineno}: {exc.msg}"
+        # A null byte's error comes without a line ("line None: ..."): name the first one's.
+        lineno = exc.lineno if exc.lineno is not None else text.count("\n", 0, max(text.find("\0"), 0)) + 1
+        return f"line {lineno}: {exc.msg}"
     return f"{type(exc).__name__}: {exc}"

@@ -13,7 +13,7 @@ import regex
 from pydantic import ValidationError
 
 from errknow_ls.kb.model import Record
-from errknow_ls.kb.patterns import CompiledPattern, compile_pattern
+from errknow_ls.kb.patterns import CompiledPattern, PatternRejected, compile_pattern
 
 MAX_RECORD_BYTES = 1024 * 1024
 """A record is a page of text; a file larger than this is not one."""
@@ -101,8 +101,10 @@ def parse_record(path: Path) -> tuple[LoadedRecord | None, list[Problem]]:
         return None, [Problem(where, "(record)", "nested too deeply")]
     try:
         pattern = compile_pattern(record.regex)
-    except (regex.error, RecursionError, OverflowError) as exc:
+    except (regex.error, RecursionError, OverflowError, MemoryError) as exc:
         return None, [Problem(where, "regex", f"does not compile: {exc}")]
+    except PatternRejected as exc:
+        return None, [Problem(where, "regex", f"rejected: {exc}")]
     return LoadedRecord(record, where, pattern), []
 
 

@@ -9,6 +9,7 @@ readable ones are still explained). ``--format json`` prints one object per trac
 
 from __future__ import annotations
 
+import codecs
 import json
 import sys
 from collections.abc import Iterator, Sequence
@@ -58,7 +59,13 @@ def _chunks(stream: BinaryIO) -> Iterator[bytes]:
     """The stream's bytes in chunks; UTF-16 (PowerShell's ``>``) re-encoded as UTF-8."""
     first = stream.read(CHUNK_BYTES)
     if first.startswith(_UTF16_BOMS):
-        yield (first + stream.read()).decode("utf-16", "replace").encode("utf-8")
+        # Decoded chunk by chunk: reading the rest at once held a whole log (and its copy) in memory.
+        decoder = codecs.getincrementaldecoder("utf-16")("replace")
+        chunk = first
+        while chunk:
+            yield decoder.decode(chunk).encode("utf-8", "replace")
+            chunk = stream.read(CHUNK_BYTES)
+        yield decoder.decode(b"", final=True).encode("utf-8", "replace")
         return
     yield first.removeprefix(_UTF8_BOM)
     while chunk := stream.read(CHUNK_BYTES):
@@ -123,6 +130,7 @@ def run_explain(
     kb = KnowledgeBase.load(options.records)
     for problem in kb.problems:
         print(f"warning: {problem}", file=err)
+    told = len(kb.problems)
     results: list[SourceResult] = []
     failed = False
     for source in options.sources or [STDIN]:
@@ -133,6 +141,9 @@ def run_explain(
             failed = True
             continue
         results.append(SourceResult(source, match_tracebacks(kb, tracebacks), notebook))
+        for problem in kb.problems[told:]:  # a record disabled while matching (its regex timed out)
+            print(f"warning: {problem}", file=err)
+        told = len(kb.problems)
     if options.output_format == "json":
         out.write(render_json(results))
     else:

@@ -22,6 +22,7 @@ from errknow_ls.runner.options import (
     split_selectors,
 )
 from errknow_ls.runner.report import Notice, NoticeKind, Report
+from errknow_ls.runner.sourcefile import remove_stale_temps
 
 if TYPE_CHECKING:
     from errknow_ls.kb import KnowledgeBase
@@ -49,6 +50,10 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     )
     found = discover(paths, Excluder(patterns, settings.root))
     notices = [Notice(path, NoticeKind.ERROR, problem) for path, problem in found.errors]
+    if options.fix:
+        for folder in sorted({file.resolve().parent for file in found.files}):
+            for stale in remove_stale_temps(folder):
+                print(f"{stale}: removed, a temporary file of an interrupted --fix run", file=err)
     jobs = [FileJob(path, rules, options.fix, options.unsafe_fixes) for path in found.files]
     directory = cache_directory(options, settings)
     cache = None if directory is None else CheckCache(directory, cache_key(rules))

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _NEWLINES = ("\r\n", "\n", "\r")
+TEMP_TAG = "errknow-fix"
+_TEMP_NAME = re.compile(rf"^\..+\.{TEMP_TAG}-(?P<pid>\d+)-[^/]*\.tmp$")
+"""``.<file>.errknow-fix-<pid>-<random>.tmp``: written beside the file, then renamed over it."""
 NEWLINE = re.compile(r"\r\n|\r|\n")
 """The line breaks Python's tokenizer knows (``str.splitlines`` knows more: form feed, U+2028, ...)."""
 
@@ -101,7 +104,8 @@ def write_source(source: SourceFile, text: str) -> None:
 
 def _replace_atomically(target: Path, data: bytes) -> None:
     info = target.stat()
-    fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    prefix = f".{target.name}.{TEMP_TAG}-{os.getpid()}-"
+    fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=".tmp")
     temp = Path(temp_name)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -117,6 +121,36 @@ def _replace_atomically(target: Path, data: bytes) -> None:
         temp.unlink(missing_ok=True)
         raise
     _fsync_directory(target.parent)
+
+
+def remove_stale_temps(directory: Path) -> list[Path]:
+    """Delete the temporary files that a killed ``--fix`` run left in ``directory`` (the process that
+    wrote one is gone); a live run's are left alone. Returns what was deleted."""
+    removed: list[Path] = []
+    try:
+        paths = list(directory.iterdir())
+    except OSError:
+        return removed
+    for path in paths:
+        found = _TEMP_NAME.match(path.name)
+        if found is None or _alive(int(found.group("pid"))):
+            continue
+        with contextlib.suppress(OSError):
+            path.unlink()
+            removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process: alive
+    return True
 
 
 def _fsync_directory(directory: Path) -> None:

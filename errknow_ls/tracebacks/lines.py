@@ -21,6 +21,8 @@ _ANSI = re.compile(
     )""",
     re.VERBOSE,
 )
+MAX_PREFIXES = 8
+"""Launcher prefixes kept in a line's stream name (a wrapped launcher adds one per level, not thousands)."""
 _OTHER_CONTROLS = str.maketrans("", "", "\x00\x07\x08\x0b\x0c\x0e\x0f")
 
 # Prefixes that launchers and log collectors put on every line.
@@ -63,17 +65,20 @@ def strip_ansi(text: str) -> str:
 def _strip_prefixes(text: str, streams: list[str]) -> tuple[str, bool]:
     """``text`` without its leading rank and timestamp prefixes; rank names go to ``streams``."""
     stamped = False
+    at = 0  # matched in place: slicing after every prefix made a line of prefixes quadratic
     while True:
-        found = _PREFIX.match(text)
-        if found is None or found.end() == 0:
-            return text, stamped
+        found = _PREFIX.match(text, at)
+        if found is None or found.end() == at:
+            return text[at:], stamped
         if found.group("rank"):
-            streams.append(found.group("rank").strip()[1:-2])
+            if len(streams) < MAX_PREFIXES:
+                streams.append(found.group("rank").strip()[1:-2])
         elif found.group("srun"):
-            streams.append(f"task{found.group('srun')[:-2]}")
+            if len(streams) < MAX_PREFIXES:
+                streams.append(f"task{found.group('srun')[:-2]}")
         else:
             stamped = True
-        text = text[found.end() :]
+        at = found.end()
 
 
 def _visible_segment(text: str) -> str:
