@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from errknow_ls.analysis.chunks import (
+    MAX_DEPTH,
     PARSE_ERRORS,
     Body,
     Chunk,
@@ -227,6 +228,7 @@ def check_source(
         else:
             # A top-level-looking line inside a string or brackets split a statement: no units.
             return _filtered(_check_whole(module, source), source, select, ignore)
+    errors += [f"line {line}: nested too deeply to check" for c in chunks for line in c.too_deep]
     units = _units(chunks, cache.mentions)
     budget = unit_budget(len(units), len(source.lines))
     outcomes = [cache.outcome(replace(unit, budget=budget), source, fresh) for unit in units]
@@ -322,18 +324,9 @@ def _fixpoint(functions: dict[str, set[str]]) -> frozenset[str]:
 
 
 def _run_unit(unit: Unit, source: SourceText, body: Callable[[Chunk], Body]) -> Outcome:
-    """Run the unit's entry points on a module of the chunks it may reach. An expression a few
-    hundred levels deep parses, but the rules' recursive walkers cannot follow it: on
-    RecursionError the unit runs again without the statements that hold one, each reported."""
+    """Run the unit's entry points on a module of the chunks it may reach."""
     bodies = [body(c) for c in unit.chunks]  # once each: a tree parsed again is another tree
-    try:
-        return _run_bodies(unit, source, bodies)
-    except RecursionError:
-        kept = [tuple(s for s in b if not _deeper_than(s, MAX_DEPTH)) for b in bodies]
-        deep = [s for b in bodies for s in b if _deeper_than(s, MAX_DEPTH)]
-        outcome = _run_bodies(unit, source, kept)
-        errors = tuple(f"line {stmt.lineno}: nested too deeply to check" for stmt in deep)
-        return replace(outcome, errors=errors + outcome.errors)
+    return _run_bodies(unit, source, bodies)
 
 
 def _run_bodies(unit: Unit, source: SourceText, bodies: list[Body]) -> Outcome:
@@ -439,10 +432,6 @@ def _check_whole_module(module: ast.Module, source: SourceText) -> CheckResult:
     return CheckResult(_findings(interpreter, ctx), errors)
 
 
-MAX_DEPTH = 100
-"""Nodes below a top-level statement that the recursive walkers can follow within Python's stack."""
-
-
 def _without_deep_statements(module: ast.Module) -> tuple[ast.Module, list[ast.stmt]]:
     shallow: list[ast.stmt] = []
     deep: list[ast.stmt] = []
@@ -496,7 +485,9 @@ def _run_all(entries: list[tuple[str, Callable[[], None]]]) -> list[str]:
 
 
 def _module_relevant(module: ast.Module) -> frozenset[str]:
-    return _fixpoint(calls_by_function(module))
+    functions: dict[str, set[str]] = {}
+    calls_by_function(module, functions)
+    return _fixpoint(functions)
 
 
 def _body_is_relevant(module: ast.Module, relevant: frozenset[str]) -> bool:

@@ -26,6 +26,9 @@ from errknow_ls.analysis.source import (
 )
 
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
+MAX_DEPTH = 100
+"""How deep a statement's tree may be for the checker's recursive walks to follow it within
+Python's stack (a chain of a few hundred calls parses, but would not)."""
 ChunkKey = tuple[int, str]
 T = TypeVar("T")
 _WORD = re.compile(r"\w+")
@@ -51,6 +54,8 @@ class Chunk:
     """Every identifier-like word of the text: what the chunk may refer to."""
     methods: frozenset[str] = frozenset()
     """A class's own methods, ``__init__`` aside: the entry points it may offer."""
+    too_deep: tuple[int, ...] = ()
+    """Lines of statements nested deeper than MAX_DEPTH: left out of the body, and reported."""
 
     @property
     def key(self) -> ChunkKey:
@@ -68,13 +73,14 @@ def read_chunk(start: int, text: str) -> tuple[Chunk, Body]:
     except PARSE_ERRORS as exc:
         error = describe(exc, placed)
         return Chunk(start, text, error, "other", "", {}, frozenset(), frozenset(_WORD.findall(text))), ()
-    body = tuple(module.body)
+    functions: dict[str, set[str]] = {}
+    body = tuple(s for s in module.body if calls_by_function(s, functions) <= MAX_DEPTH)
+    too_deep = tuple(s.lineno for s in module.body if s not in body)
     kind, name = "other", ""
     if len(body) == 1 and isinstance(body[0], ast.FunctionDef | ast.AsyncFunctionDef):
         kind, name = "function", body[0].name
     elif len(body) == 1 and isinstance(body[0], ast.ClassDef):
         kind, name = "class", body[0].name
-    functions = calls_by_function(module)
     definitions = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
     top = called_names(*(s for s in body if not isinstance(s, definitions)))
     methods = frozenset(
@@ -92,21 +98,24 @@ def read_chunk(start: int, text: str) -> tuple[Chunk, Body]:
         frozenset(top),
         frozenset(_WORD.findall(text)),
         methods,
+        too_deep,
     )
     return chunk, body
 
 
-def calls_by_function(tree: ast.AST) -> dict[str, set[str]]:
-    """Names each function calls (its nested functions' calls count for it too).
+def calls_by_function(tree: ast.AST, functions: dict[str, set[str]]) -> int:
+    """Add the names each function in ``tree`` calls (its nested functions' calls count for it
+    too) to ``functions``; return how deep the tree is.
 
     One walk with an explicit stack that never descends into names, constants and contexts:
     three times faster than a walk by ``ast.iter_child_nodes``, and this walk sees every node of
     every chunk.
     """
-    functions: dict[str, set[str]] = {}
-    stack: list[tuple[ast.AST, tuple[str, ...]]] = [(tree, ())]
+    deepest = 0
+    stack: list[tuple[ast.AST, tuple[str, ...], int]] = [(tree, (), 1)]
     while stack:
-        node, owners = stack.pop()
+        node, owners, depth = stack.pop()
+        deepest = max(deepest, depth)
         kind = type(node)
         if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             name = node.name  # type: ignore[attr-defined]
@@ -116,13 +125,14 @@ def calls_by_function(tree: ast.AST) -> dict[str, set[str]]:
             called = call_name(node)  # type: ignore[arg-type]
             for owner in owners:
                 functions[owner].add(called)
+        depth += 1
         for field in _walked_fields(kind):
             value = getattr(node, field, None)
             if type(value) is list:
-                stack.extend((item, owners) for item in value if type(item) not in _LEAVES)
+                stack.extend((item, owners, depth) for item in value if type(item) not in _LEAVES)
             elif value is not None and type(value) not in _LEAVES and isinstance(value, ast.AST):
-                stack.append((value, owners))
-    return functions
+                stack.append((value, owners, depth))
+    return deepest
 
 
 _LEAVES = frozenset({ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.alias, ast.Pass, str, int})

@@ -69,12 +69,13 @@ def yields_before_step(ctx: RuleContext, first: ast.Call) -> bool:
     block = ctx.block_of(stmt) if stmt is not None else None
     if stmt is None or block is None:
         return False
-    for later in block[next(i for i, s in enumerate(block) if s is stmt) + 1 :]:
-        if any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(later)):
-            return True
-        if called_names(later) & (STEPPING | {"zero_grad", "backward"}):
-            return False
-    return False
+    return ctx.next_mark(block, stmt, "yield or step", _yield_or_step) == "yield"
+
+
+def _yield_or_step(stmt: ast.stmt) -> str | None:
+    if any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(stmt)):
+        return "yield"
+    return "step" if called_names(stmt) & (STEPPING | {"zero_grad", "backward"}) else None
 
 
 def ancestors_hold(ctx: RuleContext, stmt: ast.stmt, target: ast.stmt) -> bool:
@@ -96,10 +97,7 @@ def has_side_effects(ctx: RuleContext, stmt: ast.stmt) -> bool:
 
 def reachable_calls(ctx: RuleContext, stmt: ast.stmt) -> set[str]:
     """The names ``stmt`` calls, and those the functions of this module it calls call, transitively."""
-    definitions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
-    for node in ast.walk(ctx.module):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            definitions.setdefault(node.name, []).append(node)
+    definitions = ctx.definitions()
     seen: set[str] = set()
     pending = called_names(stmt)
     while pending:

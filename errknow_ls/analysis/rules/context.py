@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from errknow_ls.analysis.registry import rule
@@ -51,9 +51,51 @@ class RuleContext:
     module: ast.Module
     nodes: list[GraphNode]
     parents: Parents = field(init=False)
+    _marks: dict[tuple[int, str], list[tuple[int, str] | None]] = field(init=False, default_factory=dict)
+    _all: list[ast.AST] | None = field(init=False, default=None)
+    _definitions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = field(
+        init=False, default=None
+    )
 
     def __post_init__(self) -> None:
         self.parents = Parents(self.module)
+
+    # Asked once per finding, these answer from what one pass over the module or block found: a
+    # script with thousands of findings would otherwise be quadratic.
+
+    def all_nodes(self) -> list[ast.AST]:
+        if self._all is None:
+            self._all = list(ast.walk(self.module))
+        return self._all
+
+    def definitions(self) -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
+        """The module's functions and methods by name."""
+        if self._definitions is None:
+            self._definitions = {}
+            for node in self.all_nodes():
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    self._definitions.setdefault(node.name, []).append(node)
+        return self._definitions
+
+    def next_mark(
+        self, block: list[ast.stmt], stmt: ast.stmt, kind: str, mark: Callable[[ast.stmt], str | None]
+    ) -> str | None:
+        """The first ``mark`` (a classification of ``kind``) of the statements after ``stmt`` in
+        ``block``; marks are computed once per block and kind, from its end."""
+        key = (id(block), kind)
+        marks = self._marks.get(key)
+        if marks is None:
+            marks = [None] * (len(block) + 1)
+            for index in range(len(block) - 1, -1, -1):
+                found = mark(block[index])
+                marks[index] = (index, found) if found is not None else marks[index + 1]
+            self._marks[key] = marks
+        where = (stmt.lineno, stmt.col_offset)
+        index = bisect.bisect_left(block, where, key=lambda s: (s.lineno, s.col_offset))
+        if index >= len(block) or block[index] is not stmt:
+            return None
+        following = marks[index + 1]
+        return following[1] if following is not None else None
 
     def statement_of(self, node: ast.AST) -> ast.stmt | None:
         current: ast.AST | None = node

@@ -88,9 +88,10 @@ def _second_grads_read(event: SecondPass, ctx: RuleContext) -> bool:
     block = ctx.block_of(stmt) if stmt is not None else None
     if stmt is None or block is None:
         return False
-    for later in block[next(i for i, s in enumerate(block) if s is stmt) + 1 :]:
-        if any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(later)):
-            return True
-        if called_names(later) & {"step", "zero_grad"}:
-            return False
-    return False
+    return ctx.next_mark(block, stmt, "grad read or step", _grad_read_or_step) == "grad"
+
+
+def _grad_read_or_step(stmt: ast.stmt) -> str | None:
+    if any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(stmt)):
+        return "grad"
+    return "step" if called_names(stmt) & {"step", "zero_grad"} else None
