@@ -78,7 +78,7 @@ class Prefilter:
             self._automaton.make_automaton()
 
     def candidates(self, text: str) -> list[str]:
-        folded = text.casefold()
+        folded = fold(text)
         found = {record.order: record for record in self._everywhere if record.worth_running(folded)}
         if self._by_key:
             for key in {key for _, key in self._automaton.iter(folded)}:
@@ -86,6 +86,13 @@ class Prefilter:
                     if record.order not in found and record.worth_running(folded):
                         found[record.order] = record
         return [found[order].record_id for order in sorted(found)]
+
+
+def fold(text: str) -> str:
+    """``text`` as the runs are compared with: casefolded, and where the matcher's case rules
+    differ from casefold's on ASCII letters, folded its way (U+0130 casefolds to i + U+0307 and U+0131 to
+    itself; the regex matches both as i)."""
+    return text.casefold().replace("\u0307", "").replace("\u0131", "i")
 
 
 def _rarest(branch: Branch, frequency: Counter[str]) -> str | None:
