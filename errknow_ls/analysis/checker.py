@@ -219,15 +219,15 @@ def check_source(
         if body is not None:
             fresh[key] = body
     errors = [c.error for c in chunks if c.error is not None]
-    if errors:
+    if any(c.cut for c in chunks):
         try:
             module = parse(text)
         except PARSE_ERRORS as exc:
-            errors = [describe(exc, text)]  # really broken: check the chunks that parse
-            chunks = [c for c in chunks if c.error is None]
+            errors = [describe(exc, text)]  # really broken
         else:
             # A top-level-looking line inside a string or brackets split a statement: no units.
             return _filtered(_check_whole(module, source), source, select, ignore)
+    chunks = [c for c in chunks if c.error is None]  # the rest is checked
     errors += [f"line {line}: nested too deeply to check" for c in chunks for line in c.too_deep]
     units = _units(chunks, cache.mentions)
     budget = unit_budget(len(units), len(source.lines))

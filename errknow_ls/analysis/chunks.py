@@ -56,6 +56,10 @@ class Chunk:
     """A class's own methods, ``__init__`` aside: the entry points it may offer."""
     too_deep: tuple[int, ...] = ()
     """Lines of statements nested deeper than MAX_DEPTH: left out of the body, and reported."""
+    cut: bool = False
+    """The chunk does not parse because it ends inside something open (a bracket, a string, a
+    line continuation): the chunker may have cut a statement, where a whole parse would succeed.
+    Any other syntax error is the code's own."""
 
     @property
     def key(self) -> ChunkKey:
@@ -72,7 +76,8 @@ def read_chunk(start: int, text: str) -> tuple[Chunk, Body]:
         module = parse(placed)
     except PARSE_ERRORS as exc:
         error = describe(exc, placed)
-        return Chunk(start, text, error, "other", "", {}, frozenset(), frozenset(_WORD.findall(text))), ()
+        words = frozenset(_WORD.findall(text))
+        return Chunk(start, text, error, "other", "", {}, frozenset(), words, cut=_cut(exc, start, text)), ()
     functions: dict[str, set[str]] = {}
     body = tuple(s for s in module.body if calls_by_function(s, functions) <= MAX_DEPTH)
     too_deep = tuple(s.lineno for s in module.body if s not in body)
@@ -101,6 +106,16 @@ def read_chunk(start: int, text: str) -> tuple[Chunk, Body]:
         too_deep,
     )
     return chunk, body
+
+
+_OPEN_AT_END = ("never closed", "unterminated", "unexpected EOF", "expected an indented block")
+
+
+def _cut(exc: BaseException, start: int, text: str) -> bool:
+    if not isinstance(exc, SyntaxError):
+        return True
+    last = start + text.rstrip().count("\n") + 1
+    return any(words in exc.msg for words in _OPEN_AT_END) or (exc.lineno or last) >= last
 
 
 def calls_by_function(tree: ast.AST, functions: dict[str, set[str]]) -> int:

@@ -11,7 +11,7 @@ import pytest
 
 from errknow_ls.analysis import Cache, CheckResult, check_source
 from errknow_ls.analysis.checker import MAX_FILE_STEPS, unit_budget
-from errknow_ls.analysis.chunks import split_chunks
+from errknow_ls.analysis.chunks import read_chunk, split_chunks
 from errknow_ls.analysis.interpreter import UNIT_BUDGET
 
 HERE = Path(__file__).parent
@@ -167,3 +167,23 @@ def test_a_files_units_share_a_bounded_budget_that_typing_keeps(units: int, line
     assert units * budget <= max(UNIT_BUDGET, MAX_FILE_STEPS)
     assert unit_budget(units, lines + 1) == budget or (lines & (lines - 1)) == 0  # a power of two
     assert unit_budget(units, lines - 1) == budget or ((lines - 1) & (lines - 2)) == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "cut"),
+    [
+        ("x = f(\n", True),
+        ('s = """\n', True),
+        ("x = 1 + \\\n", True),
+        ("def f():\n", True),
+        ("def f():\n    loader = DataLoader(data, batch_size=32x)\n    return loader\n", False),
+        ("def f(:\n    return 1\n", False),
+    ],
+)
+def test_only_a_chunk_left_open_may_have_been_cut_by_the_chunker(text: str, cut: bool) -> None:
+    """A chunk that ends inside a bracket, a string or a continuation may be half a statement the
+    chunker split (then the whole text is parsed to know); any other error is the code's own, and
+    the check goes on with the other chunks, without a parse of the whole file on every keystroke."""
+    chunk, body = read_chunk(10, text)
+    assert chunk.error is not None and body == ()
+    assert chunk.cut is cut
