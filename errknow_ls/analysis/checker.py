@@ -8,10 +8,12 @@ after an edit runs only the units whose reachable text changed."""
 from __future__ import annotations
 
 import ast
+import bisect
+import itertools
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -127,6 +129,25 @@ class Unit:
         return (self.kind, self.body_relevant, self.relevant, self.budget, *(c.key for c in self.chunks))
 
 
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    """A text checked by the chunked path, and what it was made of: the start of the next check of
+    the same document, when an edit stayed inside one chunk."""
+
+    text: str
+    chunks: tuple[Chunk, ...]
+    offsets: tuple[int, ...]
+    names: frozenset[str]
+    units: tuple[Unit, ...]
+    outcomes: tuple[Outcome, ...]
+    errors: tuple[str, ...]
+
+
+MAX_EDIT = 4_096
+MAX_REMEMBERED = 16
+"""Characters an edit may replace for the next check to start from the last one."""
+
+
 class Cache:
     """What one check learns that the next check of a similar text can reuse: each chunk's parse,
     and each unit's outcome by the exact text of every chunk it may reach. Keyed by content, so
@@ -140,6 +161,51 @@ class Cache:
         self._lock = threading.Lock()
         self.runs = 0
         """Units run rather than found here: what re-checks cost."""
+        self._units: OrderedDict[tuple[object, ...], list[Unit]] = OrderedDict()
+        self.quick = 0
+        """Checks that started from the last check of the same document (see ``_recheck``)."""
+        self._checked: OrderedDict[int, _Checked] = OrderedDict()
+        """The last checks (of the last few documents), by the identity of their text."""
+
+    def units_for(self, chunks: tuple[Chunk, ...], lines: int) -> list[Unit]:
+        """The units of a module of ``chunks``, remembered for the last few lists of chunks: typing
+        through a syntax error in one definition leaves the others' list the same keystroke after
+        keystroke."""
+        key = (max(0, lines - 1).bit_length(), *(c.key for c in chunks))  # the budget's size class
+        with self._lock:
+            known = self._units.get(key)
+            if known is not None:
+                self._units.move_to_end(key)
+                return known
+        units = _units(list(chunks), self.mentions, unit_budget(lines))
+        with self._lock:
+            self._units[key] = units
+            while len(self._units) > MAX_REMEMBERED:
+                self._units.popitem(last=False)
+        return units
+
+    def remember(self, checked: _Checked, replacing: _Checked | None = None) -> None:
+        with self._lock:
+            if replacing is not None:
+                self._checked.pop(id(replacing.text), None)
+            self._checked[id(checked.text)] = checked
+            while len(self._checked) > MAX_REMEMBERED:
+                self._checked.popitem(last=False)
+
+    def predecessor(self, text: str) -> tuple[_Checked, int, int] | None:
+        """A remembered check whose text differs from ``text`` in one short stretch, and the
+        lengths of the prefix and suffix they share."""
+        with self._lock:
+            remembered = list(self._checked.values())
+        for checked in reversed(remembered):
+            old = checked.text
+            if abs(len(old) - len(text)) > MAX_EDIT:
+                continue
+            prefix = _common_prefix(old, text)
+            suffix = _common_suffix(old, text, min(len(old), len(text)) - prefix)
+            if len(old) - prefix - suffix <= MAX_EDIT and len(text) - prefix - suffix <= MAX_EDIT:
+                return checked, prefix, suffix
+        return None
 
     def outcome(self, unit: Unit, source: SourceText, fresh: dict[ChunkKey, Body]) -> Outcome:
         """The unit's outcome, from the cache or by running it (``fresh``: trees this check parsed)."""
@@ -210,6 +276,9 @@ def check_source(
     if not might_backward(text):
         return CheckResult()
     cache = cache or Cache()
+    quick = _recheck(cache, text)
+    if quick is not None:
+        return _filtered(quick, SourceText(text), select, ignore)
     source = SourceText(text)
     chunks: list[Chunk] = []
     fresh: dict[ChunkKey, Body] = {}
@@ -227,13 +296,114 @@ def check_source(
         else:
             # A top-level-looking line inside a string or brackets split a statement: no units.
             return _filtered(_check_whole(module, source), source, select, ignore)
+    whole = not errors
     chunks = [c for c in chunks if c.error is None]  # the rest is checked
-    errors += [f"line {line}: nested too deeply to check" for c in chunks for line in c.too_deep]
-    units = _units(chunks, cache.mentions)
-    budget = unit_budget(len(units), len(source.lines))
-    outcomes = [cache.outcome(replace(unit, budget=budget), source, fresh) for unit in units]
+    errors += _too_deep(chunks)
+    units = cache.units_for(tuple(chunks), len(source.lines))
+    outcomes = [cache.outcome(unit, source, fresh) for unit in units]
+    if whole:
+        offsets = tuple(itertools.accumulate((len(c.text) for c in chunks[:-1]), initial=0))
+        names = frozenset(c.name for c in chunks if c.kind != "other")
+        checked = _Checked(text, tuple(chunks), offsets, names, tuple(units), tuple(outcomes), tuple(errors))
+        cache.remember(checked)
     result = CheckResult(_merge(outcomes), errors + [e for o in outcomes for e in o.errors])
     return _filtered(result, source, select, ignore)
+
+
+def _recheck(cache: Cache, text: str) -> CheckResult | None:
+    """Check ``text`` from the last check of a text it differs from inside one line of one chunk,
+    where the edit changed nothing the units are built from (the chunk's names, calls, the
+    definitions it mentions): only the units that reach that chunk are looked up again. None
+    when that does not hold (the full path then runs)."""
+    found = cache.predecessor(text)
+    if found is None:
+        return None
+    checked, prefix, suffix = found
+    old = checked.text
+    was, now = old[prefix : len(old) - suffix], text[prefix : len(text) - suffix]
+    around = text[max(0, prefix - 2) : len(text) - suffix + 2]
+    if (
+        any(c in was or c in now for c in "\r\n")
+        or any(q in around or q in old[max(0, prefix - 2) : len(old) - suffix + 2] for q in ("'", '"', "#"))
+        or prefix == 0
+        or text[prefix - 1] in "\r\n"
+    ):
+        return None  # lines, strings or comments may have moved a chunk's edges
+    line_start = max(text.rfind("\n", 0, prefix), text.rfind("\r", 0, prefix)) + 1
+    if text[line_start] not in " \t" and prefix - line_start < len("finally") + 2:
+        return None  # the first word of a column-0 line decides whether it starts a chunk
+    index = bisect.bisect_right(checked.offsets, prefix) - 1
+    before = checked.chunks[index]
+    start = checked.offsets[index]
+    end = start + len(before.text)
+    if len(old) - suffix > end:
+        return None
+    delta = len(text) - len(old)
+    after, body = cache.chunks.get((before.start, text[start : end + delta]))
+    if after.cut:
+        return None  # it may be the chunker's doing: the full path parses the whole text to know
+    source = SourceText(text)
+    fresh = {after.key: body} if body is not None else {}
+    if after.error is not None:  # typing through a syntax error: the rest is checked as it was
+        kept = checked.chunks[:index] + checked.chunks[index + 1 :]
+        errors = [after.error, *_too_deep(kept)]
+        found_then = [cache.outcome(u, source, fresh) for u in cache.units_for(kept, len(source.lines))]
+        cache.quick += 1
+        return CheckResult(_merge(found_then), errors + [e for o in found_then for e in o.errors])
+    if (after.kind, after.name, after.calls, after.top_calls, after.methods, after.too_deep) != (
+        before.kind,
+        before.name,
+        before.calls,
+        before.top_calls,
+        before.methods,
+        before.too_deep,
+    ) or after.words & checked.names != before.words & checked.names:
+        return None
+    chunks = (*checked.chunks[:index], after, *checked.chunks[index + 1 :])
+    offsets = checked.offsets[: index + 1] + tuple(o + delta for o in checked.offsets[index + 1 :])
+    units: list[Unit] = []
+    outcomes: list[Outcome] = []
+    for unit, outcome in zip(checked.units, checked.outcomes, strict=True):
+        if not any(c is before for c in unit.chunks):
+            units.append(unit)
+            outcomes.append(outcome)
+            continue
+        reach = tuple(after if c is before else c for c in unit.chunks)
+        edited = replace(unit, chunk=after if unit.chunk is before else unit.chunk, chunks=reach)
+        units.append(edited)
+        outcomes.append(cache.outcome(edited, source, fresh))
+    done = _Checked(text, chunks, offsets, checked.names, tuple(units), tuple(outcomes), checked.errors)
+    cache.remember(done, replacing=checked)
+    cache.quick += 1
+    return CheckResult(_merge(outcomes), [*checked.errors, *(e for o in outcomes for e in o.errors)])
+
+
+def _too_deep(chunks: Iterable[Chunk]) -> list[str]:
+    return [f"line {line}: nested too deeply to check" for c in chunks for line in c.too_deep]
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """The length of the prefix ``a`` and ``b`` share, by halving (each step one C comparison)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    """The length of the suffix ``a`` and ``b`` share, at most ``limit``."""
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle : len(a) - low] == b[len(b) - middle : len(b) - low]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _filtered(
@@ -251,16 +421,16 @@ def _filtered(
 # --------------------------------------------------------------------------- units
 
 
-def unit_budget(units: int, lines: int) -> int:
-    """Statements each unit may execute: a file's units share a budget that grows with its size
-    (rounded up to a power of two, so that typing keeps it, and the cached outcomes, stable), up to
-    MAX_FILE_STEPS: what bounds the time one file can take."""
+def unit_budget(lines: int) -> Callable[[int], int]:
+    """Statements each of a file's units may execute, by how many there are: they share a budget
+    that grows with the file's size (rounded up to a power of two, so that typing keeps it, and
+    the cached outcomes, stable), up to MAX_FILE_STEPS: what bounds the time one file can take."""
     size = 1 << max(0, lines - 1).bit_length()
     total = min(MAX_FILE_STEPS, max(UNIT_BUDGET, STEPS_PER_LINE * size))
-    return min(UNIT_BUDGET, total // max(1, units))
+    return lambda units: min(UNIT_BUDGET, total // max(1, units))
 
 
-def _units(chunks: list[Chunk], memo: Mentions) -> list[Unit]:
+def _units(chunks: list[Chunk], memo: Mentions, budget: Callable[[int], int]) -> list[Unit]:
     """The module body (when it can reach a backward), then each function, then each class that
     can; each with the chunks it may reach."""
     relevant = _relevant_names(chunks)
@@ -274,15 +444,16 @@ def _units(chunks: list[Chunk], memo: Mentions) -> list[Unit]:
     refs = [sorted({i for word in mentions(c) for i in named[word]}) for c in chunks]
     base = _reach(refs, {i for i, c in enumerate(chunks) if c.kind == "other"})
 
+    entries = [(kind, i) for kind in ("function", "class") for i, c in enumerate(chunks) if c.kind == kind]
+    entries = [(kind, i) for kind, i in entries if _is_entry(chunks[i], relevant)]
+    share = budget(len(entries) + body_relevant)
+
     def unit(kind: str, index: int | None) -> Unit:
         reach = base if index is None else _reach(refs, {index}, base)
         chunk = None if index is None else chunks[index]
-        return Unit(kind, chunk, tuple(chunks[i] for i in sorted(reach)), body_relevant, relevant)
+        return Unit(kind, chunk, tuple(chunks[i] for i in sorted(reach)), body_relevant, relevant, share)
 
-    units = [unit("module", None)] if body_relevant else []
-    for kind in ("function", "class"):
-        units += [unit(kind, i) for i, c in enumerate(chunks) if c.kind == kind and _is_entry(c, relevant)]
-    return units
+    return ([unit("module", None)] if body_relevant else []) + [unit(kind, i) for kind, i in entries]
 
 
 def _reach(refs: list[list[int]], start: set[int], known: frozenset[int] = frozenset()) -> frozenset[int]:

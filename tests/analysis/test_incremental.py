@@ -162,11 +162,11 @@ def test_triple_quoted_strings_hide_column_0_lines_from_the_chunker() -> None:
 @pytest.mark.parametrize("units", [1, 3, 40, 400, 4_000])
 @pytest.mark.parametrize("lines", [10, 900, 5_000, 20_000, 200_000])
 def test_a_files_units_share_a_bounded_budget_that_typing_keeps(units: int, lines: int) -> None:
-    budget = unit_budget(units, lines)
+    budget = unit_budget(lines)(units)
     assert 0 < budget <= UNIT_BUDGET
     assert units * budget <= max(UNIT_BUDGET, MAX_FILE_STEPS)
-    assert unit_budget(units, lines + 1) == budget or (lines & (lines - 1)) == 0  # a power of two
-    assert unit_budget(units, lines - 1) == budget or ((lines - 1) & (lines - 2)) == 0
+    assert unit_budget(lines + 1)(units) == budget or (lines & (lines - 1)) == 0  # a power of two
+    assert unit_budget(lines - 1)(units) == budget or ((lines - 1) & (lines - 2)) == 0
 
 
 @pytest.mark.parametrize(
@@ -187,3 +187,40 @@ def test_only_a_chunk_left_open_may_have_been_cut_by_the_chunker(text: str, cut:
     chunk, body = read_chunk(10, text)
     assert chunk.error is not None and body == ()
     assert chunk.cut is cut
+
+
+@pytest.mark.parametrize("path", SAMPLE[::3], ids=lambda p: str(p.relative_to(HERE)))
+def test_typing_inside_a_line_rechecks_from_the_last_check_and_finds_the_same(path: Path) -> None:
+    """Characters typed and deleted inside lines, one at a time, as an editor sends them: each check
+    starts from the previous one where it can, and always finds what a check from scratch finds."""
+    text = path.read_text(encoding="utf-8")
+    cache = Cache()
+    check_source(text, cache=cache)
+    rng = random.Random(path.name)
+    for _ in range(12):
+        at = rng.randrange(1, len(text))
+        if rng.random() < 0.5:
+            text = text[:at] + rng.choice("xe1(._ ") + text[at:]
+        elif text[at] not in "\n":
+            text = text[:at] + text[at + 1 :]
+        cached = check_source(text, cache=cache)
+        fresh = check_source(text)
+        assert _summary(cached) == _summary(fresh)
+        assert cached.errors == fresh.errors
+
+
+def test_a_keystroke_inside_a_function_reruns_only_its_unit() -> None:
+    cache = Cache()
+    check_source(TRAINING, cache=cache)
+    runs, quick = cache.runs, cache.quick
+    typed = TRAINING.replace("lr=0.1", "lr=0.15")
+    assert _summary(check_source(typed, cache=cache)) == _summary(check_source(typed))
+    assert (cache.runs, cache.quick) == (runs + 1, quick + 1)
+    broken = typed.replace("lr=0.15", "lr=0.15x")  # a syntax error: train_loop is left out
+    result = check_source(broken, cache=cache)
+    assert (_summary(result), result.errors) == (_summary(fresh := check_source(broken)), fresh.errors)
+    assert result.errors == ["line 21: invalid decimal literal"]
+    assert cache.quick == quick + 2
+    renamed = typed.replace("def unrelated", "def unrelated2")  # a new name: units are built again
+    check_source(renamed, cache=cache)
+    assert cache.quick == quick + 2
