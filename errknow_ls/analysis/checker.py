@@ -141,6 +141,7 @@ class _Checked:
     units: tuple[Unit, ...]
     outcomes: tuple[Outcome, ...]
     errors: tuple[str, ...]
+    source: SourceText
 
 
 MAX_EDIT = 4_096
@@ -278,7 +279,7 @@ def check_source(
     cache = cache or Cache()
     quick = _recheck(cache, text)
     if quick is not None:
-        return _filtered(quick, SourceText(text), select, ignore)
+        return _filtered(*quick, select, ignore)
     source = SourceText(text)
     chunks: list[Chunk] = []
     fresh: dict[ChunkKey, Body] = {}
@@ -304,13 +305,15 @@ def check_source(
     if whole:
         offsets = tuple(itertools.accumulate((len(c.text) for c in chunks[:-1]), initial=0))
         names = frozenset(c.name for c in chunks if c.kind != "other")
-        checked = _Checked(text, tuple(chunks), offsets, names, tuple(units), tuple(outcomes), tuple(errors))
+        checked = _Checked(
+            text, tuple(chunks), offsets, names, tuple(units), tuple(outcomes), tuple(errors), source
+        )
         cache.remember(checked)
     result = CheckResult(_merge(outcomes), errors + [e for o in outcomes for e in o.errors])
     return _filtered(result, source, select, ignore)
 
 
-def _recheck(cache: Cache, text: str) -> CheckResult | None:
+def _recheck(cache: Cache, text: str) -> tuple[CheckResult, SourceText] | None:
     """Check ``text`` from the last check of a text it differs from inside one line of one chunk,
     where the edit changed nothing the units are built from (the chunk's names, calls, the
     definitions it mentions): only the units that reach that chunk are looked up again. None
@@ -320,6 +323,11 @@ def _recheck(cache: Cache, text: str) -> CheckResult | None:
         return None
     checked, prefix, suffix = found
     old = checked.text
+    if prefix == len(old) == len(text):  # the same text again (an edit undone)
+        cache.quick += 1
+        same = list(checked.outcomes)
+        result = CheckResult(_merge(same), [*checked.errors, *(e for o in same for e in o.errors)])
+        return result, checked.source
     was, now = old[prefix : len(old) - suffix], text[prefix : len(text) - suffix]
     around = text[max(0, prefix - 2) : len(text) - suffix + 2]
     if (
@@ -342,14 +350,14 @@ def _recheck(cache: Cache, text: str) -> CheckResult | None:
     after, body = cache.chunks.get((before.start, text[start : end + delta]))
     if after.cut:
         return None  # it may be the chunker's doing: the full path parses the whole text to know
-    source = SourceText(text)
+    source = checked.source.edited(text, prefix)
     fresh = {after.key: body} if body is not None else {}
     if after.error is not None:  # typing through a syntax error: the rest is checked as it was
         kept = checked.chunks[:index] + checked.chunks[index + 1 :]
         errors = [after.error, *_too_deep(kept)]
         found_then = [cache.outcome(u, source, fresh) for u in cache.units_for(kept, len(source.lines))]
         cache.quick += 1
-        return CheckResult(_merge(found_then), errors + [e for o in found_then for e in o.errors])
+        return CheckResult(_merge(found_then), errors + [e for o in found_then for e in o.errors]), source
     if (after.kind, after.name, after.calls, after.top_calls, after.methods, after.too_deep) != (
         before.kind,
         before.name,
@@ -372,10 +380,11 @@ def _recheck(cache: Cache, text: str) -> CheckResult | None:
         edited = replace(unit, chunk=after if unit.chunk is before else unit.chunk, chunks=reach)
         units.append(edited)
         outcomes.append(cache.outcome(edited, source, fresh))
-    done = _Checked(text, chunks, offsets, checked.names, tuple(units), tuple(outcomes), checked.errors)
+    names, known = checked.names, checked.errors
+    done = _Checked(text, chunks, offsets, names, tuple(units), tuple(outcomes), known, source)
     cache.remember(done, replacing=checked)
     cache.quick += 1
-    return CheckResult(_merge(outcomes), [*checked.errors, *(e for o in outcomes for e in o.errors)])
+    return CheckResult(_merge(outcomes), [*known, *(e for o in outcomes for e in o.errors)]), source
 
 
 def _too_deep(chunks: Iterable[Chunk]) -> list[str]:

@@ -20,10 +20,23 @@ _COLUMN_0 = re.compile(r"(?:\r\n?|\n)(?=[A-Za-z_@])")
 @dataclass(slots=True)
 class SourceText:
     text: str
-    lines: list[str] = field(init=False)
+    lines: list[str] = field(default_factory=list)
+    """Given when known (an edit of a known text), else split from ``text``."""
 
     def __post_init__(self) -> None:
-        self.lines = split_lines(self.text) or [""]
+        if not self.lines:
+            self.lines = split_lines(self.text) or [""]
+
+    def edited(self, text: str, at: int) -> SourceText:
+        """This source after an edit that changed only the line holding offset ``at`` of ``text``
+        (no line end added or removed): the other lines are not split again."""
+        start = max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1
+        ends = [i for i in (text.find("\n", at), text.find("\r", at)) if i != -1]
+        line = text[start : min(ends) if ends else len(text)]
+        number = text.count("\n", 0, start) if "\r" not in text else len(split_lines(text[:start]))
+        lines = list(self.lines)
+        lines[number] = line
+        return SourceText(text, lines)
 
     def line(self, lineno: int) -> str:
         """The text of 1-based line ``lineno`` ("" past the end)."""

@@ -13,6 +13,7 @@ from errknow_ls.analysis import Cache, CheckResult, check_source
 from errknow_ls.analysis.checker import MAX_FILE_STEPS, unit_budget
 from errknow_ls.analysis.chunks import read_chunk, split_chunks
 from errknow_ls.analysis.interpreter import UNIT_BUDGET
+from errknow_ls.analysis.source import SourceText
 
 HERE = Path(__file__).parent
 PROGRAMS = sorted((HERE / "programs").rglob("*.py"))
@@ -224,3 +225,11 @@ def test_a_keystroke_inside_a_function_reruns_only_its_unit() -> None:
     renamed = typed.replace("def unrelated", "def unrelated2")  # a new name: units are built again
     check_source(renamed, cache=cache)
     assert cache.quick == quick + 2
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_an_edited_source_has_the_lines_a_split_gives(newline: str) -> None:
+    text = newline.join(["a = 1", "b = 2", "c = 3", ""])
+    at = text.index("b = 2") + 2
+    edited = text[:at] + "xy" + text[at:]
+    assert SourceText(text).edited(edited, at).lines == SourceText(edited).lines
