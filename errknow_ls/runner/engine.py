@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from errknow_ls.analysis import check_source
 from errknow_ls.core import Edit, Finding
 from errknow_ls.runner.fixing import fix_until_stable
 from errknow_ls.runner.options import RuleSelection
@@ -24,6 +24,18 @@ from errknow_ls.runner.sourcefile import (
 PARALLEL_THRESHOLD = 16
 """More files than this are checked on a process pool; fewer are not worth its start-up."""
 MAX_WORKERS = 2
+
+if TYPE_CHECKING:
+    from errknow_ls.analysis import CheckResult
+
+
+def check_source(
+    text: str, *, select: Collection[str] | None = None, ignore: Collection[str] = ()
+) -> CheckResult:
+    """The checker, imported on first use: a run that the cache answers whole never loads it."""
+    from errknow_ls.analysis import checker
+
+    return checker.check_source(text, select=select, ignore=ignore)
 
 
 @dataclass(frozen=True, slots=True)

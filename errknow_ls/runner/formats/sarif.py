@@ -9,7 +9,6 @@ from urllib.parse import quote
 
 from errknow_ls import __version__
 from errknow_ls.analysis import RULES, RuleInfo
-from errknow_ls.analysis.rules import documentation
 from errknow_ls.core import Finding, Fix, Severity, Span
 from errknow_ls.runner.report import Notice, Report
 
@@ -53,6 +52,8 @@ def sarif_log(report: Report, cwd: Path) -> dict[str, Any]:
 
 
 def rule_descriptor(rule: RuleInfo, kb: KnowledgeBase) -> dict[str, Any]:
+    from errknow_ls.analysis.rules import documentation  # the rules' modules: only for SARIF
+
     docs = documentation(rule.code)
     descriptor: dict[str, Any] = {
         "id": rule.code,
