@@ -368,6 +368,9 @@ async def main_async(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
+    # Installed packages run from compiled bytecode; a shell with PYTHONDONTWRITEBYTECODE would
+    # make every errknow-ls process compile its modules again (tens of ms a start).
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
