@@ -165,8 +165,9 @@ class Cache:
         self._units: OrderedDict[tuple[object, ...], list[Unit]] = OrderedDict()
         self.quick = 0
         """Checks that started from the last check of the same document (see ``_recheck``)."""
-        self._checked: OrderedDict[int, _Checked] = OrderedDict()
-        """The last checks (of the last few documents), by the identity of their text."""
+        self._checked: OrderedDict[object, _Checked] = OrderedDict()
+        """The last checks of the last few documents: by the document's name where the caller
+        gives one, else by the identity of the text."""
 
     def units_for(self, chunks: tuple[Chunk, ...], lines: int) -> list[Unit]:
         """The units of a module of ``chunks``, remembered for the last few lists of chunks: typing
@@ -185,19 +186,25 @@ class Cache:
                 self._units.popitem(last=False)
         return units
 
-    def remember(self, checked: _Checked, replacing: _Checked | None = None) -> None:
+    def remember(self, checked: _Checked, document: object | None, replacing: _Checked | None = None) -> None:
         with self._lock:
-            if replacing is not None:
+            if replacing is not None and document is None:
                 self._checked.pop(id(replacing.text), None)
-            self._checked[id(checked.text)] = checked
+            key = document if document is not None else id(checked.text)
+            self._checked.pop(key, None)
+            self._checked[key] = checked
             while len(self._checked) > MAX_REMEMBERED:
                 self._checked.popitem(last=False)
 
-    def predecessor(self, text: str) -> tuple[_Checked, int, int] | None:
-        """A remembered check whose text differs from ``text`` in one short stretch, and the
-        lengths of the prefix and suffix they share."""
+    def predecessor(self, text: str, document: object | None) -> tuple[_Checked, int, int] | None:
+        """A remembered check (of ``document`` where given) whose text differs from ``text`` in one
+        short stretch, and the lengths of the prefix and suffix they share."""
         with self._lock:
-            remembered = list(self._checked.values())
+            if document is not None:
+                known = self._checked.get(document)
+                remembered = [known] if known is not None else []
+            else:
+                remembered = list(self._checked.values())
         for checked in reversed(remembered):
             old = checked.text
             if abs(len(old) - len(text)) > MAX_EDIT:
@@ -268,16 +275,18 @@ def check_source(
     select: Collection[str] | None = None,
     ignore: Collection[str] = (),
     cache: Cache | None = None,
+    document: object | None = None,
 ) -> CheckResult:
     """All findings in ``text``, filtered by rule codes and by suppression comments.
 
     The module is checked one unit at a time (see :class:`Unit`); with a ``cache`` from an earlier
-    check, units whose reachable text did not change are not checked again.
+    check, units whose reachable text did not change are not checked again; naming the
+    ``document`` lets a check start from that document's last one without looking at others.
     """
     if not might_backward(text):
         return CheckResult()
     cache = cache or Cache()
-    quick = _recheck(cache, text)
+    quick = _recheck(cache, text, document)
     if quick is not None:
         return _filtered(*quick, select, ignore)
     source = SourceText(text)
@@ -308,17 +317,17 @@ def check_source(
         checked = _Checked(
             text, tuple(chunks), offsets, names, tuple(units), tuple(outcomes), tuple(errors), source
         )
-        cache.remember(checked)
+        cache.remember(checked, document)
     result = CheckResult(_merge(outcomes), errors + [e for o in outcomes for e in o.errors])
     return _filtered(result, source, select, ignore)
 
 
-def _recheck(cache: Cache, text: str) -> tuple[CheckResult, SourceText] | None:
+def _recheck(cache: Cache, text: str, document: object | None) -> tuple[CheckResult, SourceText] | None:
     """Check ``text`` from the last check of a text it differs from inside one line of one chunk,
     where the edit changed nothing the units are built from (the chunk's names, calls, the
     definitions it mentions): only the units that reach that chunk are looked up again. None
     when that does not hold (the full path then runs)."""
-    found = cache.predecessor(text)
+    found = cache.predecessor(text, document)
     if found is None:
         return None
     checked, prefix, suffix = found
@@ -382,7 +391,7 @@ def _recheck(cache: Cache, text: str) -> tuple[CheckResult, SourceText] | None:
         outcomes.append(cache.outcome(edited, source, fresh))
     names, known = checked.names, checked.errors
     done = _Checked(text, chunks, offsets, names, tuple(units), tuple(outcomes), known, source)
-    cache.remember(done, replacing=checked)
+    cache.remember(done, document, replacing=checked)
     cache.quick += 1
     return CheckResult(_merge(outcomes), [*known, *(e for o in outcomes for e in o.errors)]), source
 

@@ -86,7 +86,7 @@ class Analyzer:
         rules = self.rules(snapshot.key)
         if snapshot.notebook:
             return self._run_cells(snapshot, rules)
-        return [self._result(part, self._check(part.text, rules), rules) for part in snapshot.parts]
+        return [self._result(part, self._check(part.text, rules, part.uri), rules) for part in snapshot.parts]
 
     def _run_cells(self, snapshot: Snapshot, rules: Rules) -> list[Result]:
         starts: list[int] = []
@@ -96,7 +96,7 @@ class Analyzer:
             lines.extend("" if _MAGIC.match(line) else line for line in convert.split_lines(part.text))
         per_part: list[list[Finding]] = [[] for _ in snapshot.parts]
         related: dict[int, list[types.DiagnosticRelatedInformation]] = {}
-        for finding in self._check("\n".join(lines) + "\n", rules):
+        for finding in self._check("\n".join(lines) + "\n", rules, snapshot.key):
             index = _part_at(starts, finding.span.start.line)
             moved = _move(finding, starts, index)
             related[id(moved)] = self._related_across(snapshot, starts, finding)
@@ -106,9 +106,10 @@ class Analyzer:
             for part, found in zip(snapshot.parts, per_part, strict=True)
         ]
 
-    def _check(self, text: str, rules: Rules) -> list[Finding]:
+    def _check(self, text: str, rules: Rules, document: str) -> list[Finding]:
         ignore = rules.ignore | rules.disabled()
-        return check_source(text, select=rules.select, ignore=ignore, cache=self.cache).findings
+        result = check_source(text, select=rules.select, ignore=ignore, cache=self.cache, document=document)
+        return result.findings
 
     def _related_across(
         self, snapshot: Snapshot, starts: list[int], finding: Finding

@@ -233,3 +233,18 @@ def test_an_edited_source_has_the_lines_a_split_gives(newline: str) -> None:
     at = text.index("b = 2") + 2
     edited = text[:at] + "xy" + text[at:]
     assert SourceText(text).edited(edited, at).lines == SourceText(edited).lines
+
+
+def test_documents_named_by_the_caller_start_from_their_own_last_check() -> None:
+    cache = Cache()
+    other = TRAINING.replace("def unrelated", "def elsewhere")
+    check_source(TRAINING, cache=cache, document="a.py")
+    check_source(other, cache=cache, document="b.py")
+    quick = cache.quick
+    for name, text in (("a.py", TRAINING), ("b.py", other)):
+        typed = text.replace("lr=0.1", "lr=0.12")
+        assert _summary(check_source(typed, cache=cache, document=name)) == _summary(check_source(typed))
+    assert cache.quick == quick + 2
+    moved = TRAINING.replace("lr=0.1", "lr=0.13")
+    check_source(moved, cache=cache, document="c.py")  # a document never checked: from scratch
+    assert cache.quick == quick + 2
