@@ -286,6 +286,75 @@ def test_a_method_without_self_whose_parameters_all_have_defaults() -> None:
     check_sanely(text)
 
 
+FOUND_BY_THE_LONG_CAMPAIGN = (
+    "\n".join(
+        [
+            "import torch",
+            "w = torch.randn(3, requires_grad=True)",
+            "losses = []",
+            "self.loss = None",
+            "try:",
+            "    for step in range(2):",
+            "        yield opt",
+            "        y.backward(retain_graph=i)",
+            "        try:",
+            "            return opt",
+            "        except Exception:",
+            "            pass",
+            "        losses.append(losses)",
+            "    losses.append(h)",
+            "    h = h.detach()",
+            "    x = model(x)",
+            "    for step in range(3):",
+            "        losses.append(x)",
+            "        out = out.detach()",
+            "        try:",
+            "            h = sum(losses)",
+            "            x = torch.tanh(h) @ w",
+            "        except Exception:",
+            "            pass",
+            "        continue",
+            "    opt += model(x)",
+            "except Exception:",
+            "    pass",
+            "for out in losses:",
+            "    for loss in losses:",
+            "        x.backward(retain_graph=i)",
+            "    y += losses[-1]",
+            "    for h in losses:",
+            "        losses = losses.detach()",
+            "        torch.autograd.grad(opt, x, create_graph=True)",
+            "    else:",
+            "        for step in range(2):",
+            "            pass",
+            "            opt.zero_grad()",
+            "            try:",
+            "                return model",
+            "                yield y",
+            "                opt.zero_grad()",
+            "            except Exception:",
+            "                pass",
+            "            raise ValueError()",
+            "        self.manual_backward(opt)",
+            "        for step in range(1):",
+            "            break",
+            "    while model is not None:",
+            "        h = sum(losses)",
+            "        x = torch.tanh(h) @ w",
+            "self.h = x if flag else y",
+            "loss = torch.tanh(h) @ w",
+        ]
+    )
+    + "\n"
+)
+
+
+def test_a_graph_built_by_a_made_up_node_is_not_pointed_at_on_line_minus_one() -> None:
+    """Found by the long campaign after the checker moved to units: a graph node whose site the
+    interpreter made up (no line) was named as "built here" at line -1."""
+    check_sanely(FOUND_BY_THE_LONG_CAMPAIGN)
+
+
 def test_a_null_byte_is_reported_on_its_line() -> None:
     result = check_sanely(LOOP + "a = 1\x00\n")
     assert result.errors == ["line 6: source code string cannot contain null bytes"]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from errknow_ls.analysis.registry import rule
 from errknow_ls.analysis.source import SourceText
 from errknow_ls.analysis.values import GraphNode
-from errknow_ls.core import Finding, Fix, Related
+from errknow_ls.core import Finding, Fix, Related, Span
 
 
 class Parents:
@@ -132,6 +132,10 @@ class RuleContext:
     def related(self, node: ast.AST, message: str) -> Related:
         return Related(self.source.span(node), message)
 
+    def _placed(self, span: Span) -> bool:
+        last = len(self.source.lines)
+        return 0 <= span.start.line <= span.end.line and span.end.line <= last
+
     def finding(  # noqa: PLR0917
         self,
         code: str,
@@ -142,6 +146,10 @@ class RuleContext:
         tensor: str,
     ) -> Finding:
         info = rule(code)
+        # A node the interpreter made up (no place in the source) can be a graph's site: what points
+        # at one is left out rather than sent as line -1.
+        related = [r for r in related if self._placed(r.span)]
+        fixes = [f for f in fixes if all(self._placed(e.span) for e in f.edits)]
         ordered = sorted(fixes, key=lambda f: ["safe", "unsafe", "display-only"].index(f.applicability))
         return Finding(
             code=code,
