@@ -36,6 +36,8 @@ from errknow_ls.core import Finding
 
 INTERNAL_ERROR = "internal error"
 STEPS_PER_LINE = 50
+HUGE = 1_000_000
+"""Characters from which a text is checked as one unit (generated code, a 5 MB file)."""
 MAX_FILE_STEPS = 400_000
 """At ~15-40 microseconds a statement here, what keeps one file under ~16 s, however it is built."""
 BACKWARD_NAMES = frozenset({"backward", "manual_backward", "grad"})
@@ -290,6 +292,13 @@ def check_source(
     if quick is not None:
         return _filtered(*quick, select, ignore)
     source = SourceText(text)
+    if len(text) > HUGE:
+        try:
+            module = parse(text)
+        except PARSE_ERRORS:
+            pass  # the chunks below keep what parses
+        else:  # one parse costs less than hundreds of thousands of chunks, and nobody types here
+            return _filtered(_check_whole(module, source), source, select, ignore)
     chunks: list[Chunk] = []
     fresh: dict[ChunkKey, Body] = {}
     for key in split_chunks(text):

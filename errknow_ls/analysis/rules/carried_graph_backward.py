@@ -129,7 +129,7 @@ def _detach_stored(ctx: RuleContext, attrs: list[str]) -> Fix | None:
     """State kept on an object by its own method (``self.center = m * self.center + ...``, a
     memory bank's ``self.bank[idx] = z``): store it detached, where it is stored."""
     edits = []
-    for node in ctx.all_nodes():
+    for node in ctx.all_statements():
         if not isinstance(node, ast.Assign) or len(node.targets) != 1:
             continue
         target = node.targets[0]

@@ -69,13 +69,14 @@ def yields_before_step(ctx: RuleContext, first: ast.Call) -> bool:
     block = ctx.block_of(stmt) if stmt is not None else None
     if stmt is None or block is None:
         return False
-    return ctx.next_mark(block, stmt, "yield or step", _yield_or_step) == "yield"
 
+    def mark(later: ast.stmt) -> str | None:
+        summary = ctx.summary(later)
+        if summary.yields:
+            return "yield"
+        return "step" if summary.calls & (STEPPING | {"zero_grad", "backward"}) else None
 
-def _yield_or_step(stmt: ast.stmt) -> str | None:
-    if any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(stmt)):
-        return "yield"
-    return "step" if called_names(stmt) & (STEPPING | {"zero_grad", "backward"}) else None
+    return ctx.next_mark(block, stmt, "yield or step", mark) == "yield"
 
 
 def ancestors_hold(ctx: RuleContext, stmt: ast.stmt, target: ast.stmt) -> bool:

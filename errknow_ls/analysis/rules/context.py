@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from errknow_ls.analysis.registry import rule
-from errknow_ls.analysis.source import SourceText
+from errknow_ls.analysis.source import SourceText, call_name, inner_nodes
 from errknow_ls.analysis.values import GraphNode
 from errknow_ls.core import Finding, Fix, Related, Span
 
@@ -45,14 +45,27 @@ class Parents:
         return self._map.get(node)
 
 
+MARK_REACH = 256
+"""Statements a fix looks ahead for what follows a backward (a ``.grad`` read, a yield, a step):
+what a step reads or does comes within a few statements, and a 100,000-statement script must not
+make every finding read it to its end."""
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    yields: bool
+    reads_grad: bool
+    calls: frozenset[str]
+
+
 @dataclass(slots=True)
 class RuleContext:
     source: SourceText
     module: ast.Module
     nodes: list[GraphNode]
     parents: Parents = field(init=False)
-    _marks: dict[tuple[int, str], list[tuple[int, str] | None]] = field(init=False, default_factory=dict)
-    _all: list[ast.AST] | None = field(init=False, default=None)
+    _all: list[ast.stmt] | None = field(init=False, default=None)
+    _summaries: dict[int, Summary] = field(init=False, default_factory=dict)
     _definitions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = field(
         init=False, default=None
     )
@@ -63,39 +76,60 @@ class RuleContext:
     # Asked once per finding, these answer from what one pass over the module or block found: a
     # script with thousands of findings would otherwise be quadratic.
 
-    def all_nodes(self) -> list[ast.AST]:
+    def all_statements(self) -> list[ast.stmt]:
+        """Every statement of the module, nested ones too (expressions are not walked)."""
         if self._all is None:
-            self._all = list(ast.walk(self.module))
+            found: list[ast.stmt] = []
+            stack: list[ast.AST] = [self.module]
+            while stack:
+                for child in ast.iter_child_nodes(stack.pop()):
+                    if isinstance(child, ast.stmt):
+                        found.append(child)
+                        stack.append(child)
+                    elif not isinstance(child, ast.expr):
+                        stack.append(child)  # handlers, match cases: they hold statements
+            self._all = found
         return self._all
 
     def definitions(self) -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
         """The module's functions and methods by name."""
         if self._definitions is None:
             self._definitions = {}
-            for node in self.all_nodes():
+            for node in self.all_statements():
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                     self._definitions.setdefault(node.name, []).append(node)
         return self._definitions
 
+    def summary(self, stmt: ast.stmt) -> Summary:
+        """What one walk of ``stmt`` tells: whether it yields or reads ``.grad``, what it calls."""
+        known = self._summaries.get(id(stmt))
+        if known is None:
+            yields = reads_grad = False
+            calls = set()
+            for node in inner_nodes(stmt):
+                if isinstance(node, ast.Yield | ast.YieldFrom):
+                    yields = True
+                elif isinstance(node, ast.Attribute) and node.attr == "grad":
+                    reads_grad = True
+                elif isinstance(node, ast.Call):
+                    calls.add(call_name(node))
+            known = self._summaries[id(stmt)] = Summary(yields, reads_grad, frozenset(calls - {""}))
+        return known
+
     def next_mark(
         self, block: list[ast.stmt], stmt: ast.stmt, kind: str, mark: Callable[[ast.stmt], str | None]
     ) -> str | None:
-        """The first ``mark`` (a classification of ``kind``) of the statements after ``stmt`` in
-        ``block``; marks are computed once per block and kind, from its end."""
-        key = (id(block), kind)
-        marks = self._marks.get(key)
-        if marks is None:
-            marks = [None] * (len(block) + 1)
-            for index in range(len(block) - 1, -1, -1):
-                found = mark(block[index])
-                marks[index] = (index, found) if found is not None else marks[index + 1]
-            self._marks[key] = marks
+        """The first ``mark`` (a classification of ``kind``) of the next MARK_REACH statements after
+        ``stmt`` in ``block``; each statement is summarised once (see ``summary``)."""
         where = (stmt.lineno, stmt.col_offset)
         index = bisect.bisect_left(block, where, key=lambda s: (s.lineno, s.col_offset))
         if index >= len(block) or block[index] is not stmt:
             return None
-        following = marks[index + 1]
-        return following[1] if following is not None else None
+        for later in block[index + 1 : index + 1 + MARK_REACH]:
+            found = mark(later)
+            if found is not None:
+                return found
+        return None
 
     def statement_of(self, node: ast.AST) -> ast.stmt | None:
         current: ast.AST | None = node

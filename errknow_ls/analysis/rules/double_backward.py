@@ -52,7 +52,6 @@ from errknow_ls.analysis.rules.common_fixes import (
     yields_before_step,
 )
 from errknow_ls.analysis.rules.context import RuleContext
-from errknow_ls.analysis.source import called_names
 from errknow_ls.core import Applicability, Finding
 
 CODE = "EK001"
@@ -88,10 +87,11 @@ def _second_grads_read(event: SecondPass, ctx: RuleContext) -> bool:
     block = ctx.block_of(stmt) if stmt is not None else None
     if stmt is None or block is None:
         return False
-    return ctx.next_mark(block, stmt, "grad read or step", _grad_read_or_step) == "grad"
 
+    def mark(later: ast.stmt) -> str | None:
+        summary = ctx.summary(later)
+        if summary.reads_grad:
+            return "grad"
+        return "step" if summary.calls & {"step", "zero_grad"} else None
 
-def _grad_read_or_step(stmt: ast.stmt) -> str | None:
-    if any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(stmt)):
-        return "grad"
-    return "step" if called_names(stmt) & {"step", "zero_grad"} else None
+    return ctx.next_mark(block, stmt, "grad read or step", mark) == "grad"
