@@ -82,6 +82,8 @@ class CheckResult:
         return [e for e in self.errors if e.startswith(INTERNAL_ERROR)]
 
 
+Entries = list[tuple[str, Callable[[], None]]]
+"""Entry points by name: what one unit's interpreter runs, one after the other."""
 Loc = tuple[str, int, int, int | None, int | None]
 """A node by its type and extent: how findings of separately checked units are matched."""
 
@@ -538,9 +540,14 @@ def _run_bodies(unit: Unit, source: SourceText, bodies: list[Body]) -> Outcome:
         first = len(interpreter.events)
         own = bodies[unit.chunks.index(unit.chunk)] if unit.chunk is not None else ()
         errors = _run_all(_entries(interpreter, unit, own))
+    return _outcome(interpreter, source, first, errors)
+
+
+def _outcome(interpreter: Interpreter, source: SourceText, first: int, errors: list[str]) -> Outcome:
+    """What the interpreter saw from its ``first`` event on, made findings."""
     if not interpreter.events and not interpreter.retain_sites:
         return Outcome(errors=tuple(errors))
-    ctx = RuleContext(source, module, interpreter.nodes)
+    ctx = RuleContext(source, interpreter.module, interpreter.nodes)
     passes = tuple(_reported(e, ctx) for e in interpreter.events[first:])
     retains = tuple(
         Retained(_loc(s.site), s.justified, None if s.justified else retain_graph_in_loop.build(s, ctx))
@@ -554,18 +561,23 @@ def _reported(event: SecondPass, ctx: RuleContext) -> Reported:
     return Reported(_loc(event.report), _loc(event.site), event.report is event.site, event.code, finding)
 
 
-def _entries(interpreter: Interpreter, unit: Unit, body: Body) -> list[tuple[str, Callable[[], None]]]:
+def _entries(interpreter: Interpreter, unit: Unit, body: Body) -> Entries:
     if len(body) != 1:
         return []
     (node,) = body
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return [(node.name, partial(interpreter.run_function, node))]
-    entries: list[tuple[str, Callable[[], None]]] = []
+    return _method_entries(interpreter, [node], unit.relevant)
+
+
+def _method_entries(interpreter: Interpreter, classes: list[ast.stmt], relevant: frozenset[str]) -> Entries:
+    """Each method but ``__init__`` of ``classes`` that can reach a backward, as its own entry."""
+    entries: Entries = []
     for info in list(interpreter.classes.values()):
-        if info.node is not node:
+        if not any(info.node is cls for cls in classes):
             continue
         for name, method in info.methods.items():
-            if name != "__init__" and name in unit.relevant and method in info.node.body:
+            if name != "__init__" and name in relevant and method in info.node.body:
                 run = partial(interpreter.run_method_twice, info, method)
                 entries.append((f"{info.node.name}.{name}", run))
     return entries
@@ -623,11 +635,8 @@ def _check_whole(module: ast.Module, source: SourceText) -> CheckResult:
 
 def _check_whole_module(module: ast.Module, source: SourceText) -> CheckResult:
     interpreter = Interpreter(module)
-    errors = _run_entries(interpreter, module)
-    if not interpreter.events and not interpreter.retain_sites:
-        return CheckResult([], errors)
-    ctx = RuleContext(source, module, interpreter.nodes)
-    return CheckResult(_findings(interpreter, ctx), errors)
+    outcome = _outcome(interpreter, source, 0, _run_entries(interpreter, module))
+    return CheckResult(_merge([outcome]), list(outcome.errors))
 
 
 def _without_deep_statements(module: ast.Module) -> tuple[ast.Module, list[ast.stmt]]:
@@ -652,27 +661,16 @@ def _deeper_than(root: ast.AST, limit: int) -> bool:
 def _run_entries(interpreter: Interpreter, module: ast.Module) -> list[str]:
     """Run every entry point; one that fails inside the checker is reported, the rest still run."""
     relevant = _module_relevant(module)
-    entries: list[tuple[str, Callable[[], None]]] = [
-        ("<module>", lambda: interpreter.run_module(_body_is_relevant(module, relevant)))
-    ]
+    entries: Entries = [("<module>", lambda: interpreter.run_module(_body_is_relevant(module, relevant)))]
     for stmt in module.body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name in relevant:
             entries.append((stmt.name, partial(interpreter.run_function, stmt)))
     errors = _run_all(entries)
-    top_level = [s for s in module.body if isinstance(s, ast.ClassDef)]
-    methods: list[tuple[str, Callable[[], None]]] = []
-    for info in list(interpreter.classes.values()):
-        if not any(info.node is cls for cls in top_level):
-            continue
-        for name, method in info.methods.items():
-            if name != "__init__" and name in relevant and method in info.node.body:
-                methods.append(
-                    (f"{info.node.name}.{name}", partial(interpreter.run_method_twice, info, method))
-                )
-    return errors + _run_all(methods)
+    top_level: list[ast.stmt] = [s for s in module.body if isinstance(s, ast.ClassDef)]
+    return errors + _run_all(_method_entries(interpreter, top_level, relevant))
 
 
-def _run_all(entries: list[tuple[str, Callable[[], None]]]) -> list[str]:
+def _run_all(entries: Entries) -> list[str]:
     errors = []
     for name, run in entries:
         try:
@@ -695,29 +693,6 @@ def _body_is_relevant(module: ast.Module, relevant: frozenset[str]) -> bool:
         if called_names(stmt) & (relevant | BACKWARD_NAMES):
             return True
     return False
-
-
-def _intrinsic(events: list[SecondPass]) -> list[SecondPass]:
-    """Where one run reports a backward itself, drop the runs that blamed a caller for it."""
-    own = {(id(e.site), e.code) for e in events if e.report is e.site}
-    return [e for e in events if e.report is e.site or (id(e.site), e.code) not in own]
-
-
-def _findings(interpreter: Interpreter, ctx: RuleContext) -> list[Finding]:
-    best: dict[tuple[int, int], SecondPass] = {}
-    for event in _intrinsic(interpreter.events):
-        key = (event.report.lineno, event.report.col_offset)
-        known = best.get(key)
-        if known is None or PRIORITY.index(event.code) < PRIORITY.index(known.code):
-            best[key] = event
-    findings = [SECOND_PASS_BUILDERS[event.code](event, ctx) for event in best.values()]
-    flagged = {(f.span.start.line, f.span.start.character) for f in findings}
-    for site in interpreter.retain_sites.values():
-        if not site.justified:
-            finding = retain_graph_in_loop.build(site, ctx)
-            if (finding.span.start.line, finding.span.start.character) not in flagged:
-                findings.append(finding)
-    return findings
 
 
 def _suppressed(source: SourceText, finding: Finding) -> bool:

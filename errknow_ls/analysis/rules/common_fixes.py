@@ -65,10 +65,6 @@ def steps_between(ctx: RuleContext, event: SecondPass) -> bool:
 def yields_before_step(ctx: RuleContext, first: ast.Call) -> bool:
     """A generator backwards, yields, and steps only when resumed: the consumer's code runs between
     the backward and the step (``loss.backward(); yield loss; optimizer.step()``)."""
-    stmt = ctx.statement_of(first)
-    block = ctx.block_of(stmt) if stmt is not None else None
-    if stmt is None or block is None:
-        return False
 
     def mark(later: ast.stmt) -> str | None:
         summary = ctx.summary(later)
@@ -76,7 +72,7 @@ def yields_before_step(ctx: RuleContext, first: ast.Call) -> bool:
             return "yield"
         return "step" if summary.calls & (STEPPING | {"zero_grad", "backward"}) else None
 
-    return ctx.next_mark(block, stmt, "yield or step", mark) == "yield"
+    return ctx.next_mark(first, mark) == "yield"
 
 
 def ancestors_hold(ctx: RuleContext, stmt: ast.stmt, target: ast.stmt) -> bool:

@@ -116,14 +116,15 @@ class RuleContext:
             known = self._summaries[id(stmt)] = Summary(yields, reads_grad, frozenset(calls - {""}))
         return known
 
-    def next_mark(
-        self, block: list[ast.stmt], stmt: ast.stmt, kind: str, mark: Callable[[ast.stmt], str | None]
-    ) -> str | None:
-        """The first ``mark`` (a classification of ``kind``) of the next MARK_REACH statements after
-        ``stmt`` in ``block``; each statement is summarised once (see ``summary``)."""
-        where = (stmt.lineno, stmt.col_offset)
-        index = bisect.bisect_left(block, where, key=lambda s: (s.lineno, s.col_offset))
-        if index >= len(block) or block[index] is not stmt:
+    def next_mark(self, node: ast.AST, mark: Callable[[ast.stmt], str | None]) -> str | None:
+        """The first ``mark`` of the next MARK_REACH statements after ``node``'s statement in its
+        block (None past them, or outside any block)."""
+        stmt = self.statement_of(node)
+        block = self.block_of(stmt) if stmt is not None else None
+        if stmt is None or block is None:
+            return None
+        index = index_in(block, stmt)
+        if index is None:
             return None
         for later in block[index + 1 : index + 1 + MARK_REACH]:
             found = mark(later)
@@ -242,8 +243,13 @@ def upward_exposed(body: list[ast.stmt]) -> set[str]:
 
 
 def holds(block: list[ast.stmt], node: ast.AST) -> bool:
-    """Whether ``node`` is one of ``block``'s statements. A block is in source order, so this bisects:
+    """Whether ``node`` is one of ``block``'s statements."""
+    return index_in(block, node) is not None
+
+
+def index_in(block: list[ast.stmt], node: ast.AST) -> int | None:
+    """Where ``node`` is among ``block``'s statements. A block is in source order, so this bisects:
     a scan per finding made a script with thousands of findings quadratic."""
     where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
     index = bisect.bisect_left(block, where, key=lambda s: (s.lineno, s.col_offset))
-    return index < len(block) and block[index] is node
+    return index if index < len(block) and block[index] is node else None

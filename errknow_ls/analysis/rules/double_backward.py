@@ -83,10 +83,6 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
 
 def _second_grads_read(event: SecondPass, ctx: RuleContext) -> bool:
     """Statements after the second backward, in its block, read ``.grad`` before any step."""
-    stmt = ctx.statement_of(event.report)
-    block = ctx.block_of(stmt) if stmt is not None else None
-    if stmt is None or block is None:
-        return False
 
     def mark(later: ast.stmt) -> str | None:
         summary = ctx.summary(later)
@@ -94,4 +90,4 @@ def _second_grads_read(event: SecondPass, ctx: RuleContext) -> bool:
             return "grad"
         return "step" if summary.calls & {"step", "zero_grad"} else None
 
-    return ctx.next_mark(block, stmt, "grad read or step", mark) == "grad"
+    return ctx.next_mark(event.report, mark) == "grad"
