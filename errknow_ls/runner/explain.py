@@ -9,10 +9,9 @@ readable ones are still explained). ``--format json`` prints one object per trac
 
 from __future__ import annotations
 
-import codecs
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, TextIO
@@ -24,15 +23,13 @@ from errknow_ls.tracebacks import (
     Traceback,
     TracebackMatch,
     TracebackScanner,
+    capture_chunks,
     match_tracebacks,
     read_notebook,
 )
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 STDIN = "-"
-CHUNK_BYTES = 1 << 20
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
-_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,27 +52,10 @@ class SourceError(Exception):
     """An input that could not be read, with the reason."""
 
 
-def _chunks(stream: BinaryIO) -> Iterator[bytes]:
-    """The stream's bytes in chunks; UTF-16 (PowerShell's ``>``) re-encoded as UTF-8."""
-    first = stream.read(CHUNK_BYTES)
-    if first.startswith(_UTF16_BOMS):
-        # Decoded chunk by chunk: reading the rest at once held a whole log (and its copy) in memory.
-        decoder = codecs.getincrementaldecoder("utf-16")("replace")
-        chunk = first
-        while chunk:
-            yield decoder.decode(chunk).encode("utf-8", "replace")
-            chunk = stream.read(CHUNK_BYTES)
-        yield decoder.decode(b"", final=True).encode("utf-8", "replace")
-        return
-    yield first.removeprefix(_UTF8_BOM)
-    while chunk := stream.read(CHUNK_BYTES):
-        yield chunk
-
-
 def scan_stream(stream: BinaryIO) -> list[Traceback]:
     scanner = TracebackScanner()
     found: list[Traceback] = []
-    for chunk in _chunks(stream):
+    for chunk in capture_chunks(stream):
         found += scanner.feed(chunk)
     found += scanner.close()
     return sorted(found, key=lambda tb: tb.start_line)

@@ -10,6 +10,9 @@ costs in proportion to what was appended.
 from __future__ import annotations
 
 import copy
+import mmap
+
+import regex
 
 from errknow_ls.tracebacks.lines import HEADER_TEXT, clean_line
 from errknow_ls.tracebacks.model import Traceback
@@ -21,21 +24,40 @@ _PLAIN_NEEDLE = b"Traceback " + _NEEDLE
 see ``formats.start_parser``). Without escape codes the raw bytes hold it too, and this longer needle
 is found about half again as fast; with them only ``(most recent call last)`` is sure to be whole."""
 _ESC = b"\x1b"
-_COUNT_PIECE = 1 << 20
+_COUNT_PIECE = 1 << 16
+"""Newlines are counted in pieces this long: a piece and its copy stay in the cache, and their
+memory comes from the heap (a copy of 128 KiB or more is a fresh ``mmap`` each time with glibc,
+whose page faults made counting four times slower)."""
+_SEARCHES = {needle: regex.compile(regex.escape(needle)) for needle in (_NEEDLE, _PLAIN_NEEDLE)}
+"""``regex`` finds a literal about a quarter faster than ``bytes.find`` (measured on a training log)."""
 MAX_LINE_BYTES = 1 << 20
 """An unfinished line longer than this (a progress bar redrawn for hours without a newline) keeps
 only its tail."""
 
 
-def _count_newlines(data: bytes, start: int, end: int) -> int:
+Chunk = bytes | mmap.mmap
+"""What ``feed`` reads in place: bytes, or a read-only map of part of a file (no copy at all)."""
+
+
+def _count_newlines(data: Chunk, start: int, end: int) -> int:
     if end - start < 4096:
-        return data.count(b"\n", start, end)
+        return data[start:end].count(b"\n")
     # Two to three times faster than ``count`` on long runs: ``replace`` finds newlines with memchr.
     count = 0
     for at in range(start, end, _COUNT_PIECE):
         span = data[at : min(at + _COUNT_PIECE, end)]
         count += len(span) - len(span.replace(b"\n", b""))
     return count
+
+
+def _find_counting(needle: bytes, data: Chunk, pos: int, end: int) -> tuple[int, int]:
+    """The first ``needle`` in ``data[pos:end]`` (-1 if none) and the newlines before the start of its
+    line (or in the whole range)."""
+    found = _SEARCHES[needle].search(data, pos, end)
+    if found is None:
+        return -1, _count_newlines(data, pos, end)
+    hit = found.start()
+    return hit, _count_newlines(data, pos, data.rfind(b"\n", pos, hit) + 1 or pos)
 
 
 class TracebackScanner:
@@ -58,10 +80,16 @@ class TracebackScanner:
         """Lines consumed so far, an unfinished last line not included (until ``close``)."""
         return self._line
 
-    def feed(self, chunk: str | bytes) -> list[Traceback]:
+    def feed(self, chunk: str | Chunk | bytearray | memoryview) -> list[Traceback]:
         if self._closed:
             raise ValueError("feed after close")
-        data = chunk.encode("utf-8", "replace") if isinstance(chunk, str) else bytes(chunk)
+        data: Chunk
+        if isinstance(chunk, str):
+            data = chunk.encode("utf-8", "replace")
+        elif isinstance(chunk, bytes | mmap.mmap):
+            data = chunk
+        else:
+            data = bytes(chunk)
         found: list[Traceback] = []
         start = 0
         if self._partial:
@@ -96,21 +124,18 @@ class TracebackScanner:
     def pending(self) -> list[Traceback]:
         return copy.deepcopy(self).close()
 
-    def _scan(self, data: bytes, pos: int, end: int) -> list[Traceback]:
+    def _scan(self, data: Chunk, pos: int, end: int) -> list[Traceback]:
         """Read the lines in ``data[pos:end]``; the last one may lack its newline only at the end."""
         reader = self._reader
         found: list[Traceback] = []
         needle = _NEEDLE if data.find(_ESC, pos, end) >= 0 else _PLAIN_NEEDLE
         while pos < end:
             if not reader.busy(self._line):
-                hit = data.find(needle, pos, end)
+                hit, newlines = _find_counting(needle, data, pos, end)
+                self._line += newlines
                 if hit < 0:
-                    self._line += _count_newlines(data, pos, end)
                     break
-                newline = data.rfind(b"\n", pos, hit)
-                start = newline + 1 if newline >= 0 else pos
-                self._line += _count_newlines(data, pos, start)
-                pos = start
+                pos = data.rfind(b"\n", pos, hit) + 1 or pos
             newline = data.find(b"\n", pos, end)
             stop = newline if newline >= 0 else end
             text = data[pos:stop].decode("utf-8", "replace")
