@@ -10,7 +10,9 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -97,6 +99,58 @@ def test_the_seed_records_release_lines_are_the_seeds_and_the_run_line(kb: Knowl
     assert set(lines) == seed_release_lines() | {TORCH_LINE}
     removed = [c for c in the_record(kb, SHIPPED_ID).history if "versions" in c.previous][-1]
     assert "2.12" in removed.previous["versions"] and "2.12" not in lines
+
+
+def value_at(data: Any, path: str) -> Any:
+    """The value at a field path (``workarounds.0.how``) of JSON data; None where there is none."""
+    for part in path.split("."):
+        if isinstance(data, dict):
+            data = data.get(part)
+        elif isinstance(data, list) and part.isdigit() and int(part) < len(data):
+            data = data[int(part)]
+        else:
+            return None
+    return data
+
+
+def changed_paths(old: Any, new: Any, path: str = "") -> Iterator[str]:
+    """The field paths where ``new`` differs from ``old``, down through objects and lists of objects
+    (``workarounds.0.how``); a field one side lacks is None there."""
+    if isinstance(old, dict) or isinstance(new, dict):
+        old, new = old or {}, new or {}
+        for key in [*old, *(key for key in new if key not in old)]:
+            yield from changed_paths(old.get(key), new.get(key), f"{path}{key}.")
+    elif isinstance(old, list) and isinstance(new, list) and any(isinstance(x, dict) for x in old + new):
+        for i in range(max(len(old), len(new))):
+            yield from changed_paths(value_at(old, str(i)), value_at(new, str(i)), f"{path}{i}.")
+    elif old != new:
+        yield path.removesuffix(".")
+
+
+def test_changed_paths_reach_into_lists_of_objects() -> None:
+    old = {"a": 1, "items": [{"x": 1}], "tags": []}
+    new = {"a": 1, "items": [{"x": 2}, {"x": 3}], "tags": ["t"], "extra": []}
+    assert list(changed_paths(old, new)) == ["items.0.x", "items.1.x", "tags", "extra"]
+
+
+def test_every_change_to_the_seed_is_in_the_history(kb: KnowledgeBase) -> None:
+    seed = read_json(SEED)
+    record = the_record(kb, SHIPPED_ID)
+    shipped = {name: value for name, value in record.dump().items() if name != "history"}
+    changed = list(changed_paths(seed, shipped))
+    assert {"signature", "regex", "workarounds_zh", "tags", "versions.8.version"} <= set(changed)
+    first_named: dict[str, Any] = {}
+    for change in record.history:
+        for key, value in change.previous.items():
+            first_named.setdefault(key, value)
+    for path in changed:
+        names = [key for key in first_named if path == key or path.startswith(f"{key}.")]
+        assert names, f"{path} differs from the seed, but no history entry names it"
+        if path in first_named:
+            # The first entry naming a field keeps the seed's value there: the seed can be read back.
+            assert first_named[path] == value_at(seed, path), (
+                f"{path}: history's first value is not the seed's"
+            )
 
 
 # --- under torch -------------------------------------------------------------------------------
