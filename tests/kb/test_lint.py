@@ -145,3 +145,10 @@ def test_seed_record_lints_with_its_known_defects(tmp_path: Path) -> None:
 
 def test_shipped_records_lint_clean() -> None:
     assert lint([builtin_records_dir()]) == []
+
+
+def test_every_shipped_record_has_an_edge() -> None:
+    # A record without one leaves the editor nothing to say about what comes before, after, or instead.
+    kb = KnowledgeBase.load()
+    alone = [record.id for record in kb.records if not any(record.transition_graph.model_dump().values())]
+    assert kb.records and alone == []
