@@ -145,13 +145,29 @@ def _check_claims(loaded: list[LoadedRecord]) -> Iterator[Problem]:
                     yield Problem(item.path, "regex", f"also matches {other.record.id}'s {name}")
 
 
-def _check_graph(loaded: Iterable[LoadedRecord], known: set[str]) -> Iterator[Problem]:
+_MIRROR = {
+    "leads_to": "preceded_by",
+    "preceded_by": "leads_to",
+    "frequently_confused_with": "frequently_confused_with",
+}
+"""Each edge's list on the record at its other end: the graph reads the same from both ends."""
+
+
+def _check_graph(loaded: list[LoadedRecord], known: set[str]) -> Iterator[Problem]:
+    """Every target exists; a target linted alongside names the record back (a known record from
+    elsewhere, such as a built-in one under a user's record, cannot be edited, so it is not asked)."""
+    linted = {item.record.id: item.record.transition_graph for item in loaded}
     for item in loaded:
         graph = item.record.transition_graph
-        for name in ("leads_to", "preceded_by", "frequently_confused_with"):
+        for name, mirror in _MIRROR.items():
             for i, target in enumerate(getattr(graph, name)):
+                field = f"transition_graph.{name}.{i}"
                 if target not in known:
-                    yield Problem(item.path, f"transition_graph.{name}.{i}", f"unknown record {target!r}")
+                    yield Problem(item.path, field, f"unknown record {target!r}")
+                elif target in linted and item.record.id not in getattr(linted[target], mirror):
+                    yield Problem(
+                        item.path, field, f"{target!r} does not list {item.record.id!r} in {mirror}"
+                    )
 
 
 def lint(directories: Iterable[Path], known_ids: Iterable[str] = ()) -> list[Problem]:

@@ -47,6 +47,24 @@ CASES = [
     ("empty-workaround-action.json", ["workarounds.0.action: empty"], False),
     ("workarounds-zh-count.json", ["workarounds_zh: has 1, workarounds has 2"], False),
     ("unknown-graph-target.json", ["transition_graph.leads_to.0: unknown record 'test/nowhere'"], False),
+    (
+        "confused-one-way.json",
+        [
+            "transition_graph.frequently_confused_with.0: 'test/good' does not list "
+            "'test/confused-one-way' in frequently_confused_with"
+        ],
+        False,
+    ),
+    (
+        "leads-to-one-way.json",
+        ["transition_graph.leads_to.0: 'test/good' does not list 'test/leads-to-one-way' in preceded_by"],
+        False,
+    ),
+    (
+        "preceded-by-one-way.json",
+        ["transition_graph.preceded_by.0: 'test/good' does not list 'test/preceded-by-one-way' in leads_to"],
+        False,
+    ),
     ("regex-claims-another.json", ["regex: also matches test/good's signature"], False),
     ("rate-without-source.json", [f"workarounds.0.success_rate: {NO_SOURCE}"], False),
     ("alias-without-citation.json", ["aliases.0: no citation backs this wording"], False),
@@ -118,10 +136,23 @@ def test_lint_reports_a_missing_directory(tmp_path: Path) -> None:
 
 
 def test_transition_targets_may_name_known_records(tmp_path: Path) -> None:
+    # A known record from elsewhere (x/y) need not name this one back: it is not this lint's to edit.
     data = read_json(BROKEN / "unknown-graph-target.json")
-    directory = copy_into(tmp_path / "records", GOOD_FILE)
+    directory = tmp_path / "records"
+    write_json(
+        directory / "good.json", read_json(GOOD_FILE) | {"transition_graph": {"preceded_by": [data["id"]]}}
+    )
     write_json(directory / "linked.json", data | {"transition_graph": {"leads_to": ["test/good", "x/y"]}})
     assert [str(p) for p in lint([directory], known_ids=["x/y"])] == []
+
+
+def test_a_link_named_from_both_ends_lints_clean(tmp_path: Path) -> None:
+    data = read_json(BROKEN / "confused-one-way.json")
+    directory = tmp_path / "records"
+    graph = {"frequently_confused_with": [data["id"]]}
+    write_json(directory / "good.json", read_json(GOOD_FILE) | {"transition_graph": graph})
+    write_json(directory / "confused.json", data)
+    assert [str(p) for p in lint([directory])] == []
 
 
 def test_seed_record_lints_with_its_known_defects(tmp_path: Path) -> None:
@@ -145,3 +176,10 @@ def test_seed_record_lints_with_its_known_defects(tmp_path: Path) -> None:
 
 def test_shipped_records_lint_clean() -> None:
     assert lint([builtin_records_dir()]) == []
+
+
+def test_every_shipped_record_has_an_edge() -> None:
+    # A record without one leaves the editor nothing to say about what comes before, after, or instead.
+    kb = KnowledgeBase.load()
+    alone = [record.id for record in kb.records if not any(record.transition_graph.model_dump().values())]
+    assert kb.records and alone == []
