@@ -47,7 +47,8 @@ lint: $(STAMP)
 typecheck: $(STAMP) $(TORCH_STAMP)
 	$(BIN)/mypy
 
-# The VS Code extension: npm ci when the lock file changes, then tsc and eslint (part of `make test`).
+# The VS Code extension: npm ci when the lock file changes, then tsc, eslint and its node tests (the
+# problem matchers on tracebacks printed by .venv's Python, the server lookup); part of `make test`.
 EXTENSION := editors/vscode
 NODE_STAMP := $(EXTENSION)/node_modules/.package-lock.json
 
@@ -55,8 +56,8 @@ $(NODE_STAMP): $(EXTENSION)/package-lock.json
 	cd $(EXTENSION) && npm ci --no-audit --no-fund
 	touch $@
 
-extension: $(NODE_STAMP)
-	cd $(EXTENSION) && npm run typecheck && npm run lint
+extension: $(NODE_STAMP) $(STAMP)
+	cd $(EXTENSION) && npm run typecheck && npm run lint && ERRKNOW_PYTHON=$(abspath $(BIN)/python) npm test
 
 # The installable extension: editors/vscode/errknow-ls.vsix.
 editors: $(NODE_STAMP)

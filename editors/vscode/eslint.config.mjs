@@ -16,6 +16,13 @@ export default tseslint.config(
     },
   },
   {
+    // Plain node tests (`npm test`): no VS Code, Node's own globals.
+    files: ["test/**/*.mjs"],
+    languageOptions: {
+      globals: { process: "readonly", structuredClone: "readonly" },
+    },
+  },
+  {
     files: ["e2e/**/*.mjs", "eslint.config.mjs"],
     languageOptions: {
       // Node, plus `document` inside the functions Playwright runs in the page.

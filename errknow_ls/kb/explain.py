@@ -186,7 +186,8 @@ def _versions(record: Record, context: Context, lang: str, markdown: bool) -> li
 
 def _related(record: Record, context: Context, lang: str, code: Callable[[str], str]) -> list[str]:
     graph = record.transition_graph
-    ids = [*graph.frequently_confused_with, *graph.leads_to, *graph.preceded_by]
+    # A record may name a neighbour under two relations: list it once, where it first appears.
+    ids = list(dict.fromkeys([*graph.frequently_confused_with, *graph.leads_to, *graph.preceded_by]))
     if not ids:
         return []
     shown = [

@@ -134,6 +134,14 @@ class KnowledgeBase:
         loaded = self._loaded.get(record_id)
         return loaded.path if loaded else None
 
+    def source_of(self, record_id: str) -> str | None:
+        """The record directory its file was loaded from (the innermost, should two nest)."""
+        path = self.path_of(record_id)
+        if path is None:
+            return None
+        holding = [source for source in self.sources if Path(path).is_relative_to(source)]
+        return max(holding, key=len, default=None)
+
     @property
     def signatures(self) -> Mapping[str, str]:
         """Each record's signature by id (what a link to a related record shows); built once."""

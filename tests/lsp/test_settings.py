@@ -1,5 +1,5 @@
 """Settings and commands, once per editor profile: initializationOptions, workspace/configuration,
-changes at runtime, ``[tool.errknow]``, bad values, and ``errknow.explain``."""
+changes at runtime, ``[tool.errknow]``, bad values, ``errknow.explain`` and ``errknow.records``."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from errknow_ls.kb import builtin_records_dir
 from tests.lsp.session import BUGGY, Session
-from tests.support import REPO, SHIPPED_ID
+from tests.support import GOOD_FILE, GOOD_ID, REPO, SHIPPED_FILE, SHIPPED_ID, SHIPPED_IDS, copy_into
 
 ONE_BROKEN = REPO / "tests" / "lsp" / "fixtures" / "one-broken"
 SECOND_BACKWARD = (
@@ -119,6 +120,29 @@ async def test_explain_a_record_id_a_traceback_or_a_message(session: Session) ->
     assert await _explain(session, "nothing we know") == {"records": [], "markdown": ""}
     with pytest.raises(JsonRpcInvalidParams):
         await _explain(session, 42)
+
+
+async def test_records_lists_what_this_server_loaded_and_from_where(session: Session) -> None:
+    extra = copy_into(session.root.parent / "extra", GOOD_FILE)
+    workspace_records = copy_into(session.root / ".errknow" / "records", SHIPPED_FILE)
+    await session.start(options={"records": [str(extra)]})
+    listed = await session.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="errknow.records", arguments=[])
+    )
+    assert isinstance(listed, list)
+    by_id = {entry["id"]: entry for entry in listed}
+    assert [entry["id"] for entry in listed] == sorted(by_id) == sorted([*SHIPPED_IDS, GOOD_ID])
+    assert by_id[GOOD_ID] == {
+        "id": GOOD_ID,
+        "signature": "RuntimeError: the widget exploded while loading",
+        "tier": "ai_generated",
+        "confidence": 0.5,
+        "source": str(extra),
+    }
+    # The workspace's copy of a built-in record overrides it, and says so.
+    assert by_id[SHIPPED_ID]["source"] == str(workspace_records)
+    others = {entry["source"] for rid, entry in by_id.items() if rid not in (GOOD_ID, SHIPPED_ID)}
+    assert others == {str(builtin_records_dir())}
 
 
 async def test_settings_sent_at_start_raise_no_error(session: Session) -> None:

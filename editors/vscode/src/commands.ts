@@ -1,10 +1,9 @@
 // The extension's commands: explain a traceback (selection or clipboard), show the records.
-import { execFile } from "node:child_process";
 import * as vscode from "vscode";
 import { ExecuteCommandRequest, type LanguageClient } from "vscode-languageclient/node";
-import type { ServerCommand } from "./server";
 
 export const EXPLAIN = "errknow.explain";
+export const RECORDS = "errknow.records";
 
 interface Explanation {
   records: string[];
@@ -84,32 +83,39 @@ export async function explainClipboard(client: LanguageClient | undefined): Prom
   await explainText(client, await vscode.env.clipboard.readText());
 }
 
-function listRecords(server: ServerCommand): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(server.command, ["records", "list"], { timeout: 30_000 }, (error, stdout, stderr) => {
-      if (error) {
-        reject(new Error(`${server.command} records list: ${stderr || error.message}`));
-      } else {
-        resolve(stdout);
-      }
-    });
-  });
+/** One record as `errknow.records` lists it (errknow_ls/lsp/handlers/commands.py). */
+interface RecordSummary {
+  id: string;
+  signature: string;
+  tier: string;
+  confidence: number;
+  source: string | null;
 }
 
-export async function showRecords(client: LanguageClient | undefined, server: ServerCommand | undefined): Promise<void> {
-  if (!server) {
-    void vscode.window.showErrorMessage("errknow-ls was not found: see the errknow.serverCommand setting.");
+function isSummary(value: unknown): value is RecordSummary {
+  const entry = value as Partial<RecordSummary> | null;
+  return typeof entry?.id === "string" && typeof entry.signature === "string";
+}
+
+// The running server answers: the records it loaded, from the directories its settings name.
+async function listRecords(client: LanguageClient): Promise<RecordSummary[]> {
+  const result: unknown = await client.sendRequest(ExecuteCommandRequest.type, { command: RECORDS, arguments: [] });
+  return Array.isArray(result) ? result.filter(isSummary) : [];
+}
+
+export async function showRecords(client: LanguageClient | undefined): Promise<void> {
+  if (!client?.isRunning()) {
+    void vscode.window.showWarningMessage("errknow-ls is not running: run “errknow: Restart the errknow-ls server”.");
     return;
   }
-  const items = (await listRecords(server))
-    .split("\n")
-    .filter((line) => line.trim())
-    .map((line) => {
-      const [id = "", tier = "", confidence = "", signature = ""] = line.split("\t");
-      return { label: id, description: `${tier}, confidence ${confidence}`, detail: signature };
-    });
+  const items = (await listRecords(client)).map((record) => ({
+    label: record.id,
+    description: `${record.tier}, confidence ${record.confidence.toFixed(2)}${record.source ? ` · ${record.source}` : ""}`,
+    detail: record.signature,
+  }));
   const picked = await vscode.window.showQuickPick(items, {
-    title: "errknow: known errors",
+    title: `errknow: known errors (${String(items.length)})`,
+    matchOnDescription: true,
     matchOnDetail: true,
     placeHolder: "Pick a record to read its explanation",
   });

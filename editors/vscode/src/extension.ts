@@ -125,7 +125,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("errknow.restartServer", () => restart(context)),
     vscode.commands.registerCommand("errknow.explainSelection", () => explainSelection(client)),
     vscode.commands.registerCommand("errknow.explainClipboard", () => explainClipboard(client)),
-    vscode.commands.registerCommand("errknow.showRecords", () => showRecords(client, server)),
+    vscode.commands.registerCommand("errknow.showRecords", () => showRecords(client)),
     watchTerminals(() => client, log),
     vscode.workspace.registerTextDocumentContentProvider(EXPLANATION_SCHEME, explanationProvider),
     vscode.workspace.onDidChangeConfiguration((event) => {

@@ -1,4 +1,5 @@
-"""workspace/executeCommand ``errknow.explain``: the explanation of a record id or a pasted traceback."""
+"""workspace/executeCommand: ``errknow.explain`` (the explanation of a record id or a pasted
+traceback) and ``errknow.records`` (the records this server has loaded)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ from errknow_ls.lsp.server import ErrknowServer
 from errknow_ls.tracebacks import match_tracebacks, read_tracebacks
 
 EXPLAIN = "errknow.explain"
+RECORDS = "errknow.records"
 
 
 def register(server: ErrknowServer) -> None:
     server.command(EXPLAIN)(explain)
+    server.command(RECORDS)(records)
 
 
 def explain(ls: ErrknowServer, *arguments: Any) -> dict[str, Any]:
@@ -43,3 +46,20 @@ def records_for(kb: KnowledgeBase, subject: str) -> list[Record]:
         return list(found.values())
     matches = kb.match(" ".join(subject.split()))
     return [max(matches, key=lambda m: m.record.confidence).record] if matches else []
+
+
+async def records(ls: ErrknowServer, *_arguments: Any) -> list[dict[str, Any]]:
+    """The loaded records, by id: what an editor lists, from the directories this server reads
+    (built-in, settings, the workspace's), not from another process's idea of them."""
+    await ls.ready.wait()  # the settings' and the workspace's record directories are read by then
+    kb = ls.kb
+    return [
+        {
+            "id": record.id,
+            "signature": " ".join(record.signature.split()),
+            "tier": record.verification_tier,
+            "confidence": record.confidence,
+            "source": kb.source_of(record.id),
+        }
+        for record in sorted(kb.records, key=lambda r: r.id)
+    ]

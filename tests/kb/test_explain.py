@@ -1,0 +1,32 @@
+"""The rendered explanation's "Related errors" section."""
+
+from __future__ import annotations
+
+from errknow_ls.kb import Record
+from errknow_ls.kb.explain import Context, render
+from tests.support import SHIPPED_FILE, read_json
+
+
+def _with_graph(**graph: list[str]) -> Record:
+    data = read_json(SHIPPED_FILE)
+    data["transition_graph"] = graph
+    return Record.model_validate(data)
+
+
+def _related_lines(markdown: str) -> list[str]:
+    section = markdown.split("Related errors:\n", 1)[1]
+    return section.split("\n\n", 1)[0].splitlines()
+
+
+def test_a_record_named_under_two_relations_is_listed_once_where_it_first_appears() -> None:
+    record = _with_graph(
+        frequently_confused_with=["test/b", "test/a"],
+        leads_to=["test/a", "test/c", "test/b"],
+        preceded_by=["test/c", "test/d"],
+    )
+    markdown = render(record, Context(related={"test/a": "A failed"}), "en")
+    assert _related_lines(markdown) == ["- `test/b`", "- `test/a`: A failed", "- `test/c`", "- `test/d`"]
+
+
+def test_no_related_section_without_neighbours() -> None:
+    assert "Related errors" not in render(_with_graph(), Context(), "en")
