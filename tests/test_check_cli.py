@@ -496,10 +496,15 @@ def test_many_files_are_checked_in_parallel_with_the_same_result(run: Run, tmp_p
         write(tmp_path / f"m{i:02d}.py", DOUBLE if i % 3 else CLEAN)
     files = sorted(tmp_path.glob("*.py"), reverse=True)
     jobs = [FileJob(path, RuleSelection()) for path in files]
-    parallel = engine._in_parallel(jobs)
+    pool = engine._Pool()
+    try:
+        parallel = pool.map(jobs)
+    finally:
+        pool.close()
     assert parallel is not None, "the process pool could not start"
     sequential = [engine.check_file(job) for job in jobs]
     assert parallel == sequential
+    assert engine.check_files(jobs) == sorted(sequential, key=lambda r: str(r.path))
     code, out, _ = run("--format", "json")
     assert code == EXIT_FOUND
     assert [f["filename"] for f in json.loads(out)] == [f"m{i:02d}.py" for i in range(24) if i % 3]

@@ -147,7 +147,7 @@ def test_internal_errors_of_the_checker_are_warnings(
 
     monkeypatch.setattr(engine, "check_source", failing)
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "a.py").write_text("x = 1\nx.backward()\n", encoding="utf-8")  # read by the checker
     assert main(["check"]) == EXIT_OK
     assert capsys.readouterr().err.splitlines() == [
         "a.py: warning: internal error while checking main: KeyError: 'x'",
@@ -167,7 +167,7 @@ def test_a_crash_of_the_checker_fails_that_file_only(
 
     monkeypatch.setattr(engine, "check_source", crashing)
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "a.py").write_text("crash = 1\n", encoding="utf-8")
+    (tmp_path / "a.py").write_text("crash = 1\ncrash.backward()\n", encoding="utf-8")
     (tmp_path / "b.py").write_text("loss.backward()\nloss.backward()\n", encoding="utf-8")
     assert main(["check"]) == EXIT_ERROR
     out, err = capsys.readouterr()

@@ -29,6 +29,7 @@ from errknow_ls.analysis.chunks import (
 )
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.interpreter import UNIT_BUDGET, Interpreter
+from errknow_ls.analysis.prefilter import might_backward
 from errknow_ls.analysis.rules import SECOND_PASS_BUILDERS, retain_graph_in_loop
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.source import SourceText, called_names, describe, parse
@@ -46,28 +47,6 @@ _SUPPRESS = re.compile(
     r"#\s*(?:errknow:\s*ignore(?:\[(?P<codes>[^\]]*)\])?|noqa(?::\s*(?P<noqa>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?)",
     re.IGNORECASE,
 )
-
-
-def _word(char: str) -> bool:
-    return char.isalnum() or char == "_"
-
-
-def might_backward(text: str) -> bool:
-    """Text any finding needs (``.backward``, ``backward(``, ``grad(`` as whole words); a file
-    without it is not even parsed. Substring scans: the equivalent regex is 20x slower."""
-    start = text.find("backward")
-    while start != -1:
-        before = text[start - 1] if start else ""
-        after = text[start + 8 : start + 9]
-        if (before == "." and not _word(after)) or (after == "(" and not _word(before)):
-            return True
-        start = text.find("backward", start + 8)
-    start = text.find("grad(")
-    while start != -1:
-        if not start or not _word(text[start - 1]):
-            return True
-        start = text.find("grad(", start + 5)
-    return False
 
 
 @dataclass(slots=True)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from errknow_ls.analysis.prefilter import might_backward
 from errknow_ls.core import Edit, Finding
 from errknow_ls.runner.fixing import fix_until_stable
 from errknow_ls.runner.options import RuleSelection
@@ -111,31 +112,90 @@ def _respelled(edit: Edit, newline: str) -> Edit:
 
 
 def check_files(jobs: Sequence[FileJob]) -> list[FileResult]:
-    """Every job's result, sorted by path whatever order the workers finish in."""
-    results = _in_parallel(jobs) if _worth_a_pool(jobs) else None
-    if results is None:
-        results = [check_file(job) for job in jobs]
+    """Every job's result, sorted by path whatever order the workers finish in.
+
+    This process reads every file and settles those without a word a finding needs (nearly all of
+    a code base); only the rest go to the checker, on a pool of processes when there are enough
+    files to pay for one. The pool starts first, so that its workers load the checker while this
+    process reads; the files go to it largest first, so that a big one does not finish last.
+    """
+    pool = _Pool() if _worth_a_pool(len(jobs)) else None
+    try:
+        results: list[FileResult] = []
+        pending: list[tuple[int, FileJob]] = []
+        for job in jobs:
+            settled, size = _settled(job)
+            if settled is None:
+                pending.append((size, job))
+            else:
+                results.append(settled)
+        pending.sort(key=lambda item: -item[0])
+        todo = [job for _, job in pending]
+        checked = pool.map(todo) if pool is not None and len(todo) > 1 else None
+        results += checked if checked is not None else [check_file(job) for job in todo]
+    finally:
+        if pool is not None:
+            pool.close()
     return sorted(results, key=lambda r: str(r.path))
 
 
-def _worth_a_pool(jobs: Sequence[FileJob]) -> bool:
-    return len(jobs) > PARALLEL_THRESHOLD and (os.cpu_count() or 1) > 1
-
-
-def _in_parallel(jobs: Sequence[FileJob]) -> list[FileResult] | None:
-    """``None`` when no pool can be had here (no semaphores, a worker died): the caller goes on alone."""
-    # Imported here: a run that checks few files (or none, all cached) never starts a pool.
-    import concurrent.futures
-    import multiprocessing
-    from concurrent.futures.process import BrokenProcessPool
-
-    # forkserver, not fork: forking a process that may have threads (a test runner, an editor
-    # host) can deadlock, and Python warns about it.
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    chunk = max(1, min(32, len(jobs) // (MAX_WORKERS * 16)))  # small: a few files cost most
+def _settled(job: FileJob) -> tuple[FileResult | None, int]:
+    """The result of a file read here when it cannot hold a finding (it lacks the words every
+    finding needs: the checker's own first test, on bytes) or cannot be read; else None, and its
+    size."""
     try:
-        with concurrent.futures.ProcessPoolExecutor(MAX_WORKERS, mp_context=context) as pool:
-            return list(pool.map(check_file, jobs, chunksize=chunk))
-    except (OSError, BrokenProcessPool, ImportError):
-        return None
+        data = read_bytes(job.path)
+        decode_source(job.path, data)
+    except SourceError as exc:
+        return FileResult(job.path, error=str(exc)), 0
+    if might_backward(data):
+        return None, len(data)
+    return FileResult(job.path, digest=content_digest(data)), 0
+
+
+def _worth_a_pool(files: int) -> bool:
+    return files > PARALLEL_THRESHOLD and (os.cpu_count() or 1) > 1
+
+
+def _warm() -> None:
+    """Load the checker in a worker while the parent still reads files."""
+    from errknow_ls.analysis import checker  # noqa: F401
+
+
+class _Pool:
+    """A pool of MAX_WORKERS processes, started at once; ``map`` gives None when no pool can be
+    had here (no semaphores, a worker died): the caller then checks the files itself."""
+
+    def __init__(self) -> None:
+        # Imported here: a run that checks few files (or none, all cached) never starts a pool.
+        import concurrent.futures
+        import multiprocessing
+
+        # forkserver, not fork: forking a process that may have threads (a test runner, an editor
+        # host) can deadlock, and Python warns about it.
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        if context.get_start_method() == "forkserver":
+            # Loaded once, in the server the workers are forked from (if it is not running yet).
+            context.set_forkserver_preload(["errknow_ls.analysis.checker"])
+        self._executor: concurrent.futures.ProcessPoolExecutor | None = None
+        try:
+            self._executor = concurrent.futures.ProcessPoolExecutor(MAX_WORKERS, mp_context=context)
+            self._warming = [self._executor.submit(_warm) for _ in range(MAX_WORKERS)]
+        except (OSError, ImportError):
+            self.close()
+
+    def map(self, jobs: list[FileJob]) -> list[FileResult] | None:
+        from concurrent.futures.process import BrokenProcessPool
+
+        if self._executor is None:
+            return None
+        try:
+            return list(self._executor.map(check_file, jobs))  # one at a time: a few files cost most
+        except (OSError, BrokenProcessPool, ImportError):
+            return None
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(cancel_futures=True)
+            self._executor = None
