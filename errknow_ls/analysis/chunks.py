@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -85,7 +86,7 @@ def read_chunk(start: int, text: str) -> tuple[Chunk, Body]:
         module = parse(placed)
     except PARSE_ERRORS as exc:
         error = describe(exc, placed, shift)
-        words = frozenset(_WORD.findall(text))
+        words = frozenset(map(sys.intern, _WORD.findall(text)))
         cut = _cut(exc, start - shift, text)
         return Chunk(start, text, error, "other", "", {}, frozenset(), words, cut=cut), ()
     if shift:
@@ -113,7 +114,7 @@ def read_chunk(start: int, text: str) -> tuple[Chunk, Body]:
         name,
         {k: frozenset(v) for k, v in functions.items()},
         frozenset(top),
-        frozenset(_WORD.findall(text)),
+        frozenset(map(sys.intern, _WORD.findall(text))),  # one copy of each name for all files
         methods,
         too_deep,
     )
