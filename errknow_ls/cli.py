@@ -25,15 +25,27 @@ def _records_option(parser: argparse.ArgumentParser) -> None:
         action="append",
         type=Path,
         default=[],
-        help="extra record directory, after the built-in records (repeatable; later wins by id)",
+        help="extra record directory, after the built-in records and before the project's "
+        "(repeatable; later wins by id)",
     )
 
 
-def _load_kb(dirs: Sequence[Path]) -> KnowledgeBase:
+def record_dirs(given: Sequence[Path], start: Path | None = None) -> list[Path]:
+    """``--records``, then the project's (around ``start``, default the current directory):
+    ``records`` in its ``[tool.errknow]`` and its ``.errknow/records/``. Later wins by id."""
+    from errknow_ls.runner.config import load_settings
+
+    settings = load_settings(start or Path())
+    for warning in settings.warnings:
+        print(warning, file=sys.stderr)
+    return list(dict.fromkeys([*given, *settings.record_dirs()]))
+
+
+def _load_kb(given: Sequence[Path]) -> KnowledgeBase:
     # Imported here, as in every command: `check` on cached files needs no knowledge base at all.
     from errknow_ls.kb import KnowledgeBase
 
-    kb = KnowledgeBase.load(dirs)
+    kb = KnowledgeBase.load(record_dirs(given))
     for problem in kb.problems:
         print(f"warning: {problem}", file=sys.stderr)
     return kb
@@ -134,7 +146,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     from errknow_ls.runner.explain import ExplainOptions, run_explain
 
-    options = ExplainOptions(args.sources or ["-"], args.format, args.locale, args.records)
+    options = ExplainOptions(args.sources or ["-"], args.format, args.locale, record_dirs(args.records))
     return run_explain(options)
 
 
@@ -195,7 +207,8 @@ def _add_check_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         metavar="DIR",
         action="append",
         type=Path,
-        help="extra record directory (repeatable); overrides `records` in [tool.errknow]",
+        help="extra record directory, after the built-in records and before the project's "
+        "([tool.errknow] records, then .errknow/records; repeatable; later wins by id)",
     )
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     check.add_argument(
