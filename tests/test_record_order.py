@@ -132,3 +132,18 @@ def test_a_pyproject_without_errknow_is_passed_by(
     monkeypatch.chdir(project / "pkg")
     assert main(["records", "show", SHIPPED_ID, "--format", "json", *args]) == EXIT_OK
     assert json.loads(capsys.readouterr().out)["root_cause"] == "cause from the workspace layer"
+
+
+def test_the_nearest_errknow_directory_makes_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As ruff stops at the nearest configuration: a sub-project with its own ``.errknow/`` does
+    not take its parent's ``[tool.errknow]`` records."""
+    project, args = _project(tmp_path, ("pyproject",))
+    write_json(project / "pkg" / ".errknow" / "records" / "mine.json", _record("sub-project"))
+    monkeypatch.chdir(project / "pkg")
+    assert main(["records", "show", SHIPPED_ID, "--format", "json", *args]) == EXIT_OK
+    assert json.loads(capsys.readouterr().out)["root_cause"] == "cause from the sub-project layer"
+    (project / "pkg" / ".errknow" / "records" / "mine.json").unlink()
+    assert main(["records", "show", SHIPPED_ID, "--format", "json", *args]) == EXIT_OK
+    assert json.loads(capsys.readouterr().out)["root_cause"] == str(read_json(SHIPPED_FILE)["root_cause"])
