@@ -18,22 +18,37 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 
 
-def _records_option(parser: argparse.ArgumentParser) -> None:
+PROJECT_RECORDS = "the project's ([tool.errknow] records, then .errknow/records)"
+
+
+def _records_option(parser: argparse.ArgumentParser, before: str = PROJECT_RECORDS) -> None:
     parser.add_argument(
         "--records",
         metavar="DIR",
         action="append",
         type=Path,
         default=[],
-        help="extra record directory, after the built-in records (repeatable; later wins by id)",
+        help=f"extra record directory, after the built-in records and before {before} "
+        "(repeatable; later wins by id)",
     )
 
 
-def _load_kb(dirs: Sequence[Path]) -> KnowledgeBase:
+def _record_dirs(given: Sequence[Path]) -> list[Path]:
+    """``--records``, then the project's around the current directory: ``records`` in its
+    ``[tool.errknow]`` and its ``.errknow/records/``. Later wins by id."""
+    from errknow_ls.runner.config import load_settings
+
+    settings = load_settings(Path())
+    for warning in settings.warnings:
+        print(warning, file=sys.stderr)
+    return list(dict.fromkeys([*given, *settings.record_dirs()]))
+
+
+def _load_kb(given: Sequence[Path]) -> KnowledgeBase:
     # Imported here, as in every command: `check` on cached files needs no knowledge base at all.
     from errknow_ls.kb import KnowledgeBase
 
-    kb = KnowledgeBase.load(dirs)
+    kb = KnowledgeBase.load(_record_dirs(given))
     for problem in kb.problems:
         print(f"warning: {problem}", file=sys.stderr)
     return kb
@@ -134,7 +149,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     from errknow_ls.runner.explain import ExplainOptions, run_explain
 
-    options = ExplainOptions(args.sources or ["-"], args.format, args.locale, args.records)
+    options = ExplainOptions(args.sources or ["-"], args.format, args.locale, _record_dirs(args.records))
     return run_explain(options)
 
 
@@ -195,7 +210,8 @@ def _add_check_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         metavar="DIR",
         action="append",
         type=Path,
-        help="extra record directory (repeatable); overrides `records` in [tool.errknow]",
+        help=f"extra record directory, after the built-in records and before {PROJECT_RECORDS} "
+        "(repeatable; later wins by id)",
     )
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     check.add_argument(
@@ -229,7 +245,7 @@ def _add_serve_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
     transport = serve.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (default)")
     transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address")
-    _records_option(serve)
+    _records_option(serve, f"the editor's settings and {PROJECT_RECORDS}")
     serve.set_defaults(func=cmd_serve)
 
 

@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from errknow_ls.lsp.server import ErrknowServer
 
 log = logging.getLogger(__name__)
-WORKSPACE_RECORDS = Path(".errknow") / "records"
 CONFIGURATION_TIMEOUT = 5.0
 
 
@@ -69,14 +68,14 @@ def _rules_by_path(projects: list[Project], settings: Settings) -> Callable[[str
 
 
 def record_dirs(ls: ErrknowServer) -> list[Path]:
-    """Record directories; later wins by id: the projects', the workspace folders'
-    ``.errknow/records``, the editor's, the command line's."""
+    """Record directories after the built-in ones, a later one winning by id (as the README
+    says): the command line's ``--records``, the editor's ``records``, then each workspace
+    folder's project: ``records`` in its ``[tool.errknow]`` and its ``.errknow/records``."""
     roots = ls.roots()
-    dirs = [d for project in ls.projects for d in project.record_dirs()]
-    dirs += [root / WORKSPACE_RECORDS for root in roots if (root / WORKSPACE_RECORDS).is_dir()]
     base = roots[0] if roots else Path()
-    dirs += [base / Path(d).expanduser() for d in ls.settings.records]
-    return [*dirs, *ls.cli_records]
+    dirs = [*ls.cli_records, *(base / Path(d).expanduser() for d in ls.settings.records)]
+    dirs += [d for project in ls.projects for d in project.settings.record_dirs()]
+    return list(dict.fromkeys(dirs))
 
 
 def _reload_kb(ls: ErrknowServer) -> None:

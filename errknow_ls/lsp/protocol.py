@@ -107,6 +107,11 @@ class ErrknowProtocol(LanguageServerProtocol):
         message = self._structured(data)
         if message is None:
             return
+        if self._shutdown and "method" not in data:
+            # The client's answer to a request of ours that crossed its ``shutdown``: lawful, and
+            # nobody waits for it any more (pygls would warn about it as a request after shutdown).
+            log.debug("dropped a response after shutdown (id %s)", data.get("id"))
+            return
         refusal = self._out_of_turn(data.get("method"), "id" in data, hasattr(message, "id"))
         if refusal is None:
             self.handle_message(message)

@@ -34,7 +34,8 @@ class Settings(BaseModel):
     severity: dict[str, SeverityName] = Field(default_factory=dict)
     """Per rule code or name: error, warning, information, hint, or off."""
     records: list[str] = Field(default_factory=list)
-    """Extra record directories, after the built-in ones and the project's."""
+    """Extra record directories: after the built-in ones and ``--records``, before the project's
+    (``[tool.errknow]`` ``records``, then ``.errknow/records``)."""
     locale: str | None = None
     """``en`` or ``zh``; by default the client's ``initialize.locale``."""
     exclude: list[str] = Field(default_factory=list)
@@ -144,6 +145,3 @@ class Project:
         ``exclude``) and ``extend-exclude``."""
         base = DEFAULT_EXCLUDE if self.settings.exclude is None else self.settings.exclude
         return Excluder((*base, *self.settings.extend_exclude), self.settings.root or self.root)
-
-    def record_dirs(self) -> list[Path]:
-        return list(self.settings.records or [])

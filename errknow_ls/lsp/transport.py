@@ -42,25 +42,37 @@ HEADER = b"content-length:"
 def stdin_chunks(stream: BinaryIO) -> Callable[[], Awaitable[bytes]]:
     """Chunks of ``stream`` (b"" at its end), read by a daemon thread: a read blocked on a stdin
     nobody closes never holds up the exit. The thread reads the file descriptor itself: blocked
-    in ``sys.stdin.buffer`` it would hold the buffer's lock, and Python aborts at exit on it."""
+    in ``sys.stdin.buffer`` it would hold the buffer's lock, and Python aborts at exit on it.
+
+    The thread outlives the event loop, and a read may end after the loop is gone (an editor
+    closes our stdin right after ``exit``). So it hands chunks over as plain callbacks, never as
+    coroutines: a coroutine made for a loop that is closed, or closing and dropping what it had
+    scheduled, is never awaited, and Python says so on stderr at exit."""
     fd = stream.fileno()
-    chunks: asyncio.Queue[bytes] = asyncio.Queue(QUEUED_CHUNKS)
+    chunks: asyncio.Queue[bytes] = asyncio.Queue()
+    room = threading.Semaphore(QUEUED_CHUNKS)
     loop = asyncio.get_running_loop()
 
     def pump() -> None:
         chunk = b"x"
         while chunk:
+            room.acquire()
             try:
                 chunk = os.read(fd, CHUNK_BYTES)
             except OSError:
                 chunk = b""
             try:
-                asyncio.run_coroutine_threadsafe(chunks.put(chunk), loop).result()
-            except Exception:  # the loop is closed or closing: the server is done
+                loop.call_soon_threadsafe(chunks.put_nowait, chunk)
+            except RuntimeError:  # the loop is closed: the server is done
                 return
 
+    async def get() -> bytes:
+        chunk = await chunks.get()
+        room.release()
+        return chunk
+
     threading.Thread(target=pump, name="errknow-stdin", daemon=True).start()
-    return chunks.get
+    return get
 
 
 class Outgoing:

@@ -1,4 +1,8 @@
-"""Project settings from ``[tool.errknow]`` in the nearest ``pyproject.toml``: forgiving, as ruff's are.
+"""The project around a path, and its settings from ``[tool.errknow]``: forgiving, as ruff's are.
+
+The project root is the nearest directory at or above the start that holds ``.errknow/`` or a
+``pyproject.toml`` with a ``[tool.errknow]`` table (as ruff stops at the nearest configuration);
+its ``[tool.errknow]`` and its ``.errknow/records/`` apply.
 
 Unknown keys are ignored with one warning; a value of the wrong type warns and falls back to the
 default. ``exclude`` replaces the default excludes, ``extend-exclude`` adds to them (as in ruff).
@@ -15,13 +19,15 @@ from typing import Any
 from errknow_ls.runner.options import split_selectors
 
 PYPROJECT = "pyproject.toml"
+PROJECT_DIR = ".errknow"
+WORKSPACE_RECORDS = Path(PROJECT_DIR) / "records"
 KNOWN_KEYS = ("select", "ignore", "exclude", "extend-exclude", "records", "cache-dir")
 
 
 @dataclass(frozen=True, slots=True)
 class ProjectSettings:
     root: Path | None = None
-    """The directory of the ``pyproject.toml`` the settings came from; globs are relative to it."""
+    """The project root (``find_project``), where the settings came from; globs are relative to it."""
     select: list[str] | None = None
     ignore: list[str] | None = None
     exclude: list[str] | None = None
@@ -31,40 +37,58 @@ class ProjectSettings:
     """Relative to ``root``; ``None``: ``.errknow_cache`` there."""
     warnings: list[str] = field(default_factory=list)
 
+    def record_dirs(self) -> list[Path]:
+        """The project's record directories, a later one winning by id: ``records`` in
+        ``[tool.errknow]``, then ``.errknow/records/`` at the project root."""
+        dirs = list(self.records or [])
+        if self.root is not None and (self.root / WORKSPACE_RECORDS).is_dir():
+            dirs.append(self.root / WORKSPACE_RECORDS)
+        return dirs
 
-def find_pyproject(start: Path) -> Path | None:
-    """The nearest ``pyproject.toml`` at or above ``start`` that has a ``[tool.errknow]`` table.
 
-    A file that does not parse also ends the search: it is the project's, and its error is worth
-    a warning.
+def find_project(start: Path) -> Path | None:
+    """The project root: the nearest directory at or above ``start`` holding ``.errknow/`` or a
+    ``pyproject.toml`` with a ``[tool.errknow]`` table.
+
+    A ``pyproject.toml`` that does not parse also ends the search: it is the project's, and its
+    error is worth a warning.
     """
     here = start.resolve()
     if not here.is_dir():
         here = here.parent
     for directory in (here, *here.parents):
-        candidate = directory / PYPROJECT
-        if not candidate.is_file():
-            continue
-        try:
-            data = tomllib.loads(candidate.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            return candidate
-        if "errknow" in data.get("tool", {}):
-            return candidate
+        if (directory / PROJECT_DIR).is_dir() or _configures_errknow(directory / PYPROJECT):
+            return directory
     return None
 
 
+def _configures_errknow(candidate: Path) -> bool:
+    if not candidate.is_file():
+        return False
+    try:
+        data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return True
+    return "errknow" in data.get("tool", {})
+
+
 def load_settings(start: Path) -> ProjectSettings:
-    path = find_pyproject(start)
-    if path is None:
+    """The settings of the project around ``start`` (``find_project``); defaults outside one."""
+    root = find_project(start)
+    if root is None:
         return ProjectSettings()
+    path = root / PYPROJECT
+    if not _configures_errknow(path):
+        return ProjectSettings(root=root)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        return ProjectSettings(warnings=[f"warning: {path}: cannot read, using defaults: {exc}"])
+        return ProjectSettings(root=root, warnings=[f"warning: {path}: cannot read, using defaults: {exc}"])
     table = data.get("tool", {}).get("errknow")
     if not isinstance(table, dict):
-        return ProjectSettings(warnings=[f"warning: {path}: [tool.errknow] is not a table; using defaults"])
+        return ProjectSettings(
+            root=root, warnings=[f"warning: {path}: [tool.errknow] is not a table; using defaults"]
+        )
     return _settings(path, table)
 
 

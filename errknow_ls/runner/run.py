@@ -43,7 +43,8 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     except OptionError as exc:
         print(f"error: {exc}", file=err)
         return ExitCode.ERROR
-    kb = knowledge_base(options.records if options.records is not None else settings.records or [], err)
+    # Later wins by id: --records, then the project's ([tool.errknow] records, .errknow/records).
+    kb = knowledge_base([*(options.records or []), *settings.record_dirs()], err)
     patterns = (
         *(DEFAULT_EXCLUDE if settings.exclude is None else settings.exclude),
         *settings.extend_exclude,
