@@ -145,6 +145,13 @@ async def test_records_lists_what_this_server_loaded_and_from_where(session: Ses
     assert others == {str(builtin_records_dir())}
 
 
+async def test_explain_right_after_start_knows_the_settings_records(session: Session) -> None:
+    """Asked before the settings' record directories are read, ``errknow.explain`` waits for them."""
+    extra = copy_into(session.root / "extra-records", GOOD_FILE)
+    await session.start(options={"records": [str(extra)]})
+    assert (await _explain(session, GOOD_ID))["records"] == [GOOD_ID]
+
+
 async def test_settings_sent_at_start_raise_no_error(session: Session) -> None:
     """Neovim sends didChangeConfiguration right after initialized: the scan it restarts was
     waiting for the client to create its progress token, and the client's late answer to that

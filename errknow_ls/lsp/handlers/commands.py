@@ -21,7 +21,7 @@ def register(server: ErrknowServer) -> None:
     server.command(RECORDS)(records)
 
 
-def explain(ls: ErrknowServer, *arguments: Any) -> dict[str, Any]:
+async def explain(ls: ErrknowServer, *arguments: Any) -> dict[str, Any]:
     """``[subject]`` or ``[subject, locale]`` -> ``{"records": [ids], "markdown": text}``."""
     if (
         not arguments
@@ -29,6 +29,7 @@ def explain(ls: ErrknowServer, *arguments: Any) -> dict[str, Any]:
         or not all(isinstance(a, str | None) for a in arguments[1:2])
     ):
         raise JsonRpcInvalidParams(f"{EXPLAIN} takes a record id or a traceback, and optionally a locale")
+    await ls.ready.wait()  # explained with the settings' and the workspace's records too
     locale = arguments[1] if len(arguments) > 1 and arguments[1] else ls.locale
     records = records_for(ls.kb, arguments[0])
     related = ls.kb.signatures
