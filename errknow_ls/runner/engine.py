@@ -115,42 +115,38 @@ def check_files(jobs: Sequence[FileJob]) -> list[FileResult]:
     """Every job's result, sorted by path whatever order the workers finish in.
 
     This process reads every file and settles those without a word a finding needs (nearly all of
-    a code base); only the rest go to the checker, on a pool of processes when there are enough
-    files to pay for one. The pool starts first, so that its workers load the checker while this
-    process reads; the files go to it largest first, so that a big one does not finish last.
+    a code base); the rest go to the checker as they are found, on a pool of processes when there
+    are enough files to pay for one. The pool starts first, so that its workers load the checker
+    while this process reads.
     """
     pool = _Pool() if _worth_a_pool(len(jobs)) else None
     try:
         results: list[FileResult] = []
-        pending: list[tuple[int, FileJob]] = []
+        here: list[FileJob] = []
         for job in jobs:
-            settled, size = _settled(job)
-            if settled is None:
-                pending.append((size, job))
-            else:
+            settled = _settled(job)
+            if settled is not None:
                 results.append(settled)
-        pending.sort(key=lambda item: -item[0])
-        todo = [job for _, job in pending]
-        checked = pool.map(todo) if pool is not None and len(todo) > 1 else None
-        results += checked if checked is not None else [check_file(job) for job in todo]
+            elif pool is None or not pool.submit(job):
+                here.append(job)
+        results += [check_file(job) for job in here]
+        if pool is not None:
+            results += pool.results()
     finally:
         if pool is not None:
             pool.close()
     return sorted(results, key=lambda r: str(r.path))
 
 
-def _settled(job: FileJob) -> tuple[FileResult | None, int]:
+def _settled(job: FileJob) -> FileResult | None:
     """The result of a file read here when it cannot hold a finding (it lacks the words every
-    finding needs: the checker's own first test, on bytes) or cannot be read; else None, and its
-    size."""
+    finding needs: the checker's own first test, on bytes) or cannot be read; else None."""
     try:
         data = read_bytes(job.path)
         decode_source(job.path, data)
     except SourceError as exc:
-        return FileResult(job.path, error=str(exc)), 0
-    if might_backward(data):
-        return None, len(data)
-    return FileResult(job.path, digest=content_digest(data)), 0
+        return FileResult(job.path, error=str(exc))
+    return None if might_backward(data) else FileResult(job.path, digest=content_digest(data))
 
 
 def _worth_a_pool(files: int) -> bool:
@@ -163,8 +159,9 @@ def _warm() -> None:
 
 
 class _Pool:
-    """A pool of MAX_WORKERS processes, started at once; ``map`` gives None when no pool can be
-    had here (no semaphores, a worker died): the caller then checks the files itself."""
+    """A pool of MAX_WORKERS processes, started at once, that checks one file at a time (a few
+    files cost most). Where no pool can be had (no semaphores) or a worker dies, the files are
+    checked in this process instead."""
 
     def __init__(self) -> None:
         # Imported here: a run that checks few files (or none, all cached) never starts a pool.
@@ -179,21 +176,35 @@ class _Pool:
             # Loaded once, in the server the workers are forked from (if it is not running yet).
             context.set_forkserver_preload(["errknow_ls.analysis.checker"])
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None
+        self._submitted: list[tuple[FileJob, concurrent.futures.Future[FileResult]]] = []
         try:
             self._executor = concurrent.futures.ProcessPoolExecutor(MAX_WORKERS, mp_context=context)
             self._warming = [self._executor.submit(_warm) for _ in range(MAX_WORKERS)]
         except (OSError, ImportError):
             self.close()
 
-    def map(self, jobs: list[FileJob]) -> list[FileResult] | None:
+    def submit(self, job: FileJob) -> bool:
+        """Queue ``job``; False when the pool cannot take it (the caller checks it itself)."""
+        if self._executor is None:
+            return False
+        try:
+            self._submitted.append((job, self._executor.submit(check_file, job)))
+        except (OSError, RuntimeError):  # a broken pool refuses work with a RuntimeError
+            self.close()
+            return False
+        return True
+
+    def results(self) -> list[FileResult]:
+        """What each queued job gave; a job the pool lost (a worker died) is checked here."""
         from concurrent.futures.process import BrokenProcessPool
 
-        if self._executor is None:
-            return None
-        try:
-            return list(self._executor.map(check_file, jobs))  # one at a time: a few files cost most
-        except (OSError, BrokenProcessPool, ImportError):
-            return None
+        results = []
+        for job, future in self._submitted:
+            try:
+                results.append(future.result())
+            except (OSError, BrokenProcessPool, ImportError):
+                results.append(check_file(job))
+        return results
 
     def close(self) -> None:
         if self._executor is not None:
