@@ -598,3 +598,20 @@ def test_unreadable_pyproject_warns_and_uses_defaults(run: Run, tmp_path: Path) 
     code, _, err = run()
     assert code == EXIT_FOUND
     assert err.startswith(f"warning: {tmp_path.resolve() / 'pyproject.toml'}: cannot read, using defaults")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"s = '\xe9'\n",  # not UTF-8, no cookie
+        b"# -*- coding: no-such-codec -*-\nx = 1\n",  # ASCII, a cookie naming no codec
+        b"#!/usr/bin/env python\n# coding: no-such-codec\nx = 1\n",
+    ],
+)
+def test_a_file_that_does_not_decode_is_an_error_even_without_a_backward(
+    run: Run, tmp_path: Path, data: bytes
+) -> None:
+    (tmp_path / "odd.py").write_bytes(data)
+    code, _, err = run()
+    assert code == EXIT_ERROR
+    assert err.startswith("odd.py: error:")

@@ -143,10 +143,17 @@ def _settled(job: FileJob) -> FileResult | None:
     finding needs: the checker's own first test, on bytes) or cannot be read; else None."""
     try:
         data = read_bytes(job.path)
-        decode_source(job.path, data)
+        if not data.isascii() or b"coding" in _first_two_lines(data):  # ASCII decodes as anything
+            decode_source(job.path, data)
     except SourceError as exc:
         return FileResult(job.path, error=str(exc))
     return None if might_backward(data) else FileResult(job.path, digest=content_digest(data))
+
+
+def _first_two_lines(data: bytes) -> bytes:
+    """Where a coding cookie can be."""
+    second = data.find(b"\n", data.find(b"\n") + 1)
+    return data if second < 0 else data[:second]
 
 
 def _worth_a_pool(files: int) -> bool:
