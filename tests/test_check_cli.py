@@ -615,3 +615,18 @@ def test_a_file_that_does_not_decode_is_an_error_even_without_a_backward(
     code, _, err = run()
     assert code == EXIT_ERROR
     assert err.startswith("odd.py: error:")
+
+
+def test_files_a_broken_pool_lost_are_checked_here(tmp_path: Path) -> None:
+    for i in range(20):
+        write(tmp_path / f"m{i:02d}.py", DOUBLE)
+    jobs = [FileJob(path, RuleSelection()) for path in sorted(tmp_path.glob("*.py"))]
+    expected = [engine.check_file(job) for job in jobs]
+    pool = engine._Pool()
+    try:
+        assert all(pool.submit(job) for job in jobs[:10])
+        pool.close()  # as when a submit finds the pool broken: queued jobs are cancelled
+        assert not pool.submit(jobs[10])
+        assert pool.results() == expected[:10]
+    finally:
+        pool.close()

@@ -202,14 +202,16 @@ class _Pool:
         return True
 
     def results(self) -> list[FileResult]:
-        """What each queued job gave; a job the pool lost (a worker died) is checked here."""
+        """What each queued job gave; a job the pool lost (a worker died, or the pool was shut when
+        it broke) is checked here."""
+        from concurrent.futures import CancelledError
         from concurrent.futures.process import BrokenProcessPool
 
         results = []
         for job, future in self._submitted:
             try:
                 results.append(future.result())
-            except (OSError, BrokenProcessPool, ImportError):
+            except (OSError, BrokenProcessPool, ImportError, CancelledError):
                 results.append(check_file(job))
         return results
 
