@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import logging
 import sys
@@ -155,9 +154,6 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    # Importing pygls and lsprotocol builds thousands of classes that live as long as the server:
-    # collecting while they are made finds nothing and costs a tenth of the start-up.
-    gc.disable()
     from errknow_ls.lsp.server import run
 
     return run(records=args.records, tcp=args.tcp)

@@ -144,7 +144,6 @@ def run(records: Sequence[Path] = (), tcp: str | None = None) -> int:
     # collection walks only what checks make, and rarely.
     gc.freeze()
     gc.set_threshold(20_000, 20, 20)
-    gc.enable()  # ``serve`` turned it off for the imports
     sys.setswitchinterval(0.001)
     if tcp:
         host, _, port = tcp.rpartition(":")
