@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 import string
 
+from errknow_ls.kb.patterns import set_end
+
 _PLAIN = frozenset(string.ascii_letters + string.digits + string.punctuation + " ") - frozenset(
     "\\[](){}|.^$*+?"
 )
@@ -47,12 +49,6 @@ def _branches(pattern: str) -> list[str]:
     branches, start, at = [], 0, 0
     while at < len(pattern):
         char = pattern[at]
-        if char == "\\":
-            at += 2
-            continue
-        if char == "[":
-            at = _class_end(pattern, at)
-            continue
         if char == "(":
             at = _group_end(pattern, at)
             continue
@@ -61,52 +57,36 @@ def _branches(pattern: str) -> list[str]:
         if char == "|":
             branches.append(pattern[start:at])
             start = at + 1
-        at += 1
+        at = _past(pattern, at)
     branches.append(pattern[start:])
     return branches
 
 
-def _class_end(pattern: str, at: int) -> int:
-    """The index after the set that opens at ``at`` (sets nest in the regex module's version 1)."""
-    at += 1
-    if pattern.startswith("^", at):
-        at += 1
-    if pattern.startswith("]", at):
-        at += 1
-    depth = 1
-    while at < len(pattern):
-        char = pattern[at]
-        if char == "\\":
-            at += 2
-            continue
-        if char == "[":
-            depth += 1
-        elif char == "]":
-            depth -= 1
-            if depth == 0:
-                return at + 1
-        at += 1
-    raise _Unreadable(pattern)
-
-
 def _group_end(pattern: str, at: int) -> int:
+    """The index after the ``)`` that closes the group opened at ``at``."""
     depth = 0
     while at < len(pattern):
         char = pattern[at]
-        if char == "\\":
-            at += 2
-            continue
-        if char == "[":
-            at = _class_end(pattern, at)
-            continue
         if char == "(":
             depth += 1
         elif char == ")":
             depth -= 1
             if depth == 0:
                 return at + 1
-        at += 1
+        at = _past(pattern, at)
     raise _Unreadable(pattern)
+
+
+def _past(pattern: str, at: int) -> int:
+    """The index after the character at ``at``, or after the escape or the set it opens."""
+    return at + 2 if pattern[at] == "\\" else _class_end(pattern, at) if pattern[at] == "[" else at + 1
+
+
+def _class_end(pattern: str, at: int) -> int:
+    end = set_end(pattern, at)
+    if end is None:
+        raise _Unreadable(pattern)
+    return end
 
 
 def _runs(branch: str) -> Branch:

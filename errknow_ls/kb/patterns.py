@@ -75,7 +75,7 @@ def expanded_size(source: str) -> int:
             sizes[-1], last = sizes[-1] + 1, 1
             continue
         if char == "[":
-            i = _end_of_set(source, i)
+            i = set_end(source, i) or length
             sizes[-1], last = sizes[-1] + 1, 1
             continue
         if char == "(":
@@ -96,8 +96,9 @@ def expanded_size(source: str) -> int:
     return sum(sizes)
 
 
-def _end_of_set(source: str, start: int) -> int:
-    """The index after the ``]`` that closes the set opened at ``start`` (sets nest in VERSION1)."""
+def set_end(source: str, start: int) -> int | None:
+    """The index after the ``]`` that closes the set opened at ``start`` (sets nest in VERSION1;
+    a ``]`` first in a set, or after its ``^``, is a character); None when it is never closed."""
     depth, i = 0, start
     while i < len(source):
         char = source[i]
@@ -114,4 +115,4 @@ def _end_of_set(source: str, start: int) -> int:
             if depth == 0:
                 return i + 1
         i += 1
-    return i
+    return None

@@ -105,6 +105,8 @@ def test_every_shipped_regex_is_read() -> None:
         (r"ab{2}c x+y z*", (("a", "c ", "y "),)),
         (r"\x41bc \N{BULLET} done\.", ((" ", " done."),)),
         (r"[[a-z]--[aeiou]]x [^]] y", (("x ", " y"),)),
+        # A "]" first in a nested set is a character too: the set runs to the last "]", "a" in it.
+        (r" *[[]}]a.b?]{", ((),)),
         (r"(?i)Straße über alles", (("stra", "e ", "ber alles"),)),
         (r"(?x) spaced out", None),
         (r"(?V0)[[]x", None),
