@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from errknow_ls.cli import EXIT_FOUND, EXIT_OK, main
+from errknow_ls.cli import EXIT_FOUND, EXIT_OK
 from errknow_ls.core import Applicability, Edit, Finding, Fix, Related, Severity, Span
 from errknow_ls.runner import cache
 from errknow_ls.runner.cache import CACHE_DIRNAME, cache_key, checker_fingerprint
@@ -27,19 +27,6 @@ from tests.test_check_cli import CLEAN, DOUBLE, GRAD_FIXED, GRAD_THEN_BACKWARD, 
 
 FIXTURES = REPO / "tests" / "analysis" / "fixtures"
 HOUR_AGO_NS = time.time_ns() - 3600 * 10**9
-
-
-@pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Run:
-    """``errknow-ls check ARGS`` in ``tmp_path``: exit code, stdout, stderr."""
-    monkeypatch.chdir(tmp_path)
-
-    def check(*args: str) -> tuple[int, str, str]:
-        code = main(["check", *args])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return check
 
 
 def age(*paths: Path) -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from errknow_ls import __version__
 from errknow_ls.analysis import RULES, check_source
-from errknow_ls.cli import EXIT_ERROR, EXIT_FOUND, EXIT_OK, main
+from errknow_ls.cli import EXIT_ERROR, EXIT_FOUND, EXIT_OK
 from errknow_ls.core import Finding
 from errknow_ls.kb import KnowledgeBase
 from errknow_ls.runner import engine
@@ -43,19 +43,6 @@ GRAD_FIXED = GRAD_THEN_BACKWARD.replace("parameters()))", "parameters()), retain
 CLEAN = HEADER + "loss = model(x).pow(2).sum()\nloss.backward()\n"
 
 Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Run:
-    """``errknow-ls check ARGS`` in ``tmp_path``: exit code, stdout, stderr."""
-    monkeypatch.chdir(tmp_path)
-
-    def check(*args: str) -> tuple[int, str, str]:
-        code = main(["check", *args])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return check
 
 
 def write(path: Path, text: str, newline: str = "\n") -> Path:
