@@ -70,26 +70,20 @@ async def test_a_cell_edit_rechecks_the_notebook(session: Session) -> None:
     cells = _open(session)
     assert len(await session.diagnostics(cells[3])) == 1
     session.versions[cells[1]] = 2
-    session.client.notebook_document_did_change(
-        types.DidChangeNotebookDocumentParams(
-            notebook_document=types.VersionedNotebookDocumentIdentifier(
-                uri=session.uri("nb.ipynb"), version=2
-            ),
-            change=types.NotebookDocumentChangeEvent(
-                cells=types.NotebookDocumentCellChanges(
-                    text_content=[
-                        types.NotebookDocumentCellContentChanges(
-                            document=types.VersionedTextDocumentIdentifier(uri=cells[1], version=2),
-                            changes=[
-                                types.TextDocumentContentChangeWholeDocument(
-                                    text="loss = model(torch.randn(3, 4)).sum()\n"
-                                )
-                            ],
+    _change_cells(
+        session,
+        types.NotebookDocumentCellChanges(
+            text_content=[
+                types.NotebookDocumentCellContentChanges(
+                    document=types.VersionedTextDocumentIdentifier(uri=cells[1], version=2),
+                    changes=[
+                        types.TextDocumentContentChangeWholeDocument(
+                            text="loss = model(torch.randn(3, 4)).sum()\n"
                         )
-                    ]
+                    ],
                 )
-            ),
-        )
+            ]
+        ),
     )
     assert await session.diagnostics(cells[3]) == []
 
@@ -114,23 +108,29 @@ File /opt/conda/lib/python3.11/site-packages/torch/_tensor.py:623, in Tensor.bac
 
 def _executed(session: Session, cells: list[str], counts: dict[int, int]) -> None:
     """The client reports cells run: ``counts`` maps a cell's index to its ``In[N]``."""
+    _change_cells(
+        session,
+        types.NotebookDocumentCellChanges(
+            data=[
+                types.NotebookCell(
+                    kind=types.NotebookCellKind.Code,
+                    document=cells[index],
+                    execution_summary=types.ExecutionSummary(execution_order=count, success=False),
+                )
+                for index, count in counts.items()
+            ]
+        ),
+    )
+
+
+def _change_cells(session: Session, cells: types.NotebookDocumentCellChanges) -> None:
+    """Version 2 of the notebook, with these cell changes."""
     session.client.notebook_document_did_change(
         types.DidChangeNotebookDocumentParams(
             notebook_document=types.VersionedNotebookDocumentIdentifier(
                 uri=session.uri("nb.ipynb"), version=2
             ),
-            change=types.NotebookDocumentChangeEvent(
-                cells=types.NotebookDocumentCellChanges(
-                    data=[
-                        types.NotebookCell(
-                            kind=types.NotebookCellKind.Code,
-                            document=cells[index],
-                            execution_summary=types.ExecutionSummary(execution_order=count, success=False),
-                        )
-                        for index, count in counts.items()
-                    ]
-                )
-            ),
+            change=types.NotebookDocumentChangeEvent(cells=cells),
         )
     )
 
