@@ -1,8 +1,9 @@
 """Find tracebacks in captured output as it arrives: bytes or text, in chunks of any size.
 
 Most of a training log is not a traceback. While no traceback is in progress the scanner jumps from
-one header to the next with ``bytes.find`` and only counts the newlines in between; lines are
-decoded and cleaned one by one only from a header until its traceback ends.
+one header to the next (a ``regex`` search, on a helper thread for a long stretch) and only counts
+the newlines in between; lines are decoded and cleaned one by one only from a header until its
+traceback ends.
 It keeps the unfinished last line and the traceback in progress, nothing else, so a log that grows
 costs in proportion to what was appended.
 """
@@ -59,17 +60,16 @@ def _count_newlines(data: Chunk, start: int, end: int) -> int:
 
 
 def _find_counting(needle: bytes, data: Chunk, pos: int, end: int, beside: bool) -> tuple[int, int]:
-    """The first ``needle`` in ``data[pos:end]`` (-1 if none) and the newlines before the start of its
-    line (or in the whole range).
+    """Where the line of the first ``needle`` in ``data[pos:end]`` starts (-1 if there is none), and
+    the newlines before it (or in the whole range).
 
     ``beside``: search on a helper thread while this one counts the whole range. Where a header is
     found, the newlines after it are counted twice, so callers ask for it only until their range's
     first header, which bounds the waste to one range.
     """
     if not (beside and _TWO_CORES and end - pos >= _BESIDE):
-        hit = _search(needle, data, pos, end)
-        stop = end if hit < 0 else data.rfind(b"\n", pos, hit) + 1 or pos
-        return hit, _count_newlines(data, pos, stop)
+        line = _line_of(data, pos, _search(needle, data, pos, end))
+        return line, _count_newlines(data, pos, end if line < 0 else line)
     begun = threading.Event()
 
     def search() -> int:
@@ -81,10 +81,13 @@ def _find_counting(needle: bytes, data: Chunk, pos: int, end: int, beside: bool)
     # ``regex``; counting right away kept the GIL, and the helper waited for the whole count.
     begun.wait()
     counted = _count_newlines(data, pos, end)
-    hit = found.result()
-    if hit < 0:
-        return hit, counted
-    return hit, counted - _count_newlines(data, data.rfind(b"\n", pos, hit) + 1 or pos, end)
+    line = _line_of(data, pos, found.result())
+    return line, counted if line < 0 else counted - _count_newlines(data, line, end)
+
+
+def _line_of(data: Chunk, pos: int, hit: int) -> int:
+    """Where the line holding ``hit`` starts (not before ``pos``); -1 for no hit."""
+    return hit if hit < 0 else data.rfind(b"\n", pos, hit) + 1 or pos
 
 
 def _search(needle: bytes, data: Chunk, pos: int, end: int) -> int:
@@ -173,12 +176,12 @@ class TracebackScanner:
         beside = True
         while pos < end:
             if not reader.busy(self._line):
-                hit, newlines = _find_counting(needle, data, pos, end, beside)
+                line, newlines = _find_counting(needle, data, pos, end, beside)
                 beside = False
                 self._line += newlines
-                if hit < 0:
+                if line < 0:
                     break
-                pos = data.rfind(b"\n", pos, hit) + 1 or pos
+                pos = line
             newline = data.find(b"\n", pos, end)
             stop = newline if newline >= 0 else end
             text = data[pos:stop].decode("utf-8", "replace")
