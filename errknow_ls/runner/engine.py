@@ -161,7 +161,9 @@ def _worth_a_pool(files: int) -> bool:
 
 
 def _warm() -> None:
-    """Load the checker in a worker while the parent still reads files."""
+    """Start a worker, with the checker loaded, while the parent still reads files (the pool starts
+    its processes on the first jobs; forked from a forkserver that preloaded the checker, a worker
+    has it already, and a spawned one loads it here)."""
     from errknow_ls.analysis import checker  # noqa: F401
 
 
