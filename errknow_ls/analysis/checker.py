@@ -524,20 +524,27 @@ def _run_bodies(unit: Unit, source: SourceText, bodies: list[Body]) -> Outcome:
 
 def _outcome(interpreter: Interpreter, source: SourceText, first: int, errors: list[str]) -> Outcome:
     """What the interpreter saw from its ``first`` event on, made findings."""
-    if not interpreter.events and not interpreter.retain_sites:
+    training_retains = interpreter.training_retains()
+    if not interpreter.events and not training_retains:
         return Outcome(errors=tuple(errors))
     ctx = RuleContext(source, interpreter.module, interpreter.nodes)
     passes = tuple(_reported(e, ctx) for e in interpreter.events[first:])
     retains = tuple(
         Retained(_loc(s.site), s.justified, None if s.justified else retain_graph_in_loop.build(s, ctx))
-        for s in interpreter.retain_sites.values()
+        for s in training_retains
     )
     return Outcome(passes, retains, tuple(errors))
 
 
 def _reported(event: SecondPass, ctx: RuleContext) -> Reported:
+    """The rule's finding, placed on the backward that raises (the innermost frame of the traceback
+    torch would print, so that a log's error lands on the same line); where the rule speaks of a
+    call in an outer frame (a helper called twice), that call is related information."""
     finding = SECOND_PASS_BUILDERS[event.code](event, ctx)
-    return Reported(_loc(event.report), _loc(event.site), event.report is event.site, event.code, finding)
+    if event.report is not event.site:
+        called = ctx.related(event.report, "the call that reaches this backward the second time")
+        finding = replace(finding, span=ctx.source.span(event.site), related=(called, *finding.related))
+    return Reported(_loc(event.site), _loc(event.site), True, event.code, finding)
 
 
 def _entries(interpreter: Interpreter, unit: Unit, body: Body) -> Entries:
@@ -557,7 +564,7 @@ def _method_entries(interpreter: Interpreter, classes: list[ast.stmt], relevant:
             continue
         for name, method in info.methods.items():
             if name != "__init__" and name in relevant and method in info.node.body:
-                run = partial(interpreter.run_method_twice, info, method)
+                run = partial(interpreter.run_method, info, method)
                 entries.append((f"{info.node.name}.{name}", run))
     return entries
 

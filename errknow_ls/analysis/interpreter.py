@@ -26,6 +26,7 @@ from errknow_ls.analysis.values import (
     Const,
     Func,
     GraphNode,
+    Instance,
     Kwargs,
     NNModule,
     Obj,
@@ -118,8 +119,8 @@ class Interpreter:
         self.forward_hooks: list[Value] = []
         """Functions registered with ``register_forward_hook``; every module call runs them."""
         self._in_hook = False
-        self.materialized: set[int] = set()
-        """Nodes made up for tensors we knew nothing of, at their first backward."""
+        self.stepping: set[int] = set()
+        """Loops (by key) in which an optimizer stepped or parameters were updated in place."""
 
     # ----------------------------------------------------------------- entry points
 
@@ -142,8 +143,23 @@ class Interpreter:
         self.state = State()
         self._run_guarded(lambda: self.call_function(Func(func), [], {}, None, unknown_args=True))
 
-    def run_method_twice(self, info: ClassInfo, method: FunctionNode) -> None:
-        """Build an instance, then call ``method`` twice: training-step methods run every step."""
+    def run_method(self, info: ClassInfo, method: FunctionNode) -> None:
+        """Build an instance with unknown arguments, then call ``method`` once: what one call does
+        (two backwards in one step) is proven whoever calls it. Only a framework known to call a
+        method step after step (Lightning's ``training_step``) has it run as its steps."""
+        if info.lightning and method.name == api.LIGHTNING_STEP:
+            self._run_steps(info, method)
+            return
+        self.state = State()
+
+        def body() -> None:
+            obj = self.instantiate(info, [], {}, None, unknown_args=True)
+            self.call_function(Func(method, bound=obj), [], {}, None, unknown_args=True)
+
+        self._run_guarded(body)
+
+    def _run_steps(self, info: ClassInfo, method: FunctionNode) -> None:
+        """Build an instance, then call ``method`` as the framework does, step after step."""
         self.state = State()
 
         def body() -> None:
@@ -154,6 +170,7 @@ class Interpreter:
             context.entry = {f"self.{attr}#{oid}": v for (oid, attr), v in self.state.heap.items()}
             context.entry["self"] = obj
             self.loops[loop.key] = context
+            self.stepping.add(loop.key)  # the framework steps the optimizers after each call
             iteration, first_tick = 0, None
             while iteration < self._iterations(2, start_tick, first_tick):
                 context.iteration = iteration
@@ -214,7 +231,10 @@ class Interpreter:
             case ast.AnnAssign(target=target, value=value) if value is not None:
                 self.assign(target, self.eval(value))
             case ast.AugAssign(target=target, op=op, value=value):
-                self.assign(target, self.binop(self.eval(target), self.eval(value), op, stmt))
+                current = self.eval(target)
+                if self.no_grad and isinstance(current, Tensor) and current.grad and not current.nodes:
+                    self._note_step()  # `w -= lr * w.grad` under no_grad: a hand-written optimizer
+                self.assign(target, self.binop(current, self.eval(value), op, stmt))
             case ast.If(test=test, body=body, orelse=orelse):
                 self.exec_if(test, body, orelse)
             case (
@@ -303,7 +323,8 @@ class Interpreter:
         frame = self.frames[-1]
         loop = Loop(self._new_key(), stmt, frame=frame.serial, func=_func_node(frame.func))
         over = any(t.grad for t in tensors_in(element(items)))
-        context = LoopContext(loop, entry=dict(self.state.env), over_tensors=over, first_node=len(self.nodes))
+        entry = {**self.state.env, **{f"self.{attr}#{oid}": v for (oid, attr), v in self.state.heap.items()}}
+        context = LoopContext(loop, entry=entry, over_tensors=over, first_node=len(self.nodes))
         self.loops[loop.key] = context
         frame.loops.append(context)
         forever = test is not None and _is_true(test)
@@ -336,6 +357,11 @@ class Interpreter:
                     break
         finally:
             frame.loops.pop()
+        if not exits and not context.breaks:
+            # `while True:` that never breaks: nothing runs after it, but what the objects hold
+            # stays (a generator's caller goes on with them).
+            self.state.dead = True
+            return
         normal = join_all(exits)
         if orelse and not normal.dead:
             self.state = normal
@@ -386,7 +412,7 @@ class Interpreter:
 
     def define_class(self, stmt: ast.ClassDef) -> None:
         methods: dict[str, FunctionNode] = {}
-        is_module = layer = function = False
+        is_module = layer = function = lightning = False
         for base in stmt.bases:
             base_value = self.eval(base)
             if isinstance(base_value, Class):
@@ -394,6 +420,9 @@ class Interpreter:
                 is_module = is_module or base_value.info.is_module
                 layer = layer or base_value.info.layer
                 function = function or base_value.info.function
+                lightning = lightning or base_value.info.lightning
+            elif isinstance(base_value, Ref) and base_value.qualname in api.LIGHTNING_MODULES:
+                is_module = lightning = True
             elif isinstance(base_value, Ref) and base_value.qualname.startswith(
                 ("torch.nn", "pytorch_lightning", "lightning")
             ):
@@ -404,9 +433,23 @@ class Interpreter:
         for child in stmt.body:
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 methods[child.name] = child
-        info = ClassInfo(stmt, methods, is_module or "forward" in methods, layer, function)
+        fields = self._dataclass_fields(stmt)
+        info = ClassInfo(stmt, methods, is_module, layer, function, fields, lightning)
         self.classes[stmt.name] = info
         self.state.env[stmt.name] = Class(info)
+
+    def _dataclass_fields(self, stmt: ast.ClassDef) -> tuple[tuple[str, ast.expr | None], ...] | None:
+        """The fields of a class decorated with ``dataclasses.dataclass``, else None."""
+        for decorator in stmt.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            value = self.eval(target)
+            if isinstance(value, Ref) and value.qualname == "dataclasses.dataclass":
+                return tuple(
+                    (child.target.id, child.value)
+                    for child in stmt.body
+                    if isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name)
+                )
+        return None
 
     # ----------------------------------------------------------------- assignment
 
@@ -442,24 +485,10 @@ class Interpreter:
             for elt, item in zip(elts, value.items, strict=True):
                 self.assign(elt, item)
             return
-        item = element(value) if isinstance(value, Seq) else value
-        opaque = isinstance(value, Tensor) and self._made_by_call(value)
-        if isinstance(item, Tensor):
-            item = Tensor(item.nodes, item.grad, None)
-        for index, elt in enumerate(elts):
-            if opaque and index and isinstance(item, Tensor) and not _state_like(elt):
-                # `logits, aux = net(x)`: we cannot tell what the second output carries;
-                # only names that say "state" are taken to share the call's graph (RNNs).
-                assert isinstance(value, Tensor)
-                self.assign(elt, Tensor(item.nodes - {value.root}, item.grad, None))
-            else:
-                self.assign(elt, item)
-
-    def _made_by_call(self, value: Tensor) -> bool:
-        if value.root is None:
-            return False
-        node = self.nodes[value.root]
-        return node.saves and isinstance(node.site, ast.Call)
+        # Unpacking a tensor walks its first dimension: every part is a view into the same graph.
+        item = element(value)
+        for elt in elts:
+            self.assign(elt, item)
 
     # ----------------------------------------------------------------- expressions
 
@@ -606,10 +635,10 @@ class Interpreter:
                 return self.op_node(expr, [owner], saves=False)
             if attr in api.SCALAR_ATTRIBUTES or attr.startswith("_"):
                 return UNKNOWN
-            if attr in ("indices",):
+            if attr == "indices":
                 return Tensor(grad=False)
-            # `.values` of max(), `outputs.loss` / `.logits` of a model's output: part of that graph
-            return Tensor(owner.nodes, owner.grad, None)
+            if attr == "values":  # `.values` of what max(), topk() or sort() give: that graph
+                return Tensor(owner.nodes, owner.grad, None)
         return UNKNOWN
 
     def subscript(self, base: Value, index: Value, index_expr: ast.expr, expr: ast.expr) -> Value:
@@ -702,7 +731,7 @@ class Interpreter:
             return self.call_module(args, kwargs, node, frozen=callee.frozen)
         if callee is UNKNOWN and name and name not in self.state.env and name not in self.globals:
             return self.call_builtin(name, args, kwargs, node)
-        return self.generic_call(name, args, kwargs, node)
+        return self.unknown_call(args, kwargs)
 
     def call_method(
         self, receiver: Value, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
@@ -711,23 +740,15 @@ class Interpreter:
             return self.call_qualified(f"{receiver.qualname}.{attr}", args, kwargs, node)
         if isinstance(receiver, Tensor):
             return self.tensor_method(receiver, attr, args, kwargs, node)
+        if isinstance(receiver, Instance):
+            return self.library_method(receiver, attr, args, kwargs, node)
         if attr == "register_forward_hook" and args and isinstance(args[0], Func | Partial):
             self.forward_hooks.append(args[0])
             return UNKNOWN
         if isinstance(receiver, Class) and receiver.info.function and attr == "apply":
             return self.op_node(node, [*args, *kwargs.values()], saves=True)
         if isinstance(receiver, Obj):
-            method = self.attribute(receiver, attr, node)
-            if isinstance(method, Func | Obj | NNModule | Class):
-                return self.call_value(method, attr, args, kwargs, node)
-            if receiver.cls.is_module and attr == "requires_grad_":
-                frozen = bool(args) and isinstance(args[0], Const) and not args[0].value
-                self.state.heap[(receiver.oid, FROZEN)] = Const(frozen)
-                return receiver
-            if receiver.cls.is_module and attr in api.MODULE_SELF_METHODS:
-                return receiver  # model.to(device), model.eval(): the same module
-            if receiver.cls.is_module and attr in ("parameters", "named_parameters", "buffers"):
-                return self.module_method(NNModule(), attr, args, kwargs, node)
+            return self.object_method(receiver, attr, args, kwargs, node)
         if isinstance(receiver, Seq) and attr in ("append", "extend", "insert", "add", "update"):
             return self._grow(receiver, attr, args, node)
         if isinstance(receiver, Seq) and attr == "clear" and isinstance(node.func, ast.Attribute):
@@ -735,23 +756,54 @@ class Interpreter:
             return Const(None)
         if isinstance(receiver, Seq) and attr in ("pop", "get", "values", "items", "copy", "keys"):
             return _container_view(receiver, attr)
-        if receiver is UNKNOWN and attr in ("append", "extend") and isinstance(node.func, ast.Attribute):
-            return self._grow(Seq(), attr, args, node)
-        if attr in api.WRAPPER_BACKWARD_METHODS and args:
-            return self.backward_call(node, args[0], kwargs, _receiver_expr(node, 0), positional=args[1:])
-        if attr == "backward":
-            return self.backward_call(node, self._materialize(node), kwargs, _receiver_expr(node, None))
         if isinstance(receiver, NNModule):
             return self.module_method(receiver, attr, args, kwargs, node)
-        if attr in ("parameters", "named_parameters"):
+        return self.unknown_call([receiver, *args], kwargs)
+
+    def object_method(
+        self, receiver: Obj, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        """A method of an object of a class defined in the checked code."""
+        method = self.attribute(receiver, attr, node)
+        if isinstance(method, Func | Obj | NNModule | Class):
+            return self.call_value(method, attr, args, kwargs, node)
+        if receiver.cls.lightning and attr == "manual_backward" and args:
+            return self.backward_call(node, args[0], kwargs, _receiver_expr(node, 0), positional=args[1:])
+        if receiver.cls.is_module and attr == "requires_grad_":
+            frozen = bool(args) and isinstance(args[0], Const) and not args[0].value
+            self.state.heap[(receiver.oid, FROZEN)] = Const(frozen)
+            return receiver
+        if receiver.cls.is_module and attr in api.MODULE_SELF_METHODS:
+            return receiver  # model.to(device), model.eval(): the same module
+        if receiver.cls.is_module and attr in ("parameters", "named_parameters", "buffers"):
             return self.module_method(NNModule(), attr, args, kwargs, node)
-        closure = args[0] if args else kwargs.get("closure")
-        if attr == "step" and isinstance(closure, Func):
-            # optimizer.step(closure) (LBFGS) runs the closure and gives back what it returned.
-            return self.call_function(closure, [], {}, node)
-        if attr in api.MODULE_PLAIN_METHODS:
+        return self.unknown_call(args, kwargs)
+
+    def library_method(
+        self, receiver: Instance, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        """A method of a library object modelled on purpose; any other method is unknown."""
+        qualname = receiver.qualname
+        if qualname in api.LIBRARY_BACKWARD_CLASSES and attr == "backward" and args:
+            return self.backward_call(node, args[0], kwargs, _receiver_expr(node, 0), positional=args[1:])
+        if qualname in api.GRAD_SCALER_CLASSES and attr == "scale" and args:
+            return self.op_node(node, args[:1], saves=True)
+        if qualname in api.GRAD_SCALER_CLASSES and attr == "step":
+            self._note_step()  # scaler.step(optimizer) steps the optimizer
             return UNKNOWN
-        return self.generic_call(attr, [receiver, *args], kwargs, node, model_hint=_hint(node.func))
+        if qualname in api.LIBRARY_BACKWARD_CLASSES and attr in api.LIBRARY_PREPARE_METHODS:
+            # accelerator.prepare(model, optimizer), fabric.setup(...): the same objects, wrapped
+            return args[0] if len(args) == 1 else Seq(_join_many(args), "tuple", tuple(args))
+        if qualname.startswith("torch.optim.") and attr == "step":
+            self._note_step()
+            closure = args[0] if args else kwargs.get("closure")
+            if isinstance(closure, Func):
+                # optimizer.step(closure) (LBFGS) runs the closure and gives back what it returned.
+                return self.call_function(closure, [], {}, node)
+            return UNKNOWN
+        if qualname.startswith("torch.optim.") and attr in ("zero_grad", "add_param_group", "state_dict"):
+            return UNKNOWN
+        return self.unknown_call(args, kwargs)
 
     def module_method(
         self, module: NNModule, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
@@ -773,9 +825,7 @@ class Interpreter:
             return self.call_module(args, kwargs, node)
         if attr in api.TENSOR_METHODS or attr in api.NO_SAVE_OPS:
             return self.tensor_method(Tensor(frozenset(), True), attr, args, kwargs, node)
-        if attr in api.MODULE_PLAIN_METHODS:
-            return UNKNOWN
-        return self.generic_call(attr, [module, *args], kwargs, node)
+        return self.unknown_call(args, kwargs)
 
     def _grow(self, container: Seq, attr: str, args: list[Value], node: ast.Call) -> Value:
         added = args[-1] if args else UNKNOWN
@@ -791,18 +841,6 @@ class Interpreter:
         assert isinstance(node.func, ast.Attribute)
         self.assign_place(node.func.value, Seq(join(element(container), item), container.kind, items))
         return Const(None)
-
-    def _materialize(self, node: ast.Call) -> Value:
-        """``x.backward()`` on a value we know nothing of: it is a tensor with a graph of its own."""
-        assert isinstance(node.func, ast.Attribute)
-        target = node.func.value
-        if self.no_grad:
-            return UNKNOWN
-        tensor = self.new_node(target, frozenset(), saves=True)
-        self.materialized.add(len(self.nodes) - 1)
-        if isinstance(target, ast.Name | ast.Attribute):
-            self.assign_place(target, tensor)
-        return tensor
 
     def tensor_method(
         self, receiver: Tensor, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
@@ -838,38 +876,51 @@ class Interpreter:
             return self.backward_call(node, tensors, kwargs, _receiver_expr(node, 0), positional=args[2:])
         if qualname == "functools.partial" and args:
             return Partial(args[0], tuple(args[1:]), kwargs)
-        if qualname.startswith(api.NON_TENSOR_MODULES):
-            return UNKNOWN
-        if not qualname.startswith("torch"):
-            return self.generic_call(short, args, kwargs, node, model_hint=short)
+        if qualname in api.LIBRARY_BACKWARD_CLASSES or qualname in api.GRAD_SCALER_CLASSES:
+            return Instance(qualname)
+        if not qualname.startswith("torch."):
+            return self.unknown_call(args, kwargs)
         return self.torch_call(qualname, short, args, kwargs, node)
 
     def torch_call(
         self, qualname: str, short: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
     ) -> Value:
+        namespace = qualname.rpartition(".")[0]
         if short in ("Parameter", "UninitializedParameter"):
             return Tensor(frozenset(), True)
-        if qualname.startswith(
-            ("torch.optim", "torch.utils", "torch.cuda", "torch.amp", "torch.distributed")
-        ):
-            return UNKNOWN
-        if qualname.startswith("torch.distributions"):
+        if short == "Variable" and namespace in ("torch.autograd", "torch.autograd.variable"):
+            return self._variable(args, kwargs)
+        if _is_optimizer_class(namespace, short):
+            return Instance(qualname)  # an optimizer (its ``step(closure)`` is modelled)
+        if qualname in api.PASS_THROUGH_FUNCS and args:
+            return args[0]  # torch.compile(f), torch.jit.script(f): f, as far as autograd goes
+        if qualname in api.FUNCTIONAL_CALLS and len(args) >= 2:
+            # functional_call(module, params, args): the module run on those parameters
+            return self.new_node(
+                node, nodes_of(args[1]) | nodes_of(_join_many(args[2:])), saves=True, learns=True
+            )
+        if qualname in api.CHECKPOINT_FUNCS and args:
+            output = self.call_value(args[0], "", list(args[1:]), {}, node)
+            return self.op_node(node, [output], saves=True)
+        if namespace == "torch.distributions" or namespace.startswith("torch.distributions."):
             return self.op_node(node, [*args, *kwargs.values()], saves=True)
         if short[:1].isupper():
-            return NNModule(short) if qualname.startswith("torch.nn") else UNKNOWN
+            return NNModule(short) if namespace.startswith("torch.nn") else self.unknown_call(args, kwargs)
+        if namespace not in api.OP_NAMESPACES:
+            return self.unknown_call(args, kwargs)
         if short in api.CREATION_FUNCS:
             grad = kwargs.get("requires_grad")
             return Tensor(frozenset(), isinstance(grad, Const) and bool(grad.value))
-        if short in (
-            "no_grad",
-            "enable_grad",
-            "inference_mode",
-            "set_grad_enabled",
-            "is_tensor",
-            "is_grad_enabled",
-        ):
+        if short in api.NOT_OPS:
             return UNKNOWN
         return self.op_node(node, [*args, *kwargs.values()], saves=short not in api.NO_SAVE_OPS)
+
+    def _variable(self, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        """``Variable(x, requires_grad=True)``: ``x``, made a leaf that needs grad when asked."""
+        data = args[0] if args else UNKNOWN
+        if _flag(kwargs.get("requires_grad")) is True:
+            return Tensor(frozenset(), True)
+        return data
 
     def call_builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         if name in ("sum", "max", "min"):
@@ -888,40 +939,13 @@ class Interpreter:
             return _isinstance(args[0], args[1])
         if name == "abs" and args:
             return self.op_node(node, args, saves=True)
-        if name in api.NON_TENSOR_BUILTINS:
-            return UNKNOWN
-        return self.generic_call(name, args, kwargs, node, model_hint=name)
+        return self.unknown_call(args, kwargs)
 
-    def generic_call(
-        self,
-        name: str,
-        args: list[Value],
-        kwargs: dict[str, Value],
-        node: ast.Call,
-        model_hint: str = "",
-    ) -> Value:
-        """A call we cannot follow: its result carries the graphs of its arguments."""
-        inputs = [*args, *kwargs.values()]
-        hint = model_hint or name
-        modules = any(isinstance(v, NNModule) for v in inputs)
-        if hint[:1].isupper():
-            # A constructor: a network, a wrapper around one (DDP, a loss module), or plain data.
-            if hint == "Variable" and args:
-                return args[0]
-            return NNModule(hint) if modules or api.is_model_like(hint) else UNKNOWN
-        if api.is_factory(hint):
-            return NNModule(hint) if modules or api.is_model_like(hint) else UNKNOWN
-        if self.no_grad:
-            return UNKNOWN
-        if any(has_grad(v) for v in inputs):
-            graph = frozenset().union(*(nodes_of(v) for v in inputs))
-            learns = api.is_model_like(hint) or touches_parameters(inputs)
-            return self.new_node(node, graph, saves=True, learns=learns)
-        if modules:
-            return NNModule(hint)  # prepare(model), make_private(module=model), compile(model)
-        if api.is_model_like(hint):
-            graph = frozenset().union(*(nodes_of(v) for v in inputs))
-            return self.new_node(node, graph, saves=True, learns=True)
+    def unknown_call(self, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        """A call we cannot follow: its result is unknown, never a graph. What it was given may be
+        backwarded inside it (a library's ``step(loss, retain_graph=True)``), so a retained graph
+        handed to it is not proven unneeded."""
+        self._note_unknown_reach([*args, *kwargs.values()])
         return UNKNOWN
 
     def call_module(
@@ -962,8 +986,6 @@ class Interpreter:
             finally:
                 self.no_grad = saved
         result = self.call_function(Func(method, bound=obj), args, kwargs, node)
-        if obj.cls.is_module and not has_grad(result) and not self.no_grad:
-            return self.call_module([*args, result], kwargs, node)
         return self._run_forward_hooks(result, args, node) if obj.cls.is_module else result
 
     def instantiate(
@@ -978,6 +1000,10 @@ class Interpreter:
         init = info.methods.get("__init__")
         if init is not None:
             self.call_function(Func(init, bound=obj), args, kwargs, node, unknown_args=unknown_args)
+        elif info.fields is not None:
+            for index, (name, default) in enumerate(info.fields):
+                given = args[index] if index < len(args) and not unknown_args else kwargs.get(name)
+                self.state.heap[(obj.oid, name)] = given if given is not None else _default_value(default)
         return obj
 
     def call_function(
@@ -989,8 +1015,8 @@ class Interpreter:
         unknown_args: bool = False,
     ) -> Value:
         fn = func.node
-        if isinstance(fn, ast.Lambda) or len(self.frames) > MAX_CALL_DEPTH:
-            return self.generic_call("", args, kwargs, node) if node is not None else UNKNOWN
+        if len(self.frames) > MAX_CALL_DEPTH:
+            return self.unknown_call(args, kwargs)
         if any(frame.func is fn for frame in self.frames):
             return UNKNOWN  # recursion (repackage_hidden): no graph is assumed, not one invented
         env = self._bind(fn, func.bound, args, kwargs, unknown_args)
@@ -1001,11 +1027,11 @@ class Interpreter:
         if self.frames and self.frames[-1].func is None:
             self.globals = caller_env  # a call from module level sees the module's names as they are
         self.state.env = env
-        if _decorated_no_grad(fn):
+        if not isinstance(fn, ast.Lambda) and _decorated_no_grad(fn):
             self.no_grad = True
         try:
             with self._frame(frame):
-                self.exec_block(fn.body)
+                self.exec_block(_lambda_body(fn) if isinstance(fn, ast.Lambda) else fn.body)
         finally:
             self.no_grad = caller_no_grad
         outcomes = [state for _, state in frame.returns]
@@ -1023,7 +1049,7 @@ class Interpreter:
 
     def _bind(
         self,
-        fn: FunctionNode,
+        fn: FunctionNode | ast.Lambda,
         bound: Obj | None,
         args: list[Value],
         kwargs: dict[str, Value],
@@ -1037,17 +1063,26 @@ class Interpreter:
         if bound is not None and params:
             env[params[0].arg] = bound
             params, defaults = params[1:], defaults[1:]
+        spread = kwargs.get("**")  # `f(**batch)`: any parameter not named may come from it
+
+        def missing(default: ast.expr | None) -> Value:
+            if spread is None:
+                return _default_value(default)
+            return element(spread) if isinstance(spread, Seq) else UNKNOWN
+
         for i, (param, default) in enumerate(zip(params, defaults, strict=True)):
             if unknown_args:
                 env[param.arg] = _default_value(default)
             elif i < len(args):
                 env[param.arg] = args[i]
             else:
-                env[param.arg] = kwargs.get(param.arg, _default_value(default))
+                env[param.arg] = kwargs.get(param.arg, missing(default))
         for param, kw_default in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True):
-            env[param.arg] = kwargs.get(param.arg, _default_value(kw_default))
+            env[param.arg] = kwargs.get(param.arg, missing(kw_default))
         if fn.args.vararg:
-            env[fn.args.vararg.arg] = Seq(_join_many(args[len(params) :]) if args else UNKNOWN, "tuple")
+            extra = args[len(params) :]
+            items = tuple(extra) if not unknown_args and len(extra) <= MAX_ITEMS else None
+            env[fn.args.vararg.arg] = Seq(_join_many(extra) if extra else UNKNOWN, "tuple", items)
         if fn.args.kwarg:
             named = {p.arg for p in [*params, *fn.args.kwonlyargs]}
             rest = {k: v for k, v in kwargs.items() if k not in named}
@@ -1219,6 +1254,14 @@ class Interpreter:
         self._spelled = {}
         return report, method.serial, loop, {plain[key]: value for key, value in carried.items()}
 
+    def _note_unknown_reach(self, given: list[Value]) -> None:
+        """A retained graph handed to code we do not follow may be backwarded there: needed."""
+        reached = frozenset().union(*(nodes_of(v) for v in given)) & self.state.retained.keys()
+        for node_id in reached:
+            site = self.retain_sites.get(id(self.state.retained[node_id].site))
+            if site is not None:
+                site.justified = True
+
     def _note_retained_reach(self, node: ast.Call, reached: frozenset[int]) -> None:
         loops = tuple(self.loop_stack)
         for node_id in reached & self.state.retained.keys():
@@ -1241,21 +1284,20 @@ class Interpreter:
                 return frame.call_site
         return None
 
+    def training_retains(self) -> list[RetainSite]:
+        """The retains noted inside training loops: loops in which an optimizer steps (or
+        parameters are updated in place under ``no_grad``)."""
+        return [site for site in self.retain_sites.values() if site.loop.key in self.stepping]
+
+    def _note_step(self) -> None:
+        self.stepping.update(key for key, _ in self.loop_stack)
+
     def _note_retain_site(self, node: ast.Call, roots: list[Tensor]) -> None:
-        """Remember a retain inside a training loop (one that steps an optimizer) of this frame."""
+        """Remember a retain inside a loop of this frame whose graph the iteration built."""
         if not self.loop_stack:
             return
         key, iteration = self.loop_stack[-1]
-        loop = self.loops[key].loop
-        body = loop.node if loop.node is not None else loop.method
-        if body is None or not _steps_optimizer(body):
-            return
-        rebuilt = any(
-            t.root is not None
-            and t.root not in self.materialized
-            and (key, iteration) in self.nodes[t.root].loops
-            for t in roots
-        )
+        rebuilt = any(t.root is not None and (key, iteration) in self.nodes[t.root].loops for t in roots)
         if rebuilt and id(node) not in self.retain_sites:
             self.retain_sites[id(node)] = RetainSite(node, self.loops[key].loop)
 
@@ -1346,12 +1388,22 @@ def _const_false(value: Value | None) -> bool:
     return isinstance(value, Const) and value.value is False
 
 
+def _is_optimizer_class(namespace: str, short: str) -> bool:
+    """``torch.optim.Adam``, ``torch.optim.sgd.SGD``; not a scheduler or an averaging wrapper."""
+    return (
+        (namespace == "torch.optim" or namespace.startswith("torch.optim."))
+        and not namespace.startswith(("torch.optim.lr_scheduler", "torch.optim.swa_utils"))
+        and short[:1].isupper()
+    )
+
+
+def _lambda_body(fn: ast.Lambda) -> list[ast.stmt]:
+    """A lambda's expression as the ``return`` statement it amounts to."""
+    return [ast.copy_location(ast.Return(fn.body), fn.body)]
+
+
 def _func_node(func: FunctionNode | ast.Lambda | None) -> FunctionNode | None:
     return func if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) else None
-
-
-_STATE_WORDS = ("hid", "state", "mem", "carry", "context", "ctx", "cell")
-_STATE_NAMES = frozenset({"h", "c", "hx", "cx", "h_n", "c_n", "hn", "cn", "h0", "c0", "s", "hc"})
 
 
 def _sets_requires_grad_false(body: list[ast.stmt], name: str) -> bool:
@@ -1377,31 +1429,6 @@ def _sets_requires_grad_false(body: list[ast.stmt], name: str) -> bool:
         ):
             return True
     return False
-
-
-def _steps_optimizer(loop: ast.AST) -> bool:
-    """A training loop: an optimizer steps, or parameters are updated in place under no_grad."""
-    for node in ast.walk(loop):
-        no_grad = isinstance(node, ast.With) and any(
-            "no_grad" in ast.unparse(i.context_expr) for i in node.items
-        )
-        if no_grad and any(isinstance(s, ast.AugAssign) for s in ast.walk(node)):
-            return True
-        if isinstance(node, ast.Call):
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if name in ("step", "zero_grad") or "optim" in name.lower():
-                return True
-    return False
-
-
-def _state_like(target: ast.expr) -> bool:
-    """``hidden``, ``(h, c)``, ``self.state``: names of recurrent state."""
-    if isinstance(target, ast.Tuple | ast.List):
-        return any(_state_like(elt) for elt in target.elts)
-    name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", "")
-    lowered = name.lower()
-    return lowered in _STATE_NAMES or any(word in lowered for word in _STATE_WORDS)
 
 
 def _container_view(container: Seq, attr: str) -> Value:
@@ -1587,15 +1614,3 @@ def _receiver_expr(node: ast.Call, arg_index: int | None) -> ast.expr | None:
         if kw.arg in ("tensors", "outputs", "loss"):
             return kw.value
     return None
-
-
-def _hint(func: ast.expr) -> str:
-    """The name that tells whether an unknown callable is a network: ``self.encoder`` -> encoder."""
-    if isinstance(func, ast.Attribute):
-        base = func.value
-        if func.attr in ("forward", "__call__") and isinstance(base, ast.Attribute | ast.Name):
-            return _hint(base)
-        return func.attr
-    if isinstance(func, ast.Name):
-        return func.id
-    return ""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 NO_SAVE_OPS = frozenset(
     {
         "add",
@@ -109,33 +107,68 @@ GRAD_FUNCS = frozenset({"torch.autograd.grad"})
 WRAPPER_BACKWARD_METHODS = frozenset({"backward", "manual_backward"})
 """``accelerator.backward(loss)``, ``fabric.backward(loss)``, Lightning's ``self.manual_backward(loss)``."""
 
-NON_TENSOR_MODULES = (
-    "numpy",
-    "math",
-    "random",
-    "os",
-    "sys",
-    "json",
-    "time",
-    "logging",
-    "pathlib",
-    "re",
-    "pickle",
-    "collections",
-    "itertools",
-    "functools",
-    "typing",
-    "wandb",
-    "tqdm",
-    "matplotlib",
-    "pandas",
-    "copy",
-    "shutil",
-    "argparse",
-    "warnings",
-    "datetime",
+OP_NAMESPACES = frozenset(
+    {"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special", "torch.Tensor"}
 )
-"""Calls into these never give back a tensor that carries a graph."""
+"""Where torch's differentiable functions live; a function elsewhere in torch (``torch.nn.utils``,
+``torch.nn.init``, ``torch.cuda``, ``torch.utils``) is not taken as an op on its arguments."""
+
+NOT_OPS = frozenset(
+    {
+        "no_grad",
+        "enable_grad",
+        "inference_mode",
+        "set_grad_enabled",
+        "is_tensor",
+        "is_grad_enabled",
+        "is_floating_point",
+        "is_complex",
+        "numel",
+        "save",
+        "manual_seed",
+        "seed",
+        "set_printoptions",
+        "set_default_dtype",
+        "get_default_dtype",
+        "set_num_threads",
+        "get_num_threads",
+        "use_deterministic_algorithms",
+        "device",
+        "dtype",
+        "Size",
+        "equal",
+        "allclose",
+        "isclose",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "argmax",
+        "argmin",
+        "argsort",
+        "nonzero",
+        "count_nonzero",
+        "bincount",
+        "histc",
+        "unique",
+        "searchsorted",
+        "bucketize",
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "logical_and",
+        "logical_or",
+        "logical_not",
+        "logical_xor",
+    }
+)
+"""Names in those namespaces whose result carries no graph."""
+
+PASS_THROUGH_FUNCS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.trace"})
+FUNCTIONAL_CALLS = frozenset({"torch.func.functional_call", "torch.nn.utils.stateless.functional_call"})
+CHECKPOINT_FUNCS = frozenset({"torch.utils.checkpoint.checkpoint"})
 
 CREATION_FUNCS = frozenset(
     {
@@ -213,98 +246,41 @@ NON_TENSOR_BUILTINS = frozenset(
     }
 )
 
-MODEL_LIKE_WORDS = (
-    "model",
-    "net",
-    "encoder",
-    "decoder",
-    "generator",
-    "discriminator",
-    "critic",
-    "actor",
-    "policy",
-    "backbone",
-    "classifier",
-    "rnn",
-    "lstm",
-    "gru",
-    "transformer",
-    "mlp",
-    "cnn",
-    "embed",
-    "conv",
-    "agent",
-    "q_func",
-    "qnet",
-    "value_fn",
-    "trunk",
+LIBRARY_BACKWARD_CLASSES = frozenset(
+    {
+        "accelerate.Accelerator",
+        "accelerate.accelerator.Accelerator",
+        "lightning.Fabric",
+        "lightning.fabric.Fabric",
+        "lightning_fabric.Fabric",
+    }
 )
-MODEL_LIKE_NAMES = frozenset({"g", "d", "netg", "netd", "head", "layer", "fc", "vf", "qf"})
+"""Library classes whose ``backward(loss)`` method is ``loss.backward()`` (modelled on purpose)."""
 
-
-FACTORY_PREFIXES = (
-    "get",
-    "build",
-    "create",
-    "make",
-    "load",
-    "unwrap",
-    "init",
-    "setup",
-    "prepare",
-    "wrap",
-    "copy",
-    "deepcopy",
-    "save",
-    "to_",
-    "from",
-    "instantiate",
-    "construct",
-    "new",
-    "register",
-    "configure",
-    "freeze",
-    "unfreeze",
-    "compile",
-    "convert",
-    "replace",
-    "apply",
-    "set",
-    "reset",
-    "update",
-    "sync",
-    "zero",
-    "print",
-    "log",
-    "count",
-    "num",
-    "is_",
-    "has_",
-    "named",
+LIBRARY_PREPARE_METHODS = frozenset(
+    {"prepare", "prepare_model", "prepare_optimizer", "setup", "setup_module", "setup_optimizers"}
 )
+"""Their methods that give back what they were given, wrapped for devices and processes."""
 
+GRAD_SCALER_CLASSES = frozenset(
+    {"torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.cpu.amp.GradScaler", "torch.GradScaler"}
+)
+"""``scaler.scale(loss)`` multiplies the loss by the scale: the same graph, one more node."""
 
-def is_factory(name: str) -> bool:
-    """``build_model``, ``unwrap_model``, ``get_encoder``: a call that returns a network, not its output."""
-    return name.lower().lstrip("_").startswith(FACTORY_PREFIXES)
+LIGHTNING_MODULES = frozenset(
+    {
+        "pytorch_lightning.LightningModule",
+        "pytorch_lightning.core.LightningModule",
+        "pytorch_lightning.core.module.LightningModule",
+        "lightning.LightningModule",
+        "lightning.pytorch.LightningModule",
+        "lightning.pytorch.core.LightningModule",
+    }
+)
+"""Bases whose ``training_step`` the framework calls once per batch, step after step, and whose
+``manual_backward(loss)`` is ``loss.backward()``."""
 
-
-_TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-
-
-def is_model_like(name: str) -> bool:
-    """Whether a callable's name says it is a network (its output then carries a graph).
-
-    Whole words only (``netG``, ``q_network``, ``ResNet``), so that ``kinetic_grad`` is not a net.
-    """
-    if name.lower().lstrip("_") in MODEL_LIKE_NAMES:
-        return True
-    return any(
-        token in MODEL_LIKE_WORDS
-        or token.endswith(("net", "model", "former", "coder"))
-        or token.startswith("net")
-        for token in (t.lower() for t in _TOKEN.findall(name))
-    )
+LIGHTNING_STEP = "training_step"
 
 
 MODULE_SELF_METHODS = frozenset(

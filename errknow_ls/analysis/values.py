@@ -90,6 +90,14 @@ class Ref(Value):
 
 
 @dataclass(frozen=True, slots=True)
+class Instance(Value):
+    """An object of a library class the checker models on purpose (an optimizer, an
+    ``accelerate.Accelerator``, a ``GradScaler``), by the class's qualified name."""
+
+    qualname: str
+
+
+@dataclass(frozen=True, slots=True)
 class NNModule(Value):
     """An ``nn.Module`` (or other callable with parameters) whose insides are not followed."""
 
@@ -107,6 +115,11 @@ class ClassInfo:
     """Derives from a torch layer (``nn.Linear``), whose constructor made ``weight`` and ``bias``."""
     function: bool = False
     """Derives from ``torch.autograd.Function``: ``.apply`` is a differentiable op."""
+    fields: tuple[tuple[str, ast.expr | None], ...] | None = field(default=None, compare=False)
+    """A dataclass's fields in order, with their defaults: what its generated ``__init__`` sets."""
+    lightning: bool = False
+    """Derives from Lightning's ``LightningModule``: the framework calls ``training_step`` step after
+    step, and ``manual_backward(loss)`` is ``loss.backward()``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +195,7 @@ def join(a: Value | None, b: Value | None) -> Value:
             short, long = sorted((a.items, b.items), key=len)
             items = tuple(join(x, y) for x, y in zip(short, long, strict=False)) + long[len(short) :]
         return Seq(join(a.item, b.item), a.kind if a.kind == b.kind else "list", items)
-    for kind in (Tensor, Seq, Obj, NNModule, Func, Class, Ref):
+    for kind in (Tensor, Seq, Obj, NNModule, Instance, Func, Class, Ref):
         if isinstance(a, kind):
             return a
         if isinstance(b, kind):
@@ -212,4 +225,10 @@ def element(value: Value) -> Value:
         return item
     if isinstance(value, Tensor):
         return Tensor(value.nodes, value.grad, None)
+    if isinstance(value, NNModule) and value.label not in KEYED_CONTAINERS:
+        return NNModule("item", value.frozen)  # a ModuleList or Sequential gives its modules
     return UNKNOWN
+
+
+KEYED_CONTAINERS = frozenset({"ModuleDict", "ParameterDict"})
+"""torch.nn containers that give their keys when iterated."""

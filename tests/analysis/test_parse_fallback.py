@@ -12,6 +12,9 @@ NOT_PYTHON_BREAKS = ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "
 
 @pytest.mark.parametrize("character", NOT_PYTHON_BREAKS, ids=lambda c: f"U+{ord(c):04X}")
 def test_a_broken_line_with_a_unicode_break_keeps_the_findings_on_their_lines(character: str) -> None:
-    source = f"import torch\nx = 1{character}y = 2\nloss.backward()\nloss.backward()\n"
+    source = (
+        "import torch\nw = torch.ones(2, requires_grad=True)\n"
+        f"x = 1{character}y = 2\nloss = (w * w).sum()\nloss.backward()\nloss.backward()\n"
+    )
     findings = check_source(source).findings
-    assert [(f.code, f.span.start.line) for f in findings] == [("EK001", 3)]
+    assert [(f.code, f.span.start.line) for f in findings] == [("EK001", 5)]

@@ -47,7 +47,10 @@ LABEL = re.compile(r"#\s*error\b")
 ERROR_LABEL = re.compile(r"# error: \[(?P<rule>[a-z0-9-]+)\]$")
 
 # The checker's known gaps on this set: program -> what goes wrong (strict xfail; delete when fixed).
-KNOWN_GAPS: dict[str, str] = {}
+KNOWN_GAPS: dict[str, str] = {
+    "buggy/h2_outputs_dict_loss_alias.py": "a dict's items are not told apart by key: `outputs['loss']` is"
+    " read as any of the dict's values, so the second pass is classed as shared-graph, not double",
+}
 
 requires_torch = pytest.mark.skipif(
     importlib.util.find_spec("torch") is None,

@@ -38,7 +38,7 @@ def ewc_penalty(model, fisher, anchor):
 
 def fisher_from_loss(model, loss):
     model.zero_grad()
-    loss.backward()
+    loss.backward()  # error: [double-backward]
     return {n: p.grad.detach().pow(2) for n, p in model.named_parameters()}
 
 
@@ -49,7 +49,7 @@ def main():
 
     task_a, task_b = make_task(1), make_task(2)
     last_loss = train_task(model, optimizer, task_a)
-    fisher = fisher_from_loss(model, last_loss)  # error: [double-backward]
+    fisher = fisher_from_loss(model, last_loss)
     anchor = {n: p.detach().clone() for n, p in model.named_parameters()}
     train_task(model, optimizer, task_b, ewc=(fisher, anchor))
 

@@ -27,7 +27,7 @@ class SmallCNN(nn.Module):
 
 
 def saliency(loss, images):
-    (grad,) = torch.autograd.grad(loss, images)
+    (grad,) = torch.autograd.grad(loss, images)  # error: [double-backward]
     return grad.abs().amax(dim=1)
 
 
@@ -44,7 +44,7 @@ def train(model, data, labels, log_every=2, epochs=1, bs=8):
             loss.backward()
             optimizer.step()
             if step % log_every == 0:
-                maps.append(saliency(loss, images))  # error: [double-backward]
+                maps.append(saliency(loss, images))
             step += 1
     return maps
 

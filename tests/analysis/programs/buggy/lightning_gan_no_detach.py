@@ -20,7 +20,7 @@ class LightningModule(nn.Module):
         return self._opts
 
     def manual_backward(self, loss, **kwargs):
-        loss.backward(**kwargs)
+        loss.backward(**kwargs)  # error: [shared-graph-backward]
 
     def log_dict(self, d, prog_bar=False):
         print({k: round(float(v), 4) for k, v in d.items()})
@@ -54,7 +54,7 @@ class GAN(LightningModule):
 
         g_loss = F.binary_cross_entropy_with_logits(self.discriminator(self.generated), valid)
         opt_g.zero_grad()
-        self.manual_backward(g_loss)  # error: [shared-graph-backward]
+        self.manual_backward(g_loss)
         opt_g.step()
         self.log_dict({"d_loss": d_loss, "g_loss": g_loss})
 

@@ -18,7 +18,7 @@ class Accelerator:
         return objs if len(objs) > 1 else objs[0]
 
     def backward(self, loss, **kwargs):
-        loss.backward(**kwargs)
+        loss.backward(**kwargs)  # error: [shared-graph-backward]
 
     def clip_grad_norm_(self, params, max_norm):
         return torch.nn.utils.clip_grad_norm_(params, max_norm)
@@ -49,7 +49,7 @@ def ppo_update(accelerator, agent, optimizer, rollout, epochs=2, minibatch=8, cl
             v_loss = vf_coef * F.mse_loss(values, returns[idx])
             optimizer.zero_grad()
             accelerator.backward(pg_loss - 0.01 * entropy)
-            accelerator.backward(v_loss)  # error: [shared-graph-backward]
+            accelerator.backward(v_loss)
             accelerator.clip_grad_norm_(agent.parameters(), 0.5)
             optimizer.step()
 

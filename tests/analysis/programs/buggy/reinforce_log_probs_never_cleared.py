@@ -58,7 +58,7 @@ def finish_episode(policy, optimizer, eps=1e-6):
     policy_loss = [-lp * R for lp, R in zip(policy.saved_log_probs, returns)]
     optimizer.zero_grad()
     loss = torch.cat(policy_loss).sum()
-    loss.backward()
+    loss.backward()  # error: [carried-graph-backward]
     optimizer.step()
     del policy.rewards[:]
 
@@ -74,7 +74,7 @@ def main():
             action = select_action(policy, state)
             state, reward, done = env.step(action)
             policy.rewards.append(reward)
-        finish_episode(policy, optimizer)  # error: [carried-graph-backward]
+        finish_episode(policy, optimizer)
         print("episode", episode, "done")
 
 

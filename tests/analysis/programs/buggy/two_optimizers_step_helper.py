@@ -32,7 +32,7 @@ class Backbone(nn.Module):
 
 def optimize(loss, optimizer, max_norm=5.0):
     optimizer.zero_grad()
-    loss.backward()
+    loss.backward()  # error: [double-backward]
     params = [p for group in optimizer.param_groups for p in group["params"]]
     torch.nn.utils.clip_grad_norm_(params, max_norm)
     optimizer.step()
@@ -53,7 +53,7 @@ def main():
             logits = head(backbone(images))
             loss = F.cross_entropy(logits, targets, label_smoothing=0.1)
             optimize(loss, head_opt)
-            optimize(loss, backbone_opt)  # error: [double-backward]
+            optimize(loss, backbone_opt)
         print(f"epoch {epoch} done, last loss {loss.item():.4f}")
 
 

@@ -24,7 +24,7 @@ class WorldModel(nn.Module):
 
 def update(optimizer, loss, params, max_norm=100.0):
     optimizer.zero_grad()
-    loss.backward()
+    loss.backward()  # error: [shared-graph-backward]
     torch.nn.utils.clip_grad_norm_(params, max_norm)
     optimizer.step()
     return loss.item()
@@ -58,7 +58,7 @@ def main():
         dyn_loss = F.mse_loss(pred_next_z, target_z)
         rew_loss = F.mse_loss(pred_rew, rew)
         d = update(dyn_opt, dyn_loss, dyn_params)
-        r = update(rew_opt, rew_loss, rew_params)  # error: [shared-graph-backward]
+        r = update(rew_opt, rew_loss, rew_params)
         print(f"it {it}: dynamics {d:.4f} reward {r:.4f}")
 
 
