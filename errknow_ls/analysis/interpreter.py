@@ -328,7 +328,8 @@ class Interpreter:
         self.loops[loop.key] = context
         frame.loops.append(context)
         forever = test is not None and _is_true(test)
-        exits = [] if forever else [self.state.copy()]
+        runs_once = isinstance(items, Seq) and items.least > 0
+        exits = [] if forever or runs_once else [self.state.copy()]
         unrolled = sum(1 for ctx in frame.loops if ctx.loop.node is not None)
         iterations = 2 if unrolled <= MAX_UNROLLED_LOOPS else 1
         start_tick, first_tick = self.tick, None
@@ -930,7 +931,7 @@ class Interpreter:
             inner = element(args[0]) if args else UNKNOWN
             return Seq(inner, "tuple" if name == "tuple" else "list")
         if name == "range":
-            return Seq(UNKNOWN, "range")
+            return Seq(UNKNOWN, "range", least=_range_length(args))
         if name == "enumerate" and args:
             return _zipped([Seq(UNKNOWN, "range"), args[0]])
         if name == "zip":
@@ -1386,6 +1387,17 @@ def _needs_guard(context: LoopContext, name: str) -> bool:
 
 def _const_false(value: Value | None) -> bool:
     return isinstance(value, Const) and value.value is False
+
+
+def _range_length(args: list[Value]) -> int:
+    """How many numbers ``range(*args)`` gives, where its arguments are constant ints (else 0)."""
+    if not args or not all(isinstance(a, Const) and type(a.value) is int for a in args):
+        return 0
+    bounds = [a.value for a in args if isinstance(a, Const) and isinstance(a.value, int)]
+    try:
+        return len(range(*bounds))
+    except (TypeError, ValueError):
+        return 0
 
 
 def _is_optimizer_class(namespace: str, short: str) -> bool:

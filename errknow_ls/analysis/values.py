@@ -64,6 +64,8 @@ class Seq(Value):
     item: Value = UNKNOWN
     kind: str = "list"
     items: tuple[Value, ...] | None = None
+    least: int = 0
+    """How many items it has at least (``range(10)``: 10), so a loop over it runs its body."""
 
 
 @dataclass(frozen=True, slots=True)
