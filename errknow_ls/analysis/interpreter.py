@@ -653,7 +653,7 @@ class Interpreter:
                 if -len(base.items) <= position < len(base.items):
                     return base.items[position]
             if isinstance(index_expr, ast.Slice):
-                return Seq(element(base), base.kind)
+                return Seq(element(base), base.kind, _sliced(base.items, index_expr))
             return element(base)
         return UNKNOWN
 
@@ -1387,6 +1387,27 @@ def _needs_guard(context: LoopContext, name: str) -> bool:
 
 def _const_false(value: Value | None) -> bool:
     return isinstance(value, Const) and value.value is False
+
+
+def _sliced(items: tuple[Value, ...] | None, index: ast.Slice) -> tuple[Value, ...] | None:
+    """The items a slice with constant bounds keeps (``xs[::-1]``: each item still apart)."""
+    parts = (index.lower, index.upper, index.step)
+    if items is None or not all(p is None or _int_constant(p) is not None for p in parts):
+        return None
+    lower, upper, step = (None if p is None else _int_constant(p) for p in parts)
+    try:
+        return items[lower:upper:step]
+    except ValueError:  # a step of 0
+        return None
+
+
+def _int_constant(expr: ast.expr) -> int | None:
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        inner = _int_constant(expr.operand)
+        return None if inner is None else -inner
+    if isinstance(expr, ast.Constant) and type(expr.value) is int:
+        return expr.value
+    return None
 
 
 def _range_length(args: list[Value]) -> int:
