@@ -168,7 +168,8 @@ def test_a_crash_of_the_checker_fails_that_file_only(
     monkeypatch.setattr(engine, "check_source", crashing)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a.py").write_text("crash = 1\ncrash.backward()\n", encoding="utf-8")
-    (tmp_path / "b.py").write_text("loss.backward()\nloss.backward()\n", encoding="utf-8")
+    twice = "import torch\nw = torch.ones(2, requires_grad=True)\nloss = (w * w).sum()\nloss.backward()\n"
+    (tmp_path / "b.py").write_text(twice + "loss.backward()\n", encoding="utf-8")
     assert main(["check"]) == EXIT_ERROR
     out, err = capsys.readouterr()
     assert err == "a.py: error: internal error: RecursionError: maximum recursion depth exceeded\n"

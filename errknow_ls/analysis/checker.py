@@ -530,7 +530,11 @@ def _outcome(interpreter: Interpreter, source: SourceText, first: int, errors: l
     ctx = RuleContext(source, interpreter.module, interpreter.nodes)
     passes = tuple(_reported(e, ctx) for e in interpreter.events[first:])
     retains = tuple(
-        Retained(_loc(s.site), s.justified, None if s.justified else retain_graph_in_loop.build(s, ctx))
+        Retained(
+            _loc(s.site),
+            s.justified,
+            None if s.justified or s.unseen else retain_graph_in_loop.build(s, ctx),
+        )
         for s in training_retains
     )
     return Outcome(passes, retains, tuple(errors))

@@ -56,3 +56,6 @@ class RetainSite:
     loop: Loop
     justified: bool = False
     reached_later: bool = False
+    unseen: bool = False
+    """A later backward, like this one, holds what unknown code gave back: they may share a graph
+    the checker cannot see, so whether the retain is needed is unknown (nothing is reported)."""

@@ -21,6 +21,7 @@ from errknow_ls.analysis.state import Free, Retain, State, join_all
 from errknow_ls.analysis.values import (
     MAX_ITEMS,
     UNKNOWN,
+    UNSEEN,
     Class,
     ClassInfo,
     Const,
@@ -30,6 +31,7 @@ from errknow_ls.analysis.values import (
     Kwargs,
     NNModule,
     Obj,
+    Opaque,
     Partial,
     Ref,
     Seq,
@@ -38,6 +40,7 @@ from errknow_ls.analysis.values import (
     element,
     has_grad,
     join,
+    maybe_of,
     nodes_of,
     nth,
     tensors_in,
@@ -328,8 +331,11 @@ class Interpreter:
         self.loops[loop.key] = context
         frame.loops.append(context)
         forever = test is not None and _is_true(test)
-        runs_once = isinstance(items, Seq) and items.least > 0
-        exits = [] if forever or runs_once else [self.state.copy()]
+        # A `for` runs its body at least once on a witness path, unless what it walks is known
+        # to be empty: skipping a loop over data we cannot see would need that data to be empty,
+        # which is no more shown than its being full. A `while` may not run at all.
+        skips = test is not None or (isinstance(items, Seq) and items.items == () and items.least == 0)
+        exits = [self.state.copy()] if skips and not forever else []
         unrolled = sum(1 for ctx in frame.loops if ctx.loop.node is not None)
         iterations = 2 if unrolled <= MAX_UNROLLED_LOOPS else 1
         start_tick, first_tick = self.tick, None
@@ -668,12 +674,14 @@ class Interpreter:
 
     def op_node(self, site: ast.AST, inputs: Sequence[Value], *, saves: bool) -> Value:
         """The result of a differentiable op on ``inputs``: a new node when any input needs grad."""
+        may = _may_reach(inputs)
         if not any(isinstance(v, Tensor | NNModule) or tensors_in(v) for v in inputs):
-            return UNKNOWN
+            return Opaque(may) if may and not self.no_grad else UNKNOWN
         graph = frozenset().union(*(nodes_of(v) for v in inputs))
         if self.no_grad or not any(has_grad(v) or isinstance(v, NNModule) for v in inputs):
             return Tensor(frozenset(), False)
-        return self.new_node(site, graph, saves=saves, learns=touches_parameters(list(inputs)))
+        made = self.new_node(site, graph, saves=saves, learns=touches_parameters(list(inputs)))
+        return Tensor(made.nodes, made.grad, made.root, may - made.nodes) if may - made.nodes else made
 
     def new_node(self, site: ast.AST, inputs: frozenset[int], *, saves: bool, learns: bool = False) -> Tensor:
         node_id = len(self.nodes)
@@ -848,6 +856,10 @@ class Interpreter:
     ) -> Value:
         if attr == "backward":
             return self.backward_call(node, receiver, kwargs, _receiver_expr(node, None), positional=args[1:])
+        if attr == "detach_":
+            self._detach_in_place(receiver)
+            self._rebind_receiver(node, Tensor(grad=False))
+            return Tensor(grad=False)
         if attr in api.CUT_METHODS:
             return Tensor(grad=False)
         if attr in api.SCALAR_METHODS:
@@ -861,6 +873,15 @@ class Interpreter:
         if attr.endswith("_") and not attr.endswith("__"):
             self._rebind_receiver(node, op_result)
         return op_result
+
+    def _detach_in_place(self, tensor: Tensor) -> None:
+        """``t.detach_()`` changes the tensor object itself: every name, attribute and container
+        item that holds it (``for s in state: s.detach_()``) now holds a leaf without a graph."""
+        if not tensor.nodes:
+            return
+        cut = Tensor(grad=False)
+        self.state.env = {k: _replace_tensor(v, tensor, cut) for k, v in self.state.env.items()}
+        self.state.heap = {k: _replace_tensor(v, tensor, cut) for k, v in self.state.heap.items()}
 
     def _rebind_receiver(self, node: ast.Call, value: Value) -> None:
         if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name | ast.Attribute):
@@ -879,6 +900,18 @@ class Interpreter:
             return Partial(args[0], tuple(args[1:]), kwargs)
         if qualname in api.LIBRARY_BACKWARD_CLASSES or qualname in api.GRAD_SCALER_CLASSES:
             return Instance(qualname)
+        if qualname in api.TENSOR_DATASETS:
+            # TensorDataset(x, y): items are (x[i], y[i]); a loader's batches stack them back
+            return Seq(Seq(UNKNOWN, "tuple", tuple(element(a) for a in args)), "list")
+        if qualname in api.DATA_LOADERS and args and isinstance(args[0], Seq):
+            return Seq(element(args[0]), "list")
+        if qualname.startswith(api.GRAPH_FREE_MODULES) or qualname in api.DATA_LOADERS:
+            # numpy, math, random, ...: no graph of their own; what they were handed they may hold
+            # (np.array of tensors), and may be handed back
+            given = [*args, *kwargs.values()]
+            self._note_unknown_reach(given)
+            may = _may_reach(given)
+            return Opaque(may) if may and not self.no_grad else UNKNOWN
         if not qualname.startswith("torch."):
             return self.unknown_call(args, kwargs)
         return self.torch_call(qualname, short, args, kwargs, node)
@@ -932,6 +965,10 @@ class Interpreter:
             return Seq(inner, "tuple" if name == "tuple" else "list")
         if name == "range":
             return Seq(UNKNOWN, "range", least=_range_length(args))
+        if name == "iter" and len(args) == 1:
+            return args[0]
+        if name == "next" and args and isinstance(args[0], Seq):
+            return element(args[0])
         if name == "enumerate" and args:
             return _zipped([Seq(UNKNOWN, "range"), args[0]])
         if name == "zip":
@@ -940,14 +977,20 @@ class Interpreter:
             return _isinstance(args[0], args[1])
         if name == "abs" and args:
             return self.op_node(node, args, saves=True)
+        if name in api.NON_TENSOR_BUILTINS:
+            return UNKNOWN
         return self.unknown_call(args, kwargs)
 
     def unknown_call(self, args: list[Value], kwargs: dict[str, Value]) -> Value:
         """A call we cannot follow: its result is unknown, never a graph. What it was given may be
         backwarded inside it (a library's ``step(loss, retain_graph=True)``), so a retained graph
         handed to it is not proven unneeded."""
-        self._note_unknown_reach([*args, *kwargs.values()])
-        return UNKNOWN
+        given = [*args, *kwargs.values()]
+        self._note_unknown_reach(given)
+        if self.no_grad:
+            return UNKNOWN
+        # What it gives back may hold a graph of its own, which another such result may share.
+        return Opaque(frozenset().union(*(maybe_of(v) for v in given)) | {UNSEEN})
 
     def call_module(
         self, args: list[Value], kwargs: dict[str, Value], node: ast.Call, frozen: bool = False
@@ -956,8 +999,12 @@ class Interpreter:
             return self.op_node(node, [*args, *kwargs.values()], saves=True)
         if self.no_grad:
             return Tensor(grad=False)
-        graph = frozenset().union(*(nodes_of(v) for v in [*args, *kwargs.values()]))
+        given = [*args, *kwargs.values()]
+        graph = frozenset().union(*(nodes_of(v) for v in given))
         output = self.new_node(node, graph, saves=True, learns=True)
+        may = _may_reach(given) - output.nodes
+        if may:
+            output = Tensor(output.nodes, output.grad, output.root, may)
         return self._run_forward_hooks(output, args, node)
 
     def _run_forward_hooks(self, output: Value, args: list[Value], node: ast.Call) -> Value:
@@ -1114,14 +1161,16 @@ class Interpreter:
         positional: Sequence[Value] = (),
     ) -> Value:
         roots = [t for t in tensors_in(tensors) if t.grad or t.nodes]
+        may = maybe_of(tensors)
         if not roots:
+            self._note_unknown_reach([tensors])  # a backward of what unknown code gave back
             return Const(None)
         reached = frozenset().union(*(t.nodes for t in roots))
         retain = _retains(kwargs, positional)
         if "inputs" in kwargs and retain is False:
             retain = None  # only the part of the graph that leads to `inputs` runs and is freed
         self._check_second_pass(node, receiver, roots, reached)
-        self._note_retained_reach(node, reached)
+        self._note_retained_reach(node, reached, may)
         self.tick += 1
         loops = tuple(self.loop_stack)
         if retain is False:
@@ -1130,7 +1179,7 @@ class Interpreter:
             for node_id in reached:
                 self.state.freed[node_id] = free
         elif retain is True and (site := self._retain_site(node)) is not None:
-            for node_id in reached:
+            for node_id in may:  # what it may keep alive, known or through unknown code
                 self.state.retained[node_id] = Retain(site, loops)
             self._note_retain_site(site, roots)
         return Const(None)
@@ -1256,18 +1305,25 @@ class Interpreter:
         return report, method.serial, loop, {plain[key]: value for key, value in carried.items()}
 
     def _note_unknown_reach(self, given: list[Value]) -> None:
-        """A retained graph handed to code we do not follow may be backwarded there: needed."""
-        reached = frozenset().union(*(nodes_of(v) for v in given)) & self.state.retained.keys()
+        """A retained graph handed to code we do not follow may be backwarded there: whether the
+        retain is needed is unknown."""
+        reached = frozenset().union(*(maybe_of(v) for v in given)) & self.state.retained.keys()
         for node_id in reached:
             site = self.retain_sites.get(id(self.state.retained[node_id].site))
             if site is not None:
-                site.justified = True
+                site.unseen = True
 
-    def _note_retained_reach(self, node: ast.Call, reached: frozenset[int]) -> None:
+    def _note_retained_reach(self, node: ast.Call, reached: frozenset[int], may: frozenset[int]) -> None:
+        """A backward that reaches (``reached``) or may reach (``may``, through unknown code) what
+        an earlier retain kept: the retain is needed, or, where the reach is only possible,
+        whether it is needed is unknown."""
         loops = tuple(self.loop_stack)
-        for node_id in reached & self.state.retained.keys():
+        for node_id in (reached | may) & self.state.retained.keys():
             retain = self.state.retained[node_id]
             site = self.retain_sites.get(id(retain.site))
+            if site is not None and (node_id == UNSEEN or node_id not in reached):
+                site.unseen = True  # the graphs may share what we cannot see, or may not
+                continue
             if site is None or retain.site is node:
                 continue
             site.reached_later = True
@@ -1387,6 +1443,23 @@ def _needs_guard(context: LoopContext, name: str) -> bool:
 
 def _const_false(value: Value | None) -> bool:
     return isinstance(value, Const) and value.value is False
+
+
+def _replace_tensor(value: Value, tensor: Tensor, by: Tensor) -> Value:
+    """``value`` with ``tensor`` (the same node, or the same graph where it was made on several
+    paths) replaced ``by``, wherever it is held."""
+    if isinstance(value, Tensor):
+        same = value.root == tensor.root if tensor.root is not None else value.nodes == tensor.nodes
+        return by if same else value
+    if isinstance(value, Seq):
+        items = None if value.items is None else tuple(_replace_tensor(i, tensor, by) for i in value.items)
+        return Seq(_replace_tensor(value.item, tensor, by), value.kind, items, value.least)
+    return value
+
+
+def _may_reach(inputs: Sequence[Value]) -> frozenset[int]:
+    """What an op's result may reach beyond its known graph: what its inputs may."""
+    return frozenset().union(*(maybe_of(v) for v in inputs))
 
 
 def _sliced(items: tuple[Value, ...] | None, index: ast.Slice) -> tuple[Value, ...] | None:
@@ -1605,8 +1678,10 @@ def _retains(kwargs: dict[str, Value], positional: Sequence[Value]) -> bool | No
     """Whether a backward keeps its graph: ``retain_graph``, else ``create_graph``."""
     if "**" in kwargs:
         return None
-    retain = _flag(kwargs.get("retain_graph"), positional[0] if positional else None)
-    if "retain_graph" in kwargs or positional:
+    # `retain_variables` is retain_graph's spelling before torch 0.4 (later ones reject it).
+    given = kwargs.get("retain_graph", kwargs.get("retain_variables"))
+    retain = _flag(given, positional[0] if positional else None)
+    if given is not None or positional:
         return retain
     create = _flag(kwargs.get("create_graph"), positional[1] if len(positional) > 1 else None)
     return create if create is not False else False

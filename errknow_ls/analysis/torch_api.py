@@ -60,7 +60,22 @@ NO_SAVE_OPS = frozenset(
 )
 """Ops whose backward needs no saved tensor: a graph of only these can be backwarded twice."""
 
-CUT_METHODS = frozenset({"detach", "detach_", "numpy", "sample", "argmax", "argmin", "argsort"})
+CUT_METHODS = frozenset(
+    {
+        "detach",
+        "detach_",
+        "numpy",
+        "sample",
+        "argmax",
+        "argmin",
+        "argsort",
+        "new_zeros",
+        "new_ones",
+        "new_empty",
+        "new_full",
+        "new_tensor",
+    }
+)
 """Methods whose result carries no graph (a tensor that does not require grad)."""
 
 SCALAR_METHODS = frozenset(
@@ -106,6 +121,34 @@ BACKWARD_FUNCS = frozenset({"torch.autograd.backward"})
 GRAD_FUNCS = frozenset({"torch.autograd.grad"})
 WRAPPER_BACKWARD_METHODS = frozenset({"backward", "manual_backward"})
 """``accelerator.backward(loss)``, ``fabric.backward(loss)``, Lightning's ``self.manual_backward(loss)``."""
+
+GRAPH_FREE_MODULES = (
+    "numpy.",
+    "math.",
+    "random.",
+    "time.",
+    "os.",
+    "sys.",
+    "json.",
+    "pickle.",
+    "logging.",
+    "pathlib.",
+    "itertools.",
+    "collections.",
+    "copy.copy",
+    "functools.reduce",
+    "tqdm.",
+    "wandb.",
+    "matplotlib.",
+    "pandas.",
+    "argparse.",
+    "datetime.",
+)
+"""Libraries whose results never hold an autograd graph (modelled: they know nothing of torch)."""
+
+DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+"""A data loader yields its dataset's items, collated."""
+TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
 
 OP_NAMESPACES = frozenset(
     {"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special", "torch.Tensor"}

@@ -45,6 +45,14 @@ UNKNOWN = Unknown()
 
 
 @dataclass(frozen=True, slots=True)
+class Opaque(Value):
+    """What code the checker does not follow gave back, having been handed graphs: unknown, but
+    it may hold those ``maybe`` nodes."""
+
+    maybe: frozenset[int]
+
+
+@dataclass(frozen=True, slots=True)
 class Const(Value):
     value: object
 
@@ -55,6 +63,10 @@ class Tensor(Value):
     """Every non-leaf graph node a backward from this tensor would reach."""
     grad: bool = False
     root: int | None = None
+    maybe: frozenset[int] = frozenset()
+    """Nodes a backward from it may also reach through code the checker does not follow (an
+    unknown call that was handed a graph): never enough to report, enough to doubt a claim that
+    a retained graph is not needed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +167,27 @@ def nodes_of(value: Value) -> frozenset[int]:
     return frozenset()
 
 
+UNSEEN = -1
+"""In a ``maybe``: what code the checker does not follow gave back may hold a graph of its own,
+which it cannot tell apart from another such graph; two values holding it may share it."""
+
+
+def maybe_of(value: Value) -> frozenset[int]:
+    """Every node ``value`` may reach: its own, and those it may hold through unknown code."""
+    if isinstance(value, Tensor):
+        return value.nodes | value.maybe
+    if isinstance(value, Opaque):
+        return value.maybe
+    if isinstance(value, Seq):
+        found = maybe_of(value.item)
+        for item in value.items or ():
+            found |= maybe_of(item)
+        return found
+    if isinstance(value, Kwargs):
+        return frozenset().union(*(maybe_of(v) for v in value.items.values()))
+    return frozenset()
+
+
 def has_grad(value: Value) -> bool:
     if isinstance(value, Tensor):
         return value.grad
@@ -189,7 +222,14 @@ def join(a: Value | None, b: Value | None) -> Value:
         return a
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         root = a.root if a.root == b.root else None
-        return Tensor(a.nodes | b.nodes, a.grad or b.grad, root)
+        return Tensor(a.nodes | b.nodes, a.grad or b.grad, root, a.maybe | b.maybe)
+    if isinstance(a, Opaque) or isinstance(b, Opaque):
+        may = maybe_of(a) | maybe_of(b)
+        other = b if isinstance(a, Opaque) else a
+        if isinstance(other, Tensor):
+            return Tensor(other.nodes, other.grad, other.root, other.maybe | may)
+        if not isinstance(other, Seq | Obj | NNModule | Instance | Func | Class | Ref):
+            return Opaque(may)
     if isinstance(a, Seq) and isinstance(b, Seq):
         items = None
         if a.items is not None and b.items is not None:
@@ -226,7 +266,9 @@ def element(value: Value) -> Value:
             item = join(item, each)
         return item
     if isinstance(value, Tensor):
-        return Tensor(value.nodes, value.grad, None)
+        return Tensor(value.nodes, value.grad, None, value.maybe)
+    if isinstance(value, Opaque):
+        return value
     if isinstance(value, NNModule) and value.label not in KEYED_CONTAINERS:
         return NNModule("item", value.frozen)  # a ModuleList or Sequential gives its modules
     return UNKNOWN

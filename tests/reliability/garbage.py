@@ -28,6 +28,12 @@ INTERNAL_ERROR = -32603
 REQUEST_ERRORS = frozenset({INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS})
 """What a request may be answered with when its params are wrong (never INTERNAL_ERROR)."""
 
+TWICE = (
+    "import torch\nw = torch.ones(2, requires_grad=True)\nloss = (w * w).sum()\n"
+    "loss.backward()\nloss.backward()\n"
+)
+"""A script that raises: the same graph backwarded twice."""
+
 
 @dataclass(slots=True)
 class Case:
@@ -330,7 +336,7 @@ class Garbage:
         version = rng.randrange(1, 10**6)
         text = rng.choice(
             [
-                "import torch\nloss.backward()\nloss.backward()\n",
+                TWICE,
                 self._text(200),
                 "Traceback (most recent call last):\n",
             ]
@@ -364,7 +370,7 @@ class Garbage:
         uri = f"{self.root}/scratch/n{rng.randrange(3)}.ipynb"
         cells = [f"{uri}#c{i}" for i in range(rng.randrange(4))]
         cell = f"{uri}#c{rng.randrange(5)}"
-        code = rng.choice(["loss.backward()\nloss.backward()\n", self._text(40), ""])
+        code = rng.choice([TWICE, self._text(40), ""])
         notebook = {"uri": uri, "notebookType": "jupyter-notebook", "version": rng.randrange(1, 99)}
         texts = [{"uri": c, "languageId": "python", "version": 1, "text": code} for c in cells]
         where = {"start": self._position(), "end": self._position()}
