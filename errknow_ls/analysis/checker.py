@@ -297,7 +297,7 @@ def check_source(
             # A top-level-looking line inside a string or brackets split a statement: no units.
             return _filtered(_check_whole(module, source), source, select, ignore)
     whole = not errors
-    chunks = [c for c in chunks if c.error is None]  # the rest is checked
+    chunks = _runnable(chunks)  # the rest is checked
     errors += _too_deep(chunks)
     units = cache.units_for(tuple(chunks), len(source.lines))
     outcomes = [cache.outcome(unit, source, fresh) for unit in units]
@@ -352,7 +352,7 @@ def _recheck(cache: Cache, text: str, document: object | None) -> tuple[CheckRes
     source = checked.source.edited(text, prefix)
     fresh = {after.key: body} if body is not None else {}
     if after.error is not None:  # typing through a syntax error: the rest is checked as it was
-        kept = checked.chunks[:index] + checked.chunks[index + 1 :]
+        kept = tuple(_runnable([*checked.chunks[:index], after, *checked.chunks[index + 1 :]]))
         errors = [after.error, *_too_deep(kept)]
         found_then = [cache.outcome(u, source, fresh) for u in cache.units_for(kept, len(source.lines))]
         cache.quick += 1
@@ -384,6 +384,17 @@ def _recheck(cache: Cache, text: str, document: object | None) -> tuple[CheckRes
     cache.remember(done, document, replacing=checked)
     cache.quick += 1
     return CheckResult(_merge(outcomes), [*known, *(e for o in outcomes for e in o.errors)]), source
+
+
+def _runnable(chunks: list[Chunk]) -> list[Chunk]:
+    """The chunks that parse, less the module-level statements after the first that does not:
+    nothing after a statement that cannot run runs (a notebook's `loss = <YOUR CODE>` leaves no
+    `loss` for the next cell's backward to find). Definitions there are still checked on their own."""
+    broken = [c.start for c in chunks if c.error is not None]
+    if not broken:
+        return chunks
+    first = min(broken)
+    return [c for c in chunks if c.error is None and not (c.kind == "other" and c.start > first)]
 
 
 def _too_deep(chunks: Iterable[Chunk]) -> list[str]:
@@ -516,6 +527,7 @@ def _run_bodies(unit: Unit, source: SourceText, bodies: list[Body]) -> Outcome:
         first = 0
     else:
         interpreter.run_module(unit.body_relevant)
+        interpreter.forget_module_graphs()
         first = len(interpreter.events)
         own = bodies[unit.chunks.index(unit.chunk)] if unit.chunk is not None else ()
         errors = _run_all(_entries(interpreter, unit, own))

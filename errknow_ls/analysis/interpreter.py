@@ -122,6 +122,7 @@ class Interpreter:
         self.forward_hooks: list[Value] = []
         """Functions registered with ``register_forward_hook``; every module call runs them."""
         self._in_hook = False
+        self._raised = False
         self.stepping: set[int] = set()
         """Loops (by key) in which an optimizer stepped or parameters were updated in place."""
 
@@ -140,6 +141,15 @@ class Interpreter:
                     if isinstance(stmt, ast.Import | ast.ImportFrom | definition):
                         self.exec_stmt(stmt)
         self.globals = dict(self.state.env)
+
+    def forget_module_graphs(self) -> None:
+        """Before running functions on their own: a module-level name that holds a graph holds it
+        at some point of the module's run, and when an unknown caller calls the function is not
+        known; such names are unknown (reached through the module's own calls, they are known)."""
+        self.globals = {
+            name: Opaque(maybe_of(value)) if nodes_of(value) else value
+            for name, value in self.globals.items()
+        }
 
     def run_function(self, func: FunctionNode) -> None:
         """Run a module-level function with unknown arguments."""
@@ -860,8 +870,10 @@ class Interpreter:
             self._detach_in_place(receiver)
             self._rebind_receiver(node, Tensor(grad=False))
             return Tensor(grad=False)
-        if attr in api.CUT_METHODS:
+        if attr in api.CUT_METHODS or attr in api.INTEGER_CASTS:
             return Tensor(grad=False)
+        if attr in ("type", "to") and any(_integer_dtype(v) for v in [*args, *kwargs.values()]):
+            return Tensor(grad=False)  # an integer tensor cannot carry a graph
         if attr in api.SCALAR_METHODS:
             return UNKNOWN
         if attr == "requires_grad_":
@@ -1092,7 +1104,8 @@ class Interpreter:
             result = Seq(_join_many(list(yields)), "list", yields)
         self.state = join_all(outcomes) if outcomes else self.state
         self.state.env = caller_env
-        self.state.dead = False
+        # A call whose every path raised raises in the caller too (a generator's body runs later).
+        self.state.dead = not outcomes and not frame.yields and not _is_generator(_func_node(fn))
         return result
 
     def _bind(
@@ -1169,7 +1182,11 @@ class Interpreter:
         retain = _retains(kwargs, positional)
         if "inputs" in kwargs and retain is False:
             retain = None  # only the part of the graph that leads to `inputs` runs and is freed
+        self._raised = False
         self._check_second_pass(node, receiver, roots, reached)
+        if self._raised:
+            self.state.dead = True
+            return Const(None)
         self._note_retained_reach(node, reached, may)
         self.tick += 1
         loops = tuple(self.loop_stack)
@@ -1220,6 +1237,7 @@ class Interpreter:
                 self._spelled,
             )
         )
+        self._raised = True  # torch raises here: nothing after it on this path runs
 
     def _classify(
         self,
@@ -1481,6 +1499,10 @@ def _int_constant(expr: ast.expr) -> int | None:
     if isinstance(expr, ast.Constant) and type(expr.value) is int:
         return expr.value
     return None
+
+
+def _integer_dtype(value: Value) -> bool:
+    return isinstance(value, Ref) and value.qualname in api.INTEGER_DTYPES
 
 
 def _range_length(args: list[Value]) -> int:

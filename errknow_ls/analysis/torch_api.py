@@ -78,6 +78,29 @@ CUT_METHODS = frozenset(
 )
 """Methods whose result carries no graph (a tensor that does not require grad)."""
 
+INTEGER_CASTS = frozenset({"long", "int", "short", "byte", "char", "bool"})
+"""Casts to integer or boolean dtypes: the result cannot require grad, so it carries no graph."""
+INTEGER_DTYPES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "long",
+        "int",
+        "int64",
+        "int32",
+        "int16",
+        "int8",
+        "uint8",
+        "short",
+        "bool",
+        "LongTensor",
+        "IntTensor",
+        "ShortTensor",
+        "ByteTensor",
+        "CharTensor",
+        "BoolTensor",
+    )
+)
+
 SCALAR_METHODS = frozenset(
     {
         "item",
