@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
 from functools import partial
+from pathlib import Path
 
 from errknow_ls.analysis.chunks import (
     MAX_DEPTH,
@@ -29,6 +30,7 @@ from errknow_ls.analysis.chunks import (
 )
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.interpreter import UNIT_BUDGET, Interpreter
+from errknow_ls.analysis.modules import PARSED, Dependency, ModuleSource, ModuleText, still_current
 from errknow_ls.analysis.prefilter import might_backward
 from errknow_ls.analysis.rules import SECOND_PASS_BUILDERS, retain_graph_in_loop
 from errknow_ls.analysis.rules.context import RuleContext
@@ -54,6 +56,9 @@ class CheckResult:
     findings: list[Finding] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     """Syntax errors (the parts that parsed are still checked), then internal errors."""
+    read: tuple[Dependency, ...] = ()
+    """The project's other modules the check read, and what each said: the result stands while
+    they say the same."""
 
     @property
     def internal_errors(self) -> list[str]:
@@ -93,6 +98,8 @@ class Outcome:
     passes: tuple[Reported, ...] = ()
     retains: tuple[Retained, ...] = ()
     errors: tuple[str, ...] = ()
+    read: tuple[Dependency, ...] = ()
+    """The project's modules it read, and what they said."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +132,7 @@ class _Checked:
     outcomes: tuple[Outcome, ...]
     errors: tuple[str, ...]
     source: SourceText
+    imported: frozenset[str] = frozenset()
 
 
 MAX_EDIT = 4_096
@@ -152,17 +160,20 @@ class Cache:
         """The last checks of the last few documents: by the document's name where the caller
         gives one, else by the identity of the text."""
 
-    def units_for(self, chunks: tuple[Chunk, ...], lines: int) -> list[Unit]:
+    def units_for(
+        self, chunks: tuple[Chunk, ...], lines: int, imported: frozenset[str] = frozenset()
+    ) -> list[Unit]:
         """The units of a module of ``chunks``, remembered for the last few lists of chunks: typing
         through a syntax error in one definition leaves the others' list the same keystroke after
-        keystroke."""
-        key = (max(0, lines - 1).bit_length(), *(c.key for c in chunks))  # the budget's size class
+        keystroke. ``imported``: names from the project's modules that can reach a backward."""
+        size = max(0, lines - 1).bit_length()  # the budget's size class
+        key = (size, imported, *(c.key for c in chunks))
         with self._lock:
             known = self._units.get(key)
             if known is not None:
                 self._units.move_to_end(key)
                 return known
-        units = _units(list(chunks), self.mentions, unit_budget(lines))
+        units = _units(list(chunks), self.mentions, unit_budget(lines), imported)
         with self._lock:
             self._units[key] = units
             while len(self._units) > MAX_REMEMBERED:
@@ -198,20 +209,24 @@ class Cache:
                 return checked, prefix, suffix
         return None
 
-    def outcome(self, unit: Unit, source: SourceText, fresh: dict[ChunkKey, Body]) -> Outcome:
-        """The unit's outcome, from the cache or by running it (``fresh``: trees this check parsed)."""
-        key = unit.key
+    def outcome(
+        self, unit: Unit, source: SourceText, fresh: dict[ChunkKey, Body], modules: ModuleSource | None = None
+    ) -> Outcome:
+        """The unit's outcome, from the cache or by running it (``fresh``: trees this check parsed);
+        a cached one stands while every module of the project it read says the same."""
+        key = (*unit.key, modules.scope if modules is not None else None)
         with self._lock:
             known = self._outcomes.get(key)
             if known is not None:
                 self._outcomes.move_to_end(key)
-                return known
+        if known is not None and still_current(known.read, modules):
+            return known
 
         def body(chunk: Chunk) -> Body:
             found = fresh.get(chunk.key)
             return found if found is not None else self.chunks.body(chunk)
 
-        outcome = _run_unit(unit, source, body)
+        outcome = _run_unit(unit, source, body, modules)
         self.runs += 1
         with self._lock:
             self._outcomes[key] = outcome
@@ -259,17 +274,19 @@ def check_source(
     ignore: Collection[str] = (),
     cache: Cache | None = None,
     document: object | None = None,
+    modules: ModuleSource | None = None,
 ) -> CheckResult:
     """All findings in ``text``, filtered by rule codes and by suppression comments.
 
     The module is checked one unit at a time (see :class:`Unit`); with a ``cache`` from an earlier
     check, units whose reachable text did not change are not checked again; naming the
     ``document`` lets a check start from that document's last one without looking at others.
+    With ``modules``, what the text imports from the project's own modules is read and followed.
     """
-    if not might_backward(text):
+    if not might_backward(text) and (modules is None or "import" not in text):
         return CheckResult()
     cache = cache or Cache()
-    quick = _recheck(cache, text, document)
+    quick = _recheck(cache, text, document, modules)
     if quick is not None:
         return _filtered(*quick, select, ignore)
     source = SourceText(text)
@@ -279,7 +296,7 @@ def check_source(
         except PARSE_ERRORS:
             pass  # the chunks below keep what parses
         else:  # one parse costs less than hundreds of thousands of chunks, and nobody types here
-            return _filtered(_check_whole(module, source), source, select, ignore)
+            return _filtered(_check_whole(module, source, modules), source, select, ignore)
     chunks: list[Chunk] = []
     fresh: dict[ChunkKey, Body] = {}
     for key in split_chunks(text):
@@ -295,24 +312,40 @@ def check_source(
             errors = [describe(exc, text)]  # really broken
         else:
             # A top-level-looking line inside a string or brackets split a statement: no units.
-            return _filtered(_check_whole(module, source), source, select, ignore)
+            return _filtered(_check_whole(module, source, modules), source, select, ignore)
     whole = not errors
     chunks = _runnable(chunks)  # the rest is checked
     errors += _too_deep(chunks)
-    units = cache.units_for(tuple(chunks), len(source.lines))
-    outcomes = [cache.outcome(unit, source, fresh) for unit in units]
+    imported = _imported_reaching(chunks, cache, fresh, modules)
+    units = cache.units_for(tuple(chunks), len(source.lines), imported)
+    outcomes = [cache.outcome(unit, source, fresh, modules) for unit in units]
     if whole:
         offsets = tuple(itertools.accumulate((len(c.text) for c in chunks[:-1]), initial=0))
         names = frozenset(c.name for c in chunks if c.kind != "other")
         checked = _Checked(
-            text, tuple(chunks), offsets, names, tuple(units), tuple(outcomes), tuple(errors), source
+            text,
+            tuple(chunks),
+            offsets,
+            names,
+            tuple(units),
+            tuple(outcomes),
+            tuple(errors),
+            source,
+            imported,
         )
         cache.remember(checked, document)
-    result = CheckResult(_merge(outcomes), errors + [e for o in outcomes for e in o.errors])
-    return _filtered(result, source, select, ignore)
+    return _filtered(_result(outcomes, errors), source, select, ignore)
 
 
-def _recheck(cache: Cache, text: str, document: object | None) -> tuple[CheckResult, SourceText] | None:
+def _result(outcomes: list[Outcome], errors: Iterable[str]) -> CheckResult:
+    """The units' outcomes merged as one check of the module."""
+    read = tuple(dict.fromkeys(d for o in outcomes for d in o.read))
+    return CheckResult(_merge(outcomes), [*errors, *(e for o in outcomes for e in o.errors)], read)
+
+
+def _recheck(
+    cache: Cache, text: str, document: object | None, modules: ModuleSource | None
+) -> tuple[CheckResult, SourceText] | None:
     """Check ``text`` from the last check of a text it differs from inside one line of one chunk,
     where the edit changed nothing the units are built from (the chunk's names, calls, the
     definitions it mentions): only the units that reach that chunk are looked up again. None
@@ -322,11 +355,11 @@ def _recheck(cache: Cache, text: str, document: object | None) -> tuple[CheckRes
         return None
     checked, prefix, suffix = found
     old = checked.text
+    if not all(still_current(o.read, modules) for o in checked.outcomes):
+        return None  # a module it imports changed: the full path reads it again
     if prefix == len(old) == len(text):  # the same text again (an edit undone)
         cache.quick += 1
-        same = list(checked.outcomes)
-        result = CheckResult(_merge(same), [*checked.errors, *(e for o in same for e in o.errors)])
-        return result, checked.source
+        return _result(list(checked.outcomes), checked.errors), checked.source
     was, now = old[prefix : len(old) - suffix], text[prefix : len(text) - suffix]
     around = text[max(0, prefix - 2) : len(text) - suffix + 2]
     if (
@@ -354,9 +387,10 @@ def _recheck(cache: Cache, text: str, document: object | None) -> tuple[CheckRes
     if after.error is not None:  # typing through a syntax error: the rest is checked as it was
         kept = tuple(_runnable([*checked.chunks[:index], after, *checked.chunks[index + 1 :]]))
         errors = [after.error, *_too_deep(kept)]
-        found_then = [cache.outcome(u, source, fresh) for u in cache.units_for(kept, len(source.lines))]
+        units_then = cache.units_for(kept, len(source.lines), checked.imported)
+        found_then = [cache.outcome(u, source, fresh, modules) for u in units_then]
         cache.quick += 1
-        return CheckResult(_merge(found_then), errors + [e for o in found_then for e in o.errors]), source
+        return _result(found_then, errors), source
     if (after.kind, after.name, after.calls, after.top_calls, after.methods, after.too_deep) != (
         before.kind,
         before.name,
@@ -378,12 +412,81 @@ def _recheck(cache: Cache, text: str, document: object | None) -> tuple[CheckRes
         reach = tuple(after if c is before else c for c in unit.chunks)
         edited = replace(unit, chunk=after if unit.chunk is before else unit.chunk, chunks=reach)
         units.append(edited)
-        outcomes.append(cache.outcome(edited, source, fresh))
+        outcomes.append(cache.outcome(edited, source, fresh, modules))
     names, known = checked.names, checked.errors
-    done = _Checked(text, chunks, offsets, names, tuple(units), tuple(outcomes), known, source)
+    done = _Checked(
+        text, chunks, offsets, names, tuple(units), tuple(outcomes), known, source, checked.imported
+    )
     cache.remember(done, document, replacing=checked)
     cache.quick += 1
-    return CheckResult(_merge(outcomes), [*known, *(e for o in outcomes for e in o.errors)]), source
+    return _result(outcomes, known), source
+
+
+MAX_IMPORT_DEPTH = 3
+"""How far through the project's imports a module is looked at for a backward it may reach."""
+
+
+def _imported_reaching(
+    chunks: list[Chunk], cache: Cache, fresh: dict[ChunkKey, Body], modules: ModuleSource | None
+) -> frozenset[str]:
+    """The names the text imports from the project's own modules that may reach a backward there,
+    with every function and class those modules define: calls of them count as calls that may
+    backward when the units are chosen."""
+    if modules is None:
+        return frozenset()
+    names: set[str] = set()
+    for chunk in chunks:
+        if chunk.kind != "other" or "import" not in chunk.words:
+            continue
+        body = fresh.get(chunk.key) or cache.chunks.body(chunk)
+        for stmt in body:
+            for bound, found in _imports_of(stmt, modules, None):
+                defined = _reaching_definitions(found, modules, MAX_IMPORT_DEPTH, set())
+                if defined is not None:
+                    names |= {bound, *defined}
+    return frozenset(names)
+
+
+def _imports_of(stmt: ast.stmt, modules: ModuleSource, importer: str | None) -> list[tuple[str, ModuleText]]:
+    """What an import statement binds, with the project's module each name comes from."""
+    found: list[tuple[str, ModuleText]] = []
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            module = modules.find(importer, alias.name, 0)
+            if module is not None:
+                found.append((alias.asname or alias.name.split(".")[0], module))
+    elif isinstance(stmt, ast.ImportFrom):
+        module = modules.find(importer, stmt.module or "", stmt.level)
+        for alias in stmt.names:
+            name = f"{stmt.module}.{alias.name}" if stmt.module else alias.name
+            target = module or modules.find(importer, name, stmt.level)
+            if target is not None:
+                found.append((alias.asname or alias.name, target))
+    return found
+
+
+def _reaching_definitions(
+    module: ModuleText, modules: ModuleSource, depth: int, seen: set[str]
+) -> frozenset[str] | None:
+    """Every function and class ``module`` defines, when it or a module it imports may backward."""
+    if module.key in seen:
+        return None
+    seen.add(module.key)
+    tree = PARSED.parse(module)
+    if tree is None:
+        return None
+    defined = frozenset(
+        n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    )
+    if might_backward(module.text):
+        return defined
+    if depth <= 0:
+        return None
+    for stmt in tree.body:
+        for _, found in _imports_of(stmt, modules, module.key):
+            if _reaching_definitions(found, modules, depth - 1, seen) is not None:
+                return defined
+    return None
 
 
 def _runnable(chunks: list[Chunk]) -> list[Chunk]:
@@ -434,7 +537,7 @@ def _filtered(
         if (select is None or f.code in select) and f.code not in ignore and not _suppressed(source, f)
     ]
     findings.sort(key=lambda f: (f.span.start, f.code))
-    return CheckResult(findings, result.errors)
+    return CheckResult(findings, result.errors, result.read)
 
 
 # --------------------------------------------------------------------------- units
@@ -449,12 +552,15 @@ def unit_budget(lines: int) -> Callable[[int], int]:
     return lambda units: min(UNIT_BUDGET, total // max(1, units))
 
 
-def _units(chunks: list[Chunk], memo: Mentions, budget: Callable[[int], int]) -> list[Unit]:
+def _units(
+    chunks: list[Chunk], memo: Mentions, budget: Callable[[int], int], imported: frozenset[str]
+) -> list[Unit]:
     """The module body (when it can reach a backward), then each function, then each class that
     can; each with the chunks it may reach."""
-    relevant = _relevant_names(chunks)
+    reaching = BACKWARD_NAMES | imported
+    relevant = _relevant_names(chunks, reaching)
     others = [c for c in chunks if c.kind == "other"]
-    body_relevant = any(c.top_calls & (relevant | BACKWARD_NAMES) for c in others)
+    body_relevant = any(c.top_calls & (relevant | reaching) for c in others)
     named: dict[str, list[int]] = {}
     for index, chunk in enumerate(chunks):
         if chunk.kind != "other":
@@ -492,36 +598,39 @@ def _is_entry(chunk: Chunk, relevant: frozenset[str]) -> bool:
     return bool(chunk.methods & relevant) if chunk.kind == "class" else chunk.name in relevant
 
 
-def _relevant_names(chunks: list[Chunk]) -> frozenset[str]:
-    """Functions and methods that can reach a backward, by name, to a fixpoint."""
+def _relevant_names(chunks: list[Chunk], reaching: frozenset[str] = BACKWARD_NAMES) -> frozenset[str]:
+    """Functions and methods that can reach a backward (a call of one of ``reaching``), by name,
+    to a fixpoint."""
     functions: dict[str, set[str]] = {}
     for chunk in chunks:
         for name, calls in chunk.calls.items():
             functions.setdefault(name, set()).update(calls)
-    return _fixpoint(functions)
+    return _fixpoint(functions, reaching)
 
 
-def _fixpoint(functions: dict[str, set[str]]) -> frozenset[str]:
-    relevant = {name for name, calls in functions.items() if calls & BACKWARD_NAMES}
+def _fixpoint(functions: dict[str, set[str]], reaching: frozenset[str] = BACKWARD_NAMES) -> frozenset[str]:
+    relevant = {name for name, calls in functions.items() if calls & reaching}
     changed = True
     while changed:
         changed = False
         for name, calls in functions.items():
-            if name not in relevant and calls & (relevant | BACKWARD_NAMES):
+            if name not in relevant and calls & (relevant | reaching):
                 relevant.add(name)
                 changed = True
     return frozenset(relevant)
 
 
-def _run_unit(unit: Unit, source: SourceText, body: Callable[[Chunk], Body]) -> Outcome:
+def _run_unit(
+    unit: Unit, source: SourceText, body: Callable[[Chunk], Body], modules: ModuleSource | None
+) -> Outcome:
     """Run the unit's entry points on a module of the chunks it may reach."""
     bodies = [body(c) for c in unit.chunks]  # once each: a tree parsed again is another tree
-    return _run_bodies(unit, source, bodies)
+    return _run_bodies(unit, source, bodies, modules)
 
 
-def _run_bodies(unit: Unit, source: SourceText, bodies: list[Body]) -> Outcome:
+def _run_bodies(unit: Unit, source: SourceText, bodies: list[Body], modules: ModuleSource | None) -> Outcome:
     module = ast.Module(body=[s for b in bodies for s in b], type_ignores=[])
-    interpreter = Interpreter(module, unit.budget)
+    interpreter = Interpreter(module, unit.budget, modules)
     if unit.kind == "module":
         errors = _run_all([("<module>", lambda: interpreter.run_module(True))])
         first = 0
@@ -537,8 +646,9 @@ def _run_bodies(unit: Unit, source: SourceText, bodies: list[Body]) -> Outcome:
 def _outcome(interpreter: Interpreter, source: SourceText, first: int, errors: list[str]) -> Outcome:
     """What the interpreter saw from its ``first`` event on, made findings."""
     training_retains = interpreter.training_retains()
+    read = tuple(Dependency(key, digest) for key, digest in interpreter.read.items())
     if not interpreter.events and not training_retains:
-        return Outcome(errors=tuple(errors))
+        return Outcome(errors=tuple(errors), read=read)
     ctx = RuleContext(source, interpreter.module, interpreter.nodes)
     passes = tuple(_reported(e, ctx) for e in interpreter.events[first:])
     retains = tuple(
@@ -549,13 +659,29 @@ def _outcome(interpreter: Interpreter, source: SourceText, first: int, errors: l
         )
         for s in training_retains
     )
-    return Outcome(passes, retains, tuple(errors))
+    return Outcome(passes, retains, tuple(errors), read)
+
+
+def _across_modules(event: SecondPass) -> str:
+    def place(module: str | None, node: ast.AST) -> str:
+        line = getattr(node, "lineno", 0)
+        return f"line {line}" if module is None else f"{Path(module).name}:{line}"
+
+    return (
+        f"the backward at {place(event.module, event.site)} goes through a graph that the backward at "
+        f"{place(event.free.module, event.free.site)} already freed"
+    )
 
 
 def _reported(event: SecondPass, ctx: RuleContext) -> Reported:
     """The rule's finding, placed on the backward that raises (the innermost frame of the traceback
     torch would print, so that a log's error lands on the same line); where the rule speaks of a
     call in an outer frame (a helper called twice), that call is related information."""
+    if event.local is not None:
+        # A backward in another module of the project: here is the call that reaches it. What the
+        # rule would place, say and edit lies partly in that module: the finding says where instead.
+        finding = ctx.finding(event.code, event.local, _across_modules(event), [], [], "")
+        return Reported(_loc(event.local), _loc(event.local), True, event.code, finding)
     finding = SECOND_PASS_BUILDERS[event.code](event, ctx)
     if event.report is not event.site:
         called = ctx.related(event.report, "the call that reaches this backward the second time")
@@ -624,21 +750,21 @@ def _merge(outcomes: list[Outcome]) -> list[Finding]:
 # --------------------------------------------------------------------------- a module as one unit
 
 
-def _check_whole(module: ast.Module, source: SourceText) -> CheckResult:
+def _check_whole(module: ast.Module, source: SourceText, modules: ModuleSource | None) -> CheckResult:
     """One interpreter for the whole module: for text the chunks misread."""
     try:
-        return _check_whole_module(module, source)
+        return _check_whole_module(module, source, modules)
     except RecursionError:
         shallow, deep = _without_deep_statements(module)
-        result = _check_whole_module(shallow, source)
+        result = _check_whole_module(shallow, source, modules)
         result.errors[:0] = [f"line {stmt.lineno}: nested too deeply to check" for stmt in deep]
         return result
 
 
-def _check_whole_module(module: ast.Module, source: SourceText) -> CheckResult:
-    interpreter = Interpreter(module)
+def _check_whole_module(module: ast.Module, source: SourceText, modules: ModuleSource | None) -> CheckResult:
+    interpreter = Interpreter(module, modules=modules)
     outcome = _outcome(interpreter, source, 0, _run_entries(interpreter, module))
-    return CheckResult(_merge([outcome]), list(outcome.errors))
+    return CheckResult(_merge([outcome]), list(outcome.errors), outcome.read)
 
 
 def _without_deep_statements(module: ast.Module) -> tuple[ast.Module, list[ast.stmt]]:
@@ -663,11 +789,13 @@ def _deeper_than(root: ast.AST, limit: int) -> bool:
 def _run_entries(interpreter: Interpreter, module: ast.Module) -> list[str]:
     """Run every entry point; one that fails inside the checker is reported, the rest still run."""
     relevant = _module_relevant(module)
-    entries: Entries = [("<module>", lambda: interpreter.run_module(_body_is_relevant(module, relevant)))]
+    errors = _run_all([("<module>", lambda: interpreter.run_module(_body_is_relevant(module, relevant)))])
+    interpreter.forget_module_graphs()
+    entries: Entries = []
     for stmt in module.body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name in relevant:
             entries.append((stmt.name, partial(interpreter.run_function, stmt)))
-    errors = _run_all(entries)
+    errors += _run_all(entries)
     top_level: list[ast.stmt] = [s for s in module.body if isinstance(s, ast.ClassDef)]
     return errors + _run_all(_method_entries(interpreter, top_level, relevant))
 

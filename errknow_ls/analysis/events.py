@@ -46,6 +46,11 @@ class SecondPass:
     graph built before the loop, the names that held it when the loop started."""
     spelled: dict[str, str] = field(default_factory=dict)
     """Carried attributes (``self.records#7``) as the loop's code can spell them (``recorder.records``)."""
+    module: str | None = None
+    """The other module of the project the backward runs in (None: the checked text)."""
+    local: ast.expr | None = None
+    """Where the backward or the earlier one lies in another module of the project: the call in the
+    checked text through which it was reached (None when both are in the checked text)."""
 
 
 @dataclass(slots=True)
@@ -56,6 +61,8 @@ class RetainSite:
     loop: Loop
     justified: bool = False
     reached_later: bool = False
+    foreign: bool = False
+    """The retain lies in another module of the project (that module's own check reports it)."""
     unseen: bool = False
     """A later backward, like this one, holds what unknown code gave back: they may share a graph
     the checker cannot see, so whether the retain is needed is unknown (nothing is reported)."""

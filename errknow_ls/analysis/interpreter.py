@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
+from errknow_ls.analysis.modules import PARSED, ModuleSource, digest
 from errknow_ls.analysis.state import Free, Retain, State, join_all
 from errknow_ls.analysis.values import (
     MAX_ITEMS,
@@ -29,6 +30,7 @@ from errknow_ls.analysis.values import (
     GraphNode,
     Instance,
     Kwargs,
+    ModuleRef,
     NNModule,
     Obj,
     Opaque,
@@ -59,6 +61,18 @@ together, at most (see ``checker.unit_budget``). Eleven times what the most dema
 labelled programs needs (716); 3 of the 283 units of the 7,948-file benchmark corpus reach it,
 where 25,000 let them take 44% of its interpretation time."""
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+MODULE_DEFINITIONS = (
+    ast.Import,
+    ast.ImportFrom,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Assign,
+    ast.AnnAssign,
+)
+"""What is read of another module of the project: what it defines, not what it runs."""
+MAX_MODULES = 64
+"""Modules of the project one unit may read (each read once)."""
 
 
 class BudgetExceeded(Exception):
@@ -78,6 +92,8 @@ class Frame:
     yields: list[Value] = field(default_factory=list)
     bound: int | None = None
     """The object a method runs on (its ``oid``)."""
+    module: str | None = None
+    """The other module of the project whose code this frame runs (None: the checked text)."""
 
 
 @dataclass(slots=True)
@@ -97,9 +113,17 @@ class LoopContext:
 class Interpreter:
     """Runs entry points (the module body, functions, methods) and collects events."""
 
-    def __init__(self, module: ast.Module, budget: int = UNIT_BUDGET) -> None:
+    def __init__(
+        self, module: ast.Module, budget: int = UNIT_BUDGET, modules: ModuleSource | None = None
+    ) -> None:
         self.module = module
         self.budget = budget
+        self.modules = modules
+        """Where the project's own modules are read from (None: imports stay unknown)."""
+        self.namespaces: dict[str, dict[str, Value]] = {}
+        """The project's modules read so far, by key: their names."""
+        self.read: dict[str, str] = {}
+        """Each module read, by key: the hash of the text read (what the outcome depends on)."""
         self.nodes: list[GraphNode] = []
         self.events: list[SecondPass] = []
         self.retain_sites: dict[int, RetainSite] = {}
@@ -167,7 +191,8 @@ class Interpreter:
 
         def body() -> None:
             obj = self.instantiate(info, [], {}, None, unknown_args=True)
-            self.call_function(Func(method, bound=obj), [], {}, None, unknown_args=True)
+            home = info.homes.get(method.name)
+            self.call_function(Func(method, obj, module=home), [], {}, None, unknown_args=True)
 
         self._run_guarded(body)
 
@@ -191,7 +216,8 @@ class Interpreter:
                     context.carried = self._carried(loop.key, iteration, include_env=False)
                 self.loop_stack.append((loop.key, iteration))
                 try:
-                    self.call_function(Func(method, bound=obj), [], {}, None, unknown_args=True)
+                    home = info.homes.get(method.name)
+                    self.call_function(Func(method, obj, module=home), [], {}, None, unknown_args=True)
                 finally:
                     self.loop_stack.pop()
                 first_tick = self.tick if iteration == 0 else first_tick
@@ -279,7 +305,8 @@ class Interpreter:
                 self.state.dead = True
             case ast.FunctionDef() | ast.AsyncFunctionDef():
                 closure = self.state.env if self.frames and self.frames[-1].func is not None else None
-                self.state.env[stmt.name] = Func(stmt, closure=id(closure) if closure is not None else None)
+                scope = id(closure) if closure is not None else None
+                self.state.env[stmt.name] = Func(stmt, None, scope, self._home())
                 if closure is not None:
                     self._closures[id(closure)] = closure
             case ast.ClassDef():
@@ -287,10 +314,10 @@ class Interpreter:
             case ast.Import(names=names):
                 for alias in names:
                     bound = alias.asname or alias.name.split(".")[0]
-                    self.state.env[bound] = Ref(alias.name if alias.asname else bound)
-            case ast.ImportFrom(module=module, names=names):
-                for alias in names:
-                    self.state.env[alias.asname or alias.name] = Ref(f"{module or ''}.{alias.name}")
+                    name = alias.name if alias.asname else bound
+                    self.state.env[bound] = self._import(name, 0) or Ref(name)
+            case ast.ImportFrom(module=module, names=names, level=level):
+                self._import_from(module, names, level)
             case ast.Delete(targets=targets):
                 for target in targets:
                     if isinstance(target, ast.Name):
@@ -304,6 +331,51 @@ class Interpreter:
                 for child in ast.iter_child_nodes(stmt):
                     if isinstance(child, ast.expr):
                         self.eval(child)
+
+    # ----------------------------------------------------------------- the project's modules
+
+    def _home(self) -> str | None:
+        """The other module whose code runs now (None: the checked text)."""
+        return self.frames[-1].module if self.frames else None
+
+    def _import_from(self, module: str | None, names: list[ast.alias], level: int) -> None:
+        loaded = self._import(module or "", level) if module or level else None
+        namespace = self.namespaces.get(loaded.key, {}) if loaded is not None else {}
+        for alias in names:
+            if alias.name == "*":
+                self.state.env.update((k, v) for k, v in namespace.items() if not k.startswith("_"))
+                continue
+            value = namespace.get(alias.name)
+            if value is None and loaded is not None:  # `from pkg import module`
+                value = self._import(f"{module}.{alias.name}" if module else alias.name, level)
+            self.state.env[alias.asname or alias.name] = value or Ref(f"{module or ''}.{alias.name}")
+
+    def _import(self, name: str, level: int) -> ModuleRef | None:
+        """Read the project's module that ``import`` would load: its imports, definitions and
+        module-level assignments (under no_grad: nothing of it is a graph of the checked run)."""
+        if self.modules is None or len(self.namespaces) >= MAX_MODULES:
+            return None
+        found = self.modules.find(self._home(), name, level)
+        if found is None:
+            return None
+        if found.key in self.namespaces:
+            return ModuleRef(found.key)
+        tree = PARSED.parse(found)
+        if tree is None:
+            return None
+        self.read[found.key] = digest(found.text)
+        namespace = self.namespaces[found.key] = {}  # before running it: an import cycle ends here
+        saved, saved_no_grad, saved_stmt = self.state, self.no_grad, self._current_stmt
+        self.state, self.no_grad = State(), True
+        try:
+            with self._frame(Frame(next(self._serial), None, None, self.tick, module=found.key)):
+                for stmt in tree.body:
+                    if isinstance(stmt, MODULE_DEFINITIONS):
+                        self.exec_stmt(stmt)
+            namespace.update(self.state.env)
+        finally:
+            self.state, self.no_grad, self._current_stmt = saved, saved_no_grad, saved_stmt
+        return ModuleRef(found.key)
 
     def exec_if(self, test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt]) -> None:
         value = self.eval(test)
@@ -429,11 +501,13 @@ class Interpreter:
 
     def define_class(self, stmt: ast.ClassDef) -> None:
         methods: dict[str, FunctionNode] = {}
+        homes: dict[str, str | None] = {}
         is_module = layer = function = lightning = False
         for base in stmt.bases:
             base_value = self.eval(base)
             if isinstance(base_value, Class):
                 methods.update(base_value.info.methods)
+                homes.update(base_value.info.homes)
                 is_module = is_module or base_value.info.is_module
                 layer = layer or base_value.info.layer
                 function = function or base_value.info.function
@@ -450,8 +524,9 @@ class Interpreter:
         for child in stmt.body:
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 methods[child.name] = child
+                homes[child.name] = self._home()
         fields = self._dataclass_fields(stmt)
-        info = ClassInfo(stmt, methods, is_module, layer, function, fields, lightning)
+        info = ClassInfo(stmt, methods, is_module, layer, function, fields, homes, lightning)
         self.classes[stmt.name] = info
         self.state.env[stmt.name] = Class(info)
 
@@ -632,6 +707,8 @@ class Interpreter:
     def attribute(self, owner: Value, attr: str, expr: ast.expr) -> Value:
         if isinstance(owner, Ref):
             return Ref(f"{owner.qualname}.{attr}")
+        if isinstance(owner, ModuleRef):
+            return self.namespaces.get(owner.key, {}).get(attr, UNKNOWN)
         if isinstance(owner, Obj):
             stored = self.state.heap.get((owner.oid, attr))
             if stored is not None:
@@ -639,10 +716,10 @@ class Interpreter:
             method = owner.cls.methods.get(attr)
             if method is None and owner.cls.layer and api.is_parameter_name(attr):
                 return Tensor(frozenset(), True)  # `self.weight` of a subclass of nn.Linear
-            return Func(method, bound=owner) if method is not None else UNKNOWN
+            return Func(method, owner, module=owner.cls.homes.get(attr)) if method is not None else UNKNOWN
         if isinstance(owner, Class):
             method = owner.info.methods.get(attr)
-            return Func(method) if method is not None else UNKNOWN
+            return Func(method, module=owner.info.homes.get(attr)) if method is not None else UNKNOWN
         if isinstance(owner, NNModule):
             return NNModule(attr, owner.frozen)
         if isinstance(owner, Tensor):
@@ -1033,7 +1110,9 @@ class Interpreter:
         return output
 
     def call_object(self, obj: Obj, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
-        method = obj.cls.methods.get("forward") or obj.cls.methods.get("__call__")
+        name = "forward" if "forward" in obj.cls.methods else "__call__"
+        method = obj.cls.methods.get(name)
+        home = obj.cls.homes.get(name)
         frozen = self.state.heap.get((obj.oid, FROZEN)) == Const(True)
         if method is None:
             if not obj.cls.is_module:
@@ -1042,10 +1121,10 @@ class Interpreter:
         if frozen and not any(has_grad(v) for v in [*args, *kwargs.values()]):
             saved, self.no_grad = self.no_grad, True  # no parameter needs grad, nor any input
             try:
-                return self.call_function(Func(method, bound=obj), args, kwargs, node)
+                return self.call_function(Func(method, obj, module=home), args, kwargs, node)
             finally:
                 self.no_grad = saved
-        result = self.call_function(Func(method, bound=obj), args, kwargs, node)
+        result = self.call_function(Func(method, obj, module=home), args, kwargs, node)
         return self._run_forward_hooks(result, args, node) if obj.cls.is_module else result
 
     def instantiate(
@@ -1059,7 +1138,8 @@ class Interpreter:
         obj = Obj(info, next(self._serial))
         init = info.methods.get("__init__")
         if init is not None:
-            self.call_function(Func(init, bound=obj), args, kwargs, node, unknown_args=unknown_args)
+            home = info.homes.get("__init__")
+            self.call_function(Func(init, obj, module=home), args, kwargs, node, unknown_args=unknown_args)
         elif info.fields is not None:
             for index, (name, default) in enumerate(info.fields):
                 given = args[index] if index < len(args) and not unknown_args else kwargs.get(name)
@@ -1083,8 +1163,11 @@ class Interpreter:
         closure = self._closures.get(func.closure) if func.closure is not None else None
         frame = Frame(next(self._serial), fn, node, self.tick, closure=closure)
         frame.bound = func.bound.oid if func.bound is not None else None
-        caller_env, caller_no_grad = self.state.env, self.no_grad
-        if self.frames and self.frames[-1].func is None:
+        caller_env, caller_no_grad, caller_globals = self.state.env, self.no_grad, self.globals
+        frame.module = func.module
+        if func.module is not None:
+            self.globals = self.namespaces.get(func.module, {})  # its names are its module's
+        elif self.frames and self.frames[-1].func is None and self.frames[-1].module is None:
             self.globals = caller_env  # a call from module level sees the module's names as they are
         self.state.env = env
         if not isinstance(fn, ast.Lambda) and _decorated_no_grad(fn):
@@ -1104,6 +1187,8 @@ class Interpreter:
             result = Seq(_join_many(list(yields)), "list", yields)
         self.state = join_all(outcomes) if outcomes else self.state
         self.state.env = caller_env
+        if func.module is not None:
+            self.globals = caller_globals
         # A call whose every path raised raises in the caller too (a generator's body runs later).
         self.state.dead = not outcomes and not frame.yields and not _is_generator(_func_node(fn))
         return result
@@ -1192,7 +1277,7 @@ class Interpreter:
         loops = tuple(self.loop_stack)
         if retain is False:
             label = ast.unparse(receiver) if receiver is not None else "tensor"
-            free = Free(node, roots[0].root, loops, self.tick, label, reached)
+            free = Free(node, roots[0].root, loops, self.tick, label, reached, self._home())
             for node_id in reached:
                 self.state.freed[node_id] = free
         elif retain is True and (site := self._retain_site(node)) is not None:
@@ -1235,6 +1320,8 @@ class Interpreter:
                 self._guarded,
                 self._entry,
                 self._spelled,
+                self._home(),
+                self._local_call(node, free),
             )
         )
         self._raised = True  # torch raises here: nothing after it on this path runs
@@ -1277,6 +1364,16 @@ class Interpreter:
             self._entry = {k: v for k, v in self.loops[loop.key].entry.items() if nodes_of(v) & conflict}
             return "EK002", loop, {}
         return "EK004", None, {}
+
+    def _local_call(self, node: ast.Call, free: Free) -> ast.expr | None:
+        """Where this backward, or the one that freed, runs in another module of the project: the
+        call in the checked text through which it runs now (the backward itself when it is here)."""
+        if self._home() is None:
+            return node if free.module is not None else None
+        for index, frame in enumerate(self.frames[:-1]):
+            if frame.module is None and self.frames[index + 1].module is not None:
+                return self.frames[index + 1].call_site
+        return None
 
     def _freeing_loop(self, free: Free, current: dict[int, int]) -> Loop | None:
         for key, iteration in free.loops:
@@ -1362,7 +1459,9 @@ class Interpreter:
     def training_retains(self) -> list[RetainSite]:
         """The retains noted inside training loops: loops in which an optimizer steps (or
         parameters are updated in place under ``no_grad``)."""
-        return [site for site in self.retain_sites.values() if site.loop.key in self.stepping]
+        return [
+            site for site in self.retain_sites.values() if site.loop.key in self.stepping and not site.foreign
+        ]
 
     def _note_step(self) -> None:
         self.stepping.update(key for key, _ in self.loop_stack)
@@ -1374,7 +1473,9 @@ class Interpreter:
         key, iteration = self.loop_stack[-1]
         rebuilt = any(t.root is not None and (key, iteration) in self.nodes[t.root].loops for t in roots)
         if rebuilt and id(node) not in self.retain_sites:
-            self.retain_sites[id(node)] = RetainSite(node, self.loops[key].loop)
+            self.retain_sites[id(node)] = RetainSite(
+                node, self.loops[key].loop, foreign=self._home() is not None
+            )
 
     # ----------------------------------------------------------------- helpers
 

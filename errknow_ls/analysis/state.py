@@ -22,6 +22,8 @@ class Free:
     tick: int
     label: str
     reached: frozenset[int] = frozenset()
+    module: str | None = None
+    """The other module of the project it ran in (None: the checked text)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,13 @@ class Opaque(Value):
 
 
 @dataclass(frozen=True, slots=True)
+class ModuleRef(Value):
+    """A module of the project itself, read: its names by its key (its path)."""
+
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
 class Const(Value):
     value: object
 
@@ -131,6 +138,8 @@ class ClassInfo:
     """Derives from ``torch.autograd.Function``: ``.apply`` is a differentiable op."""
     fields: tuple[tuple[str, ast.expr | None], ...] | None = field(default=None, compare=False)
     """A dataclass's fields in order, with their defaults: what its generated ``__init__`` sets."""
+    homes: dict[str, str | None] = field(default_factory=dict, hash=False, compare=False)
+    """The module each method was defined in, where that is another module of the project."""
     lightning: bool = False
     """Derives from Lightning's ``LightningModule``: the framework calls ``training_step`` step after
     step, and ``manual_backward(loss)`` is ``loss.backward()``."""
@@ -149,6 +158,8 @@ class Func(Value):
     node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
     bound: Obj | None = None
     closure: int | None = None
+    module: str | None = None
+    """The other module of the project it was defined in (its names are that module's), if any."""
 
 
 @dataclass(frozen=True, slots=True)

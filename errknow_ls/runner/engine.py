@@ -28,15 +28,20 @@ MAX_WORKERS = 2
 
 if TYPE_CHECKING:
     from errknow_ls.analysis import CheckResult
+    from errknow_ls.analysis.modules import ModuleSource
 
 
 def check_source(
-    text: str, *, select: Collection[str] | None = None, ignore: Collection[str] = ()
+    text: str,
+    *,
+    select: Collection[str] | None = None,
+    ignore: Collection[str] = (),
+    modules: ModuleSource | None = None,
 ) -> CheckResult:
     """The checker, imported on first use: a run that the cache answers whole never loads it."""
     from errknow_ls.analysis import checker
 
-    return checker.check_source(text, select=select, ignore=ignore)
+    return checker.check_source(text, select=select, ignore=ignore, modules=modules)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +50,8 @@ class FileJob:
     rules: RuleSelection
     fix: bool = False
     unsafe_fixes: bool = False
+    roots: tuple[Path, ...] = ()
+    """The project's configured root(s), from which its modules import each other."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,13 +83,22 @@ def _check_file(job: FileJob) -> FileResult:
     except SourceError as exc:
         return FileResult(job.path, error=str(exc))
 
+    from errknow_ls.analysis.modules import FileModules
+
+    modules = FileModules.for_file(job.path, job.roots)
+    read: list[object] = []
+
     def check(text: str) -> tuple[list[Finding], list[str]]:
-        result = check_source(text, select=job.rules.select, ignore=job.rules.ignore)
+        result = check_source(text, select=job.rules.select, ignore=job.rules.ignore, modules=modules)
+        read.extend(result.read)
         return [_spelled_for(f, source.newline) for f in result.findings], list(result.errors)
 
     if not job.fix:
         findings, errors = check(source.text)
-        return FileResult(job.path, findings, check_errors=errors, digest=content_digest(data))
+        # What a check that read other modules of the project found stands only while they say the
+        # same: it is not kept by content alone.
+        digest = None if read else content_digest(data)
+        return FileResult(job.path, findings, check_errors=errors, digest=digest)
     outcome = fix_until_stable(source.text, check, job.unsafe_fixes)
     result = FileResult(job.path, outcome.findings, outcome.fixed, outcome.errors, outcome.warnings)
     if outcome.text == source.text:

@@ -55,7 +55,8 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
         for folder in sorted({file.resolve().parent for file in found.files}):
             for stale in remove_stale_temps(folder):
                 print(f"{stale}: removed, a temporary file of an interrupted --fix run", file=err)
-    jobs = [FileJob(path, rules, options.fix, options.unsafe_fixes) for path in found.files]
+    roots = (settings.root,) if settings.root is not None else ()
+    jobs = [FileJob(path, rules, options.fix, options.unsafe_fixes, roots) for path in found.files]
     directory = cache_directory(options, settings)
     cache = None if directory is None else CheckCache(directory, cache_key(rules))
     results = check_files_cached(jobs, cache)

@@ -1,0 +1,95 @@
+"""The checker reads the project's own modules: small projects under ``projects/``, each a
+``train.py`` that imports helpers, models or a package of its own (see projects/README.md).
+
+Ground truth: each ``train.py`` runs under torch, in its folder, as ``python train.py`` would; a
+labelled one must raise the second-backward error with the labelled line among its frames, an
+unlabelled one must run clean. Checker: its findings in ``train.py`` are exactly the labels."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from errknow_ls.analysis import check_source
+from errknow_ls.analysis.modules import FileModules
+from errknow_ls.analysis.registry import BY_NAME
+
+PROJECTS = Path(__file__).resolve().parent / "projects"
+ENTRIES = sorted(PROJECTS.glob("*/train.py"))
+LABEL = re.compile(r"# error: \[(?P<rule>[a-z0-9-]+)\]")
+SECOND_BACKWARD = "Trying to backward through the graph a second time"
+
+requires_torch = pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None, reason=f"torch is not importable by {sys.executable}"
+)
+
+
+def labels(entry: Path) -> dict[int, str]:
+    lines = entry.read_text(encoding="utf-8").splitlines()
+    return {n: BY_NAME[m["rule"]].code for n, line in enumerate(lines, 1) if (m := LABEL.search(line))}
+
+
+def ids(entry: Path) -> str:
+    return entry.parent.name
+
+
+def test_there_are_buggy_and_clean_projects() -> None:
+    kinds = {bool(labels(entry)) for entry in ENTRIES}
+    assert kinds == {True, False} and len(ENTRIES) >= 5
+
+
+@requires_torch
+@pytest.mark.parametrize("entry", ENTRIES, ids=ids)
+def test_the_label_is_what_torch_does(entry: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-X", "faulthandler", entry.name],
+        cwd=entry.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    expected = labels(entry)
+    if not expected:
+        assert run.returncode == 0, run.stderr[-2000:]
+        return
+    assert SECOND_BACKWARD in run.stderr, run.stderr[-2000:]
+    frames = {int(n) for n in re.findall(rf'File "[^"]*{re.escape(entry.name)}", line (\d+)', run.stderr)}
+    assert set(expected) <= frames, f"labels {sorted(expected)}, frames in {entry.name}: {sorted(frames)}"
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=ids)
+def test_the_checker_finds_exactly_the_labels(entry: Path) -> None:
+    result = check_source(entry.read_text(encoding="utf-8"), modules=FileModules.for_file(entry))
+    assert result.errors == []
+    assert {f.span.start.line + 1: f.code for f in result.findings} == labels(entry)
+    assert result.read, "the project's own modules were read"
+
+
+def test_without_the_project_the_imports_stay_unknown() -> None:
+    """The same files checked alone: a helper's graph is unknown, and unknown never reports."""
+    for entry in ENTRIES:
+        assert check_source(entry.read_text(encoding="utf-8")).findings == []
+
+
+def test_a_changed_module_is_read_again(tmp_path: Path) -> None:
+    """A cached check stands only while the modules it read say the same."""
+    from errknow_ls.analysis import Cache
+
+    for name in ("train.py", "utils.py"):
+        (tmp_path / name).write_text(
+            (PROJECTS / "helper_keeps_the_graph" / name).read_text(), encoding="utf-8"
+        )
+    entry, cache = tmp_path / "train.py", Cache()
+    text = entry.read_text(encoding="utf-8")
+    assert [
+        f.code for f in check_source(text, cache=cache, modules=FileModules.for_file(entry)).findings
+    ] == ["EK003"]
+    cut = "def smooth(state, factor=0.9):\n    return (state * factor).detach()\n"
+    (tmp_path / "utils.py").write_text(cut, encoding="utf-8")
+    assert check_source(text, cache=cache, modules=FileModules.for_file(entry)).findings == []
