@@ -7,9 +7,9 @@ For each repository in ``repos.toml`` it finds the repository's git directory un
 ``owner+name`` or ``owner/name``), checks that the pinned commit is there, and writes that
 commit's ``*.py`` and ``*.ipynb`` files to ``<corpus>/<owner>+<name>/``, replacing what the folder
 held. A notebook is also exported to ``<notebook>.ipynb.py``: its code cells in order, each after
-a ``# %%`` line, with IPython magics and shell escapes (``%…``, ``!…``) commented out — what
-``jupytext --to py:percent`` would give — so that ``errknow-ls check``
-and ruff read it as a Python file. Nothing of the repositories is ever committed: only the list.
+a ``# %%`` line (the layout of ``jupytext --to py:percent``), with IPython magics and shell
+escapes made inert, so that ``errknow-ls check`` and ruff read it as a Python file. Nothing of
+the repositories is ever committed: only the list.
 
 Prints one line per repository and, at the end, the repositories it could not export and why
 (exit 1 when there are any).
@@ -99,7 +99,9 @@ def read_blobs(gitdir: Path, ids: list[str]) -> dict[str, bytes]:
 def notebook_as_script(content: bytes) -> str | None:
     """The code cells of a notebook (format 4, or 3's worksheets) as a percent-format script.
 
-    None if it is not a notebook's JSON.
+    None if it is not a notebook's JSON. A cell magic (``%%bash``, ``%%writefile`` ...) makes its
+    whole cell a comment; a line magic or shell escape becomes ``pass`` with the line as a comment,
+    at its own indentation, so that the block it sits in stays a block.
     """
     try:
         notebook = json.loads(content)
@@ -111,10 +113,20 @@ def notebook_as_script(content: bytes) -> str | None:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = cell.get("source", cell.get("input", ""))
-        text = "".join(source) if isinstance(source, list) else str(source)
-        lines = [f"# {line}" if line.lstrip().startswith(("%", "!")) else line for line in text.splitlines()]
+        lines = ("".join(source) if isinstance(source, list) else str(source)).splitlines()
+        if lines and lines[0].startswith("%%"):
+            lines = [f"# {line}" for line in lines]
+        else:
+            lines = [magic_as_python(line) for line in lines]
         scripts.append("# %%\n" + "\n".join(lines) + "\n")
     return "\n".join(scripts)
+
+
+def magic_as_python(line: str) -> str:
+    code = line.lstrip()
+    if not code.startswith(("%", "!")):
+        return line
+    return f"{line[: len(line) - len(code)]}pass  # {code}"
 
 
 def export(repo: PinnedRepo, gitdir: Path, corpus: Path) -> tuple[int, int]:
