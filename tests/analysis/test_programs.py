@@ -27,6 +27,7 @@ import tokenize
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -61,6 +62,8 @@ requires_torch = pytest.mark.skipif(
 @dataclass
 class Program:
     path: Path
+    label_comment: ClassVar[re.Pattern[str]] = LABEL
+    """Which comments are labels (well formed or not)."""
 
     @property
     def id(self) -> str:
@@ -85,7 +88,7 @@ class Program:
             return {
                 token.start[0]: token.string.rstrip()
                 for token in tokenize.tokenize(source.readline)
-                if token.type == tokenize.COMMENT and LABEL.match(token.string)
+                if token.type == tokenize.COMMENT and self.label_comment.match(token.string)
             }
 
     @cached_property
@@ -117,9 +120,13 @@ class Program:
         return ends
 
     def labels_hit(self, run: Run) -> set[int]:
+        return self.lines_hit(run, set(self.labels))
+
+    def lines_hit(self, run: Run, lines: set[int]) -> set[int]:
+        """The lines (each the first line of a call) that a frame of the run's traceback lies in."""
         return {
             line
-            for line in self.labels
+            for line in lines
             for frame in run.frames
             if line <= frame.line <= self.call_ends.get(line, line)
         }

@@ -1,0 +1,149 @@
+"""PyTorch's own tests as labels (issue 13, "What a peer's test suite shows").
+
+``peer/*.py`` are small programs rewritten from tests in pytorch/pytorch (``test/test_autograd.py``,
+``test/test_utils.py``) that assert the record's error ("Trying to backward through the graph a second
+time", or its saved-tensor form), and from the tests beside them that run clean: labels written by
+torch's developers, not by us. Each cites its test by URL and name in its header comment. A label sits
+on the first line of the call that raises:
+
+- ``# error: [rule-name]``: a backward or ``autograd.grad`` call that raises the record's error; the
+  checker must report exactly that line, with that rule;
+- ``# raises: [saved-tensor-after-free]``: a read of a saved tensor (``grad_fn._saved_*``,
+  ``saved_tensors``) after its graph was freed, which raises the same message; no rule covers it yet,
+  so the checker must report nothing.
+
+A program without a label runs clean and must get no finding.
+
+Ground truth: every program runs once under torch 2.13 in one subprocess (tests/groundtruth/
+run_fixtures.py); it must raise the record's error exactly at its label, or run clean without one.
+The checker's misses on this set are ``KNOWN_GAPS`` (strict xfail): the suite stays green, and a gap
+that closes shows up as an XPASS to remove from the list.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from errknow_ls.analysis import check_source
+from errknow_ls.analysis.registry import SECOND_BACKWARD_RECORD
+from errknow_ls.kb import KnowledgeBase
+from tests.analysis.test_programs import ERROR_LABEL, Program, describe, requires_torch
+from tests.groundtruth.run_fixtures import MODULE_RUN, Run, run_in_subprocess
+
+PEER = Path(__file__).resolve().parent / "peer"
+SAVED_TENSOR_READ = "saved-tensor-after-free"
+RAISES_LABEL = re.compile(rf"# raises: \[{SAVED_TENSOR_READ}\]$")
+CITATION = re.compile(r"https://github\.com/pytorch/pytorch/blob/[0-9a-f]{40}/test/\S+\.py")
+TEST_NAME = re.compile(r"\bTest\w*\.test_\w+")
+
+# The checker's misses on this set: program -> what goes wrong (strict xfail; delete when fixed).
+KNOWN_GAPS: dict[str, str] = {
+    "backward_twice_index_put.py": "a graph made by index assignment into a buffer that needs no grad",
+    "backward_twice_index_put_lambda.py": "the same, with the second backward in a lambda's body",
+    "checkpoint_output_backward_twice.py": "the outputs of torch.utils.checkpoint are not modelled",
+    "sharded_grad_bounded_by_inputs.py": (
+        "autograd.grad(loss, inputs) is taken to free the whole graph of loss, but it stops at its inputs "
+        "(and the part above them saved no tensor): two false errors"
+    ),
+}
+
+
+class PeerProgram(Program):
+    label_comment: ClassVar[re.Pattern[str]] = re.compile(r"#\s*(error|raises)\b")
+
+    @property
+    def id(self) -> str:
+        return self.path.name
+
+    @property
+    def buggy(self) -> bool:
+        return bool(self.raising_lines)
+
+    @cached_property
+    def saved_tensor_reads(self) -> set[int]:
+        return {line for line, text in self.comments.items() if RAISES_LABEL.match(text)}
+
+    @property
+    def raising_lines(self) -> set[int]:
+        return set(self.labels) | self.saved_tensor_reads
+
+
+PROGRAMS = [PeerProgram(path) for path in sorted(PEER.glob("*.py"))]
+
+
+def param(program: PeerProgram) -> object:
+    gap = KNOWN_GAPS.get(program.id)
+    marks = [pytest.mark.xfail(reason=gap, strict=True)] if gap else []
+    return pytest.param(program, id=program.id, marks=marks)
+
+
+def test_the_set_holds_raising_and_clean_programs() -> None:
+    assert sum(bool(p.labels) for p in PROGRAMS) >= 3
+    assert sum(bool(p.saved_tensor_reads) for p in PROGRAMS) >= 3
+    assert sum(not p.buggy for p in PROGRAMS) >= 10
+
+
+@pytest.mark.parametrize("program", [pytest.param(p, id=p.id) for p in PROGRAMS])
+def test_peer_program_is_well_formed(program: PeerProgram) -> None:
+    header = "\n".join(program.text.splitlines()[:3])
+    assert CITATION.search(header), "the first lines cite the test file by a pinned GitHub URL"
+    assert TEST_NAME.search(header), "the first lines name the test (TestClass.test_name)"
+    malformed = {
+        line: text
+        for line, text in program.comments.items()
+        if not (ERROR_LABEL.match(text) and line in program.labels) and line not in program.saved_tensor_reads
+    }
+    assert not malformed, f"write `# error: [rule-name]` or `# raises: [{SAVED_TENSOR_READ}]`: {malformed}"
+    assert len(program.raising_lines) <= 1, f"one raising call a program: {sorted(program.raising_lines)}"
+    not_calls = sorted(line for line in program.raising_lines if line not in program.call_ends)
+    assert not not_calls, f"a label must sit on the first line of a call: lines {not_calls}"
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[str, Run]:
+    report = run_in_subprocess([program.path for program in PROGRAMS])
+    assert report.torch_version.startswith("2.13"), report.torch_version
+    return {run.path: run for run in report.runs if run.name == MODULE_RUN}
+
+
+@pytest.fixture(scope="module")
+def knowledge_base() -> KnowledgeBase:
+    return KnowledgeBase.load()
+
+
+@requires_torch
+@pytest.mark.torch
+@pytest.mark.parametrize("program", [pytest.param(p, id=p.id) for p in PROGRAMS])
+def test_peer_label_agrees_with_torch(
+    program: PeerProgram, runs: dict[str, Run], knowledge_base: KnowledgeBase
+) -> None:
+    run = runs.get(str(program.path))
+    assert run is not None, "the harness did not run it"
+    if not program.buggy:
+        assert not run.raised, describe(run)
+        return
+    assert run.raised, f"labelled line {sorted(program.raising_lines)} should raise, but it {describe(run)}"
+    recorded = run.exc_type == "RuntimeError" and any(
+        match.record.id == SECOND_BACKWARD_RECORD for match in knowledge_base.match(run.message or "")
+    )
+    assert recorded, f"not the record's error: {describe(run)}"
+    hit = program.lines_hit(run, program.raising_lines)
+    assert hit == program.raising_lines, f"not raised at the label: {describe(run)}"
+
+
+@pytest.mark.parametrize("program", [param(p) for p in PROGRAMS])
+def test_checker_finds_exactly_the_error_label(program: PeerProgram) -> None:
+    result = check_source(program.text)
+    assert result.errors == []
+    found = {(f.span.start.line + 1, f.code) for f in result.findings}
+    assert found == set(program.labels.items())
+
+
+def test_known_gaps_name_existing_programs() -> None:
+    unknown = sorted(set(KNOWN_GAPS) - {p.id for p in PROGRAMS})
+    assert not unknown, f"KNOWN_GAPS lists programs that do not exist: {unknown}"
