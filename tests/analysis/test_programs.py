@@ -51,6 +51,7 @@ KNOWN_GAPS: dict[str, str] = {
     "buggy/rl_reinforce_replayed_episode_log_probs.py": "points at the caller (update(...)), not the backward that raises",
     "buggy/rl_lbfgs_value_fit_prediction_outside_closure.py": "points at optimizer.step(closure), not the closure's backward",
     "buggy/rl_ddpg_replay_stores_actor_output.py": "missed: the stored action keeps the actor's graph in the buffer",
+    "buggy/rl_dqn_soft_update_without_no_grad.py": "missed: the soft update records a graph on the target parameters",
     "clean/rl_td3_losses_share_encoder_forward_fixed.py": "false EK004: the actor loss uses detached features",
 }
 
