@@ -52,6 +52,9 @@ KNOWN_GAPS: dict[str, str] = {
     "buggy/rl_lbfgs_value_fit_prediction_outside_closure.py": "points at optimizer.step(closure), not the closure's backward",
     "buggy/rl_ddpg_replay_stores_actor_output.py": "missed: the stored action keeps the actor's graph in the buffer",
     "buggy/rl_dqn_soft_update_without_no_grad.py": "missed: the soft update records a graph on the target parameters",
+    "clean/rl_neg_actor_critic_factory_argument.py": "false EK002: actor_critic(...) taken to build a graph before the loop",
+    "clean/rl_neg_alternating_updates_if_elif.py": "false EK003: the if/elif covers every index, no path keeps the old loss",
+    "clean/rl_neg_nstep_losses_flushed_every_n.py": "false EK003: the list is emptied after every backward of its sum",
     "clean/rl_td3_losses_share_encoder_forward_fixed.py": "false EK004: the actor loss uses detached features",
 }
 
