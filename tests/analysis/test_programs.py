@@ -55,6 +55,7 @@ KNOWN_GAPS: dict[str, str] = {
     "clean/rl_neg_actor_critic_factory_argument.py": "false EK002: actor_critic(...) taken to build a graph before the loop",
     "clean/rl_neg_alternating_updates_if_elif.py": "false EK003: the if/elif covers every index, no path keeps the old loss",
     "clean/rl_neg_nstep_losses_flushed_every_n.py": "false EK003: the list is emptied after every backward of its sum",
+    "buggy/rl_reinforce_baseline_clears_stale_buffer_names.py": "points at the caller (finish_episode(...)), not the backward that raises",
     "buggy/rl_trpo_fisher_vector_product_reuses_kl_grad.py": "points at the CG loop's fvp(p) call, not the autograd.grad that raises",
     "clean/rl_td3_losses_share_encoder_forward_fixed.py": "false EK004: the actor loss uses detached features",
 }
