@@ -12,7 +12,6 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +22,7 @@ import pytest
 from errknow_ls.analysis import RULES
 from errknow_ls.analysis.rules import documentation
 from errknow_ls.cli import EXIT_ERROR, EXIT_FOUND, EXIT_OK, main
-from tests.test_check_cli import CLEAN, DOUBLE, GRAD_FIXED, GRAD_THEN_BACKWARD, write
-
-Run = Callable[..., tuple[int, str, str]]
+from tests.test_check_cli import CLEAN, DOUBLE, GRAD_FIXED, GRAD_THEN_BACKWARD, Run, write
 
 WARMUP = (
     "import torch\nfrom torch import nn\n\nbackbone = nn.Linear(6, 12)\nprobe = nn.Linear(12, 2)\n"

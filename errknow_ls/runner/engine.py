@@ -223,7 +223,9 @@ def _settled(job: FileJob) -> FileResult | None:
     finding needs: the checker's own first test, on bytes) or cannot be read; else None."""
     try:
         data = read_bytes(job.path)
-        if not data.isascii() or b"coding" in _first_two_lines(data):  # ASCII decodes as anything
+        if is_notebook(job.path):  # a file that is no notebook is an error, whatever it holds
+            parse_notebook(decode_source(job.path, data).text)
+        elif not data.isascii() or b"coding" in _first_two_lines(data):  # ASCII decodes as anything
             decode_source(job.path, data)
     except SourceError as exc:
         return FileResult(job.path, error=str(exc))
