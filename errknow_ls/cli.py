@@ -149,6 +149,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         stdin=sys.stdin.buffer.read() if reads_stdin else None,
         stdin_filename=args.stdin_filename,
         select=args.select,
+        extend_select=args.extend_select,
         ignore=args.ignore,
         records=args.records,
         exit_zero=args.exit_zero,
@@ -275,7 +276,11 @@ def _add_check_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         help="the name of the file read from standard input (`-`)",
     )
     check.add_argument("--watch", action="store_true", help="check again whenever a checked file changes")
-    for name, what in (("select", "report only these"), ("ignore", "never report these")):
+    for name, what in (
+        ("select", "report only these"),
+        ("extend-select", "report these too, besides the selected"),
+        ("ignore", "never report these"),
+    ):
         check.add_argument(
             f"--{name}",
             metavar="CODES",

@@ -22,7 +22,8 @@ import pytest
 from errknow_ls.analysis import RULES
 from errknow_ls.analysis.rules import documentation
 from errknow_ls.cli import EXIT_ERROR, EXIT_FOUND, EXIT_OK, main
-from tests.test_check_cli import CLEAN, DOUBLE, GRAD_FIXED, GRAD_THEN_BACKWARD, Run, write
+from errknow_ls.runner.options import OutputFormat
+from tests.test_check_cli import CLEAN, DOUBLE, GRAD_FIXED, GRAD_THEN_BACKWARD, Run, pyproject, write
 
 WARMUP = (
     "import torch\nfrom torch import nn\n\nbackbone = nn.Linear(6, 12)\nprobe = nn.Linear(12, 2)\n"
@@ -395,3 +396,63 @@ def test_watch_checks_again_when_a_file_changes(tmp_path: Path) -> None:
         finally:
             guard.cancel()
             process.terminate()
+
+
+# --- [tool.errknow] keys that mirror the flags ---------------------------------------------------
+
+
+def test_output_format_in_pyproject_and_the_flag_over_it(run: Run, tmp_path: Path) -> None:
+    pyproject(tmp_path, 'output-format = "json-lines"')
+    write(tmp_path / "a.py", WARMUP)
+    _, out, _ = run("--no-cache")
+    assert json.loads(out)["code"] == "EK002"
+    assert run("--no-cache", "--output-format", "concise")[1].startswith("a.py:")
+
+
+def test_a_bad_output_format_in_pyproject_is_an_error_naming_the_key(run: Run, tmp_path: Path) -> None:
+    pyproject(tmp_path, 'output-format = "xml"')
+    write(tmp_path / "a.py", WARMUP)
+    code, out, err = run("--no-cache")
+    assert (code, out) == (EXIT_ERROR, "")
+    assert err.endswith(
+        "error: [tool.errknow] output-format: 'xml' is not one of " + ", ".join(OutputFormat) + "\n"
+    )
+    pyproject(tmp_path, "output-format = 3")
+    assert "[tool.errknow] output-format: expected a string" in run("--no-cache")[2]
+
+
+def test_extend_select_adds_to_select(run: Run, tmp_path: Path) -> None:
+    pyproject(tmp_path, 'select = ["EK001"]\nextend-select = ["pre-loop-graph-backward"]')
+    write(tmp_path / "a.py", WARMUP)
+    write(tmp_path / "b.py", DOUBLE)
+    assert [item["code"] for item in findings_json(run)] == ["EK002", "EK001"]
+    assert [item["code"] for item in findings_json(run, "--select", "EK001")] == ["EK002", "EK001"]
+    assert [item["code"] for item in findings_json(run, "--select", "EK001", "--extend-select", "EK003")] == [
+        "EK001"
+    ]
+
+
+def test_per_file_ignores_by_glob_and_by_name(run: Run, tmp_path: Path) -> None:
+    pyproject(
+        tmp_path,
+        '[tool.errknow.per-file-ignores]\n"legacy/*.py" = ["EK002"]\n"scratch.py" = ["double-backward"]',
+    )
+    write(tmp_path / "legacy" / "a.py", WARMUP)
+    write(tmp_path / "legacy" / "b.py", DOUBLE)
+    write(tmp_path / "pkg" / "scratch.py", DOUBLE)
+    write(tmp_path / "train.py", WARMUP)
+    found = [(item["filename"], item["code"]) for item in findings_json(run)]
+    assert found == [(str(Path("legacy/b.py")), "EK001"), ("train.py", "EK002")]
+    assert findings_json(run) == findings_json(run)  # and again from the cache, the same
+    assert run("--no-cache", "--fix")[0] == EXIT_FOUND
+    assert (tmp_path / "legacy" / "a.py").read_text(
+        encoding="utf-8"
+    ) == WARMUP  # an ignored finding is not fixed
+
+
+def test_per_file_ignores_mistakes_name_the_key(run: Run, tmp_path: Path) -> None:
+    pyproject(tmp_path, 'per-file-ignores = ["EK001"]')
+    write(tmp_path / "a.py", CLEAN)
+    assert "[tool.errknow] per-file-ignores: expected a table of glob = list of codes; ignored" in run()[2]
+    pyproject(tmp_path, '[tool.errknow.per-file-ignores]\n"a.py" = ["NOPE"]')
+    assert "warning: [tool.errknow] per-file-ignores: 'a.py': no rule matches 'NOPE'; ignored" in run()[2]

@@ -65,6 +65,7 @@ class CheckOptions:
     """The one file to check, read from standard input, named ``stdin_filename``."""
     stdin_filename: Path | None = None
     select: Sequence[str] | None = None
+    extend_select: Sequence[str] | None = None
     ignore: Sequence[str] | None = None
     records: Sequence[Path] | None = None
     exit_zero: bool = False

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+import fnmatch
 import functools
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -20,6 +23,7 @@ from errknow_ls.runner.options import (
     OptionError,
     OutputFormat,
     RuleSelection,
+    output_format,
     resolve_selectors,
     split_selectors,
 )
@@ -43,13 +47,16 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
         print(warning, file=err)
     try:
         rules = rule_selection(options, settings, err)
+        chosen_format = options.output_format or configured_format(settings)
     except OptionError as exc:
         print(f"error: {exc}", file=err)
         return ExitCode.ERROR
+    options = dataclasses.replace(options, output_format=chosen_format)
+    per_file = PerFileIgnores.of(settings, err)
     # Later wins by id: --records, then the project's ([tool.errknow] records, .errknow/records).
     kb = knowledge_base([*(options.records or []), *settings.record_dirs()], err)
     if options.stdin is not None:
-        return _check_stdin(options, rules, kb, out, err)
+        return _check_stdin(options, per_file.rules_for(options.stdin_filename, rules), kb, out, err)
     patterns = (
         *(DEFAULT_EXCLUDE if settings.exclude is None else settings.exclude),
         *settings.extend_exclude,
@@ -61,12 +68,21 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
             for stale in remove_stale_temps(folder):
                 print(f"{stale}: removed, a temporary file of an interrupted --fix run", file=err)
     fixing = options.fix or options.diff
+    # A fix must not touch what per-file-ignores ignores there; a plain check runs every file with
+    # the same rules (what the cache keeps), and what a file ignores is dropped from its result.
     jobs = [
-        FileJob(path, rules, fixing, options.unsafe_fixes, write=not options.diff) for path in found.files
+        FileJob(
+            path,
+            per_file.rules_for(path, rules) if fixing else rules,
+            fixing,
+            options.unsafe_fixes,
+            write=not options.diff,
+        )
+        for path in found.files
     ]
     directory = cache_directory(options, settings)
     cache = None if directory is None else CheckCache(directory, cache_key(rules))
-    results = _checked(jobs, cache)
+    results = [per_file.apply(result) for result in _checked(jobs, cache)]
     cache_problem = None if cache is None else cache.save()
     if cache_problem is not None:
         print(cache_problem, file=err)
@@ -117,13 +133,13 @@ def _check_stdin(
 
 
 def _print_report(options: CheckOptions, report: Report, out: TextIO) -> None:
-    output_format = options.output_format or OutputFormat.CONCISE
+    chosen = options.output_format or OutputFormat.CONCISE
     if options.statistics:
-        json_like = output_format in {OutputFormat.JSON, OutputFormat.JSON_LINES}
+        json_like = chosen in {OutputFormat.JSON, OutputFormat.JSON_LINES}
         out.write((statistics.render_json if json_like else statistics.render)(report, Path.cwd()))
         return
-    out.write(render(output_format, report, Path.cwd()))
-    if options.show_fixes and output_format in {OutputFormat.CONCISE, OutputFormat.FULL}:
+    out.write(render(chosen, report, Path.cwd()))
+    if options.show_fixes and chosen in {OutputFormat.CONCISE, OutputFormat.FULL}:
         out.write(statistics.fixed_listing(report))
 
 
@@ -164,10 +180,79 @@ def cache_directory(options: CheckOptions, settings: ProjectSettings) -> Path | 
 
 def rule_selection(options: CheckOptions, settings: ProjectSettings, err: TextIO) -> RuleSelection:
     """Command-line selectors win over the project's; an unknown one is an error on the command
-    line and a warning in ``pyproject.toml``."""
+    line and a warning in ``pyproject.toml``. ``extend-select`` adds to ``select`` (both its own
+    and the command line's ``--extend-select``)."""
     select = _selectors(options.select, settings.select, "select", err)
     ignore = _selectors(options.ignore, settings.ignore, "ignore", err) or frozenset()
+    extend = _selectors(options.extend_select, settings.extend_select or None, "extend-select", err)
+    if select is not None and extend:
+        select = select | extend
     return RuleSelection(select, ignore)
+
+
+def configured_format(settings: ProjectSettings) -> OutputFormat:
+    """``output-format`` in ``[tool.errknow]``, else concise; a name no format has is an error."""
+    if settings.output_format is None:
+        return OutputFormat.CONCISE
+    try:
+        return output_format(settings.output_format)
+    except ValueError:
+        names = ", ".join(OutputFormat)
+        raise OptionError(
+            f"[tool.errknow] output-format: {settings.output_format!r} is not one of {names}"
+        ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class PerFileIgnores:
+    """``per-file-ignores``: a glob (relative to the project root; a bare name matches in any
+    directory) and the codes never reported in the files it matches."""
+
+    root: Path | None
+    globs: tuple[tuple[str, frozenset[str]], ...] = ()
+
+    @classmethod
+    def of(cls, settings: ProjectSettings, err: TextIO) -> PerFileIgnores:
+        globs = []
+        for glob, selectors in settings.per_file_ignores.items():
+            codes, unknown = resolve_selectors(selectors)
+            if unknown:
+                names = ", ".join(repr(u) for u in unknown)
+                print(
+                    f"warning: [tool.errknow] per-file-ignores: {glob!r}: no rule matches {names}; ignored",
+                    file=err,
+                )
+            globs.append((glob, codes))
+        return cls(settings.root, tuple(globs))
+
+    def codes_for(self, path: Path | None) -> frozenset[str]:
+        if path is None or not self.globs:
+            return frozenset()
+        absolute = path.resolve()
+        try:
+            relative = absolute.relative_to(self.root.resolve()).as_posix() if self.root else path.as_posix()
+        except ValueError:
+            relative = path.as_posix()
+        codes: set[str] = set()
+        for glob, ignored in self.globs:
+            if fnmatch.fnmatchcase(relative, glob) or fnmatch.fnmatchcase(path.name, glob):
+                codes |= ignored
+        return frozenset(codes)
+
+    def rules_for(self, path: Path | None, rules: RuleSelection) -> RuleSelection:
+        codes = self.codes_for(path)
+        return dataclasses.replace(rules, ignore=rules.ignore | codes) if codes else rules
+
+    def apply(self, result: FileResult) -> FileResult:
+        codes = self.codes_for(result.path)
+        if not codes or not result.findings:
+            return result
+        kept = [i for i, finding in enumerate(result.findings) if finding.code not in codes]
+        return dataclasses.replace(
+            result,
+            findings=[result.findings[i] for i in kept],
+            cells=tuple(result.cells[i] for i in kept) if result.cells else (),
+        )
 
 
 def _selectors(
