@@ -237,7 +237,10 @@ def test_buggy_script_problems_hover_quick_fix_save(vscode_run: dict[str, Any]) 
     # Nothing of errknow-ls in the workspace's environment: the bundled server, run by its Python.
     assert "bundled with the extension, run by errknow.interpreter" in vscode_run["extension_log"]
     bare = subprocess.run(
-        [str(root / ".venv" / "bin" / "python"), "-c", "import errknow_ls"], capture_output=True, check=False
+        [str(root / ".venv" / "bin" / "python"), "-c", "import pygls"],
+        cwd=root,
+        capture_output=True,
+        check=False,
     )
     assert bare.returncode != 0
     assert vscode_run["toasts"] == []  # no error (or any other message) popped up
