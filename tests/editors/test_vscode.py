@@ -125,8 +125,8 @@ def bare_project(parent: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def vscode_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """Installs, starts code-server on a copy of the fixture project, runs the scenario once."""
+def vsix() -> dict[str, float]:
+    """Installs code-server and Chromium, builds the .vsix (the bundle with it); the timings."""
     if shutil.which("apt-get") is None or os.geteuid() != 0:
         pytest.skip("installing Chromium and code-server's build tools needs apt-get as root")
     timings: dict[str, float] = {}
@@ -137,10 +137,34 @@ def vscode_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
         timed("npm ci", timings, ["npm", "ci", "--no-audit", "--no-fund"], EXTENSION)
     bundling = {**os.environ, "ERRKNOW_BUNDLE_PYTHON": sys.executable}
     timed("make editors (bundle + vsce package)", timings, ["npm", "run", "package"], EXTENSION, env=bundling)
+    return timings
 
+
+@pytest.fixture(scope="module")
+def vscode_run(tmp_path_factory: pytest.TempPathFactory, vsix: dict[str, float]) -> Iterator[dict[str, Any]]:
+    """Starts code-server on a copy of the fixture project, runs the scenario once."""
     base = tmp_path_factory.mktemp("vscode")
     root = bare_project(base)
     shutil.copyfile(REPO / "examples" / "train_run.log", root / "pasted_traceback.txt")
+    yield from scenario(
+        base, root, "vscode", {"ERRKNOW_E2E_EXPLAIN": "1" if ALL_SCENARIOS else "0"}, dict(vsix)
+    )
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory: pytest.TempPathFactory, vsix: dict[str, float]) -> Iterator[dict[str, Any]]:
+    """The first-run message in a workspace whose errknow.interpreter does not run."""
+    base = tmp_path_factory.mktemp("vscode-first-run")
+    root = bare_project(base)
+    settings = root / ".vscode" / "settings.json"
+    settings.write_text(json.dumps({"errknow.interpreter": str(root / "gone" / "python")}), encoding="utf-8")
+    yield from scenario(base, root, "vscode-first-run", {"ERRKNOW_E2E_FIRST_RUN": "1"}, dict(vsix))
+
+
+def scenario(
+    base: Path, root: Path, name: str, scenario_env: dict[str, str], timings: dict[str, float]
+) -> Iterator[dict[str, Any]]:
+    """Installs the .vsix into a fresh code-server profile, opens ``root``, runs scenario.mjs."""
     data, extensions = base / "user-data", base / "extensions"
     (data / "User").mkdir(parents=True)
     (data / "User" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=1), encoding="utf-8")
@@ -164,7 +188,7 @@ def vscode_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
 
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    artifacts = ARTIFACTS / "vscode"
+    artifacts = ARTIFACTS / name
     shutil.rmtree(artifacts, ignore_errors=True)
     artifacts.mkdir(parents=True)
     server_log = (artifacts / "code-server.log").open("wb")
@@ -202,7 +226,7 @@ def vscode_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
                 "ERRKNOW_E2E_LOGS": str(data / "logs"),
                 # The venv's Python by its path: a shell's rc files may put another python first.
                 "ERRKNOW_E2E_RUN": f"{VENV_BIN / 'python'} fit.py",
-                "ERRKNOW_E2E_EXPLAIN": "1" if ALL_SCENARIOS else "0",
+                **scenario_env,
             },
             capture_output=True,
             text=True,
@@ -256,6 +280,17 @@ def test_terminal_run_puts_diagnostic_on_source_line(vscode_run: dict[str, Any])
     rows = "\n".join(vscode_run["problem_rows"])
     assert "steps.py" in rows, vscode_run["problem_rows"]
     assert "[Ln 5" in rows, vscode_run["problem_rows"]
+
+
+def test_first_run_message_its_setting_and_dont_show_again(first_run: dict[str, Any]) -> None:
+    root = Path(first_run["root"])
+    message = first_run["first_run_message"]
+    assert f"({root / 'gone' / 'python'}, errknow.interpreter) does not run" in message
+    assert ".venv/bin/pip" not in message
+    assert first_run["first_run_buttons"] == ["Select Interpreter", "Open Settings", "Don't show again"]
+    # Without the Python extension, "Select Interpreter" opens the setting: found, not "No Settings Found".
+    assert "Errknow: Interpreter" in first_run["first_run_setting"]
+    assert not any("does not run" in toast for toast in first_run["first_run_toasts_after_dismissal"])
 
 
 @more_scenarios

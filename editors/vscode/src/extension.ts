@@ -133,16 +133,41 @@ async function act(action: Action): Promise<void> {
   }
 }
 
+/** Whether this workspace chose "Don't show again": a file in the workspace's own extension storage
+ * (written on disk at once; a memento can be lost when the window reloads right after the click). */
+async function dismissed(context: vscode.ExtensionContext): Promise<boolean> {
+  if (!context.storageUri) {
+    return context.workspaceState.get<boolean>(DISMISSED, false);
+  }
+  try {
+    await vscode.workspace.fs.stat(vscode.Uri.joinPath(context.storageUri, DISMISSED));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function dismiss(context: vscode.ExtensionContext): Promise<void> {
+  if (!context.storageUri) {
+    await context.workspaceState.update(DISMISSED, true);
+    return;
+  }
+  await vscode.workspace.fs.createDirectory(context.storageUri);
+  await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(context.storageUri, DISMISSED), new Uint8Array());
+}
+
 /** The problem, once per window, unless this workspace said "don't show again"; the log has it always. */
 async function tell(context: vscode.ExtensionContext, problem: Problem): Promise<void> {
   output?.error(problem.message);
-  if (context.workspaceState.get<boolean>(DISMISSED, false)) {
+  if (await dismissed(context)) {
+    output?.info("(not shown: this workspace chose \"Don't show again\")");
     return;
   }
   const labels = problem.actions.map((action) => LABELS[action]);
   const choice = await vscode.window.showWarningMessage(problem.message, ...labels, DONT_SHOW);
   if (choice === DONT_SHOW) {
-    await context.workspaceState.update(DISMISSED, true);
+    await dismiss(context);
+    output?.info("this workspace will not show that message again (the log still has it)");
     return;
   }
   const action = problem.actions.find((candidate) => LABELS[candidate] === choice);

@@ -12,7 +12,7 @@ export type ImportStrategy = "useBundled" | "fromEnvironment";
 
 export interface Interpreter {
   path: string;
-  /** [major, minor], when known. */
+  /** [major, minor]; undefined when it does not run. */
   version: readonly [number, number] | undefined;
   /** Where it came from, for the log and messages. */
   origin: string;
@@ -96,7 +96,15 @@ function bundled(bundle: Bundle, interpreter: Interpreter | undefined): ServerCo
     };
   }
   const version = interpreter.version;
-  if (version && tooOld(version)) {
+  if (!version) {
+    return {
+      message:
+        `The interpreter errknow-ls would run with (${interpreter.path}, ${interpreter.origin}) does not run: ` +
+        `select a Python ≥ ${dotted(MIN_PYTHON)}.`,
+      actions: ["selectInterpreter", "openSettings"],
+    };
+  }
+  if (tooOld(version)) {
     return {
       message:
         `errknow-ls needs Python ≥ ${dotted(MIN_PYTHON)}; the selected interpreter (${interpreter.path}, ` +
@@ -104,7 +112,7 @@ function bundled(bundle: Bundle, interpreter: Interpreter | undefined): ServerCo
       actions: ["selectInterpreter", "openSettings"],
     };
   }
-  if (version && (version[0] !== bundle.python[0] || version[1] !== bundle.python[1])) {
+  if (version[0] !== bundle.python[0] || version[1] !== bundle.python[1]) {
     return {
       message:
         `The errknow-ls bundled with this extension was built for Python ${dotted(bundle.python)} (its ` +

@@ -60,6 +60,13 @@ test("useBundled without an interpreter: select one", () => {
   assert.doesNotMatch(found.message, /\.venv\/bin\/pip/);
 });
 
+test("useBundled with an interpreter that does not run: says so, and offers to select another", () => {
+  const found = findServer(lookup({ importStrategy: "useBundled", bundle: BUNDLE, interpreter: { ...python("/gone/python"), version: undefined } }));
+  assert.ok(isProblem(found));
+  assert.match(found.message, /\/gone\/python, the Python extension's interpreter\) does not run/);
+  assert.deepEqual(found.actions, ["selectInterpreter", "openSettings"]);
+});
+
 test("useBundled with a Python older than 3.11: says which, and offers to select another", () => {
   const found = findServer(lookup({ importStrategy: "useBundled", bundle: BUNDLE, interpreter: python("/old/python", [3, 9]) }));
   assert.ok(isProblem(found));
