@@ -59,9 +59,10 @@ $(NODE_STAMP): $(EXTENSION)/package-lock.json
 extension: $(NODE_STAMP) $(STAMP)
 	cd $(EXTENSION) && npm run typecheck && npm run lint && ERRKNOW_PYTHON=$(abspath $(BIN)/python) npm test
 
-# The installable extension: editors/vscode/errknow-ls.vsix.
-editors: $(NODE_STAMP)
-	cd $(EXTENSION) && npm run package
+# The installable extension: editors/vscode/errknow-ls.vsix, carrying errknow-ls and its dependencies
+# (built for .venv's Python and this platform: see editors/vscode/scripts/bundle.py).
+editors: $(NODE_STAMP) $(STAMP)
+	cd $(EXTENSION) && ERRKNOW_BUNDLE_PYTHON=$(abspath $(BIN)/python) npm run package
 
 # The VS Code end-to-end scenario alone (`make test` runs it too; it installs code-server and Chromium).
 test-vscode: $(STAMP) $(TORCH_STAMP)

@@ -1,4 +1,4 @@
-"""The ``errknow-ls`` command line: check, explain, records, serve."""
+"""The ``errknow-ls`` command line: check, rule, explain, records, serve."""
 
 from __future__ import annotations
 
@@ -129,21 +129,67 @@ def cmd_records_schema(_args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from errknow_ls.runner import CheckOptions, OutputFormat, run_check
+    from errknow_ls.runner import CheckOptions, run_check
+    from errknow_ls.runner.options import output_format
 
+    paths = args.paths or [Path()]
+    reads_stdin = [str(path) for path in args.paths] == ["-"] or (args.stdin_filename and not args.paths)
+    if reads_stdin and args.watch:
+        print("error: --watch cannot watch standard input", file=sys.stderr)
+        return EXIT_ERROR
     options = CheckOptions(
-        paths=args.paths or [Path()],
-        output_format=OutputFormat(args.format),
+        paths=paths,
+        output_format=None if args.output_format is None else output_format(args.output_format),
         fix=args.fix,
         unsafe_fixes=args.unsafe_fixes,
+        diff=args.diff,
+        show_fixes=args.show_fixes,
+        statistics=args.statistics,
+        exit_non_zero_on_fix=args.exit_non_zero_on_fix,
+        stdin=sys.stdin.buffer.read() if reads_stdin else None,
+        stdin_filename=args.stdin_filename,
         select=args.select,
+        extend_select=args.extend_select,
         ignore=args.ignore,
         records=args.records,
         exit_zero=args.exit_zero,
         no_cache=args.no_cache,
         cache_dir=args.cache_dir,
     )
+    if args.watch:
+        from errknow_ls.runner.watch import watch
+
+        return watch(options)
     return run_check(options)
+
+
+def cmd_rule(args: argparse.Namespace) -> int:
+    from errknow_ls.analysis import RULES
+    from errknow_ls.analysis.registry import resolve
+    from errknow_ls.analysis.rules import documentation
+
+    if args.all == bool(args.code):
+        print("error: give a rule code or name, or --all", file=sys.stderr)
+        return EXIT_ERROR
+    rules = list(RULES) if args.all else resolve(args.code)
+    if not rules:
+        print(f"error: no rule matches {args.code!r}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.output_format == "json":
+        items = [
+            {
+                "code": r.code,
+                "name": r.name,
+                "summary": r.summary,
+                "record": r.record_id,
+                "explanation": documentation(r.code),
+            }
+            for r in rules
+        ]
+        print(json.dumps(items if args.all else items[0], ensure_ascii=False, indent=2))
+        return EXIT_OK
+    print("\n\n".join(f"# {r.name} ({r.code})\n\n{documentation(r.code)}" for r in rules))
+    return EXIT_OK
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -186,19 +232,55 @@ def _add_records_commands(commands: argparse._SubParsersAction[argparse.Argument
 
 
 def _add_check_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from errknow_ls.runner.options import FORMAT_ALIASES, OutputFormat
+
     check = commands.add_parser(
         "check",
-        help="find backwards through freed graphs in Python files; exit 1 on findings",
-        description="Check *.py files below each PATH (default: .). Exit 0: no findings; "
-        "1: findings remain; 2: a path or option was bad.",
+        help="find backwards through freed graphs in Python files and notebooks; exit 1 on findings",
+        description="Check *.py and *.ipynb files below each PATH (default: .; `-`: standard input). "
+        "Exit 0: no findings; 1: findings remain (with --diff: fixes would change something); "
+        "2: a path or option was bad.",
     )
     check.add_argument("paths", nargs="*", type=Path, metavar="PATH")
-    check.add_argument("--format", choices=["text", "json", "sarif"], default="text")
+    check.add_argument(
+        "--output-format",
+        "--format",
+        choices=[*OutputFormat, *FORMAT_ALIASES],
+        help="how findings are printed (default: concise, or `output-format` in [tool.errknow]; "
+        "`text` is concise)",
+    )
     check.add_argument("--fix", action="store_true", help="apply safe fixes, rewriting files")
     check.add_argument(
         "--unsafe-fixes", action="store_true", help="with --fix, apply unsafe fixes too; show them otherwise"
     )
-    for name, what in (("select", "report only these"), ("ignore", "never report these")):
+    check.add_argument(
+        "--diff",
+        action="store_true",
+        help="print what --fix would change as a unified diff, change nothing; exit 1 when there is any",
+    )
+    check.add_argument("--show-fixes", action="store_true", help="list what --fix fixed, per file and rule")
+    check.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print how many findings of each rule instead of each finding",
+    )
+    check.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="exit 1 when --fix fixed something, even if nothing remains",
+    )
+    check.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        type=Path,
+        help="the name of the file read from standard input (`-`)",
+    )
+    check.add_argument("--watch", action="store_true", help="check again whenever a checked file changes")
+    for name, what in (
+        ("select", "report only these"),
+        ("extend-select", "report these too, besides the selected"),
+        ("ignore", "never report these"),
+    ):
         check.add_argument(
             f"--{name}",
             metavar="CODES",
@@ -224,6 +306,19 @@ def _add_check_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         help="where the cache lives (default: .errknow_cache at the project root); overrides `cache-dir`",
     )
     check.set_defaults(func=cmd_check)
+
+
+def _add_rule_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    rule = commands.add_parser(
+        "rule",
+        help="print a rule's documentation (what hover shows)",
+        description="Print the documentation "
+        "of the rule CODE (a code or a rule name), or of every rule with --all.",
+    )
+    rule.add_argument("code", nargs="?", metavar="CODE")
+    rule.add_argument("--all", action="store_true", help="every rule")
+    rule.add_argument("--output-format", choices=["text", "json"], default="text")
+    rule.set_defaults(func=cmd_rule)
 
 
 def _add_explain_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -255,6 +350,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--log-level", default="WARNING", help="stderr log level (default WARNING)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_check_command(commands)
+    _add_rule_command(commands)
     _add_explain_command(commands)
     _add_records_commands(commands)
     _add_serve_command(commands)

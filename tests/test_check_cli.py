@@ -231,6 +231,7 @@ def test_json_shape(run: Run, tmp_path: Path) -> None:
             "severity": "error",
             "message": finding.message,
             "filename": "emoji.py",
+            "cell": None,
             "location": {"row": 7, "column": 28},
             "end_location": {"row": 7, "column": 43},
             "fix": retain,

@@ -41,7 +41,7 @@ def reference_walk(top: Path, excluder: Excluder, errors: list[tuple[Path, str]]
         dirnames[:] = sorted(d for d in dirnames if not reference_excludes(excluder, here / d))
         for name in sorted(filenames):
             file = here / name
-            if name.endswith(".py") and not reference_excludes(excluder, file):
+            if name.endswith((".py", ".ipynb")) and not reference_excludes(excluder, file):
                 yield file
 
 
@@ -72,6 +72,8 @@ def tree(root: Path) -> None:
         "pkg/__init__.py",
         "pkg/model.py",
         "pkg/sub/deep.py",
+        "pkg/sub/train.ipynb",
+        "pkg/.ipynb_checkpoints/train-checkpoint.ipynb",
         "pkg/__pycache__/model.cpython-311.py",
         ".venv/lib/site.py",
         "venv/lib/other.py",

@@ -10,22 +10,20 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import re
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from lsprotocol import types
 
 from errknow_ls.analysis import Cache, check_source
-from errknow_ls.core import Edit, Finding, Fix, Position, Related, Span
+from errknow_ls.analysis.cells import CellProgram
+from errknow_ls.core import Finding
 from errknow_ls.lsp import convert
 from errknow_ls.lsp.settings import Rules
 
 log = logging.getLogger(__name__)
 _SERIALS = itertools.count(1)
-_MAGIC = re.compile(r"^\s*(?:%|!)")
-"""IPython line magics and shell escapes: not Python; blanked so the rest of the cell still parses."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,17 +87,12 @@ class Analyzer:
         return [self._result(part, self._check(part.text, rules, part.uri), rules) for part in snapshot.parts]
 
     def _run_cells(self, snapshot: Snapshot, rules: Rules) -> list[Result]:
-        starts: list[int] = []
-        lines: list[str] = []
-        for part in snapshot.parts:
-            starts.append(len(lines))
-            lines.extend("" if _MAGIC.match(line) else line for line in convert.split_lines(part.text))
+        program = CellProgram.join([part.text for part in snapshot.parts])
         per_part: list[list[Finding]] = [[] for _ in snapshot.parts]
         related: dict[int, list[types.DiagnosticRelatedInformation]] = {}
-        for finding in self._check("\n".join(lines) + "\n", rules, snapshot.key):
-            index = _part_at(starts, finding.span.start.line)
-            moved = _move(finding, starts, index)
-            related[id(moved)] = self._related_across(snapshot, starts, finding)
+        for finding in self._check(program.text, rules, snapshot.key):
+            index, moved = program.to_cell(finding)
+            related[id(moved)] = self._related_across(snapshot, program, finding)
             per_part[index].append(moved)
         return [
             self._result(part, found, rules, related)
@@ -112,13 +105,12 @@ class Analyzer:
         return result.findings
 
     def _related_across(
-        self, snapshot: Snapshot, starts: list[int], finding: Finding
+        self, snapshot: Snapshot, program: CellProgram, finding: Finding
     ) -> list[types.DiagnosticRelatedInformation]:
         related = []
         for item in finding.related:
-            index = _part_at(starts, item.span.start.line)
+            index, span = program.locate(item.span)
             part = snapshot.parts[index]
-            span = _shift(item.span, starts[index])
             positions = convert.Positions(part.text, self.encoding)
             location = types.Location(uri=part.uri, range=positions.to_range(span))
             related.append(types.DiagnosticRelatedInformation(location=location, message=item.message))
@@ -147,43 +139,6 @@ class Analyzer:
                 )
             )
         return Result(part.uri, part.version, self.generation, tuple(findings), tuple(diagnostics))
-
-
-def _part_at(starts: list[int], line: int) -> int:
-    index = 0
-    for i, start in enumerate(starts):
-        if start <= line:
-            index = i
-    return index
-
-
-def _shift(span: Span, lines: int) -> Span:
-    return Span(
-        Position(span.start.line - lines, span.start.character),
-        Position(span.end.line - lines, span.end.character),
-    )
-
-
-def _move(finding: Finding, starts: list[int], index: int) -> Finding:
-    """The finding in its cell's own lines; fixes that reach into other cells are dropped."""
-    start = starts[index]
-    end = starts[index + 1] if index + 1 < len(starts) else None
-
-    def inside(span: Span) -> bool:
-        return span.start.line >= start and (end is None or span.end.line < end)
-
-    fixes = tuple(
-        Fix(
-            fix.title,
-            fix.applicability,
-            tuple(Edit(_shift(e.span, start), e.content) for e in fix.edits),
-            fix.workaround,
-        )
-        for fix in finding.fixes
-        if all(inside(e.span) for e in fix.edits)
-    )
-    related = tuple(Related(_shift(r.span, start), r.message) for r in finding.related if inside(r.span))
-    return replace(finding, span=_shift(finding.span, start), fixes=fixes, related=related)
 
 
 Key = tuple[int | None, int]

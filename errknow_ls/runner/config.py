@@ -21,7 +21,17 @@ from errknow_ls.runner.options import split_selectors
 PYPROJECT = "pyproject.toml"
 PROJECT_DIR = ".errknow"
 WORKSPACE_RECORDS = Path(PROJECT_DIR) / "records"
-KNOWN_KEYS = ("select", "ignore", "exclude", "extend-exclude", "records", "cache-dir")
+KNOWN_KEYS = (
+    "select",
+    "extend-select",
+    "ignore",
+    "per-file-ignores",
+    "exclude",
+    "extend-exclude",
+    "output-format",
+    "records",
+    "cache-dir",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +39,13 @@ class ProjectSettings:
     root: Path | None = None
     """The project root (``find_project``), where the settings came from; globs are relative to it."""
     select: list[str] | None = None
+    extend_select: list[str] = field(default_factory=list)
+    """Added to ``select`` (to every rule's when ``select`` is not set, which reports all anyway)."""
     ignore: list[str] | None = None
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    """Glob (relative to ``root``, or a file name) -> selectors never reported in files it matches."""
+    output_format: str | None = None
+    """As ``--output-format`` spells it (checked by the run, which knows the formats)."""
     exclude: list[str] | None = None
     extend_exclude: list[str] = field(default_factory=list)
     records: list[Path] | None = None
@@ -107,15 +123,27 @@ def _settings(path: Path, table: dict[str, Any]) -> ProjectSettings:
             warnings.append(f"warning: {path}: [tool.errknow] {key}: {expected}")
         return value
 
+    def string(key: str) -> str | None:
+        value = table.get(key)
+        if value is not None and not isinstance(value, str):
+            warnings.append(f"warning: {path}: [tool.errknow] {key}: expected a string; using the default")
+            return None
+        return value
+
     records = get("records", _strings)
-    cache_dir = table.get("cache-dir")
-    if cache_dir is not None and not isinstance(cache_dir, str):
-        warnings.append(f"warning: {path}: [tool.errknow] cache-dir: expected a string; using the default")
-        cache_dir = None
+    cache_dir = string("cache-dir")
+    per_file = table.get("per-file-ignores", {})
+    per_file_ignores = _per_file(per_file)
+    if per_file_ignores is None:
+        expected = "expected a table of glob = list of codes; ignored"
+        warnings.append(f"warning: {path}: [tool.errknow] per-file-ignores: {expected}")
     return ProjectSettings(
         root=path.parent,
         select=get("select", _selectors),
+        extend_select=get("extend-select", _selectors) or [],
         ignore=get("ignore", _selectors),
+        per_file_ignores=per_file_ignores or {},
+        output_format=string("output-format"),
         exclude=get("exclude", _strings),
         extend_exclude=get("extend-exclude", _strings) or [],
         records=None if records is None else [path.parent / r for r in records],
@@ -130,6 +158,18 @@ def _strings(value: object) -> list[str] | None:
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return list(value)
     return None
+
+
+def _per_file(value: object) -> dict[str, list[str]] | None:
+    if not isinstance(value, dict):
+        return None
+    table: dict[str, list[str]] = {}
+    for glob, codes in value.items():
+        selectors = _selectors(codes)
+        if selectors is None:
+            return None
+        table[str(glob)] = selectors
+    return table
 
 
 def _selectors(value: object) -> list[str] | None:

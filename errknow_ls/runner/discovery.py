@@ -1,4 +1,5 @@
-"""Which files a ``check`` run reads: ``*.py`` below the given directories, and files given by name."""
+"""Which files a ``check`` run reads: ``*.py`` and ``*.ipynb`` below the given directories, and files
+given by name."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+CHECKED_SUFFIXES = (".py", ".ipynb")
 DEFAULT_EXCLUDE = (
     ".*",
     "__pycache__",
@@ -102,7 +104,7 @@ def discover(paths: Sequence[Path], excluder: Excluder) -> Discovered:
 def _walk(
     top: Path, excluder: Excluder, real_root: str | None, errors: list[tuple[Path, str]]
 ) -> Iterator[tuple[Path, str]]:
-    """``*.py`` files below ``top`` with their real paths, as ``os.walk`` (top-down, symlinked
+    """``*.py`` and ``*.ipynb`` files below ``top`` with their real paths, as ``os.walk`` (top-down, symlinked
     directories listed but not entered) would find them, in sorted order; one ``scandir`` per
     directory, and ``realpath`` only for symlinks (the real path of anything else is its
     directory's real path and its name)."""
@@ -136,6 +138,6 @@ def _walk(
             if is_directory:
                 if not excluded(entry, real) and not entry.is_symlink():
                     subdirectories.append((entry.path, real))
-            elif entry.name.endswith(".py") and not excluded(entry, real):
+            elif entry.name.endswith(CHECKED_SUFFIXES) and not excluded(entry, real):
                 yield Path(entry.path), real
         pending += reversed(subdirectories)

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from errknow_ls.analysis.cells import CellProgram
 from errknow_ls.analysis.prefilter import might_backward
 from errknow_ls.core import Edit, Finding
 from errknow_ls.runner.fixing import fix_until_stable
+from errknow_ls.runner.notebooks import Notebook, is_notebook, parse_notebook
 from errknow_ls.runner.options import RuleSelection
 from errknow_ls.runner.sourcefile import (
     SourceError,
+    SourceFile,
     content_digest,
     decode_source,
     read_bytes,
@@ -50,6 +53,10 @@ class FileJob:
     rules: RuleSelection
     fix: bool = False
     unsafe_fixes: bool = False
+    write: bool = True
+    """With ``fix``: write the fixed file (``--diff`` and standard input only compute it)."""
+    data: bytes | None = None
+    """The file's bytes when they come from elsewhere (standard input); else read from ``path``."""
     roots: tuple[Path, ...] = ()
     """The project's configured root(s), from which its modules import each other."""
 
@@ -66,6 +73,19 @@ class FileResult:
     """Why the file could not be checked or written: the run then exits 2."""
     digest: str | None = None
     """The hash of the bytes that were checked (``content_digest``), for the cache."""
+    cells: tuple[int, ...] = ()
+    """A notebook's: the code cell (0-based, counting code cells) each finding is in, whose own
+    lines its positions count."""
+    original: str | None = None
+    """The file's text as read, when a fix was computed (``--fix``, ``--diff``)."""
+    fixed_text: str | None = None
+    """What ``--fix`` writes (or would write), when it differs from ``original``."""
+    fixed_codes: tuple[str, ...] = ()
+    """The code of each finding the fixes removed."""
+
+    @property
+    def notebook(self) -> bool:
+        return is_notebook(self.path)
 
 
 def check_file(job: FileJob) -> FileResult:
@@ -78,8 +98,10 @@ def check_file(job: FileJob) -> FileResult:
 
 def _check_file(job: FileJob) -> FileResult:
     try:
-        data = read_bytes(job.path)
+        data = read_bytes(job.path) if job.data is None else job.data
         source = decode_source(job.path, data)
+        if is_notebook(job.path):
+            return _check_notebook(job, source, parse_notebook(source.text))
     except SourceError as exc:
         return FileResult(job.path, error=str(exc))
 
@@ -93,23 +115,81 @@ def _check_file(job: FileJob) -> FileResult:
         read.extend(result.read)
         return [_spelled_for(f, source.newline) for f in result.findings], list(result.errors)
 
-    if not job.fix:
+    def unfixed() -> FileResult:
         findings, errors = check(source.text)
         # What a check that read other modules of the project found stands only while they say the
         # same: it is not kept by content alone.
         digest = None if read else content_digest(data)
         return FileResult(job.path, findings, check_errors=errors, digest=digest)
+
+    if not job.fix:
+        return unfixed()
     outcome = fix_until_stable(source.text, check, job.unsafe_fixes)
-    result = FileResult(job.path, outcome.findings, outcome.fixed, outcome.errors, outcome.warnings)
-    if outcome.text == source.text:
+    result = FileResult(
+        job.path,
+        outcome.findings,
+        outcome.fixed,
+        outcome.errors,
+        outcome.warnings,
+        original=source.text,
+        fixed_text=None if outcome.text == source.text else outcome.text,
+        fixed_codes=outcome.fixed_codes,
+    )
+    return _written(job, source, result, unfixed)
+
+
+def _written(
+    job: FileJob, source: SourceFile, result: FileResult, unfixed: Callable[[], FileResult]
+) -> FileResult:
+    """``result``, once its fixed text is written (when the job writes)."""
+    if result.fixed_text is None or not job.write:
         return result
     try:
-        write_source(source, outcome.text)
+        write_source(source, result.fixed_text)
     except SourceError as exc:
         # Nothing was written, so everything found before fixing still stands.
-        findings, errors = check(source.text)
-        return FileResult(job.path, findings, 0, errors, outcome.warnings, error=str(exc))
+        return dataclasses.replace(unfixed(), warnings=result.warnings, digest=None, error=str(exc))
     return result
+
+
+def _check_notebook(job: FileJob, source: SourceFile, notebook: Notebook) -> FileResult:
+    """The notebook's code cells checked as one program; fixes applied to the cells they stay in."""
+    program = CellProgram.join(notebook.sources())
+
+    def check(text: str) -> tuple[list[Finding], list[str]]:
+        cells = program.split(text)  # where the cells are now, after some fixes
+        current = program if cells is None else CellProgram.join(cells)
+        result = check_source(text, select=job.rules.select, ignore=job.rules.ignore)
+        return [current.within_cells(f) for f in result.findings], list(result.errors)
+
+    def unfixed() -> FileResult:
+        findings, errors = check(program.text)
+        located = [program.to_cell(f) for f in findings]
+        return FileResult(
+            job.path, [f for _, f in located], check_errors=errors, cells=tuple(c for c, _ in located)
+        )
+
+    if not job.fix:
+        return unfixed()
+    outcome = fix_until_stable(program.text, check, job.unsafe_fixes)
+    cells = program.split(outcome.text)
+    if cells is None:  # a fix moved a cell boundary or a magic: nothing can be written back
+        return dataclasses.replace(
+            unfixed(), warnings=[*outcome.warnings, "the fixes would move a cell boundary"]
+        )
+    located = [CellProgram.join(cells).to_cell(f) for f in outcome.findings]
+    result = FileResult(
+        job.path,
+        [f for _, f in located],
+        outcome.fixed,
+        outcome.errors,
+        outcome.warnings,
+        cells=tuple(c for c, _ in located),
+        original=source.text,
+        fixed_text=None if cells == notebook.sources() else notebook.with_sources(cells),
+        fixed_codes=outcome.fixed_codes,
+    )
+    return _written(job, source, result, unfixed)
 
 
 def _spelled_for(finding: Finding, newline: str) -> Finding:
@@ -159,7 +239,9 @@ def _settled(job: FileJob) -> FileResult | None:
     finding needs: the checker's own first test, on bytes) or cannot be read; else None."""
     try:
         data = read_bytes(job.path)
-        if not data.isascii() or b"coding" in _first_two_lines(data):  # ASCII decodes as anything
+        if is_notebook(job.path):  # a file that is no notebook is an error, whatever it holds
+            parse_notebook(decode_source(job.path, data).text)
+        elif not data.isascii() or b"coding" in _first_two_lines(data):  # ASCII decodes as anything
             decode_source(job.path, data)
     except SourceError as exc:
         return FileResult(job.path, error=str(exc))

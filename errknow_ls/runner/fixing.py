@@ -100,12 +100,15 @@ class FixOutcome:
     errors: list[str]
     """The last check's errors (syntax errors, internal errors)."""
     warnings: list[str]
+    fixed_codes: tuple[str, ...] = ()
+    """The code of each finding fixed, in the order fixed."""
 
 
 def fix_until_stable(text: str, check: CheckFunction, unsafe: bool) -> FixOutcome:
     """Apply fixes in rounds until nothing applicable is left (or ``MAX_ROUNDS``)."""
     findings, errors = check(text)
-    fixed, rounds = 0, 0
+    fixed_codes: list[str] = []
+    rounds = 0
     problems: list[str] = []
     blocked: set[Key] = set()
     while rounds < MAX_ROUNDS:
@@ -124,11 +127,11 @@ def fix_until_stable(text: str, check: CheckFunction, unsafe: bool) -> FixOutcom
             continue
         blocked = _carried(blocked, text, chosen.edits)
         text, findings, errors = new_text, new_findings, new_errors
-        fixed += len(chosen.findings)
+        fixed_codes += [finding.code for finding in chosen.findings]
         rounds += 1
     if rounds == MAX_ROUNDS and choose(text, findings, unsafe, blocked).findings:
         problems.append(f"fixes were still applicable after {MAX_ROUNDS} rounds; stopped there")
-    return FixOutcome(text, fixed, findings, errors, problems)
+    return FixOutcome(text, len(fixed_codes), findings, errors, problems, tuple(fixed_codes))
 
 
 def _not_fixed(text: str, new_text: str, chosen: Chosen, found: Sequence[Finding]) -> list[Finding]:

@@ -11,9 +11,29 @@ from errknow_ls.analysis.registry import resolve
 
 
 class OutputFormat(enum.StrEnum):
-    TEXT = "text"
+    """ruff's names, and what each is for."""
+
+    CONCISE = "concise"
+    """``path:row:col: CODE message``, one line each, and a summary."""
+    FULL = "full"
+    """Each finding with its source lines, its related places and its fix as a diff."""
     JSON = "json"
+    JSON_LINES = "json-lines"
+    GITHUB = "github"
+    """GitHub Actions workflow commands: an annotation per finding."""
+    GITLAB = "gitlab"
+    """A GitLab code-quality report."""
+    JUNIT = "junit"
     SARIF = "sarif"
+
+
+FORMAT_ALIASES = {"text": OutputFormat.CONCISE}
+"""Earlier names, still accepted."""
+
+
+def output_format(name: str) -> OutputFormat:
+    """The format ``name`` (or an earlier name of it) names; raises ``ValueError``."""
+    return FORMAT_ALIASES.get(name) or OutputFormat(name)
 
 
 class ExitCode(enum.IntEnum):
@@ -33,10 +53,19 @@ class CheckOptions:
     """The command line as given; ``None`` means "not given" (the project settings or a default apply)."""
 
     paths: Sequence[Path] = (Path(),)
-    output_format: OutputFormat = OutputFormat.TEXT
+    output_format: OutputFormat | None = None
     fix: bool = False
     unsafe_fixes: bool = False
+    diff: bool = False
+    """Print what ``--fix`` would change as a unified diff; change nothing."""
+    show_fixes: bool = False
+    statistics: bool = False
+    exit_non_zero_on_fix: bool = False
+    stdin: bytes | None = None
+    """The one file to check, read from standard input, named ``stdin_filename``."""
+    stdin_filename: Path | None = None
     select: Sequence[str] | None = None
+    extend_select: Sequence[str] | None = None
     ignore: Sequence[str] | None = None
     records: Sequence[Path] | None = None
     exit_zero: bool = False

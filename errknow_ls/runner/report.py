@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from errknow_ls.core import Finding, Position
 from errknow_ls.runner.engine import FileResult
 from errknow_ls.runner.fixing import applicable, hidden
+from errknow_ls.runner.notebooks import parse_notebook
+from errknow_ls.runner.sourcefile import SourceError, decode_source, read_bytes
 
 if TYPE_CHECKING:
     from errknow_ls.kb import KnowledgeBase
@@ -59,6 +61,13 @@ class Report:
             for finding in result.findings:
                 yield result.path, finding
 
+    def located(self) -> Iterator[Located]:
+        """Each finding with its file and, in a notebook, its cell."""
+        for result in self.results:
+            cells = result.cells or (None,) * len(result.findings)
+            for finding, cell in zip(result.findings, cells, strict=True):
+                yield Located(result, cell, finding)
+
     @property
     def remaining(self) -> int:
         return sum(len(result.findings) for result in self.results)
@@ -77,6 +86,38 @@ class Report:
 
     def is_fixable(self, finding: Finding) -> bool:
         return applicable(finding.preferred_fix, self.unsafe_fixes)
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    result: FileResult
+    cell: int | None
+    """In a notebook: the code cell (0-based), whose own lines the finding's positions count."""
+    finding: Finding
+
+    @property
+    def path(self) -> Path:
+        return self.result.path
+
+    @property
+    def where(self) -> str:
+        """``path:row:col``, or ``path:cell N:row:col`` in a notebook (N counts code cells from 1)."""
+        start = self.finding.span.start
+        cell = "" if self.cell is None else f"cell {self.cell + 1}:"
+        return f"{self.path}:{cell}{start.line + 1}:{start.character + 1}"
+
+    def source(self) -> str | None:
+        """The text the finding's positions count in (its cell's, in a notebook); ``None`` when the
+        file can no longer be read as it was checked."""
+        text = self.result.fixed_text or self.result.original
+        try:
+            if text is None:
+                text = decode_source(self.path, read_bytes(self.path)).text
+            if self.cell is None:
+                return text
+            return parse_notebook(text).sources()[self.cell]
+        except (SourceError, IndexError):
+            return None
 
 
 def row_column(position: Position) -> dict[str, int]:

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+import dataclasses
+import fnmatch
 import functools
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from errknow_ls.runner.cache import CACHE_DIRNAME, CheckCache, cache_key, check_files_cached
 from errknow_ls.runner.config import ProjectSettings, load_settings
 from errknow_ls.runner.discovery import DEFAULT_EXCLUDE, Excluder, discover
-from errknow_ls.runner.engine import FileJob, FileResult
-from errknow_ls.runner.formats import render
+from errknow_ls.runner.engine import FileJob, FileResult, check_file, check_files
+from errknow_ls.runner.formats import diff, render, statistics
+from errknow_ls.runner.notebooks import is_notebook
 from errknow_ls.runner.options import (
     CheckOptions,
     ExitCode,
     OptionError,
+    OutputFormat,
     RuleSelection,
+    output_format,
     resolve_selectors,
     split_selectors,
 )
@@ -28,6 +34,7 @@ if TYPE_CHECKING:
     from errknow_ls.kb import KnowledgeBase
 
 INTERNAL_ERROR = "internal error"
+STDIN_NAME = "-"
 
 
 def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -35,31 +42,49 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     out = out or sys.stdout
     err = err or sys.stderr
     paths = list(options.paths) or [Path()]
-    settings = load_settings(paths[0])
+    settings = load_settings(options.stdin_filename or paths[0])
     for warning in settings.warnings:
         print(warning, file=err)
     try:
         rules = rule_selection(options, settings, err)
+        chosen_format = options.output_format or configured_format(settings)
     except OptionError as exc:
         print(f"error: {exc}", file=err)
         return ExitCode.ERROR
+    options = dataclasses.replace(options, output_format=chosen_format)
+    per_file = PerFileIgnores.of(settings, err)
     # Later wins by id: --records, then the project's ([tool.errknow] records, .errknow/records).
     kb = knowledge_base([*(options.records or []), *settings.record_dirs()], err)
+    if options.stdin is not None:
+        return _check_stdin(options, per_file.rules_for(options.stdin_filename, rules), kb, out, err)
     patterns = (
         *(DEFAULT_EXCLUDE if settings.exclude is None else settings.exclude),
         *settings.extend_exclude,
     )
     found = discover(paths, Excluder(patterns, settings.root))
     notices = [Notice(path, NoticeKind.ERROR, problem) for path, problem in found.errors]
-    if options.fix:
+    if options.fix and not options.diff:
         for folder in sorted({file.resolve().parent for file in found.files}):
             for stale in remove_stale_temps(folder):
                 print(f"{stale}: removed, a temporary file of an interrupted --fix run", file=err)
     roots = (settings.root,) if settings.root is not None else ()
-    jobs = [FileJob(path, rules, options.fix, options.unsafe_fixes, roots) for path in found.files]
+    fixing = options.fix or options.diff
+    # A fix must not touch what per-file-ignores ignores there; a plain check runs every file with
+    # the same rules (what the cache keeps), and what a file ignores is dropped from its result.
+    jobs = [
+        FileJob(
+            path,
+            per_file.rules_for(path, rules) if fixing else rules,
+            fixing,
+            options.unsafe_fixes,
+            write=not options.diff,
+            roots=roots,
+        )
+        for path in found.files
+    ]
     directory = cache_directory(options, settings)
     cache = None if directory is None else CheckCache(directory, cache_key(rules))
-    results = check_files_cached(jobs, cache)
+    results = [per_file.apply(result) for result in _checked(jobs, cache)]
     cache_problem = None if cache is None else cache.save()
     if cache_problem is not None:
         print(cache_problem, file=err)
@@ -69,10 +94,76 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     if any(result.findings for result in results):
         warn_unknown_records(results, kb(), err)
     report = Report(results, kb, options.fix, options.unsafe_fixes, notices)
-    out.write(render(options.output_format, report, Path.cwd()))
+    if options.diff:
+        return _print_diff(report, out, err)
+    _print_report(options, report, out)
+    return exit_code(options, report)
+
+
+def _checked(jobs: Sequence[FileJob], cache: CheckCache | None) -> list[FileResult]:
+    """Every job's result, sorted by path; notebooks are never cached (their findings' cells are not
+    part of a cache entry)."""
+    notebooks = [job for job in jobs if is_notebook(job.path)]
+    if not notebooks:
+        return check_files_cached(jobs, cache)
+    files = [job for job in jobs if not is_notebook(job.path)]
+    results = [*check_files_cached(files, cache), *check_files(notebooks)]
+    return sorted(results, key=lambda r: str(r.path))
+
+
+def _check_stdin(
+    options: CheckOptions, rules: RuleSelection, kb: Callable[[], KnowledgeBase], out: TextIO, err: TextIO
+) -> int:
+    """The file on standard input, named ``--stdin-filename``: with ``--fix``, its fixed text goes to
+    ``out`` (as ruff does) and what remains to ``err``; with ``--diff``, the diff goes to ``out``."""
+    name = options.stdin_filename or Path(STDIN_NAME)
+    fixing = options.fix or options.diff
+    job = FileJob(name, rules, fixing, options.unsafe_fixes, write=False, data=options.stdin)
+    result = check_file(job)
+    notices = notices_of(result)
+    for notice in notices:
+        print(notice, file=err)
+    report = Report([result], kb, options.fix, options.unsafe_fixes, notices)
+    if options.diff:
+        return _print_diff(report, out, err)
+    if options.fix and result.error is None:
+        out.write(result.fixed_text or result.original or "")
+        _print_report(options, report, err)
+    else:
+        _print_report(options, report, out)
+    return exit_code(options, report)
+
+
+def _print_report(options: CheckOptions, report: Report, out: TextIO) -> None:
+    chosen = options.output_format or OutputFormat.CONCISE
+    if options.statistics:
+        json_like = chosen in {OutputFormat.JSON, OutputFormat.JSON_LINES}
+        out.write((statistics.render_json if json_like else statistics.render)(report, Path.cwd()))
+        return
+    out.write(render(chosen, report, Path.cwd()))
+    if options.show_fixes and chosen in {OutputFormat.CONCISE, OutputFormat.FULL}:
+        out.write(statistics.fixed_listing(report))
+
+
+def _print_diff(report: Report, out: TextIO, err: TextIO) -> int:
+    """``--diff``: the diff on ``out``, a count on ``err``; exit 1 when there is anything to fix."""
+    out.write(diff.render(report))
+    would = sum(result.fixed for result in report.results)
+    if report.failed:
+        return ExitCode.ERROR
+    if would:
+        print(f"Would fix {would} error{'' if would == 1 else 's'}.", file=err)
+        return ExitCode.FOUND
+    print("No errors would be fixed.", file=err)
+    return ExitCode.OK
+
+
+def exit_code(options: CheckOptions, report: Report) -> int:
     if report.failed:
         return ExitCode.ERROR
     if report.remaining and not options.exit_zero:
+        return ExitCode.FOUND
+    if options.exit_non_zero_on_fix and report.fixed:
         return ExitCode.FOUND
     return ExitCode.OK
 
@@ -91,10 +182,79 @@ def cache_directory(options: CheckOptions, settings: ProjectSettings) -> Path | 
 
 def rule_selection(options: CheckOptions, settings: ProjectSettings, err: TextIO) -> RuleSelection:
     """Command-line selectors win over the project's; an unknown one is an error on the command
-    line and a warning in ``pyproject.toml``."""
+    line and a warning in ``pyproject.toml``. ``extend-select`` adds to ``select`` (both its own
+    and the command line's ``--extend-select``)."""
     select = _selectors(options.select, settings.select, "select", err)
     ignore = _selectors(options.ignore, settings.ignore, "ignore", err) or frozenset()
+    extend = _selectors(options.extend_select, settings.extend_select or None, "extend-select", err)
+    if select is not None and extend:
+        select = select | extend
     return RuleSelection(select, ignore)
+
+
+def configured_format(settings: ProjectSettings) -> OutputFormat:
+    """``output-format`` in ``[tool.errknow]``, else concise; a name no format has is an error."""
+    if settings.output_format is None:
+        return OutputFormat.CONCISE
+    try:
+        return output_format(settings.output_format)
+    except ValueError:
+        names = ", ".join(OutputFormat)
+        raise OptionError(
+            f"[tool.errknow] output-format: {settings.output_format!r} is not one of {names}"
+        ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class PerFileIgnores:
+    """``per-file-ignores``: a glob (relative to the project root; a bare name matches in any
+    directory) and the codes never reported in the files it matches."""
+
+    root: Path | None
+    globs: tuple[tuple[str, frozenset[str]], ...] = ()
+
+    @classmethod
+    def of(cls, settings: ProjectSettings, err: TextIO) -> PerFileIgnores:
+        globs = []
+        for glob, selectors in settings.per_file_ignores.items():
+            codes, unknown = resolve_selectors(selectors)
+            if unknown:
+                names = ", ".join(repr(u) for u in unknown)
+                print(
+                    f"warning: [tool.errknow] per-file-ignores: {glob!r}: no rule matches {names}; ignored",
+                    file=err,
+                )
+            globs.append((glob, codes))
+        return cls(settings.root, tuple(globs))
+
+    def codes_for(self, path: Path | None) -> frozenset[str]:
+        if path is None or not self.globs:
+            return frozenset()
+        absolute = path.resolve()
+        try:
+            relative = absolute.relative_to(self.root.resolve()).as_posix() if self.root else path.as_posix()
+        except ValueError:
+            relative = path.as_posix()
+        codes: set[str] = set()
+        for glob, ignored in self.globs:
+            if fnmatch.fnmatchcase(relative, glob) or fnmatch.fnmatchcase(path.name, glob):
+                codes |= ignored
+        return frozenset(codes)
+
+    def rules_for(self, path: Path | None, rules: RuleSelection) -> RuleSelection:
+        codes = self.codes_for(path)
+        return dataclasses.replace(rules, ignore=rules.ignore | codes) if codes else rules
+
+    def apply(self, result: FileResult) -> FileResult:
+        codes = self.codes_for(result.path)
+        if not codes or not result.findings:
+            return result
+        kept = [i for i, finding in enumerate(result.findings) if finding.code not in codes]
+        return dataclasses.replace(
+            result,
+            findings=[result.findings[i] for i in kept],
+            cells=tuple(result.cells[i] for i in kept) if result.cells else (),
+        )
 
 
 def _selectors(

@@ -14,6 +14,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -38,6 +39,8 @@ EXTENSION = REPO / "editors" / "vscode"
 E2E = EXTENSION / "e2e"
 CODE_SERVER = E2E / "node_modules" / ".bin" / "code-server"
 VSIX = EXTENSION / "errknow-ls.vsix"
+BARE_PYTHON = os.path.realpath(sys.executable)
+"""The Python the test's own environment was made from: a bare venv made from it has nothing installed."""
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("ERRKNOW_E2E_VSCODE") == "0", reason="ERRKNOW_E2E_VSCODE=0 leaves the VS Code scenario out"
@@ -63,9 +66,19 @@ USER_SETTINGS = {
 }
 
 
-def timed(what: str, timings: dict[str, float], command: list[str], cwd: Path, timeout: int = 900) -> None:
+def timed(
+    what: str,
+    timings: dict[str, float],
+    command: list[str],
+    cwd: Path,
+    *,
+    timeout: int = 900,
+    env: dict[str, str] | None = None,
+) -> None:
     started = time.monotonic()
-    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
+    result = subprocess.run(
+        command, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False, env=env
+    )
     timings[what] = round(time.monotonic() - started, 1)
     output = f"{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     assert result.returncode == 0, f"{' '.join(command)} failed:\n{output}"
@@ -92,9 +105,28 @@ def wait_until_up(url: str, process: subprocess.Popen[bytes], timeout: float) ->
     raise AssertionError(f"code-server did not answer on {url} within {timeout} s")
 
 
+def bare_project(parent: Path) -> Path:
+    """The fixture project with a virtual environment of its own that holds nothing but Python (no
+    errknow-ls, no pygls), selected as its interpreter: the extension's bundled server runs with it.
+
+    The Python extension (ms-python.python) comes from the Marketplace or Open VSX, which this
+    machine cannot reach, so the interpreter is the one errknow.interpreter names, as a user without
+    the Python extension sets it; with it, the extension takes the Python extension's selection.
+    """
+    root = make_project(parent)
+    shutil.rmtree(root / ".venv")
+    subprocess.run([BARE_PYTHON, "-m", "venv", "--without-pip", str(root / ".venv")], check=True, timeout=120)
+    (root / ".vscode").mkdir(exist_ok=True)
+    settings = root / ".vscode" / "settings.json"
+    existing = json.loads(settings.read_text(encoding="utf-8")) if settings.exists() else {}
+    existing["errknow.interpreter"] = str(root / ".venv" / "bin" / "python")
+    settings.write_text(json.dumps(existing, indent=1), encoding="utf-8")
+    return root
+
+
 @pytest.fixture(scope="module")
-def vscode_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """Installs, starts code-server on a copy of the fixture project, runs the scenario once."""
+def vsix() -> dict[str, float]:
+    """Installs code-server and Chromium, builds the .vsix (the bundle with it); the timings."""
     if shutil.which("apt-get") is None or os.geteuid() != 0:
         pytest.skip("installing Chromium and code-server's build tools needs apt-get as root")
     timings: dict[str, float] = {}
@@ -103,11 +135,36 @@ def vscode_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
     lock = EXTENSION / "package-lock.json"
     if not installed.exists() or installed.stat().st_mtime < lock.stat().st_mtime:
         timed("npm ci", timings, ["npm", "ci", "--no-audit", "--no-fund"], EXTENSION)
-    timed("vsce package", timings, ["npm", "run", "package"], EXTENSION)
+    bundling = {**os.environ, "ERRKNOW_BUNDLE_PYTHON": sys.executable}
+    timed("make editors (bundle + vsce package)", timings, ["npm", "run", "package"], EXTENSION, env=bundling)
+    return timings
 
+
+@pytest.fixture(scope="module")
+def vscode_run(tmp_path_factory: pytest.TempPathFactory, vsix: dict[str, float]) -> Iterator[dict[str, Any]]:
+    """Starts code-server on a copy of the fixture project, runs the scenario once."""
     base = tmp_path_factory.mktemp("vscode")
-    root = make_project(base)
+    root = bare_project(base)
     shutil.copyfile(REPO / "examples" / "train_run.log", root / "pasted_traceback.txt")
+    yield from scenario(
+        base, root, "vscode", {"ERRKNOW_E2E_EXPLAIN": "1" if ALL_SCENARIOS else "0"}, dict(vsix)
+    )
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory: pytest.TempPathFactory, vsix: dict[str, float]) -> Iterator[dict[str, Any]]:
+    """The first-run message in a workspace whose errknow.interpreter does not run."""
+    base = tmp_path_factory.mktemp("vscode-first-run")
+    root = bare_project(base)
+    settings = root / ".vscode" / "settings.json"
+    settings.write_text(json.dumps({"errknow.interpreter": str(root / "gone" / "python")}), encoding="utf-8")
+    yield from scenario(base, root, "vscode-first-run", {"ERRKNOW_E2E_FIRST_RUN": "1"}, dict(vsix))
+
+
+def scenario(
+    base: Path, root: Path, name: str, scenario_env: dict[str, str], timings: dict[str, float]
+) -> Iterator[dict[str, Any]]:
+    """Installs the .vsix into a fresh code-server profile, opens ``root``, runs scenario.mjs."""
     data, extensions = base / "user-data", base / "extensions"
     (data / "User").mkdir(parents=True)
     (data / "User" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=1), encoding="utf-8")
@@ -131,7 +188,7 @@ def vscode_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
 
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    artifacts = ARTIFACTS / "vscode"
+    artifacts = ARTIFACTS / name
     shutil.rmtree(artifacts, ignore_errors=True)
     artifacts.mkdir(parents=True)
     server_log = (artifacts / "code-server.log").open("wb")
@@ -169,7 +226,7 @@ def vscode_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
                 "ERRKNOW_E2E_LOGS": str(data / "logs"),
                 # The venv's Python by its path: a shell's rc files may put another python first.
                 "ERRKNOW_E2E_RUN": f"{VENV_BIN / 'python'} fit.py",
-                "ERRKNOW_E2E_EXPLAIN": "1" if ALL_SCENARIOS else "0",
+                **scenario_env,
             },
             capture_output=True,
             text=True,
@@ -201,7 +258,15 @@ def test_buggy_script_problems_hover_quick_fix_save(vscode_run: dict[str, Any]) 
     assert vscode_run["problems_fixed"]["label"] == "No Problems"
     result = check_clean(root / "warmup_probe.py")
     assert result.returncode == 0, result.stdout
-    assert "from the workspace's virtual environment" in vscode_run["extension_log"]
+    # Nothing of errknow-ls in the workspace's environment: the bundled server, run by its Python.
+    assert "bundled with the extension, run by errknow.interpreter" in vscode_run["extension_log"]
+    bare = subprocess.run(
+        [str(root / ".venv" / "bin" / "python"), "-c", "import pygls"],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    )
+    assert bare.returncode != 0
     assert vscode_run["toasts"] == []  # no error (or any other message) popped up
 
 
@@ -215,6 +280,17 @@ def test_terminal_run_puts_diagnostic_on_source_line(vscode_run: dict[str, Any])
     rows = "\n".join(vscode_run["problem_rows"])
     assert "steps.py" in rows, vscode_run["problem_rows"]
     assert "[Ln 5" in rows, vscode_run["problem_rows"]
+
+
+def test_first_run_message_its_setting_and_dont_show_again(first_run: dict[str, Any]) -> None:
+    root = Path(first_run["root"])
+    message = first_run["first_run_message"]
+    assert f"({root / 'gone' / 'python'}, errknow.interpreter) does not run" in message
+    assert ".venv/bin/pip" not in message
+    assert first_run["first_run_buttons"] == ["Select Interpreter", "Open Settings", "Don't show again"]
+    # Without the Python extension, "Select Interpreter" opens the setting: found, not "No Settings Found".
+    assert "Errknow: Interpreter" in first_run["first_run_setting"]
+    assert not any("does not run" in toast for toast in first_run["first_run_toasts_after_dismissal"])
 
 
 @more_scenarios

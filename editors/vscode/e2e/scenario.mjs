@@ -4,7 +4,8 @@
 //
 // Environment: ERRKNOW_E2E_URL (code-server, folder opened), ERRKNOW_E2E_ROOT (that folder),
 // ERRKNOW_E2E_ARTIFACTS (screenshots), ERRKNOW_E2E_OUT (the JSON), ERRKNOW_E2E_LOGS (code-server's
-// user data logs), ERRKNOW_E2E_RUN (the failing command to type in the terminal), ERRKNOW_E2E_DIAGNOSTIC_MS (how long to wait for the terminal's diagnostic).
+// user data logs), ERRKNOW_E2E_RUN (the failing command to type in the terminal), ERRKNOW_E2E_DIAGNOSTIC_MS (how long to wait for the terminal's diagnostic),
+// ERRKNOW_E2E_FIRST_RUN=1 (only the first-run message, in a workspace whose interpreter does not run).
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -198,6 +199,34 @@ async function explainScenario(page) {
   await shot(page, "7-explanation");
 }
 
+/** The first-run message when the interpreter does not run: its text and buttons; "Select
+ * Interpreter" (no Python extension here) opens the errknow.interpreter setting; after a reload the
+ * message is back, "Don't show again" silences it, and after another reload the extension logs that it
+ * was not shown. */
+async function firstRunScenario(page) {
+  const toast = page.locator(".notifications-toasts .notification-list-item", { hasText: "does not run" }).first();
+  await toast.waitFor({ state: "visible", timeout: 60_000 });
+  seen.first_run_message = await toast.locator(".notification-list-item-message").innerText();
+  seen.first_run_buttons = await toast.locator(".monaco-button").allInnerTexts();
+  await shot(page, "first-run-1-message");
+  await toast.locator(".monaco-button", { hasText: "Select Interpreter" }).click();
+  const setting = page.locator(".settings-editor .setting-item-contents", { hasText: "Errknow: Interpreter" }).first();
+  await setting.waitFor({ state: "visible" });
+  seen.first_run_setting = await setting.innerText();
+  await shot(page, "first-run-2-setting");
+  await page.reload();
+  const again = page.locator(".notifications-toasts .notification-list-item", { hasText: "does not run" }).first();
+  await again.waitFor({ state: "visible", timeout: 60_000 });
+  await again.locator(".monaco-button", { hasText: "Don't show again" }).click();
+  await again.waitFor({ state: "hidden" });
+  await until("the extension to keep the choice", () => extensionLog().includes("will not show that message again"), 30_000);
+  await page.reload();
+  await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+  await until("the extension to log that it did not show the message", () => extensionLog().includes("(not shown: this workspace chose"), 60_000);
+  seen.first_run_toasts_after_dismissal = await page.locator(".notifications-toasts .notification-list-item-message").allInnerTexts();
+  await shot(page, "first-run-3-silenced");
+}
+
 const browser = await chromium.launch({
   executablePath: process.env.ERRKNOW_E2E_CHROMIUM ?? "/usr/bin/chromium",
   args: [
@@ -214,12 +243,16 @@ try {
   await page.locator('[id="status.problems"]').waitFor({ timeout: 60_000 });
   seen.timings.workbench = (Date.now() - started) / 1000;
   stepStart = Date.now();
-  await sourceScenario(page);
-  if (process.env.ERRKNOW_E2E_TERMINAL !== "0") {
-    await terminalScenario(page);
-  }
-  if (process.env.ERRKNOW_E2E_EXPLAIN === "1") {
-    await explainScenario(page);
+  if (process.env.ERRKNOW_E2E_FIRST_RUN === "1") {
+    await firstRunScenario(page);
+  } else {
+    await sourceScenario(page);
+    if (process.env.ERRKNOW_E2E_TERMINAL !== "0") {
+      await terminalScenario(page);
+    }
+    if (process.env.ERRKNOW_E2E_EXPLAIN === "1") {
+      await explainScenario(page);
+    }
   }
 } catch (error) {
   failed = true;

@@ -1,5 +1,6 @@
 // The errknow-ls client: starts the server, syncs Python files, notebooks, logs and output
 // channels, forwards terminal output, and adds the explain / records / restart commands.
+import * as path from "node:path";
 import * as vscode from "vscode";
 import {
   DidChangeConfigurationNotification,
@@ -17,7 +18,17 @@ import {
   explanationProvider,
   showRecords,
 } from "./commands";
-import { findServer, NOT_FOUND, type ServerCommand } from "./server";
+import { onInterpreterChange, selectedInterpreter } from "./python";
+import {
+  type Action,
+  findServer,
+  type ImportStrategy,
+  type Interpreter,
+  isProblem,
+  type Problem,
+  readBundle,
+  type ServerCommand,
+} from "./server";
 import { watchTerminals } from "./terminal";
 
 const NAME = "errknow-ls";
@@ -26,28 +37,39 @@ const LOG_PATTERN = "**/{*.log,*.out,*.err,nohup.out,slurm-*.out}";
 let client: LanguageClient | undefined;
 let server: ServerCommand | undefined;
 let output: vscode.LogOutputChannel | undefined;
+/** The interpreter the running server was chosen with (the project's). */
+let interpreter: Interpreter | undefined;
+/** Watching for errknow-ls to be installed, while none is found. */
+const installWatchers: vscode.Disposable[] = [];
 
 function settings(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration("errknow");
 }
 
-function lookupServer(): ServerCommand | undefined {
-  return findServer({
+async function lookupServer(context: vscode.ExtensionContext): Promise<[ServerCommand | Problem, Interpreter | undefined]> {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const pathVariable = process.env.PATH ?? "";
+  const interpreter = await selectedInterpreter(settings().get<string | null>("interpreter", null), folder, pathVariable);
+  const found = findServer({
     serverCommand: settings().get<string[]>("serverCommand", []),
-    interpreter: settings().get<string | null>("interpreter", null),
-    workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath),
-    pathVariable: process.env.PATH ?? "",
+    importStrategy: settings().get<ImportStrategy>("importStrategy", "useBundled"),
+    interpreter,
+    bundle: readBundle(context.extensionPath),
+    workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+    pathVariable,
     platform: process.platform,
   });
+  return [found, interpreter];
 }
 
 /** Settings the server reads (errknow_ls/lsp/settings.py); extension-only keys stay here. */
 function serverSettings(): Record<string, unknown> {
   const keys = [
     "select", "ignore", "severity", "records", "locale", "exclude",
-    "logLevel", "interpreter", "logGlobs", "scanWorkspace",
+    "logLevel", "logGlobs", "scanWorkspace",
   ];
-  return Object.fromEntries(keys.map((key) => [key, settings().get(key)]));
+  // The interpreter the server runs with is the project's: the server reads its torch version there.
+  return { ...Object.fromEntries(keys.map((key) => [key, settings().get(key)])), interpreter: interpreter?.path ?? null };
 }
 
 // The extension's own output channel is a document too: never send it back to the server.
@@ -78,23 +100,105 @@ function clientOptions(): LanguageClientOptions {
   };
 }
 
-async function offerFix(): Promise<void> {
-  const choice = await vscode.window.showErrorMessage(NOT_FOUND, "Open Settings", "Copy install command");
-  if (choice === "Open Settings") {
-    await vscode.commands.executeCommand("workbench.action.openSettings", "errknow.serverCommand");
-  } else if (choice === "Copy install command") {
-    await vscode.env.clipboard.writeText(".venv/bin/pip install errknow-ls");
+const DISMISSED = "errknow.firstRun.dismissed";
+const DONT_SHOW = "Don't show again";
+const LABELS: Record<Action, string> = {
+  selectInterpreter: "Select Interpreter",
+  useBundled: "Use the bundled server",
+  useFromEnvironment: "Use the environment's errknow-ls",
+  openSettings: "Open Settings",
+};
+
+async function act(action: Action): Promise<void> {
+  const target = vscode.workspace.workspaceFolders ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  switch (action) {
+    case "selectInterpreter":
+      // The Python extension's picker when it is there; else the setting that names one.
+      if ((await vscode.commands.getCommands(true)).includes("python.setInterpreter")) {
+        await vscode.commands.executeCommand("python.setInterpreter");
+      } else {
+        await vscode.commands.executeCommand("workbench.action.openSettings", "errknow.interpreter");
+      }
+      return;
+    case "useBundled":
+      await settings().update("importStrategy", "useBundled", target);
+      return;
+    case "useFromEnvironment":
+      await settings().update("importStrategy", "fromEnvironment", target);
+      return;
+    case "openSettings":
+      // Every errknow setting is resource-scoped, so this lists them in local and remote windows alike.
+      await vscode.commands.executeCommand("workbench.action.openSettings", "@ext:errknow.errknow-ls");
+      return;
+  }
+}
+
+/** Whether this workspace chose "Don't show again": a file in the workspace's own extension storage
+ * (written on disk at once; a memento can be lost when the window reloads right after the click). */
+async function dismissed(context: vscode.ExtensionContext): Promise<boolean> {
+  if (!context.storageUri) {
+    return context.workspaceState.get<boolean>(DISMISSED, false);
+  }
+  try {
+    await vscode.workspace.fs.stat(vscode.Uri.joinPath(context.storageUri, DISMISSED));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function dismiss(context: vscode.ExtensionContext): Promise<void> {
+  if (!context.storageUri) {
+    await context.workspaceState.update(DISMISSED, true);
+    return;
+  }
+  await vscode.workspace.fs.createDirectory(context.storageUri);
+  await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(context.storageUri, DISMISSED), new Uint8Array());
+}
+
+/** The problem, once per window, unless this workspace said "don't show again"; the log has it always. */
+async function tell(context: vscode.ExtensionContext, problem: Problem): Promise<void> {
+  output?.error(problem.message);
+  if (await dismissed(context)) {
+    output?.info("(not shown: this workspace chose \"Don't show again\")");
+    return;
+  }
+  const labels = problem.actions.map((action) => LABELS[action]);
+  const choice = await vscode.window.showWarningMessage(problem.message, ...labels, DONT_SHOW);
+  if (choice === DONT_SHOW) {
+    await dismiss(context);
+    output?.info("this workspace will not show that message again (the log still has it)");
+    return;
+  }
+  const action = problem.actions.find((candidate) => LABELS[candidate] === choice);
+  if (action) {
+    await act(action);
+  }
+}
+
+/** Start as soon as errknow-ls appears where the lookup would find it (an install, no reload). */
+function watchForInstall(context: vscode.ExtensionContext, interpreter: Interpreter | undefined): void {
+  const places = [
+    ...(interpreter ? [path.dirname(interpreter.path)] : []),
+    ...(vscode.workspace.workspaceFolders ?? []).flatMap((f) => [".venv", "venv"].map((v) => path.join(f.uri.fsPath, v, "bin"))),
+  ];
+  for (const place of places) {
+    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(place), "errknow-ls*"));
+    installWatchers.push(watcher);
+    context.subscriptions.push(watcher, watcher.onDidCreate(() => void restart(context)));
   }
 }
 
 async function start(context: vscode.ExtensionContext): Promise<void> {
-  server = lookupServer();
-  if (!server) {
-    output?.error(NOT_FOUND);
+  const [found, selected] = await lookupServer(context);
+  interpreter = selected;
+  if (isProblem(found)) {
+    watchForInstall(context, selected);
     // Not awaited: activation must not wait for the user to answer.
-    void offerFix();
+    void tell(context, found);
     return;
   }
+  server = found;
   output?.info(`starting ${server.command} ${server.args.join(" ")} (from ${server.origin})`);
   const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const executable = { command: server.command, args: server.args, transport: TransportKind.stdio, options: cwd ? { cwd } : {} };
@@ -111,6 +215,9 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
 async function restart(context: vscode.ExtensionContext): Promise<void> {
   const running = client;
   client = undefined;
+  for (const watcher of installWatchers.splice(0)) {
+    watcher.dispose();
+  }
   if (running) {
     await running.dispose();
   }
@@ -129,7 +236,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     watchTerminals(() => client, log),
     vscode.workspace.registerTextDocumentContentProvider(EXPLANATION_SCHEME, explanationProvider),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (["errknow.serverCommand", "errknow.interpreter"].some((key) => event.affectsConfiguration(key))) {
+      if (["errknow.serverCommand", "errknow.interpreter", "errknow.importStrategy"].some((key) => event.affectsConfiguration(key))) {
         void restart(context);
       } else if (event.affectsConfiguration("errknow") && client?.isRunning()) {
         // The server re-reads its settings (and pulls workspace/configuration) on this notification.
@@ -137,6 +244,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
   );
+  // A change of the active environment in the Python extension restarts the server with it.
+  context.subscriptions.push(await onInterpreterChange(() => void restart(context)));
   await start(context);
 }
 

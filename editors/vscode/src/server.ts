@@ -1,6 +1,29 @@
-// Finding the errknow-ls command: the setting, the interpreter's neighbour, the workspace's .venv, PATH.
+// Which errknow-ls to start, as the Python tools extensions decide it: the errknow.serverCommand
+// setting; else, by errknow.importStrategy, the server bundled with the extension run by the selected
+// interpreter (useBundled), or the one installed in the interpreter's environment (fromEnvironment:
+// beside it, the workspace's .venv, PATH). When nothing can start, a problem that says why and
+// offers the one action that helps.
 import * as fs from "node:fs";
 import * as path from "node:path";
+
+export const MIN_PYTHON: readonly [number, number] = [3, 11];
+
+export type ImportStrategy = "useBundled" | "fromEnvironment";
+
+export interface Interpreter {
+  path: string;
+  /** [major, minor]; undefined when it does not run. */
+  version: readonly [number, number] | undefined;
+  /** Where it came from, for the log and messages. */
+  origin: string;
+}
+
+/** The server the extension carries: `tool/serve.py` run with `libs/` first on sys.path. */
+export interface Bundle {
+  script: string;
+  /** The Python [major, minor] its compiled dependencies were built for. */
+  python: readonly [number, number];
+}
 
 export interface ServerCommand {
   command: string;
@@ -9,9 +32,19 @@ export interface ServerCommand {
   origin: string;
 }
 
+export type Action = "selectInterpreter" | "useBundled" | "useFromEnvironment" | "openSettings";
+
+export interface Problem {
+  message: string;
+  /** The buttons, the one that helps most first. */
+  actions: Action[];
+}
+
 export interface Lookup {
   serverCommand: readonly string[];
-  interpreter: string | null;
+  importStrategy: ImportStrategy;
+  interpreter: Interpreter | undefined;
+  bundle: Bundle | undefined;
   workspaceFolders: readonly string[];
   pathVariable: string;
   platform: NodeJS.Platform;
@@ -35,15 +68,72 @@ function venvScript(folder: string, platform: NodeJS.Platform): string[] {
   return [".venv", "venv"].map((venv) => path.join(folder, venv, bin, scriptName(platform)));
 }
 
-export function findServer(lookup: Lookup): ServerCommand | undefined {
+const dotted = (version: readonly [number, number]): string => version.join(".");
+
+function tooOld(version: readonly [number, number]): boolean {
+  return version[0] < MIN_PYTHON[0] || (version[0] === MIN_PYTHON[0] && version[1] < MIN_PYTHON[1]);
+}
+
+/** The server to start, or the problem that keeps any from starting. */
+export function findServer(lookup: Lookup): ServerCommand | Problem {
   const [first, ...rest] = lookup.serverCommand;
   if (first) {
     return { command: first, args: rest, origin: "the errknow.serverCommand setting" };
   }
+  if (lookup.importStrategy === "useBundled" && lookup.bundle) {
+    return bundled(lookup.bundle, lookup.interpreter);
+  }
+  return fromEnvironment(lookup);
+}
+
+function bundled(bundle: Bundle, interpreter: Interpreter | undefined): ServerCommand | Problem {
+  if (!interpreter) {
+    return {
+      message:
+        `errknow-ls needs a Python ≥ ${dotted(MIN_PYTHON)} to run its bundled server, and none is selected: ` +
+        "select the project's interpreter (Python: Select Interpreter) or set errknow.interpreter.",
+      actions: ["selectInterpreter", "openSettings"],
+    };
+  }
+  const version = interpreter.version;
+  if (!version) {
+    return {
+      message:
+        `The interpreter errknow-ls would run with (${interpreter.path}, ${interpreter.origin}) does not run: ` +
+        `select a Python ≥ ${dotted(MIN_PYTHON)}.`,
+      actions: ["selectInterpreter", "openSettings"],
+    };
+  }
+  if (tooOld(version)) {
+    return {
+      message:
+        `errknow-ls needs Python ≥ ${dotted(MIN_PYTHON)}; the selected interpreter (${interpreter.path}, ` +
+        `${interpreter.origin}) is Python ${dotted(version)}. Select a newer one.`,
+      actions: ["selectInterpreter", "openSettings"],
+    };
+  }
+  if (version[0] !== bundle.python[0] || version[1] !== bundle.python[1]) {
+    return {
+      message:
+        `The errknow-ls bundled with this extension was built for Python ${dotted(bundle.python)} (its ` +
+        `compiled dependencies: pydantic-core, regex, pyahocorasick); the selected interpreter is Python ` +
+        `${dotted(version)}. Select a Python ${dotted(bundle.python)}, or install errknow-ls into the ` +
+        "environment and use it (errknow.importStrategy: fromEnvironment).",
+      actions: ["selectInterpreter", "useFromEnvironment"],
+    };
+  }
+  return {
+    command: interpreter.path,
+    args: [bundle.script],
+    origin: `bundled with the extension, run by ${interpreter.origin}`,
+  };
+}
+
+function fromEnvironment(lookup: Lookup): ServerCommand | Problem {
   if (lookup.interpreter) {
-    const beside = path.join(path.dirname(lookup.interpreter), scriptName(lookup.platform));
+    const beside = path.join(path.dirname(lookup.interpreter.path), scriptName(lookup.platform));
     if (executable(beside)) {
-      return { command: beside, args: ["serve"], origin: "beside errknow.interpreter" };
+      return { command: beside, args: ["serve"], origin: `beside ${lookup.interpreter.origin}` };
     }
   }
   for (const folder of lookup.workspaceFolders) {
@@ -59,10 +149,43 @@ export function findServer(lookup: Lookup): ServerCommand | undefined {
       return { command: candidate, args: ["serve"], origin: "PATH" };
     }
   }
-  return undefined;
+  return notInstalled(lookup);
 }
 
-export const NOT_FOUND =
-  "errknow-ls was not found: not in errknow.serverCommand, not beside errknow.interpreter, not in the " +
-  "workspace's .venv/bin, not on PATH. Install it into the project (`.venv/bin/pip install errknow-ls`) " +
-  'or set "errknow.serverCommand": ["/path/to/errknow-ls", "serve"].';
+function notInstalled(lookup: Lookup): Problem {
+  const where = lookup.interpreter
+    ? `the selected interpreter's environment (${lookup.interpreter.path})`
+    : "any environment (no interpreter is selected)";
+  const install = lookup.interpreter
+    ? ` Install it there (\`"${lookup.interpreter.path}" -m pip install <errknow-ls wheel or clone>\`): the server starts as soon as it appears.`
+    : "";
+  const bundle = lookup.bundle
+    ? " Or run the server bundled with this extension (errknow.importStrategy: useBundled)."
+    : "";
+  return {
+    message:
+      `errknow-ls is not installed in ${where}, the workspace's .venv or venv, or on PATH.${install}${bundle}`,
+    actions: lookup.bundle ? ["useBundled", "selectInterpreter", "openSettings"] : ["selectInterpreter", "openSettings"],
+  };
+}
+
+export function isProblem(found: ServerCommand | Problem): found is Problem {
+  return "message" in found;
+}
+
+/** The bundle in the extension's `bundled/` directory, as `make editors` writes it (none in a
+ * development checkout that was never packaged). */
+export function readBundle(extensionPath: string): Bundle | undefined {
+  const root = path.join(extensionPath, "bundled");
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, "bundle.json"), "utf8")) as { python?: unknown };
+    const python = manifest.python;
+    if (typeof python !== "string" || !/^\d+\.\d+$/.test(python)) {
+      return undefined;
+    }
+    const [major = 0, minor = 0] = python.split(".").map(Number);
+    return { script: path.join(root, "tool", "serve.py"), python: [major, minor] };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,4 +1,6 @@
-"""A JSON list of findings, shaped like ruff's ``--output-format json`` (1-based, code points)."""
+"""A JSON list of findings, shaped like ruff's ``--output-format json`` (1-based, code points); as
+``json-lines``, one finding's object per line. ``cell`` is a notebook finding's code cell (from 1),
+whose own lines its locations count; ``null`` elsewhere."""
 
 from __future__ import annotations
 
@@ -6,23 +8,31 @@ import json
 from pathlib import Path
 from typing import Any
 
-from errknow_ls.core import Finding, Fix, Related
-from errknow_ls.runner.report import Report, row_column
+from errknow_ls.core import Fix, Related
+from errknow_ls.runner.report import Located, Report, row_column
 
 
 def render(report: Report, _cwd: Path) -> str:
-    items = [finding_json(path, finding) for path, finding in report.findings()]
+    items = [finding_json(located) for located in report.located()]
     return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
 
 
-def finding_json(path: Path, finding: Finding) -> dict[str, Any]:
+def render_lines(report: Report, _cwd: Path) -> str:
+    return "".join(
+        json.dumps(finding_json(located), ensure_ascii=False) + "\n" for located in report.located()
+    )
+
+
+def finding_json(located: Located) -> dict[str, Any]:
+    finding = located.finding
     return {
         "code": finding.code,
         "name": finding.name,
         "record": finding.record_id,
         "severity": str(finding.severity),
         "message": finding.message,
-        "filename": str(path),
+        "filename": str(located.path),
+        "cell": None if located.cell is None else located.cell + 1,
         "location": row_column(finding.span.start),
         "end_location": row_column(finding.span.end),
         "fix": fix_json(finding.preferred_fix),

@@ -9,8 +9,8 @@ from urllib.parse import quote
 
 from errknow_ls import __version__
 from errknow_ls.analysis import RULES, RuleInfo
-from errknow_ls.core import Finding, Fix, Severity, Span
-from errknow_ls.runner.report import Notice, Report
+from errknow_ls.core import Fix, Severity, Span
+from errknow_ls.runner.report import Located, Notice, Report
 
 if TYPE_CHECKING:
     from errknow_ls.kb import KnowledgeBase
@@ -46,7 +46,7 @@ def sarif_log(report: Report, cwd: Path) -> dict[str, Any]:
         "invocations": [invocation(report, cwd)],
         "originalUriBaseIds": {SRCROOT: {"uri": cwd.resolve().as_uri() + "/"}},
         "columnKind": "unicodeCodePoints",
-        "results": [result(path, finding, index, cwd) for path, finding in report.findings()],
+        "results": [result(located, index, cwd) for located in report.located()],
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
@@ -101,8 +101,11 @@ def notification(notice: Notice, cwd: Path) -> dict[str, Any]:
     }
 
 
-def result(path: Path, finding: Finding, index: dict[str, int], cwd: Path) -> dict[str, Any]:
-    where = artifact_location(path, cwd)
+def result(located: Located, index: dict[str, int], cwd: Path) -> dict[str, Any]:
+    """A notebook's finding has its code cell (from 1) in ``properties.cell``: its region counts
+    that cell's lines."""
+    finding = located.finding
+    where = artifact_location(located.path, cwd)
     data: dict[str, Any] = {
         "ruleId": finding.code,
         "level": LEVELS[finding.severity],
@@ -110,6 +113,8 @@ def result(path: Path, finding: Finding, index: dict[str, int], cwd: Path) -> di
         "locations": [{"physicalLocation": {"artifactLocation": where, "region": region(finding.span)}}],
         "properties": {"name": finding.name, "record": finding.record_id},
     }
+    if located.cell is not None:
+        data["properties"]["cell"] = located.cell + 1
     if finding.code in index:
         data["ruleIndex"] = index[finding.code]
     if finding.related:

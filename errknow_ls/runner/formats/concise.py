@@ -1,22 +1,24 @@
-"""``path:row:col: CODE [*] message`` per finding and a summary, as ruff's concise output."""
+"""``path:row:col: CODE [*] message`` per finding and a summary, as ruff's concise output (a
+notebook's findings: ``path:cell N:row:col``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from errknow_ls.runner.report import Report
+from errknow_ls.runner.report import Located, Report
 
 FIX_MARKER = "[*] "
 
 
 def render(report: Report, _cwd: Path) -> str:
-    lines = []
-    for path, finding in report.findings():
-        start = finding.span.start
-        marker = FIX_MARKER if report.is_fixable(finding) else ""
-        where = f"{path}:{start.line + 1}:{start.character + 1}"
-        lines.append(f"{where}: {finding.code} {marker}{finding.message}")
+    lines = [headline(report, located) for located in report.located()]
     return "".join(f"{line}\n" for line in [*lines, *summary(report)])
+
+
+def headline(report: Report, located: Located) -> str:
+    finding = located.finding
+    marker = FIX_MARKER if report.is_fixable(finding) else ""
+    return f"{located.where}: {finding.code} {marker}{finding.message}"
 
 
 def summary(report: Report) -> list[str]:

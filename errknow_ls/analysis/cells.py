@@ -1,0 +1,118 @@
+"""A notebook's code cells as one program: joined for the checker, findings taken back to their cells.
+
+The server (open notebooks) and ``check`` (``.ipynb`` files) both check cells this way. Cells are
+joined top to bottom with a boundary comment between two cells; IPython line magics and shell
+escapes (not Python) become a placeholder comment, so that the rest of the cell still parses. Both
+are comments, which the checker never reads, and both let a fixed program be split back into cells
+with the magics in place.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from errknow_ls.core import Edit, Finding, Fix, Position, Related, Span
+
+MAGIC = re.compile(r"^\s*(?:%|!)")
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+BOUNDARY = "# errknow-cell-boundary"
+MAGIC_PLACEHOLDER = "# errknow-ipython-magic"
+
+
+@dataclass(frozen=True, slots=True)
+class CellProgram:
+    text: str
+    """The cells joined, a boundary line between two, each magic line a placeholder."""
+    starts: tuple[int, ...]
+    """The line of ``text`` where each cell begins."""
+    magics: tuple[tuple[str, ...], ...]
+    """Each cell's magic lines, in order: what its placeholders stand for."""
+
+    @classmethod
+    def join(cls, cells: Sequence[str]) -> CellProgram:
+        lines: list[str] = []
+        starts: list[int] = []
+        magics: list[tuple[str, ...]] = []
+        for index, cell in enumerate(cells):
+            if index:
+                lines.append(BOUNDARY)
+            starts.append(len(lines))
+            cell_lines = LINE_BREAK.split(cell)
+            magics.append(tuple(line for line in cell_lines if MAGIC.match(line)))
+            lines.extend(MAGIC_PLACEHOLDER if MAGIC.match(line) else line for line in cell_lines)
+        return cls("\n".join(lines) + "\n", tuple(starts), tuple(magics))
+
+    def cell_at(self, line: int) -> int:
+        """The cell that holds ``line`` of the joined text (a boundary line: the cell before it)."""
+        index = 0
+        for i, start in enumerate(self.starts):
+            if start <= line:
+                index = i
+        return index
+
+    def locate(self, span: Span) -> tuple[int, Span]:
+        """The cell ``span`` starts in, and the span in that cell's own lines."""
+        index = self.cell_at(span.start.line)
+        return index, _shift(span, self.starts[index])
+
+    def _inside(self, index: int, span: Span) -> bool:
+        start = self.starts[index]
+        end = self.starts[index + 1] - 1 if index + 1 < len(self.starts) else None  # its boundary
+        return span.start.line >= start and (end is None or span.end.line < end)
+
+    def to_cell(self, finding: Finding) -> tuple[int, Finding]:
+        """The finding's cell, and the finding in that cell's lines; fixes that reach into another
+        cell, and related places in another cell, are left out (``related_across`` has those)."""
+        index, span = self.locate(finding.span)
+        start = self.starts[index]
+        fixes = tuple(
+            Fix(
+                fix.title,
+                fix.applicability,
+                tuple(Edit(_shift(e.span, start), e.content) for e in fix.edits),
+                fix.workaround,
+            )
+            for fix in finding.fixes
+            if all(self._inside(index, e.span) for e in fix.edits)
+        )
+        related = tuple(
+            Related(_shift(r.span, start), r.message) for r in finding.related if self._inside(index, r.span)
+        )
+        return index, replace(finding, span=span, fixes=fixes, related=related)
+
+    def within_cells(self, finding: Finding) -> Finding:
+        """The finding in joined lines, with only the fixes that stay inside its cell (a fix applied
+        to the joined text then splits back into cells)."""
+        index = self.cell_at(finding.span.start.line)
+        fixes = tuple(fix for fix in finding.fixes if all(self._inside(index, e.span) for e in fix.edits))
+        return finding if fixes == finding.fixes else replace(finding, fixes=fixes)
+
+    def split(self, text: str) -> list[str] | None:
+        """The cells of ``text`` (this program, fixed), magics restored; ``None`` when its boundaries
+        or placeholders are not as joined (nothing of it can be written back then)."""
+        cells: list[list[str]] = [[]]
+        for line in LINE_BREAK.split(text.removesuffix("\n")):
+            if line == BOUNDARY:
+                cells.append([])
+            else:
+                cells[-1].append(line)
+        if len(cells) != len(self.starts):
+            return None
+        restored = []
+        for lines, magics in zip(cells, self.magics, strict=True):
+            placeholders = [i for i, line in enumerate(lines) if line == MAGIC_PLACEHOLDER]
+            if len(placeholders) != len(magics):
+                return None
+            for i, magic in zip(placeholders, magics, strict=True):
+                lines[i] = magic
+            restored.append("\n".join(lines))
+        return restored
+
+
+def _shift(span: Span, lines: int) -> Span:
+    return Span(
+        Position(span.start.line - lines, span.start.character),
+        Position(span.end.line - lines, span.end.character),
+    )
