@@ -136,6 +136,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         output_format=OutputFormat(args.format),
         fix=args.fix,
         unsafe_fixes=args.unsafe_fixes,
+        fix_symlink_targets=args.fix_symlink_targets,
         select=args.select,
         ignore=args.ignore,
         records=args.records,
@@ -197,6 +198,11 @@ def _add_check_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
     check.add_argument("--fix", action="store_true", help="apply safe fixes, rewriting files")
     check.add_argument(
         "--unsafe-fixes", action="store_true", help="with --fix, apply unsafe fixes too; show them otherwise"
+    )
+    check.add_argument(
+        "--fix-symlink-targets",
+        action="store_true",
+        help="with --fix, also rewrite files that symlinks lead to outside the checked paths",
     )
     for name, what in (("select", "report only these"), ("ignore", "never report these")):
         check.add_argument(

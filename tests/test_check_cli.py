@@ -20,6 +20,7 @@ from errknow_ls import __version__
 from errknow_ls.analysis import RULES, check_source
 from errknow_ls.cli import EXIT_ERROR, EXIT_FOUND, EXIT_OK
 from errknow_ls.core import Finding
+from errknow_ls.core.files import MAX_SOURCE_BYTES
 from errknow_ls.kb import KnowledgeBase
 from errknow_ls.runner import engine
 from errknow_ls.runner.engine import FileJob, FileResult
@@ -617,3 +618,28 @@ def test_files_a_broken_pool_lost_are_checked_here(tmp_path: Path) -> None:
         assert pool.results() == expected[:10]
     finally:
         pool.close()
+
+
+def test_only_regular_files_are_read(run: Run, tmp_path: Path) -> None:
+    """A FIFO named ``*.py`` and symlinks to devices neither block the run nor fill its memory; the
+    files after them are still checked."""
+    os.mkfifo(tmp_path / "a_fifo.py")
+    (tmp_path / "b_zero.py").symlink_to("/dev/zero")
+    (tmp_path / "c_random.py").symlink_to("/dev/urandom")
+    write(tmp_path / "d.py", DOUBLE)
+    code, out, err = run("--no-cache")
+    assert code == EXIT_ERROR
+    assert err.splitlines() == [
+        "a_fifo.py: error: not a regular file: a FIFO (named pipe)",
+        "b_zero.py: error: not a regular file: a character device",
+        "c_random.py: error: not a regular file: a character device",
+    ]
+    assert out.startswith("d.py:8:1: EK001")
+
+
+def test_a_file_over_the_size_limit_is_named_not_read(run: Run, tmp_path: Path) -> None:
+    with (tmp_path / "generated.py").open("wb") as handle:
+        handle.truncate(MAX_SOURCE_BYTES + 1)  # sparse: no disk, and never read
+    code, _, err = run("--no-cache")
+    assert code == EXIT_ERROR
+    assert err == "generated.py: error: 8,388,609 bytes, over the 8 MiB limit: not read\n"

@@ -14,10 +14,12 @@ from errknow_ls.core import Edit, Finding
 from errknow_ls.runner.fixing import fix_until_stable
 from errknow_ls.runner.options import RuleSelection
 from errknow_ls.runner.sourcefile import (
+    SourceChanged,
     SourceError,
     content_digest,
     decode_source,
     read_bytes,
+    read_source,
     with_newline,
     write_source,
 )
@@ -45,6 +47,8 @@ class FileJob:
     rules: RuleSelection
     fix: bool = False
     unsafe_fixes: bool = False
+    write_inside: tuple[str, ...] | None = None
+    """Real paths a fixed file's own real path must be (or be below) to be written; ``None``: any."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +75,10 @@ def check_file(job: FileJob) -> FileResult:
 
 def _check_file(job: FileJob) -> FileResult:
     try:
-        data = read_bytes(job.path)
-        source = decode_source(job.path, data)
+        source = read_source(job.path)
     except SourceError as exc:
         return FileResult(job.path, error=str(exc))
+    data = source.origin.data if source.origin else source.text.encode(source.encoding)
 
     def check(text: str) -> tuple[list[Finding], list[str]]:
         result = check_source(text, select=job.rules.select, ignore=job.rules.ignore)
@@ -88,7 +92,10 @@ def _check_file(job: FileJob) -> FileResult:
     if outcome.text == source.text:
         return result
     try:
-        write_source(source, outcome.text)
+        write_source(source, outcome.text, job.write_inside)
+    except SourceChanged as exc:
+        # What was found is about text the file no longer holds.
+        return FileResult(job.path, error=str(exc))
     except SourceError as exc:
         # Nothing was written, so everything found before fixing still stands.
         findings, errors = check(source.text)

@@ -36,6 +36,8 @@ class CheckOptions:
     output_format: OutputFormat = OutputFormat.TEXT
     fix: bool = False
     unsafe_fixes: bool = False
+    fix_symlink_targets: bool = False
+    """``--fix`` writes a symlinked file's target even outside the checked paths."""
     select: Sequence[str] | None = None
     ignore: Sequence[str] | None = None
     records: Sequence[Path] | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -55,9 +56,12 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
         for folder in sorted({file.resolve().parent for file in found.files}):
             for stale in remove_stale_temps(folder):
                 print(f"{stale}: removed, a temporary file of an interrupted --fix run", file=err)
-    jobs = [FileJob(path, rules, options.fix, options.unsafe_fixes) for path in found.files]
+    inside = None if options.fix_symlink_targets else tuple(os.path.realpath(path) for path in paths)
+    jobs = [FileJob(path, rules, options.fix, options.unsafe_fixes, inside) for path in found.files]
     directory = cache_directory(options, settings)
     cache = None if directory is None else CheckCache(directory, cache_key(rules))
+    if cache is not None and cache.problem is not None:
+        print(cache.problem, file=err)
     results = check_files_cached(jobs, cache)
     cache_problem = None if cache is None else cache.save()
     if cache_problem is not None:
