@@ -18,6 +18,7 @@ import pytest
 
 from errknow_ls import __version__
 from errknow_ls.analysis import RULES, check_source
+from errknow_ls.analysis.checker import deep_expression_note
 from errknow_ls.cli import EXIT_ERROR, EXIT_FOUND, EXIT_OK
 from errknow_ls.core import Finding
 from errknow_ls.core.files import MAX_SOURCE_BYTES
@@ -643,3 +644,12 @@ def test_a_file_over_the_size_limit_is_named_not_read(run: Run, tmp_path: Path) 
     code, _, err = run("--no-cache")
     assert code == EXIT_ERROR
     assert err == "generated.py: error: 8,388,609 bytes, over the 8 MiB limit: not read\n"
+
+
+def test_what_a_limit_left_unchecked_is_a_note(run: Run, tmp_path: Path) -> None:
+    """Never "All checks passed!" alone when part of a file was not checked."""
+    terms = " + ".join(f"t{i}" for i in range(99))
+    write(tmp_path / "a.py", f"def step(loss):\n    loss.backward()\n    return {terms}\n")
+    code, out, err = run("--no-cache")
+    assert (code, out) == (EXIT_OK, "All checks passed!\n")
+    assert err == f"a.py: note: {deep_expression_note(3)}\n"

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from errknow_ls.core.findings import NOT_FULLY_CHECKED
 from errknow_ls.runner.cache import CACHE_DIRNAME, CheckCache, cache_key, check_files_cached
 from errknow_ls.runner.config import ProjectSettings, load_settings
 from errknow_ls.runner.discovery import DEFAULT_EXCLUDE, Excluder, discover
@@ -147,8 +148,11 @@ def notices_of(result: FileResult) -> list[Notice]:
 
 
 def _kind_of(error: str) -> NoticeKind:
-    """The checker reports syntax errors and its own failures alike; only the first are the file's."""
-    return NoticeKind.WARNING if error.startswith(INTERNAL_ERROR) else NoticeKind.SYNTAX_ERROR
+    """The checker reports syntax errors, its own failures and its limits alike; only the first
+    are the file's."""
+    if error.startswith(INTERNAL_ERROR):
+        return NoticeKind.WARNING
+    return NoticeKind.NOTE if error.startswith(NOT_FULLY_CHECKED) else NoticeKind.SYNTAX_ERROR
 
 
 def warn_unknown_records(results: Sequence[FileResult], kb: KnowledgeBase, err: TextIO) -> None:
