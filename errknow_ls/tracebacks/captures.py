@@ -71,18 +71,19 @@ class Capture:
         """A regular file, window by window, to its end (the end it has when that is reached); the
         stream is left there for ``_read`` (a non-regular stream is all left to ``_read``)."""
         stream = self._stream
+        readinto = getattr(stream, "readinto", None)
         try:
             fd = stream.fileno()
             info = os.fstat(fd)
             position = stream.tell()
         except (OSError, ValueError, io.UnsupportedOperation):
             return
-        if not stat.S_ISREG(info.st_mode):
+        if readinto is None or not stat.S_ISREG(info.st_mode):
             return
         buffer = bytearray(self._window)
         try:
             while True:
-                count = os.preadv(fd, [buffer], position)
+                count = readinto(buffer) or 0
                 size = os.fstat(fd).st_size
                 if size < position + count:  # cut meanwhile: what this read gave may be the new text
                     self.shrank = Shrink(position, size)
