@@ -144,8 +144,6 @@ def write_source(source: SourceFile, text: str, inside: Sequence[str] | None = N
         info = target.stat()
         if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(target, os.W_OK):
             raise SourceError(f"read-only (mode {stat.S_IMODE(info.st_mode):04o}): not written")
-        if source.origin is not None:
-            _unchanged(target, source.origin)
         if info.st_nlink > 1:
             _rewrite_in_place(target, data, source.origin)
         else:
