@@ -8,6 +8,7 @@ import os
 import stat
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -446,10 +447,10 @@ def test_fix_writes_through_a_symlink(run: Run, tmp_path: Path) -> None:
 def test_unwritable_file_is_an_error_and_reports_what_is_still_there(
     run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def refuse(source: object, target: object) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(os, "replace", refuse)
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)  # a directory this user cannot write to
     path = write(tmp_path / "train.py", GRAD_THEN_BACKWARD)
     code, out, err = run("--fix")
     assert code == EXIT_ERROR
@@ -457,7 +458,7 @@ def test_unwritable_file_is_an_error_and_reports_what_is_still_there(
     assert out.startswith("train.py:8:1: EK001 [*] ")
     assert out.splitlines()[-1] == "Found 1 error."
     assert path.read_text(encoding="utf-8") == GRAD_THEN_BACKWARD
-    assert [p.name for p in tmp_path.iterdir()] == ["train.py"], "the temporary file is removed"
+    assert [p.name for p in tmp_path.iterdir()] == ["train.py"]
 
 
 # --- file discovery ----------------------------------------------------------------------------

@@ -11,19 +11,30 @@ is written only when asked.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import dataclasses
+import errno
+import functools
 import hashlib
 import io
 import os
 import re
 import stat
+import sys
 import tempfile
 import tokenize
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from errknow_ls.core.files import MAX_SOURCE_BYTES, ChangedWhileRead, ReadFile, UnreadableFile, read_regular
+from errknow_ls.core.files import (
+    MAX_SOURCE_BYTES,
+    ChangedWhileRead,
+    FileStamp,
+    ReadFile,
+    UnreadableFile,
+    read_regular,
+)
 
 _NEWLINES = ("\r\n", "\n", "\r")
 TEMP_TAG = "errknow-fix"
@@ -178,13 +189,80 @@ def _replace_atomically(target: Path, data: bytes, origin: ReadFile | None) -> N
         if (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
             with contextlib.suppress(OSError):
                 os.chown(temp, info.st_uid, info.st_gid)
-        if origin is not None:
+        if origin is None:
+            os.replace(temp, target)  # noqa: PTH105
+        else:
             _unchanged(target, origin)  # the last moment before the rename
-        os.replace(temp, target)  # noqa: PTH105 (the test makes os.replace fail)
+            _swap_in(temp, target, origin)
+    except _Kept:
+        raise
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
     _fsync_directory(target.parent)
+
+
+def _swap_in(temp: Path, target: Path, origin: ReadFile) -> None:
+    """Put ``temp`` in ``target``'s place. Where names can be exchanged atomically (Linux), what was
+    in that place is checked once it is out: a save in the instant since the last check is put back,
+    not lost. Elsewhere, a rename, and that instant stays open."""
+    if not _exchange(temp, target):
+        os.replace(temp, target)  # noqa: PTH105
+        return
+    try:
+        out = read_regular(temp, max(MAX_SOURCE_BYTES, origin.stamp.size))
+        replaced_what_was_read = _same_version(out.stamp, origin.stamp) and out.data == origin.data
+    except OSError:
+        replaced_what_was_read = False
+    if not replaced_what_was_read:
+        try:
+            back = _exchange(temp, target)  # theirs back in its place; ours, in temp, is removed
+        except OSError:
+            back = False
+        if not back:
+            raise _Kept(f"{CHANGED}, in the instant before it was replaced; what was there is in {temp}")
+        raise SourceChanged(f"{CHANGED} (another program wrote it): not written; run --fix again")
+    temp.unlink()
+
+
+class _Kept(SourceChanged):
+    """The temporary file holds what another program wrote: it must not be removed."""
+
+
+def _same_version(a: FileStamp, b: FileStamp) -> bool:
+    """The same file, unmodified (a rename changes its change time, not its modification time)."""
+    return (a.device, a.inode, a.size, a.mtime_ns) == (b.device, b.inode, b.size, b.mtime_ns)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap what the two names hold, atomically (``renameat2`` with ``RENAME_EXCHANGE``); False
+    where this system or file system cannot."""
+    function = _renameat2()
+    if function is None:
+        return False
+    if function(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    error = ctypes.get_errno()
+    if error in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP):
+        return False
+    raise OSError(error, os.strerror(error), str(b))
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # not glibc 2.28 or later, or musl
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function
 
 
 def _rewrite_in_place(target: Path, data: bytes, origin: ReadFile | None) -> None:
