@@ -5,7 +5,7 @@
 1. Writes a synthetic training log (tqdm bars redrawn with carriage returns, logging records) of
    LINES lines (default 200,000) with one traceback at the end, in a temporary directory.
 2. Times our scan in this process (the file read as ``errknow-ls explain`` reads it: mapped in
-   16 MiB windows by ``capture_chunks`` and fed to ``TracebackScanner``; no process start) against
+   16 MiB windows by ``Capture`` and fed to ``TracebackScanner``; no process start) against
    ``grep -c Traceback``, ``grep -E -c 'Traceback|Error'`` and ``grep -n Traceback`` in subprocesses,
    with grep's start-up (the same command on an empty file) taken off.
    Every figure is the median of REPEAT runs (default 9), ours and grep's alike.
@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from errknow_ls.tracebacks import Traceback, TracebackScanner, capture_chunks
+from errknow_ls.tracebacks import Capture, Traceback, TracebackScanner
 
 CHUNK = 1 << 20
 REPEAT = 9
@@ -79,7 +79,7 @@ def scan_file(path: Path) -> list[Traceback]:
     scanner = TracebackScanner()
     found: list[Traceback] = []
     with path.open("rb") as stream:
-        for chunk in capture_chunks(stream):
+        for chunk in Capture(stream):
             found += scanner.feed(chunk)
     return found + scanner.close()
 

@@ -148,6 +148,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         exit_non_zero_on_fix=args.exit_non_zero_on_fix,
         stdin=sys.stdin.buffer.read() if reads_stdin else None,
         stdin_filename=args.stdin_filename,
+        fix_symlink_targets=args.fix_symlink_targets,
         select=args.select,
         extend_select=args.extend_select,
         ignore=args.ignore,
@@ -252,6 +253,11 @@ def _add_check_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
     check.add_argument("--fix", action="store_true", help="apply safe fixes, rewriting files")
     check.add_argument(
         "--unsafe-fixes", action="store_true", help="with --fix, apply unsafe fixes too; show them otherwise"
+    )
+    check.add_argument(
+        "--fix-symlink-targets",
+        action="store_true",
+        help="with --fix, also rewrite files that symlinks lead to outside the checked paths",
     )
     check.add_argument(
         "--diff",

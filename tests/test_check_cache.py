@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable
@@ -291,3 +292,46 @@ def test_entries_read_back_exactly_and_damage_is_refused() -> None:
         with pytest.raises(ValueError):
             cache._decode(json.dumps(damaged))
     assert data == json.loads(cache._encode(cache._decode(raw)))
+
+
+@pytest.mark.parametrize("kind", ["FIFO", "/dev/zero"])
+def test_a_cache_that_is_not_a_regular_file_is_ignored_and_replaced(
+    run: Run, tmp_path: Path, kind: str
+) -> None:
+    write(tmp_path / "a.py", DOUBLE)
+    cold = run()
+    cache_file = _cache_file(tmp_path)
+    cache_file.unlink()
+    if kind == "FIFO":
+        os.mkfifo(cache_file)
+    else:
+        cache_file.symlink_to("/dev/zero")
+    code, out, err = run()
+    what = "a FIFO (named pipe)" if kind == "FIFO" else "a character device"
+    assert (code, out) == cold[:2]
+    assert err == f"warning: the cache {cache_file} is ignored: not a regular file: {what}\n"
+    assert cache_file.is_file() and not cache_file.is_symlink()
+    assert run() == cold
+
+
+@pytest.mark.parametrize(
+    ("read", "line"), [(False, 1_000_000_000), (True, 1_000_000_000), (True, 40), (True, 8)]
+)
+def test_an_entry_whose_spans_lie_outside_its_file_is_dropped(
+    run: Run, tmp_path: Path, read: bool, line: int
+) -> None:
+    """Checked against the file's size when the cache spares reading it, against its text when read
+    (line 40 is within the size of the file, past its last line; line 8 ends past its last column)."""
+    path = write(tmp_path / "a.py", DOUBLE)
+    if not read:
+        age(path)
+    cold = run("--format", "json")
+    cache_file = _cache_file(tmp_path)
+    data = json.loads(cache_file.read_text())
+    (digest,) = data["results"]
+    wrong = f'"span":[{line},0,{line},500]'
+    data["results"][digest] = re.sub(r'"span":\[7,\d+,7,\d+\]', wrong, data["results"][digest], count=1)
+    assert wrong in data["results"][digest]
+    cache_file.write_text(json.dumps(data))
+    assert run("--format", "json") == cold
+    assert wrong not in cache_file.read_text()

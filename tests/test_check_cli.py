@@ -8,6 +8,7 @@ import os
 import stat
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -18,8 +19,10 @@ import pytest
 
 from errknow_ls import __version__
 from errknow_ls.analysis import RULES, check_source
+from errknow_ls.analysis.checker import deep_expression_note
 from errknow_ls.cli import EXIT_ERROR, EXIT_FOUND, EXIT_OK
 from errknow_ls.core import Finding
+from errknow_ls.core.files import MAX_SOURCE_BYTES
 from errknow_ls.kb import KnowledgeBase
 from errknow_ls.runner import engine
 from errknow_ls.runner.engine import FileJob, FileResult
@@ -445,10 +448,10 @@ def test_fix_writes_through_a_symlink(run: Run, tmp_path: Path) -> None:
 def test_unwritable_file_is_an_error_and_reports_what_is_still_there(
     run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def refuse(source: object, target: object) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(os, "replace", refuse)
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)  # a directory this user cannot write to
     path = write(tmp_path / "train.py", GRAD_THEN_BACKWARD)
     code, out, err = run("--fix")
     assert code == EXIT_ERROR
@@ -456,7 +459,7 @@ def test_unwritable_file_is_an_error_and_reports_what_is_still_there(
     assert out.startswith("train.py:8:1: EK001 [*] ")
     assert out.splitlines()[-1] == "Found 1 error."
     assert path.read_text(encoding="utf-8") == GRAD_THEN_BACKWARD
-    assert [p.name for p in tmp_path.iterdir()] == ["train.py"], "the temporary file is removed"
+    assert [p.name for p in tmp_path.iterdir()] == ["train.py"]
 
 
 # --- file discovery ----------------------------------------------------------------------------
@@ -618,3 +621,37 @@ def test_files_a_broken_pool_lost_are_checked_here(tmp_path: Path) -> None:
         assert pool.results() == expected[:10]
     finally:
         pool.close()
+
+
+def test_only_regular_files_are_read(run: Run, tmp_path: Path) -> None:
+    """A FIFO named ``*.py`` and symlinks to devices neither block the run nor fill its memory; the
+    files after them are still checked."""
+    os.mkfifo(tmp_path / "a_fifo.py")
+    (tmp_path / "b_zero.py").symlink_to("/dev/zero")
+    (tmp_path / "c_random.py").symlink_to("/dev/urandom")
+    write(tmp_path / "d.py", DOUBLE)
+    code, out, err = run("--no-cache")
+    assert code == EXIT_ERROR
+    assert err.splitlines() == [
+        "a_fifo.py: error: not a regular file: a FIFO (named pipe)",
+        "b_zero.py: error: not a regular file: a character device",
+        "c_random.py: error: not a regular file: a character device",
+    ]
+    assert out.startswith("d.py:8:1: EK001")
+
+
+def test_a_file_over_the_size_limit_is_named_not_read(run: Run, tmp_path: Path) -> None:
+    with (tmp_path / "generated.py").open("wb") as handle:
+        handle.truncate(MAX_SOURCE_BYTES + 1)  # sparse: no disk, and never read
+    code, _, err = run("--no-cache")
+    assert code == EXIT_ERROR
+    assert err == "generated.py: error: 8,388,609 bytes, over the 8 MiB limit: not read\n"
+
+
+def test_what_a_limit_left_unchecked_is_a_note(run: Run, tmp_path: Path) -> None:
+    """Never "All checks passed!" alone when part of a file was not checked."""
+    terms = " + ".join(f"t{i}" for i in range(99))
+    write(tmp_path / "a.py", f"def step(loss):\n    loss.backward()\n    return {terms}\n")
+    code, out, err = run("--no-cache")
+    assert (code, out) == (EXIT_OK, "All checks passed!\n")
+    assert err == f"a.py: note: {deep_expression_note(3)}\n"

@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 import pytest
 
 from errknow_ls.analysis import CheckResult, check_source
+from errknow_ls.cli import EXIT_ERROR, EXIT_OK
 from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Severity, Span
 from errknow_ls.runner import engine
 from errknow_ls.runner.engine import FileJob
 from errknow_ls.runner.fixing import MAX_ROUNDS, Offsets, choose, fix_until_stable, shift
 from errknow_ls.runner.options import RuleSelection
-from errknow_ls.runner.sourcefile import detect_newline, with_newline
+from errknow_ls.runner.sourcefile import (
+    CHANGED,
+    SourceChanged,
+    detect_newline,
+    read_source,
+    with_newline,
+    write_source,
+)
+from tests.test_check_cli import GRAD_FIXED, GRAD_THEN_BACKWARD, Run, write
 
 SAFE, UNSAFE, DISPLAY = Applicability.SAFE, Applicability.UNSAFE, Applicability.DISPLAY_ONLY
 
@@ -138,7 +148,7 @@ def test_inserted_lines_take_the_files_line_break() -> None:
 def test_internal_errors_of_the_checker_are_warnings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from errknow_ls.cli import EXIT_OK, main
+    from errknow_ls.cli import main
 
     def failing(text: str, **_: object) -> CheckResult:
         return CheckResult(
@@ -158,7 +168,7 @@ def test_internal_errors_of_the_checker_are_warnings(
 def test_a_crash_of_the_checker_fails_that_file_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from errknow_ls.cli import EXIT_ERROR, main
+    from errknow_ls.cli import main
 
     def crashing(text: str, **options: object) -> CheckResult:
         if "crash" in text:
@@ -190,3 +200,68 @@ def test_fix_after_a_form_feed_line(tmp_path: Path) -> None:
         "parameters()))", "parameters()), retain_graph=True)"
     )
     assert check_source(path.read_text(encoding="utf-8")).findings == []
+
+
+def test_a_read_only_file_is_not_written(run: Run, tmp_path: Path) -> None:
+    path = write(tmp_path / "a.py", GRAD_THEN_BACKWARD)
+    path.chmod(0o444)
+    code, out, err = run("--fix", "--no-cache")
+    assert code == EXIT_ERROR
+    assert err == "a.py: error: read-only (mode 0444): not written\n"
+    assert out.startswith("a.py:8:")
+    assert path.read_text(encoding="utf-8") == GRAD_THEN_BACKWARD
+
+
+def test_a_hard_linked_file_is_fixed_under_every_name(run: Run, tmp_path: Path) -> None:
+    path = write(tmp_path / "src" / "a.py", GRAD_THEN_BACKWARD)
+    other = tmp_path / "elsewhere.txt"
+    other.hardlink_to(path)
+    assert run("--fix", "--no-cache", "src")[0] == EXIT_OK
+    assert path.read_text(encoding="utf-8") == other.read_text(encoding="utf-8") == GRAD_FIXED
+    assert path.stat().st_ino == other.stat().st_ino
+    assert [p.name for p in path.parent.iterdir()] == ["a.py"], "no temporary file is left"
+
+
+def test_a_symlink_out_of_the_checked_tree_is_written_only_when_asked(run: Run, tmp_path: Path) -> None:
+    outside = write(tmp_path / "outside" / "shared.py", GRAD_THEN_BACKWARD)
+    link = tmp_path / "tree" / "link.py"
+    link.parent.mkdir()
+    link.symlink_to(outside)
+    code, _, err = run("--fix", "--no-cache", "tree")
+    assert code == EXIT_ERROR
+    assert err == (
+        f"tree/link.py: error: a symlink to {outside}, outside the checked paths: not written "
+        "(--fix-symlink-targets writes it)\n"
+    )
+    assert outside.read_text(encoding="utf-8") == GRAD_THEN_BACKWARD
+    assert run("--fix", "--no-cache", "--fix-symlink-targets", "tree")[0] == EXIT_OK
+    assert outside.read_text(encoding="utf-8") == GRAD_FIXED
+    assert link.is_symlink()
+
+
+def test_a_symlink_inside_the_checked_tree_is_written_through(run: Run, tmp_path: Path) -> None:
+    real = write(tmp_path / "tree" / "lib" / "real.py", GRAD_THEN_BACKWARD)
+    (tmp_path / "tree" / "app").mkdir()
+    (tmp_path / "tree" / "app" / "link.py").symlink_to(real)
+    assert run("--fix", "--no-cache", "tree/app", "tree/lib")[0] == EXIT_OK
+    assert real.read_text(encoding="utf-8") == GRAD_FIXED
+
+
+@pytest.mark.parametrize("change", ["other bytes", "same size and time", "renamed over"])
+def test_a_file_changed_after_it_was_read_is_not_written(tmp_path: Path, change: str) -> None:
+    path = write(tmp_path / "a.py", GRAD_THEN_BACKWARD)
+    source = read_source(path)
+    users = GRAD_THEN_BACKWARD.replace("loss", "cost")
+    if change == "other bytes":
+        path.write_text(users + "# more\n", encoding="utf-8")
+    elif change == "same size and time":
+        info = path.stat()
+        path.write_text(users, encoding="utf-8")
+        os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    else:
+        write(tmp_path / ".a.py.swp", users).replace(path)
+    saved = path.read_bytes()
+    with pytest.raises(SourceChanged, match=f"{CHANGED} .*: not written; run --fix again"):
+        write_source(source, GRAD_FIXED)
+    assert path.read_bytes() == saved
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py"]

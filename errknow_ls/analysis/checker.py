@@ -20,6 +20,7 @@ from pathlib import Path
 
 from errknow_ls.analysis.chunks import (
     MAX_DEPTH,
+    MAX_EXPRESSION_DEPTH,
     PARSE_ERRORS,
     Body,
     Chunk,
@@ -27,6 +28,7 @@ from errknow_ls.analysis.chunks import (
     ChunkKey,
     calls_by_function,
     split_chunks,
+    within_depth,
 )
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.interpreter import UNIT_BUDGET, Interpreter
@@ -36,6 +38,7 @@ from errknow_ls.analysis.rules import SECOND_PASS_BUILDERS, retain_graph_in_loop
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.source import SourceText, called_names, describe, parse
 from errknow_ls.core import Finding
+from errknow_ls.core.findings import NOT_FULLY_CHECKED
 
 INTERNAL_ERROR = "internal error"
 STEPS_PER_LINE = 50
@@ -43,6 +46,11 @@ HUGE = 1_000_000
 """Characters from which a text is checked as one unit (generated code, a 5 MB file)."""
 MAX_FILE_STEPS = 400_000
 """At ~15-40 microseconds a statement here, what keeps one file under ~16 s, however it is built."""
+STEPS_PER_OWN_LINE = 4
+"""A unit's budget is at least this many statements per line of its own definition (a loop runs
+its body twice, a call its callee's): a long function is checked to its end, not cut at the
+shared budget (up to MAX_FILE_STEPS)."""
+MAX_STOP_NOTES = 10
 BACKWARD_NAMES = frozenset({"backward", "manual_backward", "grad"})
 PRIORITY = ("EK003", "EK001", "EK002", "EK004", "EK005")
 _SUPPRESS = re.compile(
@@ -391,13 +399,22 @@ def _recheck(
         found_then = [cache.outcome(u, source, fresh, modules) for u in units_then]
         cache.quick += 1
         return _result(found_then, errors), source
-    if (after.kind, after.name, after.calls, after.top_calls, after.methods, after.too_deep) != (
+    if (
+        after.kind,
+        after.name,
+        after.calls,
+        after.top_calls,
+        after.methods,
+        after.too_deep,
+        after.deep_expressions,
+    ) != (
         before.kind,
         before.name,
         before.calls,
         before.top_calls,
         before.methods,
         before.too_deep,
+        before.deep_expressions,
     ) or after.words & checked.names != before.words & checked.names:
         return None
     chunks = (*checked.chunks[:index], after, *checked.chunks[index + 1 :])
@@ -501,7 +518,22 @@ def _runnable(chunks: list[Chunk]) -> list[Chunk]:
 
 
 def _too_deep(chunks: Iterable[Chunk]) -> list[str]:
-    return [f"line {line}: nested too deeply to check" for c in chunks for line in c.too_deep]
+    return [deep_statement_note(line) for c in chunks for line in c.too_deep] + [
+        deep_expression_note(line) for c in chunks for line in c.deep_expressions
+    ]
+
+
+def deep_statement_note(line: int) -> str:
+    return (
+        f"{NOT_FULLY_CHECKED}: line {line}: a statement nested more than {MAX_DEPTH} levels deep was skipped"
+    )
+
+
+def deep_expression_note(line: int) -> str:
+    return (
+        f"{NOT_FULLY_CHECKED}: line {line}: an expression nested more than {MAX_EXPRESSION_DEPTH} levels "
+        "deep was skipped (its value is unknown; the rest of the statement was checked)"
+    )
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -552,6 +584,12 @@ def unit_budget(lines: int) -> Callable[[int], int]:
     return lambda units: min(UNIT_BUDGET, total // max(1, units))
 
 
+def own_budget(lines: int) -> int:
+    """The least budget of a unit whose own definition is ``lines`` long (rounded up to a power of
+    two, so that typing keeps it, and the cached outcomes, stable)."""
+    return min(MAX_FILE_STEPS, STEPS_PER_OWN_LINE * (1 << max(0, lines - 1).bit_length()))
+
+
 def _units(
     chunks: list[Chunk], memo: Mentions, budget: Callable[[int], int], imported: frozenset[str]
 ) -> list[Unit]:
@@ -576,7 +614,9 @@ def _units(
     def unit(kind: str, index: int | None) -> Unit:
         reach = base if index is None else _reach(refs, {index}, base)
         chunk = None if index is None else chunks[index]
-        return Unit(kind, chunk, tuple(chunks[i] for i in sorted(reach)), body_relevant, relevant, share)
+        own = others if chunk is None else [chunk]
+        budget = max(share, own_budget(sum(c.text.count("\n") + 1 for c in own)))
+        return Unit(kind, chunk, tuple(chunks[i] for i in sorted(reach)), body_relevant, relevant, budget)
 
     return ([unit("module", None)] if body_relevant else []) + [unit(kind, i) for kind, i in entries]
 
@@ -632,14 +672,14 @@ def _run_bodies(unit: Unit, source: SourceText, bodies: list[Body], modules: Mod
     module = ast.Module(body=[s for b in bodies for s in b], type_ignores=[])
     interpreter = Interpreter(module, unit.budget, modules)
     if unit.kind == "module":
-        errors = _run_all([("<module>", lambda: interpreter.run_module(True))])
+        errors = _run_all(interpreter, [("<module>", lambda: interpreter.run_module(True))])
         first = 0
     else:
-        interpreter.run_module(unit.body_relevant)
+        interpreter.run_module(unit.body_relevant)  # the module unit reports where this stops
         interpreter.forget_module_graphs()
         first = len(interpreter.events)
         own = bodies[unit.chunks.index(unit.chunk)] if unit.chunk is not None else ()
-        errors = _run_all(_entries(interpreter, unit, own))
+        errors = _run_all(interpreter, _entries(interpreter, unit, own))
     return _outcome(interpreter, source, first, errors)
 
 
@@ -755,59 +795,66 @@ def _check_whole(module: ast.Module, source: SourceText, modules: ModuleSource |
     try:
         return _check_whole_module(module, source, modules)
     except RecursionError:
-        shallow, deep = _without_deep_statements(module)
+        shallow, notes = _without_deep_parts(module)
         result = _check_whole_module(shallow, source, modules)
-        result.errors[:0] = [f"line {stmt.lineno}: nested too deeply to check" for stmt in deep]
+        result.errors[:0] = notes
         return result
 
 
 def _check_whole_module(module: ast.Module, source: SourceText, modules: ModuleSource | None) -> CheckResult:
-    interpreter = Interpreter(module, modules=modules)
+    interpreter = Interpreter(module, max(UNIT_BUDGET, own_budget(len(source.lines))), modules)
     outcome = _outcome(interpreter, source, 0, _run_entries(interpreter, module))
     return CheckResult(_merge([outcome]), list(outcome.errors), outcome.read)
 
 
-def _without_deep_statements(module: ast.Module) -> tuple[ast.Module, list[ast.stmt]]:
+def _without_deep_parts(module: ast.Module) -> tuple[ast.Module, list[str]]:
+    """The module without its statements too deep to check (and their expressions too deep to
+    check), and what was left out."""
     shallow: list[ast.stmt] = []
-    deep: list[ast.stmt] = []
+    notes: list[str] = []
     for stmt in module.body:
-        (deep if _deeper_than(stmt, MAX_DEPTH) else shallow).append(stmt)
-    return ast.Module(body=shallow, type_ignores=[]), deep
-
-
-def _deeper_than(root: ast.AST, limit: int) -> bool:
-    """Whether the tree below ``root`` is more than ``limit`` nodes deep (walked without recursion)."""
-    stack = [(root, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return False
+        left_out: list[int] = []
+        if within_depth(stmt, {}, left_out):
+            shallow.append(stmt)
+        else:
+            notes.append(deep_statement_note(stmt.lineno))
+        notes += [deep_expression_note(line) for line in left_out]
+    return ast.Module(body=shallow, type_ignores=[]), notes
 
 
 def _run_entries(interpreter: Interpreter, module: ast.Module) -> list[str]:
     """Run every entry point; one that fails inside the checker is reported, the rest still run."""
     relevant = _module_relevant(module)
-    errors = _run_all([("<module>", lambda: interpreter.run_module(_body_is_relevant(module, relevant)))])
+    module_entry = ("<module>", lambda: interpreter.run_module(_body_is_relevant(module, relevant)))
+    errors = _run_all(interpreter, [module_entry])
     interpreter.forget_module_graphs()
     entries: Entries = []
     for stmt in module.body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name in relevant:
             entries.append((stmt.name, partial(interpreter.run_function, stmt)))
-    errors += _run_all(entries)
     top_level: list[ast.stmt] = [s for s in module.body if isinstance(s, ast.ClassDef)]
-    return errors + _run_all(_method_entries(interpreter, top_level, relevant))
+    return errors + _run_all(interpreter, entries + _method_entries(interpreter, top_level, relevant))
 
 
-def _run_all(entries: Entries) -> list[str]:
+def _run_all(interpreter: Interpreter, entries: Entries) -> list[str]:
+    """Run the entries; the checker's own failures, then where a limit stopped one (the first
+    MAX_STOP_NOTES by name, then how many more)."""
     errors = []
+    stopped: list[str] = []
     for name, run in entries:
+        interpreter.stopped = None
         try:
             run()
         except Exception as exc:
             errors.append(f"{INTERNAL_ERROR} while checking {name}: {type(exc).__name__}: {exc}")
-    return errors
+        if interpreter.stopped is not None:
+            stopped.append(
+                f"{NOT_FULLY_CHECKED}: {name}: {interpreter.stopped}; what follows was not checked"
+            )
+    if len(stopped) > MAX_STOP_NOTES:
+        more = len(stopped) - MAX_STOP_NOTES
+        stopped[MAX_STOP_NOTES:] = [f"{NOT_FULLY_CHECKED}: {more:,} more functions stopped at the budget"]
+    return errors + stopped
 
 
 def _module_relevant(module: ast.Module) -> frozenset[str]:

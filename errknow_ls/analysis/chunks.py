@@ -34,6 +34,12 @@ NEWLINES_PER_LINE = 256
 MAX_DEPTH = 100
 """How deep a statement's tree may be for the checker's recursive walks to follow it within
 Python's stack (a chain of a few hundred calls parses, but would not)."""
+MAX_EXPRESSION_DEPTH = 64
+"""In a statement deeper than MAX_DEPTH, an expression deeper than this (a sum of 99 terms, a chain
+of calls) is left out, as a value the checker knows nothing of: the rest of the statement, and of
+its function, is still checked."""
+UNCHECKED = "__errknow_unchecked__"
+"""The name that stands for an expression left out: unknown, so it never reports."""
 ChunkKey = tuple[int, str]
 T = TypeVar("T")
 _WORD = re.compile(r"\w+")
@@ -61,6 +67,8 @@ class Chunk:
     """A class's own methods, ``__init__`` aside: the entry points it may offer."""
     too_deep: tuple[int, ...] = ()
     """Lines of statements nested deeper than MAX_DEPTH: left out of the body, and reported."""
+    deep_expressions: tuple[int, ...] = ()
+    """Lines of expressions deeper than MAX_EXPRESSION_DEPTH left out of deep statements, reported."""
     cut: bool = False
     """The chunk does not parse because it ends inside something open (a bracket, a string, a
     line continuation): the chunker may have cut a statement, where a whole parse would succeed.
@@ -92,7 +100,8 @@ def read_chunk(start: int, text: str) -> tuple[Chunk, Body]:
     if shift:
         shift_lines(module, shift)
     functions: dict[str, set[str]] = {}
-    body = tuple(s for s in module.body if calls_by_function(s, functions) <= MAX_DEPTH)
+    deep_expressions: list[int] = []
+    body = tuple(s for s in module.body if within_depth(s, functions, deep_expressions))
     too_deep = tuple(s.lineno for s in module.body if s not in body)
     kind, name = "other", ""
     if len(body) == 1 and isinstance(body[0], ast.FunctionDef | ast.AsyncFunctionDef):
@@ -117,8 +126,56 @@ def read_chunk(start: int, text: str) -> tuple[Chunk, Body]:
         frozenset(map(sys.intern, _WORD.findall(text))),  # one copy of each name for all files
         methods,
         too_deep,
+        tuple(deep_expressions),
     )
     return chunk, body
+
+
+def within_depth(stmt: ast.stmt, functions: dict[str, set[str]], left_out: list[int]) -> bool:
+    """Whether ``stmt`` can be checked: it is at most MAX_DEPTH deep once its expressions deeper
+    than MAX_EXPRESSION_DEPTH are left out (their lines are added to ``left_out``)."""
+    if calls_by_function(stmt, functions) <= MAX_DEPTH:
+        return True
+    cut = _leave_out_deep_expressions(stmt)
+    if calls_by_function(stmt, {}) > MAX_DEPTH:
+        return False
+    left_out += cut
+    return True
+
+
+def _leave_out_deep_expressions(stmt: ast.stmt) -> list[int]:
+    """Replace each outermost expression of ``stmt`` deeper than MAX_EXPRESSION_DEPTH by the name
+    UNCHECKED, in place; the lines where they started. Walked without recursion."""
+    order: list[ast.AST] = []
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    height: dict[int, int] = {}
+    for node in reversed(order):  # children before their parents
+        height[id(node)] = 1 + max((height[id(c)] for c in ast.iter_child_nodes(node)), default=0)
+
+    def deep(value: object) -> bool:
+        return isinstance(value, ast.expr) and height[id(value)] > MAX_EXPRESSION_DEPTH
+
+    lines: list[int] = []
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        for field, value in ast.iter_fields(node):
+            items = value if isinstance(value, list) else [value]
+            for index, item in enumerate(items):
+                if deep(item):
+                    lines.append(item.lineno)
+                    items[index] = ast.copy_location(
+                        ast.Name(UNCHECKED, getattr(item, "ctx", ast.Load())), item
+                    )
+                elif isinstance(item, ast.AST):
+                    stack.append(item)
+            if not isinstance(value, list):
+                setattr(node, field, items[0])
+    return sorted(lines)
 
 
 _OPEN_AT_END = ("never closed", "unterminated", "unexpected EOF", "expected an indented block")

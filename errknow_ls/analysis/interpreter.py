@@ -54,7 +54,8 @@ FROZEN = "__errknow_frozen__"
 MAX_CALL_DEPTH = 6
 MAX_UNROLLED_LOOPS = 3
 STEP_BUDGET = 8_000
-"""Statements one entry point may execute; what was found before the budget runs out stands."""
+"""Statements one entry point may execute (more when its unit's budget is larger); what was found
+before the budget runs out stands, and the stop is reported."""
 UNIT_BUDGET = 8_000
 """Statements all entry points of one unit (the module body, a function, a class) may execute
 together, at most (see ``checker.unit_budget``). Eleven times what the most demanding of the
@@ -137,6 +138,8 @@ class Interpreter:
         self.tick = 0
         self.steps = 0
         self.total_steps = 0
+        self.stopped: str | None = None
+        """What stopped the last entry point before its end (a budget, Python's stack), if anything."""
         self._serial = itertools.count(1)
         self._closures: dict[int, dict[str, Value]] = {}
         self._current_stmt: ast.stmt | None = None
@@ -228,10 +231,13 @@ class Interpreter:
     def _run_guarded(self, body: object) -> None:
         self.steps = 0
         self.forward_hooks = []
+        self.stopped = None
         try:
             body()  # type: ignore[operator]
-        except (BudgetExceeded, RecursionError):
-            pass
+        except BudgetExceeded as exc:
+            self.stopped = str(exc)
+        except RecursionError:
+            self.stopped = "calls nested deeper than Python's stack allows"
         finally:
             self.loop_stack.clear()
             self.no_grad = False
@@ -255,8 +261,9 @@ class Interpreter:
     def exec_stmt(self, stmt: ast.stmt) -> None:  # noqa: PLR0915
         self.steps += 1
         self.total_steps += 1
-        if self.steps > STEP_BUDGET or self.total_steps > self.budget:
-            raise BudgetExceeded
+        if self.steps > max(STEP_BUDGET, self.budget) or self.total_steps > self.budget:
+            limit = self.budget if self.total_steps > self.budget else max(STEP_BUDGET, self.budget)
+            raise BudgetExceeded(f"stopped after {limit:,} interpreted statements, the budget")
         self._current_stmt = stmt
         if self.frames:
             self.frames[-1].stmt = stmt

@@ -69,3 +69,8 @@ class Finding:
     def preferred_fix(self) -> Fix | None:
         """The first fix, which rules order best first."""
         return self.fixes[0] if self.fixes else None
+
+
+NOT_FULLY_CHECKED = "not fully checked"
+"""How the checker reports a limit that stopped part of its analysis (never silently): the start
+of each such entry of its errors, which the CLI prints as a note."""

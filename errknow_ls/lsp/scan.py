@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from errknow_ls.core.files import MAX_SOURCE_BYTES, read_regular
 from errknow_ls.lsp import publishing
 from errknow_ls.lsp.checking import Snapshot
 from errknow_ls.lsp.files import Scope
@@ -81,7 +82,8 @@ async def check_files(ls: ErrknowServer, files: dict[str, Path]) -> None:
 
 
 def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8", errors="replace")
+    """A regular file's text (a FIFO or a device would block the scan or fill its memory)."""
+    return read_regular(path, MAX_SOURCE_BYTES).data.decode("utf-8", errors="replace")
 
 
 def forget(ls: ErrknowServer, uri: str) -> None:

@@ -23,16 +23,18 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 
 from errknow_ls import __version__
 from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Related, Severity, Span
+from errknow_ls.core.files import MIB, UnreadableFile, read_regular
 from errknow_ls.runner.engine import FileJob, FileResult, check_files
-from errknow_ls.runner.fixing import applicable
+from errknow_ls.runner.fixing import Offsets, applicable
 from errknow_ls.runner.options import RuleSelection
-from errknow_ls.runner.sourcefile import content_digest
+from errknow_ls.runner.sourcefile import SourceError, content_digest, decode_source, read_bytes
 
 CACHE_DIRNAME = ".errknow_cache"
 FORMAT = 2
@@ -45,6 +47,8 @@ CACHEDIR_TAG = (
 PACKAGE = Path(__file__).resolve().parent.parent
 CHECKER_PACKAGES = ("core", "analysis", "runner")
 INTERNAL_ERROR = "internal error"
+MAX_CACHE_BYTES = 512 * MIB
+"""A cache file larger than this is ignored (with a warning) and rewritten."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,11 +219,16 @@ class CheckCache:
         self._cwd = os.getcwd()  # noqa: PTH109
         """Entries validated so far, by their text (most files find nothing: one text, one entry)."""
         self._changed = False
+        self.problem: str | None = None
+        """Why the cache file could not be used, if it exists and is not a file this run can read."""
         self._load()
 
     def _load(self) -> None:
         try:
-            data = json.loads(self.path.read_bytes())
+            data = json.loads(read_regular(self.path, MAX_CACHE_BYTES).data)
+        except UnreadableFile as exc:
+            self.problem = f"warning: the cache {self.path} is ignored: {exc}"
+            return
         except (OSError, ValueError, RecursionError):
             return
         if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("key") != self.key:
@@ -236,17 +245,25 @@ class CheckCache:
             info = os.stat(spelled)  # noqa: PTH116 (a str: this runs for every file)
         except OSError:
             return None
+        if not S_ISREG(info.st_mode):
+            return None  # checking it says why it is not read
         stat = self._stats[name] = (info.st_size, info.st_mtime_ns)
         digest = _digest_if_unchanged(self._files.get(name), stat)
+        data = None
         if digest is None:
             if not self._results:
                 return None
             try:
-                digest = content_digest(path.read_bytes())
-            except OSError:
+                data = read_bytes(path)
+            except SourceError:
                 return None
+            digest = content_digest(data)
         entry = self._entry(digest)
         if entry is None:
+            return None
+        if not _fits(entry, path, data, info.st_size):
+            self._results.pop(digest, None)
+            self._changed = True
             return None
         if self._files.get(name) != [*stat, digest]:
             self._files[name] = [*stat, digest]
@@ -348,6 +365,31 @@ def _write_atomically(target: Path, data: bytes) -> None:
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)
         raise
+
+
+def _spans(finding: Finding) -> Iterator[Span]:
+    yield finding.span
+    yield from (edit.span for fix in finding.fixes for edit in fix.edits)
+    yield from (related.span for related in finding.related)
+
+
+def _fits(entry: _Entry, path: Path, data: bytes | None, size: int) -> bool:
+    """Whether every span of ``entry`` lies in the file it is for: in its text when it was read
+    (``data``), else within its size (a line or column past the file's byte count cannot be in it)."""
+    spans = [span for finding in entry.findings for span in _spans(finding)]
+    if not spans:
+        return True
+    if data is None:
+        return all(
+            span.start <= span.end and span.end.line <= size and span.end.character <= size for span in spans
+        )
+    try:
+        offsets = Offsets(decode_source(path, data).text)
+    except SourceError:
+        return False
+    return all(
+        span.start <= span.end and offsets.holds(span.start) and offsets.holds(span.end) for span in spans
+    )
 
 
 def check_files_cached(jobs: Sequence[FileJob], cache: CheckCache | None) -> list[FileResult]:

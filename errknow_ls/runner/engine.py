@@ -16,11 +16,13 @@ from errknow_ls.runner.fixing import fix_until_stable
 from errknow_ls.runner.notebooks import Notebook, is_notebook, parse_notebook
 from errknow_ls.runner.options import RuleSelection
 from errknow_ls.runner.sourcefile import (
+    SourceChanged,
     SourceError,
     SourceFile,
     content_digest,
     decode_source,
     read_bytes,
+    read_source,
     with_newline,
     write_source,
 )
@@ -59,6 +61,8 @@ class FileJob:
     """The file's bytes when they come from elsewhere (standard input); else read from ``path``."""
     roots: tuple[Path, ...] = ()
     """The project's configured root(s), from which its modules import each other."""
+    write_inside: tuple[str, ...] | None = None
+    """Real paths a fixed file's own real path must be (or be below) to be written; ``None``: any."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,12 +102,12 @@ def check_file(job: FileJob) -> FileResult:
 
 def _check_file(job: FileJob) -> FileResult:
     try:
-        data = read_bytes(job.path) if job.data is None else job.data
-        source = decode_source(job.path, data)
+        source = read_source(job.path) if job.data is None else decode_source(job.path, job.data)
         if is_notebook(job.path):
             return _check_notebook(job, source, parse_notebook(source.text))
     except SourceError as exc:
         return FileResult(job.path, error=str(exc))
+    data = source.origin.data if source.origin else source.text.encode(source.encoding)
 
     from errknow_ls.analysis.modules import FileModules
 
@@ -145,7 +149,10 @@ def _written(
     if result.fixed_text is None or not job.write:
         return result
     try:
-        write_source(source, result.fixed_text)
+        write_source(source, result.fixed_text, job.write_inside)
+    except SourceChanged as exc:
+        # What was found is about text the file no longer holds.
+        return FileResult(job.path, error=str(exc))
     except SourceError as exc:
         # Nothing was written, so everything found before fixing still stands.
         return dataclasses.replace(unfixed(), warnings=result.warnings, digest=None, error=str(exc))

@@ -19,11 +19,12 @@ from typing import Any, BinaryIO, Literal, TextIO
 from errknow_ls.kb import KnowledgeBase
 from errknow_ls.runner.explain_text import render_text
 from errknow_ls.tracebacks import (
+    Capture,
     NotebookError,
+    Shrink,
     Traceback,
     TracebackMatch,
     TracebackScanner,
-    capture_chunks,
     match_tracebacks,
     read_notebook,
 )
@@ -52,29 +53,45 @@ class SourceError(Exception):
     """An input that could not be read, with the reason."""
 
 
-def scan_stream(stream: BinaryIO) -> list[Traceback]:
+@dataclass(frozen=True, slots=True)
+class Read:
+    tracebacks: list[Traceback]
+    notebook: bool = False
+    shrank: Shrink | None = None
+    """The file was cut while it was read (log rotation): what was read before it is explained."""
+
+
+def scan_stream(stream: BinaryIO) -> Read:
     scanner = TracebackScanner()
     found: list[Traceback] = []
-    for chunk in capture_chunks(stream):
+    capture = Capture(stream)
+    for chunk in capture:
         found += scanner.feed(chunk)
     found += scanner.close()
-    return sorted(found, key=lambda tb: tb.start_line)
+    return Read(sorted(found, key=lambda tb: tb.start_line), shrank=capture.shrank)
 
 
-def read_source(source: str, stdin: BinaryIO) -> tuple[list[Traceback], bool]:
-    """The tracebacks in one input, and whether it was a notebook; raises ``SourceError``."""
+def read_source(source: str, stdin: BinaryIO) -> Read:
+    """The tracebacks in one input; raises ``SourceError``."""
     if source == STDIN:
-        return scan_stream(stdin), False
+        return scan_stream(stdin)
     path = Path(source)
     try:
         if path.suffix.lower() == ".ipynb":
-            return read_notebook(path.read_bytes()), True
+            return Read(read_notebook(path.read_bytes()), notebook=True)
         with path.open("rb") as stream:
-            return scan_stream(stream), False
+            return scan_stream(stream)
     except NotebookError as exc:
         raise SourceError(f"{source}: {exc}") from exc
     except OSError as exc:
         raise SourceError(f"{source}: {exc.strerror or exc}") from exc
+
+
+def shrank_words(shrank: Shrink) -> str:
+    return (
+        f"the file shrank while it was read (cut to {shrank.size:,} bytes after {shrank.read_to:,} were "
+        "read, as log rotation with copytruncate does); the tracebacks read before are explained"
+    )
 
 
 def traceback_json(source: SourceResult, match: TracebackMatch) -> dict[str, Any]:
@@ -115,12 +132,14 @@ def run_explain(
     failed = False
     for source in options.sources or [STDIN]:
         try:
-            tracebacks, notebook = read_source(source, stdin)
+            read = read_source(source, stdin)
         except SourceError as exc:
             print(f"error: {exc}", file=err)
             failed = True
             continue
-        results.append(SourceResult(source, match_tracebacks(kb, tracebacks), notebook))
+        if read.shrank is not None:
+            print(f"warning: {source}: {shrank_words(read.shrank)}", file=err)
+        results.append(SourceResult(source, match_tracebacks(kb, read.tracebacks), read.notebook))
         for problem in kb.problems[told:]:  # a record disabled while matching (its regex timed out)
             print(f"warning: {problem}", file=err)
         told = len(kb.problems)

@@ -49,6 +49,15 @@ class Offsets:
             return self.length
         return min(self.starts[position.line] + position.character, self.starts[position.line + 1])
 
+    def holds(self, position: Position) -> bool:
+        """Whether ``position`` is in the text: on one of its lines, or just past its end."""
+        lines = len(self.starts) - 1
+        if position.line == lines:
+            return position.character == 0
+        if position.line > lines:
+            return False
+        return position.character <= self.starts[position.line + 1] - self.starts[position.line]
+
     def key(self, finding: Finding) -> Key:
         return finding.code, self(finding.span.start)
 

@@ -64,6 +64,8 @@ class CheckOptions:
     stdin: bytes | None = None
     """The one file to check, read from standard input, named ``stdin_filename``."""
     stdin_filename: Path | None = None
+    fix_symlink_targets: bool = False
+    """``--fix`` writes a symlinked file's target even outside the checked paths."""
     select: Sequence[str] | None = None
     extend_select: Sequence[str] | None = None
     ignore: Sequence[str] | None = None

@@ -24,6 +24,8 @@ class NoticeKind(enum.StrEnum):
     SYNTAX_ERROR = "syntax error"
     """Part of the file does not parse; the rest is still checked."""
     WARNING = "warning"
+    NOTE = "note"
+    """Part of the file was not checked: a limit of the checker stopped it (the note names it)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import functools
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from errknow_ls.core.findings import NOT_FULLY_CHECKED
 from errknow_ls.runner.cache import CACHE_DIRNAME, CheckCache, cache_key, check_files_cached
 from errknow_ls.runner.config import ProjectSettings, load_settings
 from errknow_ls.runner.discovery import DEFAULT_EXCLUDE, Excluder, discover
@@ -68,6 +70,7 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
             for stale in remove_stale_temps(folder):
                 print(f"{stale}: removed, a temporary file of an interrupted --fix run", file=err)
     roots = (settings.root,) if settings.root is not None else ()
+    inside = None if options.fix_symlink_targets else tuple(os.path.realpath(path) for path in paths)
     fixing = options.fix or options.diff
     # A fix must not touch what per-file-ignores ignores there; a plain check runs every file with
     # the same rules (what the cache keeps), and what a file ignores is dropped from its result.
@@ -79,11 +82,14 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
             options.unsafe_fixes,
             write=not options.diff,
             roots=roots,
+            write_inside=inside,
         )
         for path in found.files
     ]
     directory = cache_directory(options, settings)
     cache = None if directory is None else CheckCache(directory, cache_key(rules))
+    if cache is not None and cache.problem is not None:
+        print(cache.problem, file=err)
     results = [per_file.apply(result) for result in _checked(jobs, cache)]
     cache_problem = None if cache is None else cache.save()
     if cache_problem is not None:
@@ -304,8 +310,11 @@ def notices_of(result: FileResult) -> list[Notice]:
 
 
 def _kind_of(error: str) -> NoticeKind:
-    """The checker reports syntax errors and its own failures alike; only the first are the file's."""
-    return NoticeKind.WARNING if error.startswith(INTERNAL_ERROR) else NoticeKind.SYNTAX_ERROR
+    """The checker reports syntax errors, its own failures and its limits alike; only the first
+    are the file's."""
+    if error.startswith(INTERNAL_ERROR):
+        return NoticeKind.WARNING
+    return NoticeKind.NOTE if error.startswith(NOT_FULLY_CHECKED) else NoticeKind.SYNTAX_ERROR
 
 
 def warn_unknown_records(results: Sequence[FileResult], kb: KnowledgeBase, err: TextIO) -> None:

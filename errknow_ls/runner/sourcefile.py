@@ -1,17 +1,40 @@
-"""Reading a source file as the checker sees it, and writing it back byte-faithfully and atomically."""
+"""Reading a source file as the checker sees it, and writing it back byte-faithfully and atomically.
+
+``--fix`` never loses an edit made meanwhile: the file is read once (a regular file, whole, see
+``core.files``), and just before the fixed text replaces it, it is read again and must be the same
+file (device, inode, size, modification and change times) with the same bytes; otherwise it is left
+as it is and the run says so. Read-only files are not written, a file with other names (hard links)
+is rewritten in place so every name sees the fix, and a symlink's target outside the checked paths
+is written only when asked.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import dataclasses
+import errno
+import functools
 import hashlib
 import io
 import os
 import re
 import stat
+import sys
 import tempfile
 import tokenize
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from errknow_ls.core.files import (
+    MAX_SOURCE_BYTES,
+    ChangedWhileRead,
+    FileStamp,
+    ReadFile,
+    UnreadableFile,
+    read_regular,
+)
 
 _NEWLINES = ("\r\n", "\n", "\r")
 TEMP_TAG = "errknow-fix"
@@ -21,8 +44,19 @@ NEWLINE = re.compile(r"\r\n|\r|\n")
 """The line breaks Python's tokenizer knows (``str.splitlines`` knows more: form feed, U+2028, ...)."""
 
 
+READ_ATTEMPTS = 3
+"""Reads of a file that changes while it is read (a writer rewriting it in place), before giving up."""
+
+
 class SourceError(Exception):
     """A file that cannot be read, decoded or written; the message says why."""
+
+
+CHANGED = "changed since --fix read it"
+
+
+class SourceChanged(SourceError):
+    """A file another program changed after ``--fix`` read it: it is not written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,17 +69,32 @@ class SourceFile:
     """As ``tokenize.detect_encoding`` names it: ``utf-8``, ``utf-8-sig`` (a BOM), or a PEP 263 cookie."""
     newline: str
     """The first line ending in the file (``\\n`` when it has none): what inserted lines use."""
+    origin: ReadFile | None = None
+    """The file as it was read: what it must still be when the fixed text replaces it."""
 
 
 def read_source(path: Path) -> SourceFile:
-    return decode_source(path, read_bytes(path))
+    read = read_file(path)
+    return dataclasses.replace(decode_source(path, read.data), origin=read)
 
 
 def read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise SourceError(exc.strerror or str(exc)) from exc
+    return read_file(path).data
+
+
+def read_file(path: Path) -> ReadFile:
+    """A regular file of at most ``MAX_SOURCE_BYTES``, read whole while nothing wrote to it."""
+    for attempt in range(READ_ATTEMPTS):
+        try:
+            return read_regular(path, MAX_SOURCE_BYTES)
+        except ChangedWhileRead as exc:
+            if attempt == READ_ATTEMPTS - 1:
+                raise SourceError(f"{exc} ({READ_ATTEMPTS} times): not checked") from exc
+        except UnreadableFile as exc:
+            raise SourceError(str(exc)) from exc
+        except OSError as exc:
+            raise SourceError(exc.strerror or str(exc)) from exc
+    raise AssertionError("unreachable")
 
 
 def content_digest(data: bytes) -> str:
@@ -89,21 +138,157 @@ def with_newline(content: str, newline: str) -> str:
     return content.replace("\r\n", "\n").replace("\r", "\n").replace("\n", newline)
 
 
-def write_source(source: SourceFile, text: str) -> None:
-    """Replace the file with ``text`` atomically, keeping its encoding, mode and (when allowed) owner."""
+def write_source(source: SourceFile, text: str, inside: Sequence[str] | None = None) -> None:
+    """Replace the file with ``text``, keeping its encoding, mode, (when allowed) owner and other
+    names (hard links), if it is still what was read; ``inside``: the real paths of the directories
+    a symlinked file's target must be in to be written (``None``: anywhere)."""
     try:
         data = text.encode(source.encoding)
     except UnicodeEncodeError as exc:
         raise SourceError(f"cannot encode the fixed text as {source.encoding}: {exc}") from exc
-    target = source.path.resolve()  # write through a symlink, not over it
+    target = Path(os.path.realpath(source.path))  # write through a symlink, not over it
+    if inside is not None and not any(_is_within(str(target), root) for root in inside):
+        raise SourceError(
+            f"a symlink to {target}, outside the checked paths: not written (--fix-symlink-targets writes it)"
+        )
     try:
-        _replace_atomically(target, data)
+        info = target.stat()
+        if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(target, os.W_OK):
+            raise SourceError(f"read-only (mode {stat.S_IMODE(info.st_mode):04o}): not written")
+        if info.st_nlink > 1:
+            _rewrite_in_place(target, data, source.origin)
+        else:
+            _replace_atomically(target, data, source.origin)
     except OSError as exc:
         raise SourceError(f"cannot write: {exc.strerror or exc}") from exc
 
 
-def _replace_atomically(target: Path, data: bytes) -> None:
+def _is_within(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+def _unchanged(target: Path, origin: ReadFile) -> None:
+    """Raise ``SourceChanged`` unless ``target`` is, by its stamp and its bytes read again now, the
+    file that was read (an editor's save, a writer rewriting it, another ``--fix``)."""
+    try:
+        now = read_regular(target, max(MAX_SOURCE_BYTES, origin.stamp.size))
+    except ChangedWhileRead:
+        now = None
+    except OSError as exc:
+        reason = exc if isinstance(exc, UnreadableFile) else exc.strerror or exc
+        raise SourceChanged(f"{CHANGED} ({reason}): not written; run --fix again") from exc
+    if now is None or now.stamp != origin.stamp or now.data != origin.data:
+        raise SourceChanged(f"{CHANGED} (another program wrote it): not written; run --fix again")
+
+
+def _replace_atomically(target: Path, data: bytes, origin: ReadFile | None) -> None:
     info = target.stat()
+    temp = _write_temp(target, data)
+    try:
+        temp.chmod(stat.S_IMODE(info.st_mode))
+        if (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+            with contextlib.suppress(OSError):
+                os.chown(temp, info.st_uid, info.st_gid)
+        if origin is None:
+            os.replace(temp, target)  # noqa: PTH105
+        else:
+            _unchanged(target, origin)  # the last moment before the rename
+            _swap_in(temp, target, origin)
+    except _Kept:
+        raise
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    _fsync_directory(target.parent)
+
+
+def _swap_in(temp: Path, target: Path, origin: ReadFile) -> None:
+    """Put ``temp`` in ``target``'s place. Where names can be exchanged atomically (Linux), what was
+    in that place is checked once it is out: a save in the instant since the last check is put back,
+    not lost. Elsewhere, a rename, and that instant stays open."""
+    if not _exchange(temp, target):
+        os.replace(temp, target)  # noqa: PTH105
+        return
+    try:
+        out = read_regular(temp, max(MAX_SOURCE_BYTES, origin.stamp.size))
+        replaced_what_was_read = _same_version(out.stamp, origin.stamp) and out.data == origin.data
+    except OSError:
+        replaced_what_was_read = False
+    if not replaced_what_was_read:
+        try:
+            back = _exchange(temp, target)  # theirs back in its place; ours, in temp, is removed
+        except OSError:
+            back = False
+        if not back:
+            raise _Kept(f"{CHANGED}, in the instant before it was replaced; what was there is in {temp}")
+        raise SourceChanged(f"{CHANGED} (another program wrote it): not written; run --fix again")
+    temp.unlink()
+
+
+class _Kept(SourceChanged):
+    """The temporary file holds what another program wrote: it must not be removed."""
+
+
+def _same_version(a: FileStamp, b: FileStamp) -> bool:
+    """The same file, unmodified (a rename changes its change time, not its modification time)."""
+    return (a.device, a.inode, a.size, a.mtime_ns) == (b.device, b.inode, b.size, b.mtime_ns)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap what the two names hold, atomically (``renameat2`` with ``RENAME_EXCHANGE``); False
+    where this system or file system cannot."""
+    function = _renameat2()
+    if function is None:
+        return False
+    if function(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    error = ctypes.get_errno()
+    if error in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP):
+        return False
+    raise OSError(error, os.strerror(error), str(b))
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # not glibc 2.28 or later, or musl
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function
+
+
+def _rewrite_in_place(target: Path, data: bytes, origin: ReadFile | None) -> None:
+    """A file with other names (hard links) keeps its inode: the new bytes go to a temporary copy
+    first, are read back from it, and only then written over the file itself."""
+    temp = _write_temp(target, data)
+    try:
+        if temp.read_bytes() != data:
+            raise SourceError("cannot write: the temporary copy did not read back as written")
+        if origin is not None:
+            _unchanged(target, origin)
+        fd = os.open(target, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.ftruncate(fd, len(data))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def _write_temp(target: Path, data: bytes) -> Path:
+    """``data`` in a new file beside ``target``, on disk (fsync)."""
     prefix = f".{target.name}.{TEMP_TAG}-{os.getpid()}-"
     fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=".tmp")
     temp = Path(temp_name)
@@ -112,15 +297,10 @@ def _replace_atomically(target: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        temp.chmod(stat.S_IMODE(info.st_mode))
-        if (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
-            with contextlib.suppress(OSError):
-                os.chown(temp, info.st_uid, info.st_gid)
-        os.replace(temp, target)  # noqa: PTH105 (the test makes os.replace fail)
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
-    _fsync_directory(target.parent)
+    return temp
 
 
 def remove_stale_temps(directory: Path) -> list[Path]:

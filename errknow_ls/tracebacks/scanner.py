@@ -11,7 +11,6 @@ costs in proportion to what was appended.
 from __future__ import annotations
 
 import copy
-import mmap
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -44,8 +43,8 @@ MAX_LINE_BYTES = 1 << 20
 only its tail."""
 
 
-Chunk = bytes | mmap.mmap
-"""What ``feed`` reads in place: bytes, or a read-only map of part of a file (no copy at all)."""
+Chunk = bytes | bytearray
+"""What ``feed`` reads in place (a bytearray: the buffer a file's window was read into, no copy)."""
 
 
 def _count_newlines(data: Chunk, start: int, end: int) -> int:
@@ -124,13 +123,13 @@ class TracebackScanner:
         """Lines consumed so far, an unfinished last line not included (until ``close``)."""
         return self._line
 
-    def feed(self, chunk: str | Chunk | bytearray | memoryview) -> list[Traceback]:
+    def feed(self, chunk: str | Chunk | memoryview) -> list[Traceback]:
         if self._closed:
             raise ValueError("feed after close")
         data: Chunk
         if isinstance(chunk, str):
             data = chunk.encode("utf-8", "replace")
-        elif isinstance(chunk, bytes | mmap.mmap):
+        elif isinstance(chunk, bytes | bytearray):
             data = chunk
         else:
             data = bytes(chunk)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -162,3 +163,15 @@ async def test_new_log_globs_replace_the_file_watching_registration(session: Ses
     patterns = [w["globPattern"] if isinstance(w, dict) else w.glob_pattern for w in watchers]
     assert "**/*.trainlog" in patterns and "**/*.py" in patterns
     assert "**/*.log" not in patterns
+
+
+async def test_the_scan_reads_only_regular_files(session: Session) -> None:
+    """A FIFO named ``*.py`` and symlinks to devices, met first, neither stop nor stall the scan."""
+    os.mkfifo(session.root / "a_fifo.py")
+    (session.root / "b_zero.py").symlink_to("/dev/zero")
+    (session.root / "b_random.py").symlink_to("/dev/urandom")
+    buggy = session.root / "c.py"
+    buggy.write_text(BUGGY, encoding="utf-8")
+    await session.start()
+    await session.progress_ended()
+    assert await _flagged(session) == {buggy.as_uri()}

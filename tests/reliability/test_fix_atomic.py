@@ -1,16 +1,20 @@
 """``kill -9`` during ``errknow-ls check --fix``: every file is wholly old or wholly new, and the
-temporary files a killed run leaves are removed by the next run."""
+temporary files a killed run leaves are removed by the next run. Another program writing a file
+while ``--fix`` works on it (an editor's save, a writer rewriting it in place) never loses its edit."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
-from errknow_ls.runner.sourcefile import TEMP_TAG
+from errknow_ls.runner.sourcefile import CHANGED, TEMP_TAG
 from tests.reliability.campaign import size
 from tests.support import REPO
 
@@ -123,3 +127,133 @@ def test_checking_without_fix_removes_nothing(tmp_path: Path) -> None:
     done = subprocess.run([CLI, "check", "."], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert done.returncode == 1, done.stderr
     assert stale.exists()
+
+
+SAFE_FIX = FIXES / "ek002_loss_before_loop.in.py"
+Expected = dict[str, tuple[bytes, bytes]]
+"""File name -> the user's version, and that version as --fix leaves it."""
+RACED_FILES = 6
+"""Files in a raced tree: enough that a run's reads and writes spread over a while."""
+
+
+def _users_version(index: int) -> bytes:
+    """What the user saves meanwhile: still buggy (so a fixed copy differs), padded past one write."""
+    return SAFE_FIX.read_bytes() + f"# the user's edit {index}\n".encode() + b"# more text\n" * 8_000
+
+
+def _race_outcome(tree: Path, expected: Expected) -> dict[str, int]:
+    """Each file is the user's version, or that version fixed; anything else is a lost or torn edit."""
+    outcome = {"user's": 0, "fixed": 0}
+    for name, (users, fixed) in expected.items():
+        data = (tree / name).read_bytes()
+        assert data in (users, fixed), f"{name}: the user's edit was lost ({len(data)} bytes)"
+        outcome["fixed" if data == fixed else "user's"] += 1
+    return outcome
+
+
+def _raced_tree(tmp_path: Path) -> tuple[Path, Expected]:
+    """A tree of files to fix and, per name, the user's version and that version as --fix leaves it."""
+    reference = tmp_path / "reference"
+    reference.mkdir()
+    for index in range(RACED_FILES):
+        (reference / f"m{index}.py").write_bytes(_users_version(index))
+    done = _fix(reference)
+    assert done.returncode == 0, done.stderr
+    expected = {
+        f"m{i}.py": (_users_version(i), (reference / f"m{i}.py").read_bytes()) for i in range(RACED_FILES)
+    }
+    assert all(users != fixed for users, fixed in expected.values())
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    return tree, expected
+
+
+def _start_fix(tree: Path) -> subprocess.Popen[str]:
+    original = SAFE_FIX.read_bytes() + b"# padding\n" * 8_000
+    for index in range(RACED_FILES):
+        (tree / f"m{index}.py").write_bytes(original)
+    return subprocess.Popen(
+        [CLI, "check", "--fix", "--exit-zero", "--no-cache", "."],
+        cwd=tree,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _finish(run: subprocess.Popen[str]) -> tuple[int, str]:
+    _, stderr = run.communicate(timeout=300)
+    assert "Traceback" not in stderr, stderr
+    return run.returncode, stderr
+
+
+Interference = Callable[[subprocess.Popen[str], Path, Expected, random.Random], None]
+
+
+def _race(tmp_path: Path, seed: int, interfere: Interference) -> dict[str, int]:
+    """Runs of --fix, each with another program writing the files meanwhile; what became of them."""
+    tree, expected = _raced_tree(tmp_path)
+    rng = random.Random(seed)
+    totals = {"user's": 0, "fixed": 0, "skipped": 0}
+    for _ in range(size(ci=3, long=100)):
+        run = _start_fix(tree)
+        interfere(run, tree, expected, rng)
+        code, stderr = _finish(run)
+        skipped = stderr.count(CHANGED) + stderr.count("changed while it was read")
+        assert code == (2 if skipped else 0), stderr
+        totals["skipped"] += skipped
+        for key, count in _race_outcome(tree, expected).items():
+            totals[key] += count
+    return totals
+
+
+def _save_as_an_editor_does(
+    run: subprocess.Popen[str], tree: Path, expected: Expected, rng: random.Random
+) -> None:
+    """At a random moment, each file is saved to a temporary file that is renamed over it."""
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        run.wait(timeout=rng.uniform(0.2, 1.5))
+    for name, (users, _) in expected.items():
+        temp = tree / f".{name}.swp"
+        temp.write_bytes(users)
+        temp.replace(tree / name)
+
+
+def test_an_editors_save_during_fix_is_never_lost(tmp_path: Path) -> None:
+    print(f"editor saves during --fix: {_race(tmp_path, 14, _save_as_an_editor_does)}")
+
+
+def _rewrite_in_place(path: Path, data: bytes, stop: threading.Event) -> None:
+    """Truncate and rewrite ``path`` through the same inode, in small writes, until told to stop."""
+    while True:
+        with path.open("r+b") as handle:
+            handle.truncate(0)
+            for start in range(0, len(data), 4096):
+                handle.write(data[start : start + 4096])
+                handle.flush()
+        if stop.is_set():
+            return
+
+
+def _rewrite_for_a_while(
+    run: subprocess.Popen[str], tree: Path, expected: Expected, rng: random.Random
+) -> None:
+    """From a random moment to another, a writer per file rewrites it in place over and over."""
+    stop = threading.Event()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        run.wait(timeout=rng.uniform(0.0, 1.0))
+    writers = [
+        threading.Thread(target=_rewrite_in_place, args=(tree / name, users, stop))
+        for name, (users, _) in expected.items()
+    ]
+    for writer in writers:
+        writer.start()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        run.wait(timeout=rng.uniform(0.0, 1.0))
+    stop.set()
+    for writer in writers:
+        writer.join()
+
+
+def test_a_file_rewritten_in_place_during_fix_is_never_torn(tmp_path: Path) -> None:
+    print(f"in-place rewrites during --fix: {_race(tmp_path, 41, _rewrite_for_a_while)}")

@@ -6,6 +6,9 @@ The scanner never raises, finds the same tracebacks however the input is chunked
 
 from __future__ import annotations
 
+import contextlib
+import json
+import random
 import subprocess
 import sys
 import time
@@ -16,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from errknow_ls.tracebacks import Traceback, TracebackScanner, read_tracebacks
-from tests.reliability.campaign import HANG_GUARD_SECONDS, LONG, examples
+from tests.reliability.campaign import HANG_GUARD_SECONDS, LONG, examples, size
 
 HEADER = b"Traceback (most recent call last):\n"
 TRACEBACK = (
@@ -164,3 +167,35 @@ def test_explain_streams_a_1_gb_log(tmp_path: Path) -> None:
     print(f"1 GB log: peak RSS {peak} MB")
     assert code == 1
     assert peak < 200
+
+
+def test_explain_survives_log_rotation_with_copytruncate(tmp_path: Path) -> None:
+    """The log is copied and cut to nothing while ``explain`` reads it, and its writer goes on:
+    never a crash (a mapped file's cut pages killed it with SIGBUS, saying nothing); what was read
+    before the cut is explained, and the cut is reported."""
+    log = tmp_path / "train.log"
+    rng = random.Random(135)
+    outcomes = {"cut while read": 0, "read whole": 0}
+    for _ in range(size(ci=2, long=20)):
+        _write_log(log, 200)
+        run = subprocess.Popen(
+            [sys.executable, "-m", "errknow_ls", "explain", "--format", "json", str(log)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            run.wait(timeout=rng.uniform(0.2, 2.0))  # the moment logrotate runs
+        with log.open("r+b") as out:  # copytruncate's cut (the copy changes nothing here)
+            out.truncate(0)
+            out.write(b"epoch 2 step 1 loss 0.2\n" + TRACEBACK)
+        stdout, stderr = run.communicate(timeout=HANG_GUARD_SECONDS * 10)
+        assert run.returncode in (0, 1), (run.returncode, stderr)
+        found = json.loads(stdout)
+        if b"the file shrank while it was read" in stderr:
+            outcomes["cut while read"] += 1
+            assert {item["exception"] for item in found} <= {"RuntimeError"}
+        else:
+            outcomes["read whole"] += 1
+            assert stderr == b"", stderr
+            assert len(found) in (1, 25), "every traceback of the log, before or after the cut"
+    print(f"copytruncate during explain: {outcomes}")

@@ -20,8 +20,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from errknow_ls.analysis import check_source
-from errknow_ls.analysis.checker import CheckResult
+from errknow_ls.analysis.checker import CheckResult, deep_expression_note
 from errknow_ls.core import Span
+from errknow_ls.core.findings import NOT_FULLY_CHECKED
 from tests.reliability.campaign import HANG_GUARD_SECONDS, LONG, examples, size
 from tests.support import REPO
 
@@ -273,10 +274,50 @@ def test_pathological_source(name: str) -> None:
     check_sanely(PATHOLOGICAL[name])
 
 
-def test_a_statement_too_deep_to_walk_is_reported_and_the_rest_still_checked() -> None:
+def test_an_expression_too_deep_to_walk_is_reported_and_the_rest_still_checked() -> None:
     result = check_sanely(_one_expression("x" + "()" * 1500))
     assert [f.span.start.line for f in result.findings] == [4]
-    assert result.errors == ["line 6: nested too deeply to check"]
+    assert result.errors == [deep_expression_note(6)]
+
+
+IMPORTS = "import torch\nimport torch.nn as nn\n\n\n"
+TRAIN_HEAD = IMPORTS + "def train():\n    model = nn.Linear(4, 1)\n"
+DOUBLE_BACKWARD = "    loss = model(torch.randn(3, 4)).sum()\n    loss.backward()\n    loss.backward()\n"
+
+
+def test_a_sum_of_99_terms_skips_that_expression_only() -> None:
+    """The sum is deeper than a statement may be: it alone is left out, at its own line, and the
+    function's double backward after it is still found."""
+    terms = " + ".join(f"t{i}" for i in range(99))
+    text = TRAIN_HEAD + f"    total = {terms}\n" + DOUBLE_BACKWARD
+    result = check_sanely(text)
+    assert [(f.code, f.span.start.line + 1) for f in result.findings] == [("EK001", 10)]
+    assert result.errors == [deep_expression_note(7)]
+
+
+@pytest.mark.parametrize("statements", [8_000, 20_000])
+def test_a_long_function_is_checked_to_its_end(statements: int) -> None:
+    text = TRAIN_HEAD + "".join(f"    a{i} = {i}\n" for i in range(statements)) + DOUBLE_BACKWARD
+    result = check_sanely(text)
+    assert [(f.code, f.span.start.line + 1) for f in result.findings] == [("EK001", statements + 9)]
+    assert result.errors == []
+
+
+def test_a_function_stopped_by_the_budget_says_so() -> None:
+    """400 calls of a helper that loops: more statements run than any budget allows; the function
+    is named, never a silent "All checks passed!"."""
+    body = "".join(f"            a{i} = {i}\n" for i in range(60))
+    helper = (
+        "def helper(x):\n    for i in range(3):\n        for j in range(3):\n" + body + "    return x\n\n\n"
+    )
+    text = helper + TRAIN_HEAD.replace("import torch\nimport torch.nn as nn\n\n\n", "")
+    text = "import torch\nimport torch.nn as nn\n\n\n" + text + "    x = helper(1)\n" * 400 + DOUBLE_BACKWARD
+    result = check_sanely(text)
+    assert result.findings == []
+    assert result.errors == [
+        f"{NOT_FULLY_CHECKED}: train: stopped after 8,000 interpreted statements, the budget; "
+        "what follows was not checked"
+    ]
 
 
 def test_a_method_without_self_whose_parameters_all_have_defaults() -> None:

@@ -1,5 +1,5 @@
-"""Reading a capture from a file or a stream: mapped windows of a regular file, reads of anything
-else, byte-order marks, a file that grows while it is read. Every route gives the same tracebacks
+"""Reading a capture from a file or a stream: windows of a regular file, reads of anything
+else, byte-order marks, a file that grows or is cut while it is read. Every route gives the same tracebacks
 at the same lines as reading the whole text at once."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import BinaryIO
 
 import pytest
 
-from errknow_ls.tracebacks import TracebackScanner, capture_chunks, read_tracebacks
+from errknow_ls.tracebacks import Capture, Shrink, TracebackScanner, read_tracebacks
 
 WINDOW = mmap.ALLOCATIONGRANULARITY
 TRACEBACK = b"""\
@@ -38,7 +38,7 @@ def _log(blocks: int) -> bytes:
 def _scan(stream: BinaryIO, window: int = WINDOW) -> list[tuple[int, str]]:
     scanner = TracebackScanner()
     found = []
-    for chunk in capture_chunks(stream, window):
+    for chunk in Capture(stream, window):
         found += scanner.feed(chunk)
     found += scanner.close()
     return sorted((tb.message_line, tb.message) for tb in found)
@@ -94,20 +94,31 @@ def test_byte_order_marks(tmp_path: Path, bom: bytes, encode: object) -> None:
         assert _scan(stream) == _expected(data)
 
 
+def _scan_changed(path: Path, window: int, mode: str, cut: bool) -> tuple[list[tuple[int, str]], Capture]:
+    """Scan ``path``, which another writer opens with ``mode`` (cutting it first, if ``cut``) and
+    writes a traceback to once the first window is read; what was found, and the capture."""
+    scanner = TracebackScanner()
+    found = []
+    with path.open("rb") as stream:
+        capture = Capture(stream, window)
+        for i, chunk in enumerate(capture):
+            if i == 0:
+                with path.open(mode) as out:
+                    if cut:
+                        out.truncate(0)
+                    out.write(b"later\n" + TRACEBACK)
+            found += scanner.feed(chunk)
+    found += scanner.close()
+    return sorted((tb.message_line, tb.message) for tb in found), capture
+
+
 def test_a_file_that_grows_while_it_is_read_is_read_to_its_new_end(tmp_path: Path) -> None:
     data = _log(300)
     path = tmp_path / "train.log"
     path.write_bytes(data)
-    scanner = TracebackScanner()
-    found = []
-    with path.open("rb") as stream:
-        for i, chunk in enumerate(capture_chunks(stream, WINDOW)):
-            if i == 0:
-                with path.open("ab") as out:
-                    out.write(b"later\n" + TRACEBACK)
-            found += scanner.feed(chunk)
-    found += scanner.close()
-    assert sorted((tb.message_line, tb.message) for tb in found) == _expected(data + b"later\n" + TRACEBACK)
+    found, capture = _scan_changed(path, WINDOW, "ab", cut=False)
+    assert found == _expected(data + b"later\n" + TRACEBACK)
+    assert capture.shrank is None
 
 
 def test_an_empty_file(tmp_path: Path) -> None:
@@ -125,6 +136,18 @@ def test_a_file_read_from_any_position(tmp_path: Path, position: int) -> None:
     path.write_bytes(data)
     with path.open("rb") as stream:
         stream.seek(position)
-        assert b"".join(bytes(piece) for piece in capture_chunks(stream, WINDOW)) == data[position:]
+        assert b"".join(bytes(piece) for piece in Capture(stream, WINDOW)) == data[position:]
         stream.seek(position)
         assert _scan(stream) == _expected(data[position:])
+
+
+def test_a_file_cut_while_it_is_read_keeps_what_was_read_and_says_so(tmp_path: Path) -> None:
+    """Log rotation with copytruncate: the file is cut to nothing after the first window, and its
+    writer goes on; what the first window held is found, and the cut is reported."""
+    data = _log(400)
+    path = tmp_path / "train.log"
+    path.write_bytes(data)
+    found, capture = _scan_changed(path, 4 * WINDOW, "r+b", cut=True)
+    assert found == _expected(data[: 4 * WINDOW])
+    assert found
+    assert capture.shrank == Shrink(read_to=4 * WINDOW, size=len(b"later\n" + TRACEBACK))
