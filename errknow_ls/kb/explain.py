@@ -30,6 +30,7 @@ LABELS = {
         "trust": "Record `{id}`: {tier}, confidence {confidence:.0%}, {evidence} evidence",
         "related": "Related errors",
         "message": "The error",
+        "bare": "Only the message was given: without a traceback there are no frames, so no source line.",
     },
     "zh": {
         "here": "这里发生了什么",
@@ -49,6 +50,7 @@ LABELS = {
         "trust": "记录 `{id}`：{tier}，置信度 {confidence:.0%}，证据 {evidence} 条",  # noqa: RUF001
         "related": "相关错误",
         "message": "错误信息",
+        "bare": "只给出了错误信息：没有回溯就没有调用帧，因此无法定位源代码行。",  # noqa: RUF001
     },
 }
 
