@@ -225,7 +225,8 @@ def test_measured_rates_are_what_the_harness_measures(
         clean, total = found
         expected = round((total - clean) / total if is_fail_rate else clean / total, 3)
         assert rate == expected, f"{claim}: the record says {rate}, the harness measures {expected}"
-        assert measured == [measured_source(Path(repro.path), clean, total, report.torch_version)]
+        variants = len(repro.plain())
+        assert measured == [measured_source(Path(repro.path), clean, total, report.torch_version, variants)]
 
 
 @requires_torch
