@@ -30,8 +30,9 @@ HEADINGS = {  # the CLI's own; the record's sections are headed as in hover (kb.
         "seen": "seen {count} times: {places}",
         "unmatched": "Errors no record explains:",
         "none_bare": "No Python traceback or error message found.",
-        "summary": "{found} traceback(s), {explained} explained by a record.",
-        "summary_bare": "{found} error message(s) without a traceback, {explained} explained by a record.",
+        "summary": "{found} traceback(s)",
+        "summary_bare": "{found} error message(s) without a traceback",
+        "summary_end": "{found}, {explained} explained by a record.",
         "meaning": "",
     },
     "zh": {
@@ -44,8 +45,9 @@ HEADINGS = {  # the CLI's own; the record's sections are headed as in hover (kb.
         "seen": "出现 {count} 次：{places}",  # noqa: RUF001
         "unmatched": "没有记录能解释的错误：",  # noqa: RUF001
         "none_bare": "没有找到 Python 回溯或错误信息。",
-        "summary": "共 {found} 个回溯，其中 {explained} 个有记录解释。",  # noqa: RUF001
-        "summary_bare": "共 {found} 条没有回溯的错误信息，其中 {explained} 条有记录解释。",  # noqa: RUF001
+        "summary": "{found} 个回溯",
+        "summary_bare": "{found} 条没有回溯的错误信息",
+        "summary_end": "共 {found}，其中 {explained} 个有记录解释。",  # noqa: RUF001
         "meaning": "即：",  # noqa: RUF001
     },
 }
@@ -165,7 +167,8 @@ def render_text(results: Sequence[SourceResult], locale: str) -> str:
         lines.append(words["none_bare"])
     else:
         explained = sum(1 for r in results for m in r.matches if m.record is not None)
-        bare = all(m.traceback.bare for r in results for m in r.matches)  # bare only where none was found
-        summary = words["summary_bare" if bare else "summary"]
-        lines.append(summary.format(found=found, explained=explained))
+        bare = sum(1 for r in results for m in r.matches if m.traceback.bare)
+        summaries = [words["summary"].format(found=found - bare)] if found > bare else []
+        summaries += [words["summary_bare"].format(found=bare)] if bare else []
+        lines.append(words["summary_end"].format(found=", ".join(summaries), explained=explained))
     return "\n".join(lines) + "\n"
