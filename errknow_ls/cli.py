@@ -82,23 +82,9 @@ def cmd_records_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _rate_text(rate: float | None, sources: list[str], failing: bool) -> str:
-    from errknow_ls.kb.model import measured
-
-    if rate is None:
-        return ""
-    counts = measured(sources)
-    if counts is None:
-        return f" ({'fails' if failing else 'works'} {rate:.0%})"
-    clean, total = counts
-    return (
-        f" (fails in {total - clean} of {total} reproductions)"
-        if failing
-        else (f" (runs clean in {clean} of {total} reproductions)")
-    )
-
-
 def cmd_records_show(args: argparse.Namespace) -> int:
+    from errknow_ls.kb.explain import ranked_workarounds, rate_phrase
+
     kb = _load_kb(args.records)
     record = kb.get(args.id)
     if record is None:
@@ -110,11 +96,10 @@ def cmd_records_show(args: argparse.Namespace) -> int:
     print(f"{record.id}  [{record.verification_tier}, confidence {record.confidence:.2f}]")
     print(f"\n{record.signature}\n\nWhy: {record.root_cause}")
     for dead_end in record.dead_ends:
-        rate = _rate_text(dead_end.fail_rate, dead_end.sources, failing=True)
+        rate = rate_phrase(dead_end.fail_rate, dead_end.sources, "en", failing=True)
         print(f"\nDon't: {dead_end.action}{rate}\n  {dead_end.why_fails}")
-    for workaround in sorted(record.workarounds, key=lambda w: -(w.success_rate or 0.0)):
-        rate = _rate_text(workaround.success_rate, workaround.sources, failing=False)
-        print(f"\nDo: {workaround.action}{rate}")
+    for _, text in ranked_workarounds(record, "en"):
+        print(f"\nDo: {text}")
     if record.official_doc_url:
         print(f"\nDocs: {record.official_doc_url}")
     return EXIT_OK

@@ -13,6 +13,15 @@ SHIPPED_ID = "pytorch/grad-accumulation-required-grad-false"
 SHIPPED_FILE = RECORDS / "pytorch" / "grad-accumulation-required-grad-false.json"
 SHIPPED_IDS = sorted(f"pytorch/{path.stem}" for path in (RECORDS / "pytorch").glob("*.json"))
 """Every built-in record's id (each file under records/pytorch/ is named after its id)."""
+CITED_IDS = sorted(
+    f"pytorch/{path.stem}"
+    for path in (RECORDS / "pytorch").glob("*.json")
+    if json.loads(path.read_text(encoding="utf-8"))["verification_tier"] == "cited"
+)
+"""Built-in records of errors a CPU cannot raise (a GPU's, a cluster's): quoted from public tracebacks,
+not reproduced."""
+REPRODUCED_IDS = [rid for rid in SHIPPED_IDS if rid not in CITED_IDS]
+"""Built-in records with a reproduction in records/repro/."""
 KB_FIXTURES = REPO / "tests" / "kb" / "fixtures"
 INPLACE_ID = "pytorch/inplace-modified-needed-for-grad"
 SHAPE_ID = "pytorch/mat1-mat2-shapes"

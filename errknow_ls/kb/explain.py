@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from errknow_ls.kb.model import DeadEnd, Record, measured
+from errknow_ls.kb.model import DeadEnd, Record, Workaround, applies, measured
 
 LABELS = {
     "en": {
@@ -21,6 +21,8 @@ LABELS = {
         "works": "works {rate} of the time",
         "fails_counted": "fails in {count} of {cases} reproductions",
         "works_counted": "runs clean in {count} of {cases} reproductions",
+        "fails_applied": "applies to {cases} of {variants} reproductions; fails in {count} of {cases}",
+        "works_applied": "applies to {cases} of {variants} reproductions; runs clean in {count} of {cases}",
         "applies": "quick fix: {title}",
         "versions": "Affected torch versions",
         "yours_in": "your torch {version} is among them",
@@ -30,6 +32,7 @@ LABELS = {
         "trust": "Record `{id}`: {tier}, confidence {confidence:.0%}, {evidence} evidence",
         "related": "Related errors",
         "message": "The error",
+        "bare": "Only the message was given: without a traceback there are no frames, so no source line.",
     },
     "zh": {
         "here": "这里发生了什么",
@@ -40,6 +43,8 @@ LABELS = {
         "works": "成功率 {rate}",
         "fails_counted": "在 {cases} 个复现中失败 {count} 个",
         "works_counted": "在 {cases} 个复现中有 {count} 个修复后正常运行",
+        "fails_applied": "适用于 {variants} 个复现中的 {cases} 个；其中 {count} 个仍然失败",  # noqa: RUF001
+        "works_applied": "适用于 {variants} 个复现中的 {cases} 个；其中 {count} 个修复后正常运行",  # noqa: RUF001
         "applies": "快速修复：{title}",  # noqa: RUF001
         "versions": "受影响的 torch 版本",
         "yours_in": "你的 torch {version} 在其中",
@@ -49,6 +54,7 @@ LABELS = {
         "trust": "记录 `{id}`：{tier}，置信度 {confidence:.0%}，证据 {evidence} 条",  # noqa: RUF001
         "related": "相关错误",
         "message": "错误信息",
+        "bare": "只给出了错误信息：没有回溯就没有调用帧，因此无法定位源代码行。",  # noqa: RUF001
     },
 }
 
@@ -119,8 +125,10 @@ def render(
 
 
 def rate_phrase(rate: float | None, sources: Sequence[str], lang: str, failing: bool) -> str:
-    """`` (fails in 4 of 5 reproductions)`` for a measured rate, `` (works 80% of the time)`` for a
-    cited one, nothing for none: a count over a few reproductions is not a share of the world."""
+    """`` (fails in 4 of 5 reproductions)`` for a measured rate, `` (applies to 1 of 5 reproductions;
+    runs clean in 1 of 1)`` for one measured on the variants it is meant for, `` (works 80% of the
+    time)`` for a cited one, nothing for none: a count over a few reproductions is not a share of
+    the world."""
     if rate is None:
         return ""
     label = LABELS[lang]
@@ -129,6 +137,9 @@ def rate_phrase(rate: float | None, sources: Sequence[str], lang: str, failing: 
     if counted is not None:
         clean, cases = counted
         count = cases - clean if failing else clean
+        scope = applies(list(sources))
+        if scope is not None and scope[0] < scope[1]:
+            return f" ({label[key + '_applied'].format(count=count, cases=cases, variants=scope[1])})"
         return f" ({label[key + '_counted'].format(count=count, cases=cases)})"
     return f" ({label[key].format(rate=_percent(rate))})"
 
@@ -139,8 +150,16 @@ def in_language(zh: str | None, en: str, lang: str) -> str:
 
 
 def ranked_workarounds(record: Record, lang: str) -> list[tuple[int, str]]:
-    """(index, text with its rate), best success rate first, unknown rates last."""
-    ranked = sorted(enumerate(record.workarounds), key=lambda pair: -(pair[1].success_rate or -1.0))
+    """(index, text with its rate), best success rate first, unknown rates last; at one rate, the fix
+    that applies to more of the reproductions first."""
+
+    def rank(pair: tuple[int, Workaround]) -> tuple[float, float]:
+        scope = applies(pair[1].sources)
+        return -(pair[1].success_rate if pair[1].success_rate is not None else -1.0), -(
+            scope[0] / scope[1] if scope else 1.0
+        )
+
+    ranked = sorted(enumerate(record.workarounds), key=rank)
     zh = record.workarounds_zh
     return [
         (

@@ -117,6 +117,19 @@ def _check_citations(where: str, loaded: LoadedRecord) -> Iterator[Problem]:
             yield Problem(where, f"citations.{i}.supports", f"{citation.supports!r} names no field")
 
 
+def _check_cited(where: str, loaded: LoadedRecord) -> Iterator[Problem]:
+    """A ``cited`` record (an error not reproduced here) stands on its sources: its signature quotes
+    a public report, and each workaround names where it was shown to work."""
+    record = loaded.record
+    if record.verification_tier != "cited":
+        return
+    if not record.cited("signature"):
+        yield Problem(where, "signature", "a cited record cites no report that quotes it")
+    for i, workaround in enumerate(record.workarounds):
+        if not workaround.sources:
+            yield Problem(where, f"workarounds.{i}.sources", "a cited record names no source for it")
+
+
 def lint_record(loaded: LoadedRecord) -> list[Problem]:
     where = loaded.path
     return [
@@ -125,6 +138,7 @@ def lint_record(loaded: LoadedRecord) -> list[Problem]:
         *_check_texts(where, loaded),
         *_check_numbers(where, loaded),
         *_check_citations(where, loaded),
+        *_check_cited(where, loaded),
     ]
 
 

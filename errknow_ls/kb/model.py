@@ -30,6 +30,7 @@ class VersionInfo(_Strict):
 
 
 _MEASURED = re.compile(r"^measured: (\d+) of (\d+) variants\b")
+_APPLIES = re.compile(r"; the fix applies to (\d+) of (\d+) variants\b")
 
 
 def measured(sources: list[str]) -> tuple[int, int] | None:
@@ -38,6 +39,15 @@ def measured(sources: list[str]) -> tuple[int, int] | None:
     for source in sources:
         found = _MEASURED.match(source)
         if found and int(found[2]) > 0:
+            return int(found[1]), int(found[2])
+    return None
+
+
+def applies(sources: list[str]) -> tuple[int, int] | None:
+    """(variants the fix is meant for, variants) when the project's measurement was made on some of
+    a reproduction's variants only (``...; the fix applies to 1 of 5 variants``), else None."""
+    for source in sources:
+        if _MEASURED.match(source) and (found := _APPLIES.search(source)) and int(found[2]) > 0:
             return int(found[1]), int(found[2])
     return None
 

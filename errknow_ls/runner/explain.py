@@ -4,13 +4,17 @@ Exit 0 when no traceback matches a record, 1 when one does, 2 when an input coul
 readable ones are still explained). ``--format json`` prints one object per traceback found::
 
     {"record", "source", "line", "cell", "exception", "message",
-     "frames": [{"file", "line", "function"}], "user_frame": {"file", "line"} | null}
+     "frames": [{"file", "line", "function"}], "user_frame": {"file", "line"} | null, "bare": bool}
+
+An input without any traceback is read for bare messages (``SomeError: message`` lines, and messages
+a record recognises with no exception class in front): ``"bare": true``, no frames, so no source line.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +29,7 @@ from errknow_ls.tracebacks import (
     Traceback,
     TracebackMatch,
     TracebackScanner,
+    bare_messages,
     match_tracebacks,
     read_notebook,
 )
@@ -61,26 +66,44 @@ class Read:
     """The file was cut while it was read (log rotation): what was read before it is explained."""
 
 
-def scan_stream(stream: BinaryIO) -> Read:
+BARE_TAIL_BYTES = 4 << 20
+"""An input without a traceback is read for bare messages in its last 4 MiB (a crashed run's log
+ends with its error; reading all of a large log again would cost what the scan saved)."""
+
+
+def scan_stream(kb: KnowledgeBase, stream: BinaryIO) -> Read:
+    """The tracebacks in ``stream``; where it holds none, the bare messages at its end."""
     scanner = TracebackScanner()
     found: list[Traceback] = []
+    tail: deque[bytes] = deque()
+    kept = 0
     capture = Capture(stream)
     for chunk in capture:
         found += scanner.feed(chunk)
+        if not found:
+            tail.append(bytes(chunk[-BARE_TAIL_BYTES:]))
+            kept += len(tail[-1])
+            while kept - len(tail[0]) >= BARE_TAIL_BYTES:
+                kept -= len(tail.popleft())
     found += scanner.close()
-    return Read(sorted(found, key=lambda tb: tb.start_line), shrank=capture.shrank)
+    if found:
+        return Read(sorted(found, key=lambda tb: tb.start_line), shrank=capture.shrank)
+    text = b"".join(tail)[-BARE_TAIL_BYTES:].decode("utf-8", "replace")
+    unfinished = 0 if text.endswith("\n") else 1  # the scanner counts a last line without its newline
+    start = max(0, scanner.lines_read - text.count("\n") - unfinished)
+    return Read(bare_messages(kb, text, start), shrank=capture.shrank)
 
 
-def read_source(source: str, stdin: BinaryIO) -> Read:
-    """The tracebacks in one input; raises ``SourceError``."""
+def read_source(kb: KnowledgeBase, source: str, stdin: BinaryIO) -> Read:
+    """The tracebacks (or bare messages) in one input; raises ``SourceError``."""
     if source == STDIN:
-        return scan_stream(stdin)
+        return scan_stream(kb, stdin)
     path = Path(source)
     try:
         if path.suffix.lower() == ".ipynb":
             return Read(read_notebook(path.read_bytes()), notebook=True)
         with path.open("rb") as stream:
-            return scan_stream(stream)
+            return scan_stream(kb, stream)
     except NotebookError as exc:
         raise SourceError(f"{source}: {exc}") from exc
     except OSError as exc:
@@ -106,6 +129,7 @@ def traceback_json(source: SourceResult, match: TracebackMatch) -> dict[str, Any
         "message": tb.message,
         "frames": [{"file": f.file, "line": f.line, "function": f.function} for f in tb.frames],
         "user_frame": {"file": user.file, "line": user.line} if user else None,
+        "bare": tb.bare,
     }
 
 
@@ -132,7 +156,7 @@ def run_explain(
     failed = False
     for source in options.sources or [STDIN]:
         try:
-            read = read_source(source, stdin)
+            read = read_source(kb, source, stdin)
         except SourceError as exc:
             print(f"error: {exc}", file=err)
             failed = True

@@ -25,10 +25,14 @@ HEADINGS = {  # the CLI's own; the record's sections are headed as in hover (kb.
         "what": "What happened",
         "where": "Where in your code",
         "no_frame": "no frame of your own code in the traceback",
+        "bare": "no traceback, only the message: no frames, so no source line",
+        "message": "error message",
         "seen": "seen {count} times: {places}",
-        "unmatched": "Tracebacks no record explains:",
-        "none": "No Python traceback found.",
-        "summary": "{found} traceback(s), {explained} explained by a record.",
+        "unmatched": "Errors no record explains:",
+        "none_bare": "No Python traceback or error message found.",
+        "summary": "{found} traceback(s)",
+        "summary_bare": "{found} error message(s) without a traceback",
+        "summary_end": "{found}, {explained} explained by a record.",
         "meaning": "",
     },
     "zh": {
@@ -36,10 +40,14 @@ HEADINGS = {  # the CLI's own; the record's sections are headed as in hover (kb.
         "what": "发生了什么",
         "where": "出错的是你代码中的",
         "no_frame": "回溯中没有你自己代码的帧",
+        "bare": "没有回溯，只有错误信息：没有调用帧，因此无法定位源代码行",  # noqa: RUF001
+        "message": "错误信息",
         "seen": "出现 {count} 次：{places}",  # noqa: RUF001
-        "unmatched": "没有记录能解释的回溯：",  # noqa: RUF001
-        "none": "没有找到 Python 回溯。",
-        "summary": "共 {found} 个回溯，其中 {explained} 个有记录解释。",  # noqa: RUF001
+        "unmatched": "没有记录能解释的错误：",  # noqa: RUF001
+        "none_bare": "没有找到 Python 回溯或错误信息。",
+        "summary": "{found} 个回溯",
+        "summary_bare": "{found} 条没有回溯的错误信息",
+        "summary_end": "共 {found}，其中 {explained} 个有记录解释。",  # noqa: RUF001
         "meaning": "即：",  # noqa: RUF001
     },
 }
@@ -97,7 +105,7 @@ def _explained(incident: _Incident, record: Record, locale: str) -> Iterator[str
     words = HEADINGS[locale]
     tb = incident.traceback
     about = f"{record.id} ({record.verification_tier}, confidence {record.confidence:.2f})"
-    yield f"{incident.places[0]}: {tb.exception} — {words['record']} {about}"
+    yield f"{incident.places[0]}: {tb.exception or words['message']} — {words['record']} {about}"
     yield f"  {words['what']}"
     yield from _wrap(_shorten(tb.exception_line))
     if locale == "zh" and record.signature_zh.strip():
@@ -105,7 +113,10 @@ def _explained(incident: _Incident, record: Record, locale: str) -> Iterator[str
     if len(incident.places) > 1:
         yield from _wrap(words["seen"].format(count=len(incident.places), places=", ".join(incident.places)))
     yield f"  {words['where']}"
-    yield from _wrap(_frame_text(tb.user_frame) if tb.user_frame else words["no_frame"])
+    if tb.user_frame:
+        yield from _wrap(_frame_text(tb.user_frame))
+    else:
+        yield from _wrap(words["bare"] if tb.bare else words["no_frame"])
     label = LABELS[locale]
     yield f"  {label['why']}"
     yield from _wrap(in_language(record.root_cause_zh, record.root_cause, locale))
@@ -129,7 +140,7 @@ def _headline(tb: Traceback) -> str:
     summary opens with a rule of ``=``)."""
     lines = [line.strip() for line in tb.message.splitlines()]
     first = next((line for line in lines if any(c.isalnum() for c in line)), "")
-    return _shorten(f"{tb.exception}: {first}" if first else tb.exception, UNMATCHED_CHARS)
+    return _shorten(": ".join(part for part in (tb.exception, first) if part), UNMATCHED_CHARS)
 
 
 def _unmatched(incident: _Incident) -> Iterator[str]:
@@ -153,8 +164,11 @@ def render_text(results: Sequence[SourceResult], locale: str) -> str:
         lines.append("")
     found = sum(len(result.matches) for result in results)
     if not found:
-        lines.append(words["none"])
+        lines.append(words["none_bare"])
     else:
         explained = sum(1 for r in results for m in r.matches if m.record is not None)
-        lines.append(words["summary"].format(found=found, explained=explained))
+        bare = sum(1 for r in results for m in r.matches if m.traceback.bare)
+        summaries = [words["summary"].format(found=found - bare)] if found > bare else []
+        summaries += [words["summary_bare"].format(found=bare)] if bare else []
+        lines.append(words["summary_end"].format(found=", ".join(summaries), explained=explained))
     return "\n".join(lines) + "\n"

@@ -2,10 +2,12 @@
 
 ``read_tracebacks(text)`` reads a whole capture; ``TracebackScanner`` reads one that grows, fed
 by ``Capture`` from a file or stream;
-``read_notebook(text)`` reads a notebook's saved error outputs; ``match_tracebacks`` pairs each
+``read_notebook(text)`` reads a notebook's saved error outputs; ``bare_messages(kb, text)`` reads
+error messages quoted without a traceback; ``match_tracebacks`` pairs each
 traceback with the knowledge-base record that explains it, if any.
 """
 
+from errknow_ls.tracebacks.bare import bare_messages
 from errknow_ls.tracebacks.captures import Capture, Shrink
 from errknow_ls.tracebacks.matching import TracebackMatch, match_traceback, match_tracebacks
 from errknow_ls.tracebacks.model import Chain, Frame, Style, Traceback
@@ -23,6 +25,7 @@ __all__ = [
     "Traceback",
     "TracebackMatch",
     "TracebackScanner",
+    "bare_messages",
     "is_user_file",
     "match_traceback",
     "match_tracebacks",

@@ -43,7 +43,8 @@ class Traceback:
     """
 
     exception: str
-    """The exception class as printed: ``RuntimeError``, ``torch.distributed...ChildFailedError``."""
+    """The exception class as printed: ``RuntimeError``, ``torch.distributed...ChildFailedError``;
+    ``""`` for a bare message quoted without one."""
     message: str
     """Everything after ``Type:`` on the message line and its continuation lines, joined by newlines."""
     frames: tuple[Frame, ...]
@@ -64,9 +65,12 @@ class Traceback:
     """Nesting inside exception groups: 0 for a top-level traceback."""
     cell: int | None = None
     """For a notebook's saved error output: the index of the cell in the notebook's ``cells``."""
+    bare: bool = False
+    """Read from a message without a ``Traceback`` header (a log line, a quote): there were no frames
+    to read, so nothing says where in the code it was raised."""
 
     @property
     def exception_line(self) -> str:
         """``Type: message``, whitespace runs made single spaces: a re-wrapped message reads whole."""
-        text = f"{self.exception}: {self.message}" if self.message else self.exception
+        text = ": ".join(part for part in (self.exception, self.message) if part)
         return " ".join(text.split())

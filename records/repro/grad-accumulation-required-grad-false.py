@@ -16,6 +16,16 @@ FIXES = {
     "workarounds.2": "recompute_in_loop",
     "workarounds.3": "detach_carried_state",
 }
+APPLIES = {
+    "one_backward_per_forward": ["variant_backward_twice"],
+    "recompute_in_loop": ["variant_loss_before_loop"],
+    "detach_carried_state": [
+        "variant_rnn_hidden_carried",
+        "variant_gan_without_detach",
+        "variant_gan_reused_output",
+    ],
+}
+"""The variants each specific fix is meant for; the retain_graph fixes are meant for every one."""
 RETAINING = {"retain_every_backward", "retain_first_backward", "retain_all_but_last"}
 
 

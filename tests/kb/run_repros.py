@@ -6,11 +6,12 @@ each fix, as JSON.
 A reproduction (``records/repro/<slug>.py``, for the record ``pytorch/<slug>``) defines
 ``variant_*(fix=None)`` functions, each a small program that raises the record's error, and a
 ``FIXES`` dict from a record field path (``workarounds.0``, ``dead_ends.1``) to the ``fix`` name
-that applies that workaround or dead end inside every variant. A variant that a fix does not apply
-to runs unchanged. Every variant runs once plainly, then once per fix; a run records the messages
-of the exception and of its causes, outermost first. A workaround's measured success rate is the
-share of variants that run clean with it; a dead end's fail rate is the share that still raise
-(a variant may check its own result and raise where a fix only hides the error).
+that applies that workaround or dead end, and ``APPLIES``, from a fix name to the variants that
+fix is meant for (a fix it does not name is meant for every variant). Every variant runs once
+plainly, then once with each fix meant for it; a run records the messages of the exception and of
+its causes, outermost first. A workaround's measured success rate is the share of the variants it
+is meant for that run clean with it; a dead end's fail rate is the share that still raise (a
+variant may check its own result and raise where a fix only hides the error).
 
 Like tests/groundtruth/run_fixtures.py, torch is imported once and tests call
 :func:`run_in_subprocess`, so the test process never imports torch.
@@ -58,6 +59,8 @@ class Repro:
     runs: list[Run]
     error: str | None = None
     """Set when the file itself could not be run (no variants, a crash at import)."""
+    applies: dict[str, list[str]] = field(default_factory=dict)
+    """Fix name -> the variants it is meant for; a fix not named is meant for every variant."""
 
     def plain(self) -> list[Run]:
         return [run for run in self.runs if run.fix is None]
@@ -66,7 +69,8 @@ class Repro:
         return [run for run in self.runs if run.fix == fix]
 
     def measured(self, claim: str) -> tuple[int, int] | None:
-        """(variants that ran clean with the fix for ``claim``, variants), or None if not measured."""
+        """(variants that ran clean with the fix for ``claim``, variants it is meant for), or None if
+        not measured."""
         fix = self.fixes.get(claim)
         if fix is None:
             return None
@@ -139,13 +143,25 @@ def _run_file(path: Path, torch: Any) -> Repro:
     except Exception as exc:
         return Repro(filename, record_id(path), {}, [], error=f"{type(exc).__name__}: {exc}")
     fixes = dict(namespace.get("FIXES", {}))
+    applies = {fix: list(names) for fix, names in namespace.get("APPLIES", {}).items()}
     variants = _variants(namespace, filename)
     if not variants:
         return Repro(filename, record_id(path), fixes, [], error="defines no variant_* function")
+    unknown = [
+        f"{fix}: {name}" for fix, names in applies.items() for name in names if name not in dict(variants)
+    ]
+    unknown += [f"{fix}: not a fix in FIXES" for fix in applies if fix not in fixes.values()]
+    if unknown:
+        return Repro(filename, record_id(path), fixes, [], error=f"APPLIES names {unknown}", applies=applies)
     runs = [_run_one(name, function, None, torch) for name, function in variants]
     for fix in dict.fromkeys(fixes.values()):
-        runs += [_run_one(name, function, fix, torch) for name, function in variants]
-    return Repro(filename, record_id(path), fixes, runs)
+        meant = applies.get(fix)
+        runs += [
+            _run_one(name, function, fix, torch)
+            for name, function in variants
+            if meant is None or name in meant
+        ]
+    return Repro(filename, record_id(path), fixes, runs, applies=applies)
 
 
 def exception_name(kind: type[BaseException]) -> str:
@@ -190,10 +206,14 @@ def _run_one(name: str, variant: Callable[..., object], fix: str | None, torch: 
     return Run(name, fix, False, [], seconds, output.getvalue()[-_OUTPUT_LIMIT:])
 
 
-def measured_source(path: Path, clean: int, total: int, torch_version: str) -> str:
-    """The ``sources`` entry a measured rate carries, word for word."""
+def measured_source(path: Path, clean: int, total: int, torch_version: str, variants: int) -> str:
+    """The ``sources`` entry a measured rate carries, word for word: ``total`` variants the fix is
+    meant for, of the reproduction's ``variants``."""
     version = torch_version.split("+", maxsplit=1)[0]
-    return f"measured: {clean} of {total} variants in records/repro/{path.name} run clean (torch {version})"
+    measured = (
+        f"measured: {clean} of {total} variants in records/repro/{path.name} run clean (torch {version})"
+    )
+    return measured if total == variants else f"{measured}; the fix applies to {total} of {variants} variants"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from errknow_ls.kb import KnowledgeBase
-from tests.support import SHIPPED_IDS
+from tests.support import REPRODUCED_IDS
 
 from .test_repros import repro_path
 
@@ -54,8 +54,8 @@ def _capture(rid: str, workdir: Path) -> tuple[Path, int]:
 def captures(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, int]]:
     workdir = tmp_path_factory.mktemp("repro-captures")
     with ThreadPoolExecutor(PARALLEL) as pool:
-        results = pool.map(lambda rid: _capture(rid, workdir), SHIPPED_IDS)
-        return dict(zip(SHIPPED_IDS, results, strict=True))
+        results = pool.map(lambda rid: _capture(rid, workdir), REPRODUCED_IDS)
+        return dict(zip(REPRODUCED_IDS, results, strict=True))
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +70,7 @@ def explained(captures: dict[str, tuple[Path, int]]) -> dict[str, list[dict[str,
     return by_source
 
 
-@pytest.mark.parametrize("rid", SHIPPED_IDS)
+@pytest.mark.parametrize("rid", REPRODUCED_IDS)
 def test_explain_names_the_record_for_a_real_capture(
     rid: str, captures: dict[str, tuple[Path, int]], explained: dict[str, list[dict[str, Any]]]
 ) -> None:

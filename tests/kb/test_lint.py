@@ -72,6 +72,14 @@ CASES = [
     ("rate-without-source.json", [f"workarounds.0.success_rate: {NO_SOURCE}"], False),
     ("alias-without-citation.json", ["aliases.0: no citation backs this wording"], False),
     ("citation-names-nothing.json", ["citations.1.supports: 'aliases.3' names no field"], False),
+    (
+        "cited-without-sources.json",
+        [
+            "signature: a cited record cites no report that quotes it",
+            "workarounds.0.sources: a cited record names no source for it",
+        ],
+        False,
+    ),
 ]
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from errknow_ls.kb import Record
 from errknow_ls.kb.loader import record_files
-from errknow_ls.kb.model import measured
+from errknow_ls.kb.model import applies, measured
 from tests.support import KB_FIXTURES, RECORDS, REPO, SHIPPED_FILE, read_json
 
 SEED = KB_FIXTURES / "seed_000_b5a85d4833bd05f3.json"
@@ -61,6 +61,26 @@ def test_records_are_frozen() -> None:
     record = Record.model_validate(read_json(SHIPPED_FILE))
     with pytest.raises(ValueError, match="frozen"):
         record.confidence = 0.1  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("sources", "expected"),
+    [
+        (
+            [
+                "measured: 1 of 1 variants in records/repro/x.py run clean (torch 2.13.0);"
+                " the fix applies to 1 of 5 variants"
+            ],
+            (1, 5),
+        ),
+        (["measured: 3 of 4 variants in records/repro/x.py run clean (torch 2.13.0)"], None),
+        (["see it; the fix applies to 1 of 5 variants"], None),
+    ],
+)
+def test_applies_reads_which_variants_a_measured_fix_was_meant_for(
+    sources: list[str], expected: tuple[int, int] | None
+) -> None:
+    assert applies(sources) == expected
 
 
 @pytest.mark.parametrize(

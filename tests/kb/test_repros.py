@@ -18,7 +18,7 @@ import pytest
 
 from errknow_ls.kb import KnowledgeBase, Record
 from errknow_ls.tracebacks.lines import strip_ansi
-from tests.support import KB_FIXTURES, RECORDS, SHIPPED_ID, SHIPPED_IDS, read_json
+from tests.support import CITED_IDS, KB_FIXTURES, RECORDS, REPRODUCED_IDS, SHIPPED_ID, SHIPPED_IDS, read_json
 
 from .run_repros import Report, Repro, measured_source, record_id, run_in_subprocess
 
@@ -77,7 +77,23 @@ def the_record(kb: KnowledgeBase, rid: str) -> Record:
 
 def test_every_record_has_a_reproduction_and_every_reproduction_a_record() -> None:
     assert len(SHIPPED_IDS) >= 26, "the issue asks for the seed and at least 25 more"
-    assert [record_id(path) for path in REPRO_FILES] == SHIPPED_IDS
+    assert [record_id(path) for path in REPRO_FILES] == REPRODUCED_IDS
+
+
+def test_a_record_without_a_reproduction_is_cited_and_claims_no_measurement(kb: KnowledgeBase) -> None:
+    """A GPU's or a cluster's error (issue 20): its signature quotes a public traceback, every
+    workaround names where it was shown to work, and no rate says it was measured here."""
+    assert CITED_IDS
+    for rid in CITED_IDS:
+        record = the_record(kb, rid)
+        assert not repro_path(rid).exists()
+        assert all(c.source.startswith(("https://", "http://")) for c in record.citations)
+        assert record.cited("signature"), rid
+        for i, workaround in enumerate(record.workarounds):
+            assert workaround.sources and record.cited(f"workarounds.{i}"), f"{rid}: workarounds.{i}"
+        rates = [w.success_rate for w in record.workarounds] + [d.fail_rate for d in record.dead_ends]
+        assert rates == [None] * len(rates), f"{rid}: a rate without a measurement or a cited figure"
+        assert not any(s.startswith("measured:") for w in record.workarounds for s in w.sources)
 
 
 def test_the_seed_records_original_numbers_stay_in_its_history(kb: KnowledgeBase) -> None:
@@ -165,7 +181,7 @@ def test_the_harness_ran_every_reproduction_under_torch_2_13(report: Report) -> 
 
 @requires_torch
 @pytest.mark.torch
-@pytest.mark.parametrize("rid", SHIPPED_IDS)
+@pytest.mark.parametrize("rid", REPRODUCED_IDS)
 def test_every_variant_raises_this_records_message_and_no_others(
     rid: str, kb: KnowledgeBase, repros: dict[str, Repro]
 ) -> None:
@@ -182,7 +198,7 @@ def test_every_variant_raises_this_records_message_and_no_others(
 
 @requires_torch
 @pytest.mark.torch
-@pytest.mark.parametrize("rid", SHIPPED_IDS)
+@pytest.mark.parametrize("rid", REPRODUCED_IDS)
 def test_the_signature_is_what_torch_prints(rid: str, kb: KnowledgeBase, repros: dict[str, Repro]) -> None:
     # Numbers (sizes, pids, indices) vary from run to run; the words may not.
     signature = digits_free(the_record(kb, rid).signature)
@@ -192,7 +208,7 @@ def test_the_signature_is_what_torch_prints(rid: str, kb: KnowledgeBase, repros:
 
 @requires_torch
 @pytest.mark.torch
-@pytest.mark.parametrize("rid", SHIPPED_IDS)
+@pytest.mark.parametrize("rid", REPRODUCED_IDS)
 def test_measured_rates_are_what_the_harness_measures(
     rid: str, kb: KnowledgeBase, repros: dict[str, Repro], report: Report
 ) -> None:
@@ -209,12 +225,13 @@ def test_measured_rates_are_what_the_harness_measures(
         clean, total = found
         expected = round((total - clean) / total if is_fail_rate else clean / total, 3)
         assert rate == expected, f"{claim}: the record says {rate}, the harness measures {expected}"
-        assert measured == [measured_source(Path(repro.path), clean, total, report.torch_version)]
+        variants = len(repro.plain())
+        assert measured == [measured_source(Path(repro.path), clean, total, report.torch_version, variants)]
 
 
 @requires_torch
 @pytest.mark.torch
-@pytest.mark.parametrize("rid", SHIPPED_IDS)
+@pytest.mark.parametrize("rid", REPRODUCED_IDS)
 def test_evidence_versions_and_tier_follow_from_the_runs(
     rid: str, kb: KnowledgeBase, repros: dict[str, Repro]
 ) -> None:

@@ -115,7 +115,10 @@ async def test_explain_a_record_id_a_traceback_or_a_message(session: Session) ->
     by_id = await _explain(session, SHIPPED_ID)
     assert by_id["records"] == [SHIPPED_ID] and "**What to do**" in str(by_id["markdown"])
     assert (await _explain(session, TRACEBACK))["records"] == [SHIPPED_ID]
-    assert (await _explain(session, SECOND_BACKWARD))["records"] == [SHIPPED_ID]
+    bare = await _explain(session, SECOND_BACKWARD)
+    assert bare["records"] == [SHIPPED_ID]
+    assert "without a traceback there are no frames, so no source line" in str(bare["markdown"])
+    assert "no frames" not in str((await _explain(session, TRACEBACK))["markdown"])
     assert "**应该这样做**" in str((await _explain(session, SHIPPED_ID, "zh"))["markdown"])
     assert await _explain(session, "nothing we know") == {"records": [], "markdown": ""}
     with pytest.raises(JsonRpcInvalidParams):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from .conftest import Captures
 
 EXAMPLE = REPO / "examples" / "train_run.log"
 EXAMPLE_PROGRAM = "/home/user/project/examples/rnn_language_model.py"
-KEYS = {"record", "source", "line", "cell", "exception", "message", "frames", "user_frame"}
+KEYS = {"record", "source", "line", "cell", "exception", "message", "frames", "user_frame", "bare"}
 # An error no shipped record knows.
 UNKNOWN_TRACEBACK = """\
 Traceback (most recent call last):
@@ -68,15 +69,82 @@ def test_unmatched_traceback_is_listed_with_record_null(
     ]
     code, out, _ = explain(capsys, str(log))
     assert code == 0
-    assert "Tracebacks no record explains:" in out
+    assert "Errors no record explains:" in out
     assert f"{log}:5: ValueError: too many values to unpack" in out
+
+
+INPLACE_LINE = (
+    "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace "
+    "operation: [torch.FloatTensor [36, 32]], which is output 0 of ViewBackward, is at version 2; expected "
+    "version 1 instead."
+)
+
+
+def test_a_bare_error_line_in_a_log_is_explained_and_says_it_has_no_frames(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "train.log"
+    log.write_text(f"epoch 1 loss 0.3\n[rank0]: {INPLACE_LINE}\nepoch 2\n", encoding="utf-8")
+    code, items = explain_json(capsys, str(log))
+    assert code == 1
+    assert [(i["record"], i["line"], i["exception"], i["frames"], i["bare"]) for i in items] == [
+        (INPLACE_ID, 2, "RuntimeError", [], True)
+    ]
+    code, out, _ = explain(capsys, str(log))
+    assert f"{log}:2 [rank0]: RuntimeError — explained by {INPLACE_ID}" in out
+    assert "no traceback, only the message: no frames, so no source line" in out
+    assert out.endswith("1 error message(s) without a traceback, 1 explained by a record.\n")
+
+
+def test_a_message_without_an_exception_class_is_recognised_by_its_record(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    quoted = "I get this:\n\n  " + INPLACE_LINE.removeprefix("RuntimeError: ") + "\n\nany idea?\n"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(quoted.encode())))
+    code, items = explain_json(capsys, "-")
+    assert code == 1
+    assert [(i["record"], i["line"], i["exception"], i["bare"]) for i in items] == [(INPLACE_ID, 3, "", True)]
+
+
+def test_an_unknown_bare_error_line_is_listed_as_unexplained(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "quote.txt"
+    log.write_text("it fails with\nValueError: dataset attribute should not be set\n", encoding="utf-8")
+    assert explain_json(capsys, str(log)) == (
+        0,
+        [
+            {
+                "record": None,
+                "source": str(log),
+                "line": 2,
+                "cell": None,
+                "exception": "ValueError",
+                "message": "dataset attribute should not be set",
+                "frames": [],
+                "user_frame": None,
+                "bare": True,
+            }
+        ],
+    )
+    assert f"{log}:2: ValueError: dataset attribute should not be set" in explain(capsys, str(log))[1]
+
+
+def test_a_traceback_in_the_input_means_no_bare_lines_are_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "both.log"
+    log.write_text(f"{INPLACE_LINE}\n" + UNKNOWN_TRACEBACK, encoding="utf-8")
+    assert [(i["record"], i["exception"], i["bare"]) for i in explain_json(capsys, str(log))[1]] == [
+        (None, "ValueError", False)
+    ]
 
 
 def test_no_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = tmp_path / "quiet.log"
     log.write_text("epoch 1 loss 0.3\nepoch 2 loss 0.2\n", encoding="utf-8")
     assert explain_json(capsys, str(log)) == (0, [])
-    assert explain(capsys, str(log)) == (0, "No Python traceback found.\n", "")
+    assert explain(capsys, str(log)) == (0, "No Python traceback or error message found.\n", "")
 
 
 def test_unreadable_input_exits_2_after_explaining_the_rest(
@@ -107,7 +175,9 @@ def test_text_explains_what_why_and_what_to_do(capsys: pytest.CaptureFixture[str
     flat = " ".join(out.split())
     assert record.root_cause in flat
     assert "(fails in 4 of 5 reproductions)" in flat  # measured: records/repro/<slug>.py
-    ranked = sorted(record.workarounds, key=lambda w: -(w.success_rate or 0))
+    # By rate (1.0 for the three meant for some variants, 0.2 for retain_graph), then by reach:
+    # detaching applies to 3 of 5 reproductions, the other two to 1 each.
+    ranked = [record.workarounds[i] for i in (3, 1, 2, 0)]
     positions = [flat.index(w.action[:60]) for w in ranked]
     assert positions == sorted(positions)
     assert f"Docs: {record.official_doc_url}" in out

@@ -8,9 +8,9 @@ from typing import Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from errknow_ls.kb import KnowledgeBase, Record
-from errknow_ls.kb.explain import Context, render
+from errknow_ls.kb.explain import LABELS, Context, language, render
 from errknow_ls.lsp.server import ErrknowServer
-from errknow_ls.tracebacks import match_tracebacks, read_tracebacks
+from errknow_ls.tracebacks import bare_messages, match_tracebacks, read_tracebacks
 
 EXPLAIN = "errknow.explain"
 RECORDS = "errknow.records"
@@ -31,22 +31,22 @@ async def explain(ls: ErrknowServer, *arguments: Any) -> dict[str, Any]:
         raise JsonRpcInvalidParams(f"{EXPLAIN} takes a record id or a traceback, and optionally a locale")
     await ls.ready.wait()  # explained with the settings' and the workspace's records too
     locale = arguments[1] if len(arguments) > 1 and arguments[1] else ls.locale
-    records = records_for(ls.kb, arguments[0])
-    related = ls.kb.signatures
-    texts = [render(record, Context(related=related), locale) for record in records]
+    records, bare = records_for(ls.kb, arguments[0])
+    context = Context(here=LABELS[language(locale)]["bare"] if bare else None, related=ls.kb.signatures)
+    texts = [render(record, context, locale) for record in records]
     return {"records": [r.id for r in records], "markdown": "\n\n---\n\n".join(texts)}
 
 
-def records_for(kb: KnowledgeBase, subject: str) -> list[Record]:
-    """A record id; else the records the tracebacks in the text match; else the best match of the text."""
+def records_for(kb: KnowledgeBase, subject: str) -> tuple[list[Record], bool]:
+    """A record id; else the records the tracebacks in the text match; else those its bare messages
+    match (and True: there were no frames to read)."""
     record = kb.get(subject.strip())
     if record is not None:
-        return [record]
-    found = {m.record.id: m.record for m in match_tracebacks(kb, read_tracebacks(subject)) if m.record}
-    if found:
-        return list(found.values())
-    matches = kb.match(" ".join(subject.split()))
-    return [max(matches, key=lambda m: m.record.confidence).record] if matches else []
+        return [record], False
+    tracebacks = read_tracebacks(subject)
+    bare = not tracebacks
+    found = match_tracebacks(kb, tracebacks or bare_messages(kb, subject))
+    return list({m.record.id: m.record for m in found if m.record}.values()), bare
 
 
 async def records(ls: ErrknowServer, *_arguments: Any) -> list[dict[str, Any]]:
