@@ -21,6 +21,7 @@ from errknow_ls.analysis.modules import PARSED, ModuleSource, digest
 from errknow_ls.analysis.state import Free, Retain, State, join_all
 from errknow_ls.analysis.values import (
     MAX_ITEMS,
+    NUMBER,
     UNKNOWN,
     UNSEEN,
     Class,
@@ -32,6 +33,7 @@ from errknow_ls.analysis.values import (
     Kwargs,
     ModuleRef,
     NNModule,
+    Number,
     Obj,
     Opaque,
     Partial,
@@ -72,6 +74,8 @@ MODULE_DEFINITIONS = (
     ast.AnnAssign,
 )
 """What is read of another module of the project: what it defines, not what it runs."""
+MAX_CHOICES = 6
+"""Runs of one loop, one per way its loop-invariant ``if`` chains can go, at the most."""
 MAX_MODULES = 64
 """Modules of the project one unit may read (each read once)."""
 
@@ -150,6 +154,9 @@ class Interpreter:
         """Functions registered with ``register_forward_hook``; every module call runs them."""
         self._in_hook = False
         self._raised = False
+        self._forced: dict[int, int] = {}
+        """``if`` chains (by id) whose branch the current run of a loop has chosen."""
+        self._set_attributes: frozenset[str] | None = None
         self.stepping: set[int] = set()
         """Loops (by key) in which an optimizer stepped or parameters were updated in place."""
 
@@ -282,7 +289,11 @@ class Interpreter:
                     self._note_step()  # `w -= lr * w.grad` under no_grad: a hand-written optimizer
                 self.assign(target, self.binop(current, self.eval(value), op, stmt))
             case ast.If(test=test, body=body, orelse=orelse):
-                self.exec_if(test, body, orelse)
+                chosen = self._forced.get(id(stmt))
+                if chosen is None:
+                    self.exec_if(test, body, orelse)
+                else:
+                    self.exec_chosen(stmt, chosen)
             case (
                 ast.For(target=target, iter=iterable, body=body, orelse=orelse)
                 | ast.AsyncFor(target=target, iter=iterable, body=body, orelse=orelse)
@@ -385,6 +396,13 @@ class Interpreter:
         return ModuleRef(found.key)
 
     def exec_if(self, test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt]) -> None:
+        chain = _elif_chain(test, body, orelse)
+        if chain is not None and _exhaustive([t for t, _ in chain]):
+            # `if k % 2 == 0: ... elif k % 2 == 1: ...`: one branch always runs, none is skipped
+            for chain_test, _ in chain:
+                self.eval(chain_test)
+            self.exec_branches([block for _, block in chain], fallthrough=False)
+            return
         value = self.eval(test)
         if isinstance(value, Const) and isinstance(value.value, bool | int | type(None)):
             self.exec_block(body if value.value else orelse)
@@ -402,7 +420,81 @@ class Interpreter:
             outcomes.append(start)
         self.state = join_all(outcomes)
 
+    def exec_chosen(self, stmt: ast.If, chosen: int) -> None:
+        """An ``if``/``elif`` chain whose branch this path has chosen: the same at every iteration
+        of the loop whose run chose it (its tests read nothing the loop changes)."""
+        chain = _chain_of(stmt)
+        for test, _ in chain[: chosen + 1]:
+            self.eval(test)
+        if chosen < len(chain):
+            self.exec_block(chain[chosen][1])
+        else:
+            self.exec_block(_chain_else(stmt))
+
     def exec_loop(
+        self,
+        stmt: ast.stmt,
+        body: list[ast.stmt],
+        orelse: list[ast.stmt],
+        *,
+        target: ast.expr | None = None,
+        items: Value = UNKNOWN,
+        test: ast.expr | None = None,
+    ) -> None:
+        """Run the loop once for each way its loop-invariant ``if`` chains can go (taking one branch
+        at every iteration, as the program does), and join the runs."""
+        choices = self._invariant_choices(stmt, body) if self.frames else [{}]
+        if len(choices) <= 1:
+            self._exec_loop(stmt, body, orelse, target=target, items=items, test=test)
+            return
+        start, ends = self.state, []
+        for choice in choices:
+            self.state = start.copy()
+            saved = self._forced
+            self._forced = {**saved, **choice}
+            try:
+                self._exec_loop(stmt, body, orelse, target=target, items=items, test=test)
+            finally:
+                self._forced = saved
+            ends.append(self.state)
+        self.state = join_all(ends)
+
+    def _invariant_choices(self, loop: ast.stmt, body: list[ast.stmt]) -> list[dict[int, int]]:
+        """For the ``if`` chains in the loop's body whose tests read only names and attributes the
+        loop never assigns (a configuration flag), every combination of the branch each takes."""
+        chains = [s for s in _ifs_in(body) if id(s) not in self._forced and self._invariant(s, loop)]
+        # chains without an `else` first: where none of their branches runs, what an earlier
+        # iteration left stays, and only a consistent path tells whether that can happen
+        chains.sort(key=lambda s: bool(_chain_else(s)))
+        options: list[dict[int, int]] = [{}]
+        for chain in chains:
+            count = len(_chain_of(chain)) + 1
+            if len(options) * count <= MAX_CHOICES:
+                options = [{**o, id(chain): i} for o in options for i in range(count)]
+        return options
+
+    def _invariant(self, stmt: ast.If, loop: ast.stmt) -> bool:
+        assigned = _assigned_in(loop)
+        for test, _ in _chain_of(stmt):
+            for node in ast.walk(test):
+                if isinstance(node, ast.Call | ast.NamedExpr | ast.Await | ast.Yield):
+                    return False
+                if isinstance(node, ast.Name) and node.id in assigned:
+                    return False
+                if isinstance(node, ast.Attribute) and {node.attr, "*"} & self._attributes_set():
+                    return False
+                if isinstance(node, ast.Subscript):
+                    return False
+        return True
+
+    def _attributes_set(self) -> frozenset[str]:
+        """Attribute names this unit's code assigns outside constructors (whose objects' flags
+        may change while a loop runs)."""
+        if self._set_attributes is None:
+            self._set_attributes = frozenset(_attributes_stored(self.module))
+        return self._set_attributes
+
+    def _exec_loop(
         self,
         stmt: ast.stmt,
         body: list[ast.stmt],
@@ -567,9 +659,16 @@ class Interpreter:
                 elif attr == "requires_grad" and isinstance(base, ast.Name) and isinstance(owner, Tensor):
                     grad = not (isinstance(value, Const) and not value.value)
                     self.state.env[base.id] = Tensor(owner.nodes, grad, owner.root)
-            case ast.Subscript(value=base):
+            case ast.Subscript(value=base, slice=index):
                 container = self.eval(base)
-                if isinstance(container, Seq | Tensor) or container is UNKNOWN:
+                key = self.eval(index)
+                if isinstance(container, Seq) and container.keys is not None and isinstance(key, Const):
+                    self.assign_place(base, _with_key(container, key.value, value))
+                elif isinstance(container, Tensor) and isinstance(value, Tensor) and value.grad:
+                    # `buffer[idx] = w[idx]`: an index_put on the buffer, whose backward saved the
+                    # indices; the buffer now has that graph
+                    self.assign_place(base, self.op_node(target, [container, value, key], saves=True))
+                elif isinstance(container, Seq | Tensor) or container is UNKNOWN:
                     updated = _with_item(container, value)
                     if updated is not None:
                         self.assign_place(base, updated)
@@ -625,9 +724,12 @@ class Interpreter:
                     if key is not None:
                         self.eval(key)
                 evaluated = tuple(self.eval(v) for v in values)
-                return Seq(
-                    _join_many(list(evaluated)), "dict", evaluated if len(evaluated) <= MAX_ITEMS else None
-                )
+                known = evaluated if len(evaluated) <= MAX_ITEMS else None
+                constant = [k.value for k in keys if isinstance(k, ast.Constant)]
+                named = tuple(constant) if known is not None and len(constant) == len(keys) else None
+                if named is not None and len(set(named)) != len(named):
+                    named, known = None, None  # a key given twice: the last wins, not worth following
+                return Seq(_join_many(list(evaluated)), "dict", known, keys=named)
             case ast.Subscript(value=base, slice=index):
                 return self.subscript(self.eval(base), self.eval(index), index, expr)
             case (
@@ -639,7 +741,11 @@ class Interpreter:
             case ast.DictComp(value=elt, generators=gens):
                 return Seq(self.comprehension(gens, elt), "dict")
             case ast.Lambda():
-                return Func(expr)
+                if not self.frames or self.frames[-1].func is None:
+                    return Func(expr, module=self._home())
+                scope = self.state.env  # a lambda in a function reads that function's names
+                self._closures[id(scope)] = scope
+                return Func(expr, None, id(scope), self._home())
             case ast.Starred(value=inner):
                 return self.eval(inner)
             case ast.NamedExpr(target=target, value=value):
@@ -748,6 +854,10 @@ class Interpreter:
         if isinstance(base, Tensor):
             return self.op_node(expr, [base], saves=False)
         if isinstance(base, Seq):
+            if base.keys is not None and base.items is not None and isinstance(index, Const):
+                if index.value in base.keys:
+                    return base.items[base.keys.index(index.value)]
+                return element(base)
             if base.items is not None and isinstance(index, Const) and isinstance(index.value, int):
                 position = index.value
                 if -len(base.items) <= position < len(base.items):
@@ -760,7 +870,12 @@ class Interpreter:
     def binop(self, left: Value, right: Value, op: ast.operator, expr: ast.AST) -> Value:
         if isinstance(left, Seq) and isinstance(right, Seq) and isinstance(op, ast.Add):
             return Seq(join(element(left), element(right)), left.kind)
-        saves = not isinstance(op, ast.Add | ast.Sub)
+        numbers = [
+            isinstance(v, Number) or (isinstance(v, Const) and _is_number(v.value)) for v in (left, right)
+        ]
+        if all(numbers):
+            return NUMBER
+        saves = not isinstance(op, ast.Add | ast.Sub)  # even `w * 2` saves: torch raises on its second pass
         operands = [_as_operand(left), _as_operand(right)]
         if isinstance(left, Const) and isinstance(right, Const):
             return UNKNOWN
@@ -784,7 +899,7 @@ class Interpreter:
         site_expr = site if isinstance(site, ast.expr) else ast.Constant(None, lineno=0, col_offset=0)
         stmts = tuple((f.serial, f.stmt) for f in self.frames if f.stmt is not None)
         loops = tuple(self.loop_stack)
-        self.nodes.append(GraphNode(node_id, site_expr, stmt, saves, loops, frame, stmts, learns))
+        self.nodes.append(GraphNode(node_id, site_expr, stmt, saves, loops, frame, stmts, inputs, learns))
         return Tensor(inputs | {node_id}, True, node_id)
 
     # ----------------------------------------------------------------- calls
@@ -958,6 +1073,8 @@ class Interpreter:
             return Tensor(grad=False)
         if attr in ("type", "to") and any(_integer_dtype(v) for v in [*args, *kwargs.values()]):
             return Tensor(grad=False)  # an integer tensor cannot carry a graph
+        if attr in api.NUMBER_METHODS:
+            return NUMBER
         if attr in api.SCALAR_METHODS:
             return UNKNOWN
         if attr == "requires_grad_":
@@ -996,6 +1113,8 @@ class Interpreter:
             return Partial(args[0], tuple(args[1:]), kwargs)
         if qualname in api.LIBRARY_BACKWARD_CLASSES or qualname in api.GRAD_SCALER_CLASSES:
             return Instance(qualname)
+        if qualname in api.STDLIB_CONTAINERS:
+            return Seq(element(args[0]) if args else UNKNOWN, "list")  # deque(...), OrderedDict(...)
         if qualname in api.TENSOR_DATASETS:
             # TensorDataset(x, y): items are (x[i], y[i]); a loader's batches stack them back
             return Seq(Seq(UNKNOWN, "tuple", tuple(element(a) for a in args)), "list")
@@ -1036,6 +1155,8 @@ class Interpreter:
             return self.op_node(node, [*args, *kwargs.values()], saves=True)
         if short[:1].isupper():
             return NNModule(short) if namespace.startswith("torch.nn") else self.unknown_call(args, kwargs)
+        if qualname in api.DIFFERENTIABLE_UTILS:
+            return self.op_node(node, [*args, *kwargs.values()], saves=False)
         if namespace not in api.OP_NAMESPACES:
             return self.unknown_call(args, kwargs)
         if short in api.CREATION_FUNCS:
@@ -1060,13 +1181,15 @@ class Interpreter:
             inner = element(args[0]) if args else UNKNOWN
             return Seq(inner, "tuple" if name == "tuple" else "list")
         if name == "range":
-            return Seq(UNKNOWN, "range", least=_range_length(args))
+            return Seq(NUMBER, "range", least=_range_length(args))
+        if name in ("len", "int", "round") and args:
+            return NUMBER
         if name == "iter" and len(args) == 1:
             return args[0]
         if name == "next" and args and isinstance(args[0], Seq):
             return element(args[0])
         if name == "enumerate" and args:
-            return _zipped([Seq(UNKNOWN, "range"), args[0]])
+            return _zipped([Seq(NUMBER, "range"), args[0]])
         if name == "zip":
             return _zipped(args)
         if name == "isinstance" and len(args) == 2:
@@ -1247,32 +1370,40 @@ class Interpreter:
     def autograd_grad(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value]) -> Value:
         outputs = args[0] if args else kwargs.get("outputs", UNKNOWN)
         create = _flag(kwargs.get("create_graph"), positional=args[5] if len(args) > 5 else None)
-        if _explicit_inputs(node):
+        inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)
+        reach = self._stopping_at(outputs, inputs)
+        if reach is None and _explicit_inputs(node):
             # grad w.r.t. a few named tensors runs (and frees) only the part of the graph that
             # leads to them; which part that is we cannot tell, so nothing counts as freed.
             kwargs = {**kwargs, "inputs": UNKNOWN}
-        self.backward_call(node, outputs, kwargs, _receiver_expr(node, 0), positional=args[3:5])
+        self.backward_call(node, outputs, kwargs, _receiver_expr(node, 0), args[3:5], reach)
         if create is True and not self.no_grad:
             graph = nodes_of(outputs)
             return Seq(self.new_node(node, graph, saves=True), "tuple")
         return Seq(Tensor(grad=False), "tuple")
 
-    def backward_call(
+    def backward_call(  # noqa: PLR0917
         self,
         node: ast.Call,
         tensors: Value,
         kwargs: dict[str, Value],
         receiver: ast.expr | None,
         positional: Sequence[Value] = (),
+        reach: frozenset[int] | None = None,
     ) -> Value:
+        """``reach``: the nodes it runs, where its ``inputs`` stop it short of the whole graph."""
+        if reach is None and "inputs" in kwargs and kwargs["inputs"] is not UNKNOWN:
+            reach = self._stopping_at(tensors, kwargs["inputs"])
         roots = [t for t in tensors_in(tensors) if t.grad or t.nodes]
         may = maybe_of(tensors)
         if not roots:
             self._note_unknown_reach([tensors])  # a backward of what unknown code gave back
             return Const(None)
         reached = frozenset().union(*(t.nodes for t in roots))
+        if reach is not None:
+            reached &= reach
         retain = _retains(kwargs, positional)
-        if "inputs" in kwargs and retain is False:
+        if reach is None and "inputs" in kwargs and retain is False:
             retain = None  # only the part of the graph that leads to `inputs` runs and is freed
         self._raised = False
         self._check_second_pass(node, receiver, roots, reached)
@@ -1292,6 +1423,18 @@ class Interpreter:
                 self.state.retained[node_id] = Retain(site, loops)
             self._note_retain_site(site, roots)
         return Const(None)
+
+    def _stopping_at(self, outputs: Value, inputs: Value) -> frozenset[int] | None:
+        """The nodes a backward of ``outputs`` runs when it stops at ``inputs`` that are all made by
+        ops (not leaves): those above an input, not the inputs' own graphs. None when that is not
+        known (a leaf among them, or inputs we cannot see)."""
+        stops = tensors_in(inputs)
+        if not stops or not _only_tensors(inputs) or any(not t.nodes for t in stops):
+            return None
+        below = frozenset().union(*(t.nodes for t in stops))
+        # an input's own node: the one of its nodes no other of them leads to
+        tops = {n for n in below if not any(n in self.nodes[m].below for m in below)}
+        return frozenset(n for n in nodes_of(outputs) - below if self.nodes[n].below & tops)
 
     def _check_second_pass(
         self, node: ast.Call, receiver: ast.expr | None, roots: list[Tensor], reached: frozenset[int]
@@ -1579,13 +1722,27 @@ def _replace_tensor(value: Value, tensor: Tensor, by: Tensor) -> Value:
         return by if same else value
     if isinstance(value, Seq):
         items = None if value.items is None else tuple(_replace_tensor(i, tensor, by) for i in value.items)
-        return Seq(_replace_tensor(value.item, tensor, by), value.kind, items, value.least)
+        return Seq(_replace_tensor(value.item, tensor, by), value.kind, items, value.least, value.keys)
     return value
 
 
 def _may_reach(inputs: Sequence[Value]) -> frozenset[int]:
     """What an op's result may reach beyond its known graph: what its inputs may."""
     return frozenset().union(*(maybe_of(v) for v in inputs))
+
+
+def _only_tensors(value: Value) -> bool:
+    """``value`` is a tensor, or a sequence of nothing but tensors."""
+    if isinstance(value, Tensor):
+        return True
+    if isinstance(value, Seq):
+        parts = value.items if value.items is not None else (value.item,)
+        return bool(parts) and all(_only_tensors(part) for part in parts)
+    return False
+
+
+def _is_number(value: object) -> bool:
+    return type(value) in (int, float, bool)
 
 
 def _sliced(items: tuple[Value, ...] | None, index: ast.Slice) -> tuple[Value, ...] | None:
@@ -1611,6 +1768,131 @@ def _int_constant(expr: ast.expr) -> int | None:
 
 def _integer_dtype(value: Value) -> bool:
     return isinstance(value, Ref) and value.qualname in api.INTEGER_DTYPES
+
+
+def _chain_of(stmt: ast.If) -> list[tuple[ast.expr, list[ast.stmt]]]:
+    """An ``if``/``elif`` chain's tests and blocks, in order."""
+    chain = [(stmt.test, stmt.body)]
+    orelse = stmt.orelse
+    while len(orelse) == 1 and isinstance(orelse[0], ast.If):
+        chain.append((orelse[0].test, orelse[0].body))
+        orelse = orelse[0].orelse
+    return chain
+
+
+def _chain_else(stmt: ast.If) -> list[ast.stmt]:
+    orelse = stmt.orelse
+    while len(orelse) == 1 and isinstance(orelse[0], ast.If):
+        orelse = orelse[0].orelse
+    return orelse
+
+
+def _ifs_in(body: list[ast.stmt]) -> list[ast.If]:
+    """The ``if`` chains of a loop's body (not those nested in definitions, nor the elifs of one)."""
+    found: list[ast.If] = []
+    pending = list(body)
+    while pending:
+        stmt = pending.pop(0)
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        if isinstance(stmt, ast.If):
+            found.append(stmt)
+            for _, block in _chain_of(stmt):
+                pending.extend(block)
+            pending.extend(_chain_else(stmt))
+            continue
+        for field_name in ("body", "orelse", "finalbody", "handlers"):
+            pending.extend(getattr(stmt, field_name, []) or [])
+        if isinstance(stmt, ast.ExceptHandler):
+            pending.extend(stmt.body)
+    return found
+
+
+def _assigned_in(node: ast.AST) -> frozenset[str]:
+    """Names bound anywhere in ``node`` (assignments, loop targets, with-as, imports, definitions)."""
+    names: set[str] = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store | ast.Del):
+            names.add(child.id)
+        elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(child.name)
+        elif isinstance(child, ast.alias):
+            names.add((child.asname or child.name).split(".")[0])
+        elif isinstance(child, ast.Global | ast.Nonlocal):
+            names.update(child.names)
+    return frozenset(names)
+
+
+def _attributes_stored(node: ast.AST) -> set[str]:
+    """Attribute names assigned in ``node`` outside ``__init__`` methods (``*``: by ``setattr``)."""
+    found: set[str] = set()
+    pending = [node]
+    while pending:
+        child = pending.pop()
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) and child.name == "__init__":
+            continue
+        if isinstance(child, ast.Attribute) and isinstance(child.ctx, ast.Store | ast.Del):
+            found.add(child.attr)
+        elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == "setattr":
+            found.add("*")
+        pending.extend(ast.iter_child_nodes(child))
+    return found
+
+
+def _elif_chain(
+    test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt]
+) -> list[tuple[ast.expr, list[ast.stmt]]] | None:
+    """``if a: ... elif b: ...`` with no final ``else``, as its tests and blocks (None otherwise)."""
+    chain = [(test, body)]
+    while len(orelse) == 1 and isinstance(orelse[0], ast.If):
+        chain.append((orelse[0].test, orelse[0].body))
+        orelse = orelse[0].orelse
+    return chain if len(chain) > 1 and not orelse else None
+
+
+_COMPLEMENTS = {ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt, ast.Eq: ast.NotEq}
+_COMPLEMENTS |= {ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+
+
+def _exhaustive(tests: list[ast.expr]) -> bool:
+    """Whether one of ``tests`` always holds, by their form alone: ``x`` / ``not x``, ``a < b`` /
+    ``a >= b`` (and the other complementary comparisons), ``n % k == 0`` ... ``n % k == k - 1``."""
+    dumps = [ast.dump(t) for t in tests]
+    for test in tests:
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and ast.dump(test.operand) in dumps:
+            return True
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            flipped = _COMPLEMENTS.get(type(test.ops[0]))
+            if flipped is not None:
+                other = ast.Compare(test.left, [flipped()], test.comparators)
+                if ast.dump(other) in dumps:
+                    return True
+    return _covers_residues(tests)
+
+
+def _covers_residues(tests: list[ast.expr]) -> bool:
+    """``n % k == 0``, ``n % k == 1``, ... for every residue of one ``n % k`` (k a constant)."""
+    subject: str | None = None
+    modulus = 0
+    seen: set[int] = set()
+    for test in tests:
+        if not (
+            isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq)
+            and isinstance(test.left, ast.BinOp)
+            and isinstance(test.left.op, ast.Mod)
+            and isinstance(test.left.right, ast.Constant)
+            and type(test.left.right.value) is int
+            and isinstance(test.comparators[0], ast.Constant)
+            and type(test.comparators[0].value) is int
+        ):
+            continue
+        if subject is None:
+            subject, modulus = ast.dump(test.left), test.left.right.value
+        if ast.dump(test.left) == subject:
+            seen.add(test.comparators[0].value)
+    return 0 < modulus <= 64 and seen >= set(range(modulus))
 
 
 def _range_length(args: list[Value]) -> int:
@@ -1746,6 +2028,19 @@ def _compare_const(expr: ast.Compare, values: list[Value]) -> Value:
 
 def _is_true(test: ast.expr) -> bool:
     return isinstance(test, ast.Constant) and bool(test.value)
+
+
+def _with_key(container: Seq, key: object, value: Value) -> Seq:
+    """``d[key] = value`` on a dict whose keys are known."""
+    keys, items = container.keys or (), container.items or ()
+    if key in keys:
+        at = keys.index(key)
+        items = (*items[:at], value, *items[at + 1 :])
+    elif len(keys) < MAX_ITEMS:
+        keys, items = (*keys, key), (*items, value)
+    else:
+        return Seq(join(element(container), value), container.kind)
+    return Seq(_join_many(list(items)), container.kind, items, keys=keys)
 
 
 def _with_item(container: Value, value: Value) -> Value | None:

@@ -101,6 +101,11 @@ INTEGER_DTYPES = frozenset(
     )
 )
 
+NUMBER_METHODS = frozenset(
+    {"item", "size", "dim", "numel", "nelement", "ndimension", "element_size", "__len__"}
+)
+"""Tensor methods that give back a Python number (``size()`` with an index)."""
+
 SCALAR_METHODS = frozenset(
     {
         "item",
@@ -168,6 +173,16 @@ GRAPH_FREE_MODULES = (
     "datetime.",
 )
 """Libraries whose results never hold an autograd graph (modelled: they know nothing of torch)."""
+
+STDLIB_CONTAINERS = frozenset(
+    {"collections.deque", "collections.OrderedDict", "collections.defaultdict", "collections.UserList"}
+)
+"""Containers of the standard library: what they hold is what was put in."""
+
+DIFFERENTIABLE_UTILS = frozenset(
+    {"torch.nn.utils.parameters_to_vector", "torch.nn.utils.convert_parameters.parameters_to_vector"}
+)
+"""Functions outside torch's op namespaces that are differentiable (views and a cat)."""
 
 DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 """A data loader yields its dataset's items, collated."""

@@ -20,6 +20,8 @@ class GraphNode:
     frame: int
     stmts: tuple[tuple[int, ast.stmt], ...] = ()
     """The statement each frame on the call stack was running when the node was made."""
+    below: frozenset[int] = frozenset()
+    """The nodes its backward leads to (the graph it was made from)."""
     learns: bool = False
     """Made from parameters (a module call, an op on a leaf that needs grad): training goes through it."""
 
@@ -60,6 +62,15 @@ class ModuleRef(Value):
 
 
 @dataclass(frozen=True, slots=True)
+class Number(Value):
+    """A Python number whose value is not known (a loop index, a size, ``loss.item()``): never a
+    tensor, so an op with it saves no tensor of it."""
+
+
+NUMBER = Number()
+
+
+@dataclass(frozen=True, slots=True)
 class Const(Value):
     value: object
 
@@ -85,6 +96,8 @@ class Seq(Value):
     items: tuple[Value, ...] | None = None
     least: int = 0
     """How many items it has at least (``range(10)``: 10), so a loop over it runs its body."""
+    keys: tuple[object, ...] | None = None
+    """A dict's constant keys, one per item (``{"loss": a, "logits": b}``): items apart by key."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,11 +256,14 @@ def join(a: Value | None, b: Value | None) -> Value:
             return Opaque(may)
     if isinstance(a, Seq) and isinstance(b, Seq):
         items = None
+        if a.keys != b.keys:  # dicts of other keys: their items do not line up
+            return Seq(join(element(a), element(b)), a.kind if a.kind == b.kind else "list")
         if a.items is not None and b.items is not None:
             # Item i may be either list's item i: a list that grew in a loop keeps its items apart.
             short, long = sorted((a.items, b.items), key=len)
             items = tuple(join(x, y) for x, y in zip(short, long, strict=False)) + long[len(short) :]
-        return Seq(join(a.item, b.item), a.kind if a.kind == b.kind else "list", items)
+        keys = a.keys if items is not None and a.keys is not None and len(a.keys) == len(items) else None
+        return Seq(join(a.item, b.item), a.kind if a.kind == b.kind else "list", items, keys=keys)
     for kind in (Tensor, Seq, Obj, NNModule, Instance, Func, Class, Ref):
         if isinstance(a, kind):
             return a

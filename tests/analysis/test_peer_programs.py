@@ -43,12 +43,9 @@ TEST_NAME = re.compile(r"\bTest\w*\.test_\w+")
 
 # The checker's misses on this set: program -> what goes wrong (strict xfail; delete when fixed).
 KNOWN_GAPS: dict[str, str] = {
-    "backward_twice_index_put.py": "a graph made by index assignment into a buffer that needs no grad",
-    "backward_twice_index_put_lambda.py": "the same, with the second backward in a lambda's body",
-    "checkpoint_output_backward_twice.py": "the outputs of torch.utils.checkpoint are not modelled",
     "sharded_grad_bounded_by_inputs.py": (
-        "autograd.grad(loss, inputs) is taken to free the whole graph of loss, but it stops at its inputs "
-        "(and the part above them saved no tensor): two false errors"
+        "one false error: each grad stops at two of the intermediates and runs only the products above "
+        "them, but a comprehension's items are one node here, so every grad seems to run all products"
     ),
 }
 

@@ -1,9 +1,9 @@
 """Held-out evaluation set: whole, realistic training programs, run under torch and checked.
 
 ``programs/buggy/*.py`` each hold exactly one ``# error: [rule-name]`` label: for EK001-EK004 the
-backward-like call that raises the record's RuntimeError (for a helper function that does the second
-pass, the call site that triggers it; for state kept on ``self`` across calls of a training-step
-method, the backward inside the method); for EK005, the call that passes ``retain_graph=True`` on
+backward-like call that raises the record's RuntimeError, in the innermost frame of the traceback
+(inside a helper when the helper's backward is the one that raises: where a runtime error from a log
+lands too); for EK005, the call that passes ``retain_graph=True`` on
 every iteration (it never raises). ``programs/clean/*.py`` are correct programs that must run clean
 and must get no finding at all.
 
@@ -48,22 +48,12 @@ LABEL = re.compile(r"#\s*error\b")
 ERROR_LABEL = re.compile(r"# error: \[(?P<rule>[a-z0-9-]+)\]$")
 
 # The checker's known gaps on this set: program -> what goes wrong (strict xfail; delete when fixed).
-# Where the checker reports the helper's call site while the error is raised by the backward inside the
-# helper -- issue 13 asks for the innermost frame of the traceback, as these labels mark.
-AT_CALLER = "points at the helper's caller, not at the backward inside it that raises"
 KNOWN_GAPS: dict[str, str] = {
-    "buggy/h2_outputs_dict_loss_alias.py": "a dict's items are not told apart by key: `outputs['loss']` is"
-    " read as any of the dict's values, so the second pass is classed as shared-graph, not double",
     "buggy/rl_ddpg_replay_stores_actor_output.py": "missed: the stored action keeps the actor's graph",
     "buggy/rl_dqn_soft_update_without_no_grad.py": "missed: the soft update records a graph on the targets",
-    "buggy/rl_lbfgs_value_fit_prediction_outside_closure.py": AT_CALLER,
-    "buggy/rl_reinforce_baseline_clears_stale_buffer_names.py": AT_CALLER,
-    "buggy/rl_reinforce_replayed_episode_log_probs.py": AT_CALLER,
-    "buggy/rl_trpo_fisher_vector_product_reuses_kl_grad.py": AT_CALLER,
-    "clean/rl_neg_actor_critic_factory_argument.py": "false EK002: actor_critic(...) taken as a graph",
-    "clean/rl_neg_alternating_updates_if_elif.py": "false EK003: the if/elif covers every update index",
-    "clean/rl_neg_nstep_losses_flushed_every_n.py": "false EK003: the list is emptied after each backward",
-    "clean/rl_td3_losses_share_encoder_forward_fixed.py": "false EK004: the actor loss uses detached inputs",
+    "clean/rl_neg_nstep_losses_flushed_every_n.py": "false EK003: the path that backwards also empties"
+    " the list, but the join after the `if` keeps the list's old items with the freed graph (one"
+    " state per program point; paths are not kept apart)",
 }
 
 requires_torch = pytest.mark.skipif(

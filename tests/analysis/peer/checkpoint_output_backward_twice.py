@@ -20,7 +20,7 @@ def checkpoint_outputs_backwarded_again() -> None:
     outputs[1].sum().backward(retain_graph=True)
     outputs[4].sum().backward(retain_graph=True)
     outputs[6].sum().backward()
-    outputs[6].sum().backward()  # error: [shared-graph-backward]
+    outputs[6].sum().backward()  # error: [double-backward]
 
 
 if __name__ == "__main__":
