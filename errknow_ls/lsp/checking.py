@@ -20,33 +20,11 @@ from errknow_ls.analysis import Cache, check_source
 from errknow_ls.analysis.cells import CellProgram
 from errknow_ls.core import Finding
 from errknow_ls.lsp import convert
-from errknow_ls.lsp.settings import Rules
+from errknow_ls.lsp.snapshots import Part, Snapshot
+from errknow_ls.project import RuleSelection
 
 log = logging.getLogger(__name__)
 _SERIALS = itertools.count(1)
-
-
-@dataclass(frozen=True, slots=True)
-class Part:
-    """One document of a snapshot: the document itself, or one notebook cell."""
-
-    uri: str
-    version: int | None
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    key: str
-    """The document's URI, or the notebook's."""
-    version: int | None
-    parts: tuple[Part, ...]
-    notebook: bool = False
-    """Cells: IPython magics are blanked, and findings go to the cell they are in."""
-
-    @classmethod
-    def of_text(cls, uri: str, version: int | None, text: str) -> Snapshot:
-        return cls(uri, version, (Part(uri, version, text),))
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +51,7 @@ class Analyzer:
 
     generation: int = 0
     encoding: str = types.PositionEncodingKind.Utf16
-    rules: Callable[[str], Rules] = field(default=lambda _uri: Rules())
+    rules: Callable[[str], RuleSelection] = field(default=lambda _uri: RuleSelection())
     """The rules for a document or notebook URI (its project's)."""
     doc_urls: Mapping[str, str] = field(default_factory=dict)
     """Record id -> its documentation URL."""
@@ -86,7 +64,7 @@ class Analyzer:
             return self._run_cells(snapshot, rules)
         return [self._result(part, self._check(part.text, rules, part.uri), rules) for part in snapshot.parts]
 
-    def _run_cells(self, snapshot: Snapshot, rules: Rules) -> list[Result]:
+    def _run_cells(self, snapshot: Snapshot, rules: RuleSelection) -> list[Result]:
         program = CellProgram.join([part.text for part in snapshot.parts])
         per_part: list[list[Finding]] = [[] for _ in snapshot.parts]
         related: dict[int, list[types.DiagnosticRelatedInformation]] = {}
@@ -99,8 +77,8 @@ class Analyzer:
             for part, found in zip(snapshot.parts, per_part, strict=True)
         ]
 
-    def _check(self, text: str, rules: Rules, document: str) -> list[Finding]:
-        ignore = rules.ignore | rules.disabled()
+    def _check(self, text: str, rules: RuleSelection, document: str) -> list[Finding]:
+        ignore = rules.ignored()
         result = check_source(text, select=rules.select, ignore=ignore, cache=self.cache, document=document)
         return result.findings
 
@@ -120,7 +98,7 @@ class Analyzer:
         self,
         part: Part,
         findings: list[Finding],
-        rules: Rules,
+        rules: RuleSelection,
         related: Mapping[int, list[types.DiagnosticRelatedInformation]] | None = None,
     ) -> Result:
         positions = convert.Positions(part.text, self.encoding)

@@ -15,7 +15,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from errknow_ls.cli import EXIT_ERROR, EXIT_FOUND, EXIT_OK
-from tests.test_check_cli import Run, sarif_schema
+from tests.runner.test_check_cli import Run, sarif_schema
 
 SETUP = (
     "import torch\n"

@@ -7,19 +7,14 @@ one message. A key the editor sets wins over ``pyproject.toml``; a key it leaves
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from errknow_ls.analysis.registry import RULES, resolve
-from errknow_ls.lsp.watching import DEFAULT_LOG_GLOBS
-from errknow_ls.runner.config import ProjectSettings, load_settings
-from errknow_ls.runner.discovery import DEFAULT_EXCLUDE, Excluder
+from errknow_ls.lsp.output.watched import DEFAULT_LOG_GLOBS
+from errknow_ls.project import Selectors, SeverityName, select_rules
 
-SeverityName = Literal["error", "warning", "information", "hint", "off"]
 SECTION = "errknow"
 
 
@@ -95,53 +90,11 @@ def merge(*layers: Any) -> Any:
     return merged
 
 
-@dataclass(frozen=True, slots=True)
-class Rules:
-    """Which rules run and how severe each is, for the files of one project."""
-
-    select: frozenset[str] | None = None
-    ignore: frozenset[str] = frozenset()
-    severity: Mapping[str, SeverityName] = field(default_factory=dict)
-
-    def severity_of(self, code: str, name: str) -> SeverityName | None:
-        return self.severity.get(code) or self.severity.get(name)
-
-    def disabled(self) -> frozenset[str]:
-        return frozenset(rule.code for rule in RULES if self.severity_of(rule.code, rule.name) == "off")
+def editor_selectors(settings: Settings) -> Selectors:
+    return Selectors(settings.select, settings.ignore)
 
 
 def unknown_rules(settings: Settings) -> list[str]:
     """Selectors and severity keys in the editor's settings that name no rule."""
-    named = [*(settings.select or []), *(settings.ignore or []), *settings.severity]
-    return [name for name in named if not resolve(name)]
-
-
-def _codes(selectors: Sequence[str]) -> frozenset[str]:
-    return frozenset(rule.code for selector in selectors for rule in resolve(selector))
-
-
-@dataclass(frozen=True, slots=True)
-class Project:
-    """One workspace folder: its ``[tool.errknow]`` and the rules that follow for its files."""
-
-    root: Path
-    settings: ProjectSettings
-
-    @classmethod
-    def load(cls, root: Path) -> Project:
-        return cls(root, load_settings(root))
-
-    def rules(self, editor: Settings) -> Rules:
-        select = editor.select if editor.select is not None else self.settings.select
-        ignore = editor.ignore if editor.ignore is not None else self.settings.ignore
-        return Rules(
-            select=None if select is None else _codes(select),
-            ignore=_codes(ignore or []),
-            severity=dict(editor.severity),
-        )
-
-    def excluder(self) -> Excluder:
-        """The CLI's excludes, matched as the CLI matches them: its defaults (or the project's
-        ``exclude``) and ``extend-exclude``."""
-        base = DEFAULT_EXCLUDE if self.settings.exclude is None else self.settings.exclude
-        return Excluder((*base, *self.settings.extend_exclude), self.settings.root or self.root)
+    _, unknown = select_rules(editor_selectors(settings), Selectors(), settings.severity)
+    return [name for problem in unknown for name in problem.names]

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from errknow_ls.runner.options import split_selectors
+from errknow_ls.project.discovery import DEFAULT_EXCLUDE, Excluder
+from errknow_ls.project.rules import Selectors, split_selectors
 
 PYPROJECT = "pyproject.toml"
 PROJECT_DIR = ".errknow"
@@ -60,6 +61,15 @@ class ProjectSettings:
         if self.root is not None and (self.root / WORKSPACE_RECORDS).is_dir():
             dirs.append(self.root / WORKSPACE_RECORDS)
         return dirs
+
+    def selectors(self) -> Selectors:
+        return Selectors(self.select, self.ignore)
+
+    def excluder(self, root: Path | None = None) -> Excluder:
+        """The excludes: the defaults (or ``exclude``) and ``extend-exclude``, relative to the
+        project root (else ``root``, else matched by name only)."""
+        base = DEFAULT_EXCLUDE if self.exclude is None else self.exclude
+        return Excluder((*base, *self.extend_exclude), self.root or root)
 
 
 def find_project(start: Path) -> Path | None:

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from errknow_ls.analysis import CheckResult, check_source
-from errknow_ls.cli import EXIT_ERROR, EXIT_OK
+from errknow_ls.cli import EXIT_ERROR, EXIT_OK, main
 from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Severity, Span
+from errknow_ls.project import RuleSelection
 from errknow_ls.runner import engine
 from errknow_ls.runner.engine import FileJob
 from errknow_ls.runner.fixing import MAX_ROUNDS, Offsets, choose, fix_until_stable, shift
-from errknow_ls.runner.options import RuleSelection
 from errknow_ls.runner.sourcefile import (
     CHANGED,
     SourceChanged,
@@ -23,7 +23,7 @@ from errknow_ls.runner.sourcefile import (
     with_newline,
     write_source,
 )
-from tests.test_check_cli import GRAD_FIXED, GRAD_THEN_BACKWARD, Run, write
+from tests.runner.test_check_cli import GRAD_FIXED, GRAD_THEN_BACKWARD, Run, write
 
 SAFE, UNSAFE, DISPLAY = Applicability.SAFE, Applicability.UNSAFE, Applicability.DISPLAY_ONLY
 
@@ -148,8 +148,6 @@ def test_inserted_lines_take_the_files_line_break() -> None:
 def test_internal_errors_of_the_checker_are_warnings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from errknow_ls.cli import main
-
     def failing(text: str, **_: object) -> CheckResult:
         return CheckResult(
             [], ["internal error while checking main: KeyError: 'x'", "line 3: invalid syntax"]
@@ -168,8 +166,6 @@ def test_internal_errors_of_the_checker_are_warnings(
 def test_a_crash_of_the_checker_fails_that_file_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from errknow_ls.cli import main
-
     def crashing(text: str, **options: object) -> CheckResult:
         if "crash" in text:
             raise RecursionError("maximum recursion depth exceeded")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pathspec
 
-from errknow_ls.lsp.locate import within
+from errknow_ls.project import within
 from errknow_ls.tracebacks import Traceback, TracebackScanner
 
 log = logging.getLogger(__name__)

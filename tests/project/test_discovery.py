@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from errknow_ls.runner.discovery import DEFAULT_EXCLUDE, Discovered, Excluder, discover
+from errknow_ls.project.discovery import DEFAULT_EXCLUDE, Discovered, Excluder, discover
 
 
 def reference_excludes(excluder: Excluder, path: Path) -> bool:

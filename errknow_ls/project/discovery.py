@@ -141,3 +141,10 @@ def _walk(
             elif entry.name.endswith(CHECKED_SUFFIXES) and not excluded(entry, real):
                 yield Path(entry.path), real
         pending += reversed(subdirectories)
+
+
+def within(path: Path, root: Path) -> bool:
+    """``path`` is below ``root`` and stays there once symlinks are followed: a cloned repository's
+    ``notes.py -> ~/.ssh/id_rsa`` is not a workspace file."""
+    real = Path(os.path.realpath(path))
+    return path.is_relative_to(root) and real.is_relative_to(os.path.realpath(root))

@@ -19,12 +19,13 @@ from typing import Any
 import pytest
 
 from errknow_ls.cli import EXIT_FOUND, EXIT_OK
-from errknow_ls.core import Applicability, Edit, Finding, Fix, Related, Severity, Span
+from errknow_ls.core import Finding, Severity
+from errknow_ls.project import RuleSelection
 from errknow_ls.runner import cache
 from errknow_ls.runner.cache import CACHE_DIRNAME, cache_key, checker_fingerprint
-from errknow_ls.runner.options import RuleSelection
+from tests.core.test_codec import FINDING
+from tests.runner.test_check_cli import CLEAN, DOUBLE, GRAD_FIXED, GRAD_THEN_BACKWARD, Run, write
 from tests.support import REPO
-from tests.test_check_cli import CLEAN, DOUBLE, GRAD_FIXED, GRAD_THEN_BACKWARD, Run, write
 
 FIXTURES = REPO / "tests" / "analysis" / "fixtures"
 HOUR_AGO_NS = time.time_ns() - 3600 * 10**9
@@ -261,20 +262,8 @@ def test_the_key_follows_the_checker_sources_and_the_rules(tmp_path: Path) -> No
 
 
 def test_entries_read_back_exactly_and_damage_is_refused() -> None:
-    span = Span.of(3, 4, 3, 19)
-    fix = Fix("add retain_graph=True", Applicability.UNSAFE, (Edit(span, "x, retain_graph=True"),), 1)
-    finding = Finding(
-        "EK001",
-        "double-backward",
-        "pytorch/grad-accumulation-required-grad-false",
-        Severity.WARNING,
-        "second backward through 「loss」 😋",
-        span,
-        (fix, Fix("display", Applicability.DISPLAY_ONLY, ())),
-        (Related(Span.of(1, 0, 1, 5), "first backward"),),
-        "loss",
-        {"why": "freed"},
-    )
+    """The finding's own form is core.codec's (tests/core/test_codec.py); here, the entry around it."""
+    finding, span = FINDING, FINDING.span
     entry = cache._Entry([finding, Finding("EK002", "n", "r", Severity.ERROR, "m", span)], ["line 9: bad"])
     raw = cache._encode(entry)
     assert cache._decode(raw) == entry
@@ -282,7 +271,7 @@ def test_entries_read_back_exactly_and_damage_is_refused() -> None:
     damages: list[Callable[[Any], object]] = [
         lambda d: d["findings"][0].update(severity="fatal"),
         lambda d: d["findings"][0].update(span=[1, 2, 3]),
-        lambda d: d["findings"][0]["fixes"][0].__setitem__(3, "1"),
+        lambda d: d["findings"][0]["fixes"][0].update(workaround="1"),
         lambda d: d["findings"][0].pop("tensor"),
         lambda d: d.update(errors=[1]),
     ]

@@ -16,9 +16,9 @@ import pytest
 import yaml
 
 from errknow_ls import __version__
-from tests.test_check_cli import write
-from tests.test_check_notebooks import training_notebook
-from tests.test_check_output_formats import WARMUP, WARMUP_LINE, parse_annotation
+from tests.runner.test_check_cli import write
+from tests.runner.test_check_notebooks import training_notebook
+from tests.runner.test_check_output_formats import WARMUP, WARMUP_LINE, parse_annotation
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent

@@ -17,11 +17,12 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from errknow_ls.lsp import convert, runtime
-from errknow_ls.lsp.files import client_path
-from errknow_ls.lsp.server import ErrknowServer
+from errknow_ls.lsp import convert, publishing
+from errknow_ls.lsp.checked_files import client_path
+from errknow_ls.lsp.output import diagnostics as output_diagnostics
+from errknow_ls.lsp.output.watched import LogGlobs, WatchedLog
+from errknow_ls.lsp.session import Session
 from errknow_ls.lsp.snapshots import open_document
-from errknow_ls.lsp.watching import LogGlobs, WatchedLog
 from errknow_ls.tracebacks import read_tracebacks
 
 log = logging.getLogger(__name__)
@@ -46,9 +47,9 @@ def _label(uri: str) -> str:
 # ---------------------------------------------------------------------- open documents
 
 
-def scan_document(ls: ErrknowServer, uri: str) -> None:
+def scan_document(session: Session, uri: str) -> None:
     """(Re)scan an open log document whole (its tail, if huge); what it showed before is replaced."""
-    document = ls.workspace.text_documents.get(unquote(uri))
+    document = session.workspace.text_documents.get(unquote(uri))
     if document is None or not is_log_document(uri, document.language_id):
         return
     text = document.source
@@ -60,84 +61,91 @@ def scan_document(ls: ErrknowServer, uri: str) -> None:
         dataclasses.replace(tb, message_line=tb.message_line + skipped) for tb in read_tracebacks(text)
     ]
     lines = convert.split_lines(document.source) if tracebacks else None
-    log_hits, source_hits = runtime.findings(
-        ls, tracebacks, origin=document.uri, label=_label(document.uri), log_uri=document.uri, log_lines=lines
+    log_hits, source_hits = output_diagnostics.findings(
+        session,
+        tracebacks,
+        origin=document.uri,
+        label=_label(document.uri),
+        log_uri=document.uri,
+        log_lines=lines,
     )
-    changed = ls.runtime.drop_origin(document.uri) | ls.runtime.add(log_hits, source_hits)
-    runtime.deliver(ls, changed)
+    changed = session.output.drop_origin(document.uri) | session.output.add(log_hits, source_hits)
+    publishing.deliver(session, changed)
 
 
-def did_open(ls: ErrknowServer, params: types.DidOpenTextDocumentParams) -> None:
-    scan_document(ls, params.text_document.uri)
+def did_open(session: Session, params: types.DidOpenTextDocumentParams) -> None:
+    scan_document(session, params.text_document.uri)
 
 
-def did_change(ls: ErrknowServer, params: types.DidChangeTextDocumentParams) -> None:
+def did_change(session: Session, params: types.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
-    document = ls.workspace.text_documents.get(unquote(uri))
+    document = session.workspace.text_documents.get(unquote(uri))
     if document is not None and is_log_document(uri, document.language_id):
-        scan_document(ls, uri)
-    elif ls.runtime.sources.get(uri):
-        _source_edited(ls, uri, params.content_changes)
+        scan_document(session, uri)
+    elif session.output.sources.get(uri):
+        _source_edited(session, uri, params.content_changes)
 
 
-def did_close(ls: ErrknowServer, params: types.DidCloseTextDocumentParams) -> None:
-    changed = ls.runtime.drop_origin(params.text_document.uri)
-    runtime.deliver(ls, changed)
+def did_close(session: Session, params: types.DidCloseTextDocumentParams) -> None:
+    changed = session.output.drop_origin(params.text_document.uri)
+    publishing.deliver(session, changed)
 
 
 def _source_edited(
-    ls: ErrknowServer, uri: str, changes: Sequence[types.TextDocumentContentChangeEvent]
+    session: Session, uri: str, changes: Sequence[types.TextDocumentContentChangeEvent]
 ) -> None:
     """Runtime diagnostics follow lines moved by edits above them; an edited line loses its own."""
     touched: set[int] = set()
     for change in changes:
         if isinstance(change, types.TextDocumentContentChangePartial):
             start, end = change.range.start.line, change.range.end.line
-            touched |= {hit.line for hit in ls.runtime.sources.get(uri, []) if start <= hit.line <= end}
-            ls.runtime.shift_source(uri, end, change.text.count("\n") - (end - start))
-    document = open_document(ls.workspace, uri)
+            touched |= {hit.line for hit in session.output.sources.get(uri, []) if start <= hit.line <= end}
+            session.output.shift_source(uri, end, change.text.count("\n") - (end - start))
+    document = open_document(session.workspace, uri)
     lines = convert.split_lines(document.source) if document else []
     touched |= {
         hit.line
-        for hit in ls.runtime.sources.get(uri, [])
+        for hit in session.output.sources.get(uri, [])
         if hit.line >= len(lines) or lines[hit.line] != hit.text
     }
-    ls.runtime.drop_source_lines(uri, touched)
-    runtime.deliver(ls, {uri})
+    session.output.drop_source_lines(uri, touched)
+    publishing.deliver(session, {uri})
 
 
 # ---------------------------------------------------------------------- watched files
 
 
-def watched_changes(ls: ErrknowServer, changes: Sequence[types.FileEvent]) -> list[types.FileEvent]:
+def watched_changes(session: Session, changes: Sequence[types.FileEvent]) -> list[types.FileEvent]:
     """Take the log files out of a ``didChangeWatchedFiles``, read them; return the other changes."""
-    globs = LogGlobs(ls.settings.log_globs, ls.roots())
+    globs = LogGlobs(session.settings.log_globs, session.roots())
     rest = []
     for change in changes:
         path = client_path(change.uri)
         if path and globs.matches(path) and path.suffix != ".py":
-            ls.spawn(read_log(ls, change.uri, path, change.type == types.FileChangeType.Deleted))
+            session.spawn(read_log(session, change.uri, path, change.type == types.FileChangeType.Deleted))
         else:
             rest.append(change)
     return rest
 
 
-async def read_log(ls: ErrknowServer, uri: str, path: Path, deleted: bool) -> None:
+async def read_log(session: Session, uri: str, path: Path, deleted: bool) -> None:
     """Read what was appended to a watched log; a log open in the editor is the editor's business."""
     if deleted or not path.is_file():
-        ls.runtime.watched.pop(uri, None)
-        runtime.deliver(ls, ls.runtime.drop_origin(uri))
+        session.output.watched.pop(uri, None)
+        publishing.deliver(session, session.output.drop_origin(uri))
         return
-    if unquote(uri) in ls.workspace.text_documents:
+    if unquote(uri) in session.workspace.text_documents:
         return
-    watched = ls.runtime.watched.setdefault(uri, WatchedLog(path))
+    watched = session.output.watched.setdefault(uri, WatchedLog(path))
     try:
         poll = await asyncio.get_running_loop().run_in_executor(None, watched.poll)
     except OSError as exc:
         log.warning("cannot read %s: %s", path, exc)
         return
-    ls.log_to_client(f"errknow: read {poll.read} bytes of {path.name}", types.MessageType.Log)
-    changed = ls.runtime.drop_origin(uri) if poll.restarted else set()
-    log_hits, source_hits = runtime.findings(ls, poll.tracebacks, origin=uri, label=path.name, log_uri=uri)
-    changed |= ls.runtime.add(log_hits, source_hits)
-    runtime.deliver(ls, changed)
+    session.log_to_client(f"errknow: read {poll.read} bytes of {path.name}", types.MessageType.Log)
+    changed = session.output.drop_origin(uri) if poll.restarted else set()
+    log_hits, source_hits = output_diagnostics.findings(
+        session, poll.tracebacks, origin=uri, label=path.name, log_uri=uri
+    )
+    changed |= session.output.add(log_hits, source_hits)
+    publishing.deliver(session, changed)

@@ -15,6 +15,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from errknow_ls.project import within
+
 SKIPPED_DIRS = frozenset(
     {
         ".git",
@@ -33,13 +35,6 @@ SUFFIXES = (".py", ".ipynb")
 MAX_FILES = 200_000
 REBUILD_AFTER = 1.0
 """Seconds: a name not found rebuilds the index at most this often."""
-
-
-def within(path: Path, root: Path) -> bool:
-    """``path`` is below ``root`` and stays there once symlinks are followed: a cloned repository's
-    ``notes.py -> ~/.ssh/id_rsa`` is not a workspace file."""
-    real = Path(os.path.realpath(path))
-    return path.is_relative_to(root) and real.is_relative_to(os.path.realpath(root))
 
 
 def printed_parts(printed: str) -> list[str]:

@@ -23,7 +23,7 @@ from errknow_ls.analysis import RULES
 from errknow_ls.analysis.rules import documentation
 from errknow_ls.cli import EXIT_ERROR, EXIT_FOUND, EXIT_OK, main
 from errknow_ls.runner.options import OutputFormat
-from tests.test_check_cli import CLEAN, DOUBLE, GRAD_FIXED, GRAD_THEN_BACKWARD, Run, pyproject, write
+from tests.runner.test_check_cli import CLEAN, DOUBLE, GRAD_FIXED, GRAD_THEN_BACKWARD, Run, pyproject, write
 
 WARMUP = (
     "import torch\nfrom torch import nn\n\nbackbone = nn.Linear(6, 12)\nprobe = nn.Linear(12, 2)\n"

@@ -14,9 +14,8 @@ from pathlib import Path
 import pathspec
 from pygls.uris import to_fs_path
 
-from errknow_ls.lsp.locate import within
-from errknow_ls.lsp.settings import Project, Settings
-from errknow_ls.runner.discovery import Excluder
+from errknow_ls.lsp.client_settings import Settings
+from errknow_ls.project import Excluder, Project, within
 
 GITIGNORE = ".gitignore"
 

@@ -24,9 +24,9 @@ from errknow_ls.cli import EXIT_ERROR, EXIT_FOUND, EXIT_OK
 from errknow_ls.core import Finding
 from errknow_ls.core.files import MAX_SOURCE_BYTES
 from errknow_ls.kb import KnowledgeBase
+from errknow_ls.project import RuleSelection
 from errknow_ls.runner import engine
 from errknow_ls.runner.engine import FileJob, FileResult
-from errknow_ls.runner.options import RuleSelection
 from errknow_ls.runner.run import warn_unknown_records
 from tests.support import SHIPPED_FILE, SHIPPED_ID, read_json, write_json
 
@@ -225,6 +225,7 @@ def test_json_shape(run: Run, tmp_path: Path) -> None:
                 "end_location": {"row": 7, "column": 15},
             }
         ],
+        "workaround": finding.fixes[0].workaround,
     }
     assert json.loads(out) == [
         {
@@ -246,6 +247,8 @@ def test_json_shape(run: Run, tmp_path: Path) -> None:
                     "end_location": {"row": 7, "column": 16},
                 }
             ],
+            "tensor": finding.tensor,
+            "extra": finding.extra,
         }
     ]
 
