@@ -7,17 +7,19 @@ Excluded: what the CLI excludes (its defaults, or ``[tool.errknow] exclude``, an
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
+from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from errknow_ls.lsp.client_settings import Settings
 from errknow_ls.project import Excluder, Project, within
 
 GITIGNORE = ".gitignore"
+PYPROJECT = "pyproject.toml"
 
 
 def _gitignore(directory: Path) -> pathspec.GitIgnoreSpec | None:
@@ -71,8 +73,8 @@ class _Folder:
             path, is_dir=False
         )
 
-    def files(self) -> Iterator[Path]:
-        for directory, dirnames, filenames in os.walk(self.root):
+    def files(self, top: Path | None = None) -> Iterator[Path]:
+        for directory, dirnames, filenames in os.walk(top or self.root):
             here = Path(directory)
             dirnames[:] = sorted(d for d in dirnames if not self.ignores(here / d, is_dir=True))
             for name in sorted(filenames):
@@ -102,3 +104,44 @@ class Scope:
 
     def includes(self, path: Path) -> bool:
         return any(folder.includes(path) for folder in self._folders)
+
+    def files_below(self, directory: Path) -> list[Path]:
+        """The checked files below ``directory`` (itself inside a folder and not excluded)."""
+        found: dict[Path, None] = {}
+        for folder in self._folders:
+            if within(directory, folder.root) and not any(
+                folder.ignores(d, is_dir=True)
+                for d in (directory, *directory.parents)
+                if d.is_relative_to(folder.root) and d != folder.root
+            ):
+                found.update(dict.fromkeys(folder.files(directory)))
+        return list(found)
+
+
+def file_events(
+    scope: Scope, changes: Sequence[types.FileEvent], known: Iterable[str]
+) -> list[types.FileEvent]:
+    """Watched-file events with each directory's event spread over its files: a directory
+    created or changed stands for the checked files below it now, one deleted (or renamed away)
+    for the known files that were below it. Clients report a moved or deleted directory as one
+    event on the directory."""
+    known_paths = [(uri, path) for uri in known if (path := client_path(uri)) is not None]
+    expanded: list[types.FileEvent] = []
+    for change in changes:
+        path = client_path(change.uri)
+        if path is None or path.suffix == ".py" or path.name in {GITIGNORE, PYPROJECT}:
+            expanded.append(change)
+        elif path.is_dir():
+            expanded += [
+                types.FileEvent(uri=file.as_uri(), type=types.FileChangeType.Created)
+                for file in scope.files_below(path)
+            ]
+        elif not path.exists():
+            expanded += [
+                types.FileEvent(uri=uri, type=types.FileChangeType.Deleted)
+                for uri, known_path in known_paths
+                if known_path.is_relative_to(path)
+            ]
+        else:
+            expanded.append(change)
+    return expanded

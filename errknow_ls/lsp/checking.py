@@ -10,9 +10,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import multiprocessing
+import os
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.context import ForkServerContext, SpawnContext
+from multiprocessing.process import BaseProcess
 
 from lsprotocol import types
 
@@ -25,6 +30,9 @@ from errknow_ls.project import RuleSelection
 
 log = logging.getLogger(__name__)
 _SERIALS = itertools.count(1)
+ISOLATED_CHARS = 2_000_000
+"""A snapshot this large (some 50,000 lines) is checked in a process of its own: the server's own
+process stays free to answer, and a check that goes stale is stopped by ending that process."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +131,58 @@ Key = tuple[int | None, int]
 """A snapshot's version and the analyzer generation that checked it."""
 
 
+class StaleCheck(Exception):
+    """The check was stopped: a newer version of its document was asked for, or it closed."""
+
+
+def _check_isolated(results: Connection, analyzer: _Sent, snapshot: Snapshot) -> None:
+    """In the child process: the check, sent back whole."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # the server's stdout is the client's: never ours
+    results.send(
+        Analyzer(analyzer.generation, analyzer.encoding, analyzer.rules, analyzer.doc_urls).run(snapshot)
+    )
+    results.close()
+
+
+@dataclass(frozen=True, slots=True)
+class _Sent:
+    """What a child process needs of the analyzer: all but the parse cache (which has a lock)."""
+
+    generation: int
+    encoding: str
+    rules: _Fixed
+    doc_urls: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Fixed:
+    """The rules of one document, resolved in the server (the resolver is not sent to a child)."""
+
+    rules: RuleSelection
+
+    def __call__(self, _uri: str) -> RuleSelection:
+        return self.rules
+
+
+def _receive(results: Connection, process: BaseProcess) -> list[Result]:
+    """In a thread of the server: the child's results; StaleCheck if it was ended first."""
+    try:
+        received: list[Result] = results.recv()
+    except (EOFError, OSError):
+        raise StaleCheck from None
+    finally:
+        results.close()
+        process.join()
+    return received
+
+
+def _context() -> ForkServerContext | SpawnContext:
+    # forkserver, not fork: the server has threads, and forking a process with threads can deadlock.
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("forkserver")
+    return multiprocessing.get_context("spawn")
+
+
 class Checks:
     """The newest results per document, and at most one check in flight per document version.
 
@@ -136,6 +196,8 @@ class Checks:
         self._done: dict[str, tuple[Key, list[Result]]] = {}
         self._by_uri: dict[str, Result] = {}
         self._running: dict[str, tuple[Key, asyncio.Future[list[Result]]]] = {}
+        self._processes: dict[str, BaseProcess] = {}
+        """The child process checking a large snapshot, by document."""
 
     def reconfigure(self, analyzer: Analyzer) -> None:
         """New settings or records: every stored result is stale from now on."""
@@ -151,6 +213,7 @@ class Checks:
     def forget(self, key: str) -> None:
         """A document closed (or a file deleted): drop its results and any check in flight."""
         self._running.pop(key, None)
+        self._stop(key)
         _, results = self._done.pop(key, (None, []))
         for result in results:
             self._by_uri.pop(result.uri, None)
@@ -166,11 +229,40 @@ class Checks:
             return done[1]
         running = self._running.get(snapshot.key)
         if running is None or running[0] != key:
-            future = asyncio.get_running_loop().run_in_executor(self._executor, self.analyzer.run, snapshot)
+            self._stop(snapshot.key)  # a check of an older version goes stale
+            future = self._start(snapshot)
             running = (key, future)
             self._running[snapshot.key] = running
             future.add_done_callback(lambda f: self._store(snapshot.key, running, f))
         return await asyncio.shield(running[1])
+
+    def _start(self, snapshot: Snapshot) -> asyncio.Future[list[Result]]:
+        loop = asyncio.get_running_loop()
+        if sum(len(part.text) for part in snapshot.parts) < ISOLATED_CHARS:
+            return loop.run_in_executor(self._executor, self.analyzer.run, snapshot)
+        context = _context()
+        receiving, sending = context.Pipe(duplex=False)
+        # What the child needs, and can be sent: this document's rules, and no parse cache.
+        mine = self.analyzer
+        analyzer = _Sent(
+            mine.generation, mine.encoding, _Fixed(mine.rules(snapshot.key)), dict(mine.doc_urls)
+        )
+        process = context.Process(target=_check_isolated, args=(sending, analyzer, snapshot), daemon=True)
+        process.start()
+        sending.close()
+        self._processes[snapshot.key] = process
+        return loop.run_in_executor(None, _receive, receiving, process)
+
+    def stop_all(self) -> None:
+        """The session ends: no child process outlives it (a thread waits for each one's results)."""
+        for key in list(self._processes):
+            self._stop(key)
+
+    def _stop(self, key: str) -> None:
+        process = self._processes.pop(key, None)
+        if process is not None and process.is_alive():
+            log.info("the check of %s went stale: stopped", key)
+            process.terminate()
 
     def _store(
         self,
@@ -181,6 +273,7 @@ class Checks:
         if self._running.get(key) is not running:
             return  # a newer version was asked for meanwhile, or the document closed
         del self._running[key]
+        self._processes.pop(key, None)
         if future.cancelled() or future.exception() is not None:
             return
         results = future.result()

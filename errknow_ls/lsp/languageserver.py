@@ -38,7 +38,11 @@ class ErrknowServer(LanguageServer):
         )
         self.connection: asyncio.Task[Any] | None = None
         """The task that reads the client's messages (see ``transport``)."""
+        self.closed = False
+        """The client's input has ended: handlers still running are cancelled, and say nothing."""
         self.on_handler_failure: Callable[[str], None] = lambda _message: None
+        self.on_close: Callable[[], None] = lambda: None
+        """Called once the client's input has ended (the session stops its child processes)."""
         """Told the message of a notification handler that failed (the session tells the user)."""
 
     def hang_up(self) -> None:

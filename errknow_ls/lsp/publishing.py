@@ -15,7 +15,7 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 
-from errknow_ls.lsp.checking import Result
+from errknow_ls.lsp.checking import Result, StaleCheck
 from errknow_ls.lsp.output import diagnostics as output_diagnostics
 from errknow_ls.lsp.snapshots import is_open, open_document, snapshot_of
 
@@ -78,7 +78,11 @@ async def refresh(session: Session, uri: str) -> None:
     try:
         await session.ready.wait()
         while snapshot is not None:
-            results = await session.checks.results(snapshot)
+            try:
+                results = await session.checks.results(snapshot)
+            except StaleCheck:  # a newer version is being checked: go round for it
+                snapshot = snapshot_of(session.workspace, key)
+                continue
             current = snapshot_of(session.workspace, snapshot.key)
             if current is not None and session.checks.key_of(current) == session.checks.key_of(snapshot):
                 for result in results:
@@ -93,14 +97,25 @@ async def refresh(session: Session, uri: str) -> None:
             session.documents_idle.set()
 
 
+def closed_file_result(session: Session, uri: str) -> Result | None:
+    """What the workspace scan found in a file that is not open (what push sends for it)."""
+    stored = session.checks.stored(uri)
+    if stored is None or stored.version is not None or is_open(session.workspace, uri):
+        return None
+    return stored
+
+
 async def current(session: Session, uri: str) -> Result | None:
     """The result for the document's current version (checked now if need be); None if not open."""
     await session.ready.wait()
-    snapshot = snapshot_of(session.workspace, uri)
-    if snapshot is None:
-        return None
     wanted = unquote(uri)
-    return next((r for r in await session.checks.results(snapshot) if unquote(r.uri) == wanted), None)
+    while (snapshot := snapshot_of(session.workspace, uri)) is not None:
+        try:
+            results = await session.checks.results(snapshot)
+        except StaleCheck:  # edited meanwhile: the result for the newer version
+            continue
+        return next((r for r in results if unquote(r.uri) == wanted), None)
+    return None
 
 
 def refresh_pulls(session: Session) -> None:

@@ -16,6 +16,7 @@ from pygls.uris import from_fs_path
 from errknow_ls.core.files import MAX_SOURCE_BYTES, read_regular
 from errknow_ls.lsp import publishing
 from errknow_ls.lsp.checked_files import Scope
+from errknow_ls.lsp.checking import StaleCheck
 from errknow_ls.lsp.snapshots import Snapshot, is_open
 
 if TYPE_CHECKING:
@@ -69,7 +70,11 @@ async def check_file(session: Session, uri: str, path: Path) -> None:
         log.warning("cannot read %s: %s", path, exc)
         return
     session.checks.forget(uri)
-    for result in await session.checks.results(Snapshot.of_text(uri, None, text)):
+    try:
+        results = await session.checks.results(Snapshot.of_text(uri, None, text))
+    except StaleCheck:  # opened, or changed on disk again, meanwhile
+        return
+    for result in results:
         if not is_open(session.workspace, uri):
             publishing.publish(session, result)
 

@@ -60,6 +60,7 @@ class Session:
         self._told: set[str] = set()
         self._logged: set[str] = set()
         client.on_handler_failure = self._handler_failed
+        client.on_close = self.checks.stop_all
 
     @property
     def workspace(self) -> Workspace:
@@ -92,7 +93,12 @@ class Session:
         if inspect.iscoroutinefunction(handler):
 
             async def bound_async(*arguments: Any) -> Any:
-                return await handler(self, *arguments)
+                try:
+                    return await handler(self, *arguments)
+                except asyncio.CancelledError:
+                    if self.client.closed:
+                        return None  # the session is over: pygls must not report the cancellation
+                    raise
 
             return bound_async
 

@@ -198,6 +198,9 @@ async def serve(server: ErrknowServer, read: Callable[[], Awaitable[bytes]]) -> 
     except BrokenPipeError:
         log.info("the client closed its end")
         return 0
+    finally:
+        server.closed = True
+        server.on_close()
     log.info("the client's input ended")
     return 0
 

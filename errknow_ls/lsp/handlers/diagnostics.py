@@ -27,7 +27,7 @@ def register(server: ErrknowServer, session: Session) -> None:
 
 async def document_diagnostic(session: Session, params: types.DocumentDiagnosticParams) -> DocumentReport:
     uri = params.text_document.uri
-    result = await publishing.current(session, uri)
+    result = await publishing.current(session, uri) or publishing.closed_file_result(session, uri)
     result_id = f"{result.serial if result else 0}.{session.output.result_id(uri)}"
     if params.previous_result_id == result_id:
         return types.UnchangedDocumentDiagnosticReport(result_id=result_id)
