@@ -20,7 +20,7 @@ from tests.runner.test_check_cli import write
 from tests.runner.test_check_notebooks import training_notebook
 from tests.runner.test_check_output_formats import WARMUP, WARMUP_LINE, parse_annotation
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 LONG = "1" in (os.environ.get("ERRKNOW_FUZZ_LONG"), os.environ.get("ERRKNOW_LONG"))
 
