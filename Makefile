@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 TORCH_STAMP := $(VENV)/.torch
 TORCH_VERSION := 2.13.0
 
-.PHONY: demo test lint typecheck pytest venv torch clean extension editors test-vscode
+.PHONY: demo test quick fmt lint typecheck pytest venv torch clean extension editors test-vscode
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,20 @@ demo: $(STAMP)
 	@echo '$$ errknow-ls explain examples/*.log'
 	@# Exit 1 means "explained something": the demo's success.
 	@$(BIN)/errknow-ls explain examples/*.log || test $$? -eq 1
+
+# The fast inner loop: lint, types and the tests that need neither an editor nor torch (no
+# packaging build either). `make test` runs everything.
+quick: $(STAMP)
+	$(BIN)/ruff check errknow_ls tests benchmarks
+	$(BIN)/ruff format --check errknow_ls tests benchmarks
+	$(BIN)/lint-imports
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -q -x --ignore=tests/editors -m 'not torch and not packaging' $(PYTEST_ARGS)
+
+# Rewrite the sources as `make lint` wants them: ruff's fixes and its formatter.
+fmt: $(STAMP)
+	$(BIN)/ruff check --fix errknow_ls tests benchmarks
+	$(BIN)/ruff format errknow_ls tests benchmarks
 
 lint: $(STAMP)
 	$(BIN)/ruff check errknow_ls tests benchmarks

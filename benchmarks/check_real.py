@@ -39,7 +39,7 @@ import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from errknow_ls.runner.discovery import Excluder, discover
+from errknow_ls.project.discovery import Excluder, discover
 
 HERE = Path(__file__).resolve().parent
 TRIAGE_ROW = re.compile(

@@ -193,7 +193,7 @@ def print_fix_stage(scored: list[Scored]) -> None:
         return
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from tests.groundtruth.run_fixtures import run_in_subprocess
+    from tests.groundtruth.run_fixtures import run_in_subprocess  # noqa: PLC0415 (after the sys.path insert)
 
     buggy = [s for s in scored if s.buggy and s.label]
     with tempfile.TemporaryDirectory(prefix="errknow-score-") as tmp:

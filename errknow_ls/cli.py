@@ -36,7 +36,7 @@ def _records_option(parser: argparse.ArgumentParser, before: str = PROJECT_RECOR
 def _record_dirs(given: Sequence[Path]) -> list[Path]:
     """``--records``, then the project's around the current directory: ``records`` in its
     ``[tool.errknow]`` and its ``.errknow/records/``. Later wins by id."""
-    from errknow_ls.runner.config import load_settings
+    from errknow_ls.project import load_settings
 
     settings = load_settings(Path())
     for warning in settings.warnings:

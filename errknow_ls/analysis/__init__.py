@@ -19,7 +19,7 @@ _LAZY = frozenset({"Cache", "CheckResult", "check_source"})
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from errknow_ls.analysis import checker
+        from errknow_ls.analysis import checker  # noqa: PLC0415 (lazy: `check` on cached files never loads it)
 
         return getattr(checker, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import bisect
 import itertools
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable
@@ -39,6 +38,7 @@ from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.source import SourceText, called_names, describe, parse
 from errknow_ls.core import Finding
 from errknow_ls.core.findings import NOT_FULLY_CHECKED
+from errknow_ls.core.suppression import suppressed
 
 INTERNAL_ERROR = "internal error"
 STEPS_PER_LINE = 50
@@ -53,10 +53,6 @@ shared budget (up to MAX_FILE_STEPS)."""
 MAX_STOP_NOTES = 10
 BACKWARD_NAMES = frozenset({"backward", "manual_backward", "grad"})
 PRIORITY = ("EK003", "EK001", "EK002", "EK004", "EK005")
-_SUPPRESS = re.compile(
-    r"#\s*(?:errknow:\s*ignore(?:\[(?P<codes>[^\]]*)\])?|noqa(?::\s*(?P<noqa>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?)",
-    re.IGNORECASE,
-)
 
 
 @dataclass(slots=True)
@@ -873,17 +869,4 @@ def _body_is_relevant(module: ast.Module, relevant: frozenset[str]) -> bool:
 
 
 def _suppressed(source: SourceText, finding: Finding) -> bool:
-    line = source.line(finding.span.start.line + 1)
-    if "#" not in line:
-        return False
-    for match in _SUPPRESS.finditer(line):
-        codes = match.group("codes") or match.group("noqa")
-        if not codes:
-            return True
-        if finding.code in _split_codes(codes) or finding.name in _split_codes(codes):
-            return True
-    return False
-
-
-def _split_codes(codes: str) -> set[str]:
-    return {c.strip() for c in re.split(r"[\s,]+", codes) if c.strip()}
+    return suppressed(source.line(finding.span.start.line + 1), finding.code, finding.name)

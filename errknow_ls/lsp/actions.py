@@ -4,27 +4,28 @@ line", and fix-all (safe fixes only). Clients that resolve lazily get the edit o
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from lsprotocol import types
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from errknow_ls.core import Applicability, Finding, Fix, OverlappingEdits, Span, apply_edits
+from errknow_ls.core.suppression import add_code
 from errknow_ls.lsp import convert
 
 FIX_ALL = "source.fixAll.errknow"
 KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL]
-_SUPPRESSION = re.compile(r"#\s*errknow:\s*ignore\[(?P<codes>[^\]]*)\]")
 
 
 class Pending(BaseModel):
     """``CodeAction.data`` for clients that resolve edits lazily."""
 
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
     uri: str
     version: int | None
-    fix: convert.FixData | None = None
+    fix: convert.FixField | None = None
     fix_all: bool = False
 
     @classmethod
@@ -111,7 +112,7 @@ def quick_fixes(
         if target.lazy:
             action.data = Pending(uri=target.uri, version=target.version, fix=fix).model_dump(mode="json")
         else:
-            action.edit = target.fix_edit(convert.to_fix(fix))
+            action.edit = target.fix_edit(fix)
         actions.append(action)
     return actions
 
@@ -120,16 +121,9 @@ def disable_for_line(
     target: Target, diagnostic: types.Diagnostic, data: convert.DiagnosticData
 ) -> types.CodeAction:
     """Add the code to the line's ``# errknow: ignore[...]``, or append one."""
-    line = target.positions.line(data.line)
-    existing = _SUPPRESSION.search(line)
-    if existing is not None:
-        codes = existing.group("codes").strip()
-        span = Span.of(data.line, existing.start("codes"), data.line, existing.end("codes"))
-        content = f"{codes}, {data.code}" if codes else data.code
-    else:
-        span = Span.of(data.line, len(line), data.line, len(line))
-        content = f"  # errknow: ignore[{data.code}]"
-    edit = types.TextEdit(range=target.positions.to_range(span), new_text=content)
+    change = add_code(target.positions.line(data.line), data.code)
+    span = Span.of(data.line, change.start, data.line, change.end)
+    edit = types.TextEdit(range=target.positions.to_range(span), new_text=change.content)
     return types.CodeAction(
         title=f"Disable {data.code} for this line",
         kind=types.CodeActionKind.QuickFix,

@@ -10,9 +10,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import multiprocessing
+import os
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.context import ForkServerContext, SpawnContext
+from multiprocessing.process import BaseProcess
 
 from lsprotocol import types
 
@@ -20,33 +25,14 @@ from errknow_ls.analysis import Cache, check_source
 from errknow_ls.analysis.cells import CellProgram
 from errknow_ls.core import Finding
 from errknow_ls.lsp import convert
-from errknow_ls.lsp.settings import Rules
+from errknow_ls.lsp.snapshots import Part, Snapshot
+from errknow_ls.project import RuleSelection
 
 log = logging.getLogger(__name__)
 _SERIALS = itertools.count(1)
-
-
-@dataclass(frozen=True, slots=True)
-class Part:
-    """One document of a snapshot: the document itself, or one notebook cell."""
-
-    uri: str
-    version: int | None
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    key: str
-    """The document's URI, or the notebook's."""
-    version: int | None
-    parts: tuple[Part, ...]
-    notebook: bool = False
-    """Cells: IPython magics are blanked, and findings go to the cell they are in."""
-
-    @classmethod
-    def of_text(cls, uri: str, version: int | None, text: str) -> Snapshot:
-        return cls(uri, version, (Part(uri, version, text),))
+ISOLATED_CHARS = 2_000_000
+"""A snapshot this large (some 50,000 lines) is checked in a process of its own: the server's own
+process stays free to answer, and a check that goes stale is stopped by ending that process."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +59,7 @@ class Analyzer:
 
     generation: int = 0
     encoding: str = types.PositionEncodingKind.Utf16
-    rules: Callable[[str], Rules] = field(default=lambda _uri: Rules())
+    rules: Callable[[str], RuleSelection] = field(default=lambda _uri: RuleSelection())
     """The rules for a document or notebook URI (its project's)."""
     doc_urls: Mapping[str, str] = field(default_factory=dict)
     """Record id -> its documentation URL."""
@@ -86,7 +72,7 @@ class Analyzer:
             return self._run_cells(snapshot, rules)
         return [self._result(part, self._check(part.text, rules, part.uri), rules) for part in snapshot.parts]
 
-    def _run_cells(self, snapshot: Snapshot, rules: Rules) -> list[Result]:
+    def _run_cells(self, snapshot: Snapshot, rules: RuleSelection) -> list[Result]:
         program = CellProgram.join([part.text for part in snapshot.parts])
         per_part: list[list[Finding]] = [[] for _ in snapshot.parts]
         related: dict[int, list[types.DiagnosticRelatedInformation]] = {}
@@ -99,8 +85,8 @@ class Analyzer:
             for part, found in zip(snapshot.parts, per_part, strict=True)
         ]
 
-    def _check(self, text: str, rules: Rules, document: str) -> list[Finding]:
-        ignore = rules.ignore | rules.disabled()
+    def _check(self, text: str, rules: RuleSelection, document: str) -> list[Finding]:
+        ignore = rules.ignored()
         result = check_source(text, select=rules.select, ignore=ignore, cache=self.cache, document=document)
         return result.findings
 
@@ -120,7 +106,7 @@ class Analyzer:
         self,
         part: Part,
         findings: list[Finding],
-        rules: Rules,
+        rules: RuleSelection,
         related: Mapping[int, list[types.DiagnosticRelatedInformation]] | None = None,
     ) -> Result:
         positions = convert.Positions(part.text, self.encoding)
@@ -145,6 +131,58 @@ Key = tuple[int | None, int]
 """A snapshot's version and the analyzer generation that checked it."""
 
 
+class StaleCheck(Exception):
+    """The check was stopped: a newer version of its document was asked for, or it closed."""
+
+
+def _check_isolated(results: Connection, analyzer: _Sent, snapshot: Snapshot) -> None:
+    """In the child process: the check, sent back whole."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # the server's stdout is the client's: never ours
+    results.send(
+        Analyzer(analyzer.generation, analyzer.encoding, analyzer.rules, analyzer.doc_urls).run(snapshot)
+    )
+    results.close()
+
+
+@dataclass(frozen=True, slots=True)
+class _Sent:
+    """What a child process needs of the analyzer: all but the parse cache (which has a lock)."""
+
+    generation: int
+    encoding: str
+    rules: _Fixed
+    doc_urls: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Fixed:
+    """The rules of one document, resolved in the server (the resolver is not sent to a child)."""
+
+    rules: RuleSelection
+
+    def __call__(self, _uri: str) -> RuleSelection:
+        return self.rules
+
+
+def _receive(results: Connection, process: BaseProcess) -> list[Result]:
+    """In a thread of the server: the child's results; StaleCheck if it was ended first."""
+    try:
+        received: list[Result] = results.recv()
+    except (EOFError, OSError):
+        raise StaleCheck from None
+    finally:
+        results.close()
+        process.join()
+    return received
+
+
+def _context() -> ForkServerContext | SpawnContext:
+    # forkserver, not fork: the server has threads, and forking a process with threads can deadlock.
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("forkserver")
+    return multiprocessing.get_context("spawn")
+
+
 class Checks:
     """The newest results per document, and at most one check in flight per document version.
 
@@ -158,6 +196,8 @@ class Checks:
         self._done: dict[str, tuple[Key, list[Result]]] = {}
         self._by_uri: dict[str, Result] = {}
         self._running: dict[str, tuple[Key, asyncio.Future[list[Result]]]] = {}
+        self._processes: dict[str, BaseProcess] = {}
+        """The child process checking a large snapshot, by document."""
 
     def reconfigure(self, analyzer: Analyzer) -> None:
         """New settings or records: every stored result is stale from now on."""
@@ -173,6 +213,7 @@ class Checks:
     def forget(self, key: str) -> None:
         """A document closed (or a file deleted): drop its results and any check in flight."""
         self._running.pop(key, None)
+        self._stop(key)
         _, results = self._done.pop(key, (None, []))
         for result in results:
             self._by_uri.pop(result.uri, None)
@@ -188,11 +229,40 @@ class Checks:
             return done[1]
         running = self._running.get(snapshot.key)
         if running is None or running[0] != key:
-            future = asyncio.get_running_loop().run_in_executor(self._executor, self.analyzer.run, snapshot)
+            self._stop(snapshot.key)  # a check of an older version goes stale
+            future = self._start(snapshot)
             running = (key, future)
             self._running[snapshot.key] = running
             future.add_done_callback(lambda f: self._store(snapshot.key, running, f))
         return await asyncio.shield(running[1])
+
+    def _start(self, snapshot: Snapshot) -> asyncio.Future[list[Result]]:
+        loop = asyncio.get_running_loop()
+        if sum(len(part.text) for part in snapshot.parts) < ISOLATED_CHARS:
+            return loop.run_in_executor(self._executor, self.analyzer.run, snapshot)
+        context = _context()
+        receiving, sending = context.Pipe(duplex=False)
+        # What the child needs, and can be sent: this document's rules, and no parse cache.
+        mine = self.analyzer
+        analyzer = _Sent(
+            mine.generation, mine.encoding, _Fixed(mine.rules(snapshot.key)), dict(mine.doc_urls)
+        )
+        process = context.Process(target=_check_isolated, args=(sending, analyzer, snapshot), daemon=True)
+        process.start()
+        sending.close()
+        self._processes[snapshot.key] = process
+        return loop.run_in_executor(None, _receive, receiving, process)
+
+    def stop_all(self) -> None:
+        """The session ends: no child process outlives it (a thread waits for each one's results)."""
+        for key in list(self._processes):
+            self._stop(key)
+
+    def _stop(self, key: str) -> None:
+        process = self._processes.pop(key, None)
+        if process is not None and process.is_alive():
+            log.info("the check of %s went stale: stopped", key)
+            process.terminate()
 
     def _store(
         self,
@@ -203,6 +273,7 @@ class Checks:
         if self._running.get(key) is not running:
             return  # a newer version was asked for meanwhile, or the document closed
         del self._running[key]
+        self._processes.pop(key, None)
         if future.cancelled() or future.exception() is not None:
             return
         results = future.result()

@@ -7,12 +7,13 @@ The core counts columns in code points. The client counts them in the encoding n
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated
 
 from lsprotocol import types
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer, ValidationError
 
-from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Severity, Span
+from errknow_ls.core import Finding, Fix, Position, Severity, Span
+from errknow_ls.core.codec import decode_fix, encode_fix
 
 SOURCE = "errknow"
 SEVERITIES = {
@@ -98,55 +99,26 @@ class Positions:
         return self.to_client(Position(line, len(self.line(line))))
 
 
-class EditData(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    start: tuple[int, int]
-    end: tuple[int, int]
-    """Code points, 0-based: converted to client units only when sent as a ``TextEdit``."""
-    content: str
+def _fix(value: object) -> Fix:
+    return value if isinstance(value, Fix) else decode_fix(value)
 
 
-class FixData(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    title: str
-    applicability: Literal["safe", "unsafe", "display-only"]
-    edits: list[EditData]
-    workaround: int | None = None
+FixField = Annotated[Fix, BeforeValidator(_fix), PlainSerializer(encode_fix, return_type=dict)]
+"""A fix in ``core.codec``'s JSON form."""
 
 
 class DiagnosticData(BaseModel):
     """What rides in ``Diagnostic.data``: enough for a code action never to re-run the analysis."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
     uri: str
     version: int | None
     code: str
     record: str
-    fixes: list[FixData]
+    fixes: tuple[FixField, ...]
     line: int
     """The line the finding starts on, for "disable for this line"."""
-
-
-def fix_data(fix: Fix) -> FixData:
-    edits = [
-        EditData(
-            start=(e.span.start.line, e.span.start.character),
-            end=(e.span.end.line, e.span.end.character),
-            content=e.content,
-        )
-        for e in fix.edits
-    ]
-    return FixData(
-        title=fix.title, applicability=fix.applicability.value, edits=edits, workaround=fix.workaround
-    )
-
-
-def to_fix(data: FixData) -> Fix:
-    edits = tuple(Edit(Span(Position(*e.start), Position(*e.end)), e.content) for e in data.edits)
-    return Fix(data.title, Applicability(data.applicability), edits, data.workaround)
 
 
 def parse_data(raw: object) -> DiagnosticData | None:
@@ -183,7 +155,7 @@ def to_diagnostic(
         version=version,
         code=finding.code,
         record=finding.record_id,
-        fixes=[fix_data(fix) for fix in finding.fixes],
+        fixes=finding.fixes,
         line=finding.span.start.line,
     )
     return types.Diagnostic(

@@ -12,7 +12,7 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from errknow_ls.lsp.server import ErrknowServer
+    from errknow_ls.lsp.session import Session
 
 log = logging.getLogger(__name__)
 POLL_SECONDS = 1.0
@@ -29,11 +29,11 @@ def alive(pid: int) -> bool:
     return True
 
 
-async def watch(ls: ErrknowServer, pid: int | None) -> None:
+async def watch(session: Session, pid: int | None) -> None:
     # On Windows os.kill terminates the process whatever the signal: no watch there.
     if os.name != "posix" or pid is None or pid <= 0 or pid == os.getpid():
         return
     while alive(pid):
         await asyncio.sleep(POLL_SECONDS)
     log.warning("the editor's process %d is gone: exiting", pid)
-    ls.hang_up()
+    session.client.hang_up()

@@ -9,126 +9,138 @@ when the client opens it and starts pulling it.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from lsprotocol import types
 
-from errknow_ls.lsp import runtime
-from errknow_ls.lsp.checking import Result
-from errknow_ls.lsp.snapshots import is_open, snapshot_of
+from errknow_ls.lsp.checking import Result, StaleCheck
+from errknow_ls.lsp.output import diagnostics as output_diagnostics
+from errknow_ls.lsp.snapshots import is_open, open_document, snapshot_of
 
 if TYPE_CHECKING:
-    from errknow_ls.lsp.server import ErrknowServer
+    from errknow_ls.lsp.session import Session
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(slots=True)
-class Channel:
-    pull_open: bool = False
-    """The client sends ``textDocument/diagnostic`` for open documents."""
-    pull_workspace: bool = False
-    """... and ``workspace/diagnostic`` for the rest."""
-    refresh: bool = False
-    """The client takes ``workspace/diagnostic/refresh``."""
-    pushed: set[str] = field(default_factory=set)
-    """URIs with pushed diagnostics that are not empty."""
-
-    @classmethod
-    def for_client(cls, caps: types.ClientCapabilities) -> Channel:
-        pull = bool(caps.text_document and caps.text_document.diagnostic)
-        refresh = bool(
-            caps.workspace and caps.workspace.diagnostics and caps.workspace.diagnostics.refresh_support
-        )
-        # No capability says "I will ask workspace/diagnostic": refresh support is the best hint,
-        # and the first such request switches a client over anyway (see pull_workspace_now).
-        return cls(pull_open=pull, pull_workspace=pull and refresh, refresh=refresh)
-
-    def pulls(self, open_document: bool) -> bool:
-        return self.pull_open if open_document else self.pull_workspace
-
-
-def push(ls: ErrknowServer, uri: str, diagnostics: list[types.Diagnostic], version: int | None) -> None:
+def push(session: Session, uri: str, diagnostics: list[types.Diagnostic], version: int | None) -> None:
     if diagnostics:
-        ls.channel.pushed.add(uri)
+        session.channel.pushed.add(uri)
     else:
-        ls.channel.pushed.discard(uri)
-    ls.text_document_publish_diagnostics(
+        session.channel.pushed.discard(uri)
+    session.client.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
     )
 
 
-def publish(ls: ErrknowServer, result: Result) -> None:
+def publish(session: Session, result: Result) -> None:
     """Push a result unless the client pulls it; a closed file's result never covers an open one."""
-    open_document = is_open(ls.workspace, result.uri)
+    open_document = is_open(session.workspace, result.uri)
     if result.version is None and open_document:
         return
-    if ls.channel.pulls(open_document):
+    if session.channel.pulls(open_document):
         return
-    diagnostics = runtime.merged(ls, result)
-    if diagnostics or result.uri in ls.channel.pushed or result.version is not None:
-        push(ls, result.uri, diagnostics, result.version)
+    diagnostics = output_diagnostics.merged(session, result)
+    if diagnostics or result.uri in session.channel.pushed or result.version is not None:
+        push(session, result.uri, diagnostics, result.version)
 
 
-def clear(ls: ErrknowServer, uri: str) -> None:
+def clear(session: Session, uri: str) -> None:
     """Take back what was pushed for ``uri`` (closed, deleted, excluded, or now pulled)."""
-    if uri in ls.channel.pushed or not ls.channel.pull_open:
-        push(ls, uri, [], None)
+    if uri in session.channel.pushed or not session.channel.pull_open:
+        push(session, uri, [], None)
 
 
-def pull_workspace_now(ls: ErrknowServer) -> None:
+def pull_workspace_now(session: Session) -> None:
     """The client asked ``workspace/diagnostic``: it gets closed files that way from now on."""
-    if ls.channel.pull_workspace:
+    if session.channel.pull_workspace:
         return
-    ls.channel.pull_workspace = True
-    for uri in sorted(ls.channel.pushed):
-        if not is_open(ls.workspace, uri):
-            push(ls, uri, [], None)
+    session.channel.pull_workspace = True
+    for uri in sorted(session.channel.pushed):
+        if not is_open(session.workspace, uri):
+            push(session, uri, [], None)
 
 
-async def refresh(ls: ErrknowServer, uri: str) -> None:
+async def refresh(session: Session, uri: str) -> None:
     """Check an open document until a result for its current version is out, then publish it.
 
     One loop per document: edits that arrive meanwhile only make the loop go round once more,
     and a result for an older version is never published over a newer one.
     """
-    snapshot = snapshot_of(ls.workspace, uri)
-    if snapshot is None or snapshot.key in ls.refreshing:
+    snapshot = snapshot_of(session.workspace, uri)
+    if snapshot is None or snapshot.key in session.refreshing:
         return
     key = snapshot.key
-    ls.refreshing.add(key)
-    ls.documents_idle.clear()
+    session.refreshing.add(key)
+    session.documents_idle.clear()
     try:
-        await ls.ready.wait()
+        await session.ready.wait()
         while snapshot is not None:
-            results = await ls.checks.results(snapshot)
-            current = snapshot_of(ls.workspace, snapshot.key)
-            if current is not None and ls.checks.key_of(current) == ls.checks.key_of(snapshot):
+            try:
+                results = await session.checks.results(snapshot)
+            except StaleCheck:  # a newer version is being checked: go round for it
+                snapshot = snapshot_of(session.workspace, key)
+                continue
+            current = snapshot_of(session.workspace, snapshot.key)
+            if current is not None and session.checks.key_of(current) == session.checks.key_of(snapshot):
                 for result in results:
-                    publish(ls, result)
+                    publish(session, result)
                 return
             snapshot = current
     except Exception:
         log.exception("checking %s failed", uri)
     finally:
-        ls.refreshing.discard(key)
-        if not ls.refreshing:
-            ls.documents_idle.set()
+        session.refreshing.discard(key)
+        if not session.refreshing:
+            session.documents_idle.set()
 
 
-async def current(ls: ErrknowServer, uri: str) -> Result | None:
-    """The result for the document's current version (checked now if need be); None if not open."""
-    await ls.ready.wait()
-    snapshot = snapshot_of(ls.workspace, uri)
-    if snapshot is None:
+def closed_file_result(session: Session, uri: str) -> Result | None:
+    """What the workspace scan found in a file that is not open (what push sends for it)."""
+    stored = session.checks.stored(uri)
+    if stored is None or stored.version is not None or is_open(session.workspace, uri):
         return None
+    return stored
+
+
+async def current(session: Session, uri: str) -> Result | None:
+    """The result for the document's current version (checked now if need be); None if not open."""
+    await session.ready.wait()
     wanted = unquote(uri)
-    return next((r for r in await ls.checks.results(snapshot) if unquote(r.uri) == wanted), None)
+    while (snapshot := snapshot_of(session.workspace, uri)) is not None:
+        try:
+            results = await session.checks.results(snapshot)
+        except StaleCheck:  # edited meanwhile: the result for the newer version
+            continue
+        return next((r for r in results if unquote(r.uri) == wanted), None)
+    return None
 
 
-def refresh_pulls(ls: ErrknowServer) -> None:
+def refresh_pulls(session: Session) -> None:
     """Settings or records changed: ask a pulling client to pull again."""
-    if ls.channel.pull_open and ls.channel.refresh:
-        ls.workspace_diagnostic_refresh(None)
+    if session.channel.pull_open and session.channel.refresh:
+        session.client.workspace_diagnostic_refresh(None)
+
+
+def deliver(session: Session, uris: Iterable[str]) -> None:
+    """Send the diagnostics of URIs whose findings from output changed, by the channel each one takes."""
+    refresh = False
+    for uri in sorted(set(uris)):
+        document = open_document(session.workspace, uri)
+        if session.channel.pulls(document is not None):
+            refresh = True
+            continue
+        version = None
+        static: tuple[types.Diagnostic, ...] = ()
+        if document is not None:
+            version = document.version
+            stored = session.checks.stored(uri)
+            if stored is not None and stored.version == version:
+                static = stored.diagnostics
+        elif (stored := session.checks.stored(uri)) is not None and stored.version is None:
+            static = stored.diagnostics
+        push(session, uri, [*static, *output_diagnostics.diagnostics(session, uri)], version)
+    if refresh and session.channel.refresh:
+        session.client.workspace_diagnostic_refresh(None)

@@ -2,12 +2,35 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
-from errknow_ls.lsp.checking import Part, Snapshot
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One document of a snapshot: the document itself, or one notebook cell."""
+
+    uri: str
+    version: int | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    key: str
+    """The document's URI, or the notebook's."""
+    version: int | None
+    parts: tuple[Part, ...]
+    notebook: bool = False
+    """Cells: IPython magics are blanked, and findings go to the cell they are in."""
+
+    @classmethod
+    def of_text(cls, uri: str, version: int | None, text: str) -> Snapshot:
+        return cls(uri, version, (Part(uri, version, text),))
+
 
 PYTHON_IDS = frozenset({"python", "python3", "py"})
 

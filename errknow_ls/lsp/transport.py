@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from errknow_ls.lsp.protocol import ErrknowProtocol
 
 if TYPE_CHECKING:
-    from errknow_ls.lsp.server import ErrknowServer
+    from errknow_ls.lsp.languageserver import ErrknowServer
 
 log = logging.getLogger(__name__)
 CHUNK_BYTES = 1 << 16
@@ -198,6 +198,9 @@ async def serve(server: ErrknowServer, read: Callable[[], Awaitable[bytes]]) -> 
     except BrokenPipeError:
         log.info("the client closed its end")
         return 0
+    finally:
+        server.closed = True
+        server.on_close()
     log.info("the client's input ended")
     return 0
 

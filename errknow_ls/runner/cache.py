@@ -29,15 +29,16 @@ from pathlib import Path
 from stat import S_ISREG
 
 from errknow_ls import __version__
-from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Related, Severity, Span
+from errknow_ls.core import Finding, Span
+from errknow_ls.core.codec import decode_finding, encode_finding
 from errknow_ls.core.files import MIB, UnreadableFile, read_regular
+from errknow_ls.project import RuleSelection
 from errknow_ls.runner.engine import FileJob, FileResult, check_files
 from errknow_ls.runner.fixing import Offsets, applicable
-from errknow_ls.runner.options import RuleSelection
 from errknow_ls.runner.sourcefile import SourceError, content_digest, decode_source, read_bytes
 
 CACHE_DIRNAME = ".errknow_cache"
-FORMAT = 2
+FORMAT = 3
 RACY_NS = 2_000_000_000
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -63,121 +64,21 @@ class _Damaged(ValueError):
 
 def _encode(entry: _Entry) -> str:
     return json.dumps(
-        {"findings": [_finding_data(f) for f in entry.findings], "errors": entry.errors},
+        {"findings": [encode_finding(f) for f in entry.findings], "errors": entry.errors},
         ensure_ascii=False,
         separators=(",", ":"),
     )
 
 
-def _finding_data(finding: Finding) -> dict[str, object]:
-    return {
-        "code": finding.code,
-        "name": finding.name,
-        "record_id": finding.record_id,
-        "severity": finding.severity.value,
-        "message": finding.message,
-        "span": _span_data(finding.span),
-        "fixes": [
-            [
-                fix.title,
-                fix.applicability.value,
-                [[_span_data(e.span), e.content] for e in fix.edits],
-                fix.workaround,
-            ]
-            for fix in finding.fixes
-        ],
-        "related": [[_span_data(related.span), related.message] for related in finding.related],
-        "tensor": finding.tensor,
-        "extra": finding.extra,
-    }
-
-
-def _span_data(span: Span) -> list[int]:
-    return [span.start.line, span.start.character, span.end.line, span.end.character]
-
-
-_FINDING_KEYS = frozenset(
-    ("code", "name", "record_id", "severity", "message", "span", "fixes", "related", "tensor", "extra")
-)
-
-
 def _decode(raw: str) -> _Entry:
-    """What ``_encode`` wrote, every type checked; raises ``_Damaged`` (or ``ValueError``) otherwise."""
-    data = _dict(json.loads(raw))
-    if set(data) != {"findings", "errors"}:
+    """What ``_encode`` wrote, every type checked; raises ``ValueError`` otherwise."""
+    data = json.loads(raw)
+    if type(data) is not dict or set(data) != {"findings", "errors"}:
         raise _Damaged(raw)
-    return _Entry(
-        [_finding(item) for item in _list(data["findings"])], [_str(e) for e in _list(data["errors"])]
-    )
-
-
-def _finding(value: object) -> Finding:
-    data = _dict(value)
-    if set(data) != _FINDING_KEYS:
-        raise _Damaged(value)
-    extra = _dict(data["extra"])
-    tensor = data["tensor"]
-    return Finding(
-        code=_str(data["code"]),
-        name=_str(data["name"]),
-        record_id=_str(data["record_id"]),
-        severity=Severity(_str(data["severity"])),
-        message=_str(data["message"]),
-        span=_span(data["span"]),
-        fixes=tuple(_fix(item) for item in _list(data["fixes"])),
-        related=tuple(_related(item) for item in _list(data["related"])),
-        tensor=None if tensor is None else _str(tensor),
-        extra={_str(key): _str(text) for key, text in extra.items()},
-    )
-
-
-def _fix(value: object) -> Fix:
-    title, applicability, edits, workaround = _list(value, 4)
-    return Fix(
-        _str(title),
-        Applicability(_str(applicability)),
-        tuple(_edit(item) for item in _list(edits)),
-        None if workaround is None else _int(workaround),
-    )
-
-
-def _edit(value: object) -> Edit:
-    span, content = _list(value, 2)
-    return Edit(_span(span), _str(content))
-
-
-def _related(value: object) -> Related:
-    span, message = _list(value, 2)
-    return Related(_span(span), _str(message))
-
-
-def _span(value: object) -> Span:
-    line, character, end_line, end_character = (_int(n) for n in _list(value, 4))
-    return Span(Position(line, character), Position(end_line, end_character))
-
-
-def _list(value: object, length: int | None = None) -> list[object]:
-    if type(value) is not list or (length is not None and len(value) != length):
-        raise _Damaged(value)
-    return value
-
-
-def _dict(value: object) -> dict[str, object]:
-    if type(value) is not dict:
-        raise _Damaged(value)
-    return value
-
-
-def _str(value: object) -> str:
-    if type(value) is not str:
-        raise _Damaged(value)
-    return value
-
-
-def _int(value: object) -> int:
-    if type(value) is not int:
-        raise _Damaged(value)
-    return value
+    findings, errors = data["findings"], data["errors"]
+    if type(findings) is not list or type(errors) is not list or any(type(e) is not str for e in errors):
+        raise _Damaged(raw)
+    return _Entry([decode_finding(item) for item in findings], errors)
 
 
 def checker_fingerprint(package: Path = PACKAGE, parts: Sequence[str] = CHECKER_PACKAGES) -> str:

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 from errknow_ls.analysis.cells import CellProgram
 from errknow_ls.analysis.prefilter import might_backward
 from errknow_ls.core import Edit, Finding
+from errknow_ls.project import RuleSelection
 from errknow_ls.runner.fixing import fix_until_stable
 from errknow_ls.runner.notebooks import Notebook, is_notebook, parse_notebook
-from errknow_ls.runner.options import RuleSelection
 from errknow_ls.runner.sourcefile import (
     SourceChanged,
     SourceError,
@@ -44,7 +44,7 @@ def check_source(
     modules: ModuleSource | None = None,
 ) -> CheckResult:
     """The checker, imported on first use: a run that the cache answers whole never loads it."""
-    from errknow_ls.analysis import checker
+    from errknow_ls.analysis import checker  # noqa: PLC0415 (lazy: see the docstring)
 
     return checker.check_source(text, select=select, ignore=ignore, modules=modules)
 
@@ -109,7 +109,7 @@ def _check_file(job: FileJob) -> FileResult:
         return FileResult(job.path, error=str(exc))
     data = source.origin.data if source.origin else source.text.encode(source.encoding)
 
-    from errknow_ls.analysis.modules import FileModules
+    from errknow_ls.analysis.modules import FileModules  # noqa: PLC0415 (the checker is loaded lazily: see check_source)
 
     modules = FileModules.for_file(job.path, job.roots)
     read: list[object] = []
@@ -269,7 +269,7 @@ def _warm() -> None:
     """Start a worker, with the checker loaded, while the parent still reads files (the pool starts
     its processes on the first jobs; forked from a forkserver that preloaded the checker, a worker
     has it already, and a spawned one loads it here)."""
-    from errknow_ls.analysis import checker  # noqa: F401
+    from errknow_ls.analysis import checker  # noqa: F401, PLC0415 (loads it in the worker)
 
 
 class _Pool:
@@ -279,8 +279,8 @@ class _Pool:
 
     def __init__(self) -> None:
         # Imported here: a run that checks few files (or none, all cached) never starts a pool.
-        import concurrent.futures
-        import multiprocessing
+        import concurrent.futures  # noqa: PLC0415
+        import multiprocessing  # noqa: PLC0415
 
         # forkserver, not fork: forking a process that may have threads (a test runner, an editor
         # host) can deadlock, and Python warns about it.
@@ -311,8 +311,9 @@ class _Pool:
     def results(self) -> list[FileResult]:
         """What each queued job gave; a job the pool lost (a worker died, or the pool was shut when
         it broke) is checked here."""
-        from concurrent.futures import CancelledError
-        from concurrent.futures.process import BrokenProcessPool
+        # Imported with the pool (see __init__).
+        from concurrent.futures import CancelledError  # noqa: PLC0415
+        from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
 
         results = []
         for job, future in self._submitted:

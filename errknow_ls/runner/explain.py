@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal, TextIO
 
 from errknow_ls.kb import KnowledgeBase
-from errknow_ls.runner.explain_text import render_text
+from errknow_ls.runner.explain_text import SourceResult, render_text
 from errknow_ls.tracebacks import (
     Capture,
     NotebookError,
@@ -45,13 +45,6 @@ class ExplainOptions:
     output_format: Literal["text", "json"] = "text"
     locale: Literal["en", "zh"] = "en"
     records: Sequence[Path] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class SourceResult:
-    source: str
-    matches: list[TracebackMatch]
-    notebook: bool = False
 
 
 class SourceError(Exception):

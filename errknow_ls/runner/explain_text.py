@@ -6,14 +6,10 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from errknow_ls.kb import Record
 from errknow_ls.kb.explain import LABELS, in_language, ranked_workarounds, rate_phrase
-from errknow_ls.tracebacks import Frame, Traceback
-
-if TYPE_CHECKING:
-    from errknow_ls.runner.explain import SourceResult
+from errknow_ls.tracebacks import Frame, Traceback, TracebackMatch
 
 WIDTH = 100
 MESSAGE_CHARS = 400
@@ -51,6 +47,15 @@ HEADINGS = {  # the CLI's own; the record's sections are headed as in hover (kb.
         "meaning": "即：",  # noqa: RUF001
     },
 }
+
+
+@dataclass(frozen=True, slots=True)
+class SourceResult:
+    """What ``explain`` found in one input (a log, a capture, a notebook, standard input)."""
+
+    source: str
+    matches: list[TracebackMatch]
+    notebook: bool = False
 
 
 @dataclass

@@ -1,13 +1,11 @@
-"""What one ``check`` run was asked to do, and the rule codes its selectors name."""
+"""What one ``check`` run was asked to do."""
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-
-from errknow_ls.analysis.registry import resolve
 
 
 class OutputFormat(enum.StrEnum):
@@ -73,31 +71,3 @@ class CheckOptions:
     exit_zero: bool = False
     no_cache: bool = False
     cache_dir: Path | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RuleSelection:
-    """Codes to report (``None``: every rule) and codes never to report."""
-
-    select: frozenset[str] | None = None
-    ignore: frozenset[str] = field(default_factory=frozenset)
-
-    def allows(self, code: str) -> bool:
-        return (self.select is None or code in self.select) and code not in self.ignore
-
-
-def split_selectors(values: Iterable[str]) -> list[str]:
-    """``["EK001,EK002", "double-backward"]`` -> ``["EK001", "EK002", "double-backward"]``."""
-    return [part.strip() for value in values for part in value.split(",") if part.strip()]
-
-
-def resolve_selectors(selectors: Iterable[str]) -> tuple[frozenset[str], list[str]]:
-    """The codes the selectors name, and the selectors that name no rule."""
-    codes: set[str] = set()
-    unknown: list[str] = []
-    for selector in selectors:
-        rules = resolve(selector)
-        if not rules:
-            unknown.append(selector)
-        codes.update(rule.code for rule in rules)
-    return frozenset(codes), unknown

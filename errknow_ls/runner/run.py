@@ -13,9 +13,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from errknow_ls.core.findings import NOT_FULLY_CHECKED
+from errknow_ls.project import (
+    ProjectSettings,
+    RuleSelection,
+    discover,
+    load_settings,
+    resolve_selectors,
+    split_selectors,
+)
 from errknow_ls.runner.cache import CACHE_DIRNAME, CheckCache, cache_key, check_files_cached
-from errknow_ls.runner.config import ProjectSettings, load_settings
-from errknow_ls.runner.discovery import DEFAULT_EXCLUDE, Excluder, discover
 from errknow_ls.runner.engine import FileJob, FileResult, check_file, check_files
 from errknow_ls.runner.formats import diff, render, statistics
 from errknow_ls.runner.notebooks import is_notebook
@@ -24,10 +30,7 @@ from errknow_ls.runner.options import (
     ExitCode,
     OptionError,
     OutputFormat,
-    RuleSelection,
     output_format,
-    resolve_selectors,
-    split_selectors,
 )
 from errknow_ls.runner.report import Notice, NoticeKind, Report
 from errknow_ls.runner.sourcefile import remove_stale_temps
@@ -59,11 +62,7 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     kb = knowledge_base([*(options.records or []), *settings.record_dirs()], err)
     if options.stdin is not None:
         return _check_stdin(options, per_file.rules_for(options.stdin_filename, rules), kb, out, err)
-    patterns = (
-        *(DEFAULT_EXCLUDE if settings.exclude is None else settings.exclude),
-        *settings.extend_exclude,
-    )
-    found = discover(paths, Excluder(patterns, settings.root))
+    found = discover(paths, settings.excluder())
     notices = [Notice(path, NoticeKind.ERROR, problem) for path, problem in found.errors]
     if options.fix and not options.diff:
         for folder in sorted({file.resolve().parent for file in found.files}):
@@ -293,7 +292,8 @@ def knowledge_base(directories: Sequence[Path], err: TextIO) -> Callable[[], Kno
 
 
 def load_kb(directories: Sequence[Path], err: TextIO) -> KnowledgeBase:
-    from errknow_ls.kb import KnowledgeBase
+    # Imported when first needed (see knowledge_base): pydantic and the records cost a clean run.
+    from errknow_ls.kb import KnowledgeBase  # noqa: PLC0415
 
     kb = KnowledgeBase.load(directories)
     for problem in kb.problems:

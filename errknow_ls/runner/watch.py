@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from errknow_ls.runner.discovery import CHECKED_SUFFIXES
+from errknow_ls.project.discovery import CHECKED_SUFFIXES
 from errknow_ls.runner.options import CheckOptions, ExitCode
 from errknow_ls.runner.run import run_check
 
@@ -22,7 +22,7 @@ def watch(options: CheckOptions, out: TextIO | None = None, err: TextIO | None =
     out = out or sys.stdout
     err = err or sys.stderr
     try:
-        import watchfiles
+        import watchfiles  # noqa: PLC0415 (an optional extra: only --watch needs it)
     except ImportError:
         print("error: --watch needs the watchfiles package: pip install 'errknow-ls[watch]'", file=err)
         return ExitCode.ERROR

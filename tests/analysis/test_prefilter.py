@@ -10,8 +10,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from errknow_ls.analysis.prefilter import might_backward
+from errknow_ls.project import RuleSelection
 from errknow_ls.runner import engine
-from errknow_ls.runner.options import RuleSelection
 
 PIECES = ["backward", "grad(", ".", "(", "_", "x", "é", "\u3000", " ", "\n", "loss", "ö"]
 

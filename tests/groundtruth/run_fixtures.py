@@ -80,7 +80,7 @@ class HarnessError(RuntimeError):
 def run_paths(paths: Iterable[Path]) -> Report:
     """Run every file in this process (torch must be importable here); see the module docstring."""
     started = time.perf_counter()
-    import torch
+    import torch  # noqa: PLC0415 (only the ground-truth runs need torch)
 
     _warm_up(torch)
     runs: list[Run] = []

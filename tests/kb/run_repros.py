@@ -98,7 +98,7 @@ def record_id(path: Path) -> str:
 
 def run_paths(paths: Iterable[Path]) -> Report:
     started = time.perf_counter()
-    import torch
+    import torch  # noqa: PLC0415 (only the ground-truth runs need torch)
 
     repros = [_run_file(Path(path).resolve(), torch) for path in paths]
     return Report(torch.__version__, time.perf_counter() - started, repros)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from errknow_ls.lsp.locate import WorkspaceFiles
-from errknow_ls.lsp.watching import WatchedLog
+from errknow_ls.lsp.output.paths import WorkspaceFiles
+from errknow_ls.lsp.output.watched import WatchedLog
 from tests.lsp.session import BUGGY, BUGGY_LINE, WAIT, Session
 from tests.support import REPO
 

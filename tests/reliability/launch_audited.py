@@ -81,7 +81,7 @@ def main() -> int:
             return
 
     sys.addaudithook(hook)
-    from errknow_ls.cli import main as cli
+    from errknow_ls.cli import main as cli  # noqa: PLC0415 (imported under the audit hook, to audit it)
 
     return cli(["serve"])
 

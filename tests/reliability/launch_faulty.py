@@ -12,7 +12,8 @@ import sys
 from typing import Any
 
 from errknow_ls.lsp import transport
-from errknow_ls.lsp.server import ErrknowServer, create_server
+from errknow_ls.lsp.languageserver import ErrknowServer
+from errknow_ls.lsp.server import create_server
 
 FAIL = "errknow-test/fail"
 FAIL_ASYNC = "errknow-test/failAsync"

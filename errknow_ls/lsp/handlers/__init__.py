@@ -6,30 +6,31 @@ from errknow_ls.lsp.handlers import (
     code_actions,
     commands,
     diagnostics,
+    did_change_configuration,
+    did_change_watched_files,
     documents,
     hover,
     lifecycle,
     notebooks,
-    settings,
-    terminal,
-    workspace,
+    terminal_output,
 )
-from errknow_ls.lsp.server import ErrknowServer
+from errknow_ls.lsp.languageserver import ErrknowServer
+from errknow_ls.lsp.session import Session
 
 MODULES = (
     lifecycle,
-    settings,
+    did_change_configuration,
     documents,
     notebooks,
     diagnostics,
     hover,
     code_actions,
     commands,
-    workspace,
-    terminal,
+    did_change_watched_files,
+    terminal_output,
 )
 
 
-def register(server: ErrknowServer) -> None:
+def register(server: ErrknowServer, session: Session) -> None:
     for module in MODULES:
-        module.register(server)
+        module.register(server, session)

@@ -5,21 +5,22 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.workspace import TextDocument
 
-from errknow_ls.lsp import actions, convert, publishing
+from errknow_ls.lsp import actions, publishing
 from errknow_ls.lsp.convert import Positions
-from errknow_ls.lsp.server import ErrknowServer
+from errknow_ls.lsp.languageserver import ErrknowServer
+from errknow_ls.lsp.session import Session
 from errknow_ls.lsp.snapshots import open_document
 
 OPTIONS = types.CodeActionOptions(code_action_kinds=actions.KINDS, resolve_provider=True)
 
 
-def register(server: ErrknowServer) -> None:
-    server.feature(types.TEXT_DOCUMENT_CODE_ACTION, OPTIONS)(code_action)
-    server.feature(types.CODE_ACTION_RESOLVE)(resolve)
+def register(server: ErrknowServer, session: Session) -> None:
+    server.feature(types.TEXT_DOCUMENT_CODE_ACTION, OPTIONS)(session.bind(code_action))
+    server.feature(types.CODE_ACTION_RESOLVE)(session.bind(resolve))
 
 
-def _target(ls: ErrknowServer, document: TextDocument) -> actions.Target:
-    caps = ls.client_capabilities
+def _target(session: Session, document: TextDocument) -> actions.Target:
+    caps = session.client_capabilities
     code_action = caps.text_document.code_action if caps.text_document else None
     resolve_support = code_action.resolve_support if code_action else None
     workspace_edit = caps.workspace.workspace_edit if caps.workspace else None
@@ -27,7 +28,7 @@ def _target(ls: ErrknowServer, document: TextDocument) -> actions.Target:
         uri=document.uri,
         version=document.version,
         positions=Positions(
-            document.source, ls.workspace.position_encoding or types.PositionEncodingKind.Utf16
+            document.source, session.workspace.position_encoding or types.PositionEncodingKind.Utf16
         ),
         source=document.source,
         lazy=bool(resolve_support and "edit" in resolve_support.properties),
@@ -35,12 +36,12 @@ def _target(ls: ErrknowServer, document: TextDocument) -> actions.Target:
     )
 
 
-async def code_action(ls: ErrknowServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
-    result = await publishing.current(ls, params.text_document.uri)
-    document = open_document(ls.workspace, result.uri) if result else None
+async def code_action(session: Session, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    result = await publishing.current(session, params.text_document.uri)
+    document = open_document(session.workspace, result.uri) if result else None
     if result is None or document is None:
         return None  # not open, or closed while it was checked
-    target = _target(ls, document)
+    target = _target(session, document)
     only = params.context.only
     found = actions.current_data(target, params.context.diagnostics) or actions.in_range(
         result.diagnostics, result.findings, target.positions.from_range(params.range)
@@ -52,15 +53,15 @@ async def code_action(ls: ErrknowServer, params: types.CodeActionParams) -> list
     return [*chosen, *([fix_all] if fix_all else [])] or None
 
 
-async def resolve(ls: ErrknowServer, action: types.CodeAction) -> types.CodeAction:
+async def resolve(session: Session, action: types.CodeAction) -> types.CodeAction:
     pending = actions.Pending.parse(action.data)
-    result = await publishing.current(ls, pending.uri) if pending else None
-    document = open_document(ls.workspace, result.uri) if result else None
+    result = await publishing.current(session, pending.uri) if pending else None
+    document = open_document(session.workspace, result.uri) if result else None
     if pending is None or result is None or document is None or result.version != pending.version:
         return action  # not ours, or the document moved on: a stale fix is dropped
-    target = _target(ls, document)
+    target = _target(session, document)
     if pending.fix is not None:
-        action.edit = target.fix_edit(convert.to_fix(pending.fix))
+        action.edit = target.fix_edit(pending.fix)
     elif pending.fix_all:
         action.edit = actions.fix_all_edit(target, result.findings)
     return action

@@ -9,19 +9,20 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from errknow_ls.kb import KnowledgeBase, Record
 from errknow_ls.kb.explain import LABELS, Context, language, render
-from errknow_ls.lsp.server import ErrknowServer
+from errknow_ls.lsp.languageserver import ErrknowServer
+from errknow_ls.lsp.session import Session
 from errknow_ls.tracebacks import bare_messages, match_tracebacks, read_tracebacks
 
 EXPLAIN = "errknow.explain"
 RECORDS = "errknow.records"
 
 
-def register(server: ErrknowServer) -> None:
-    server.command(EXPLAIN)(explain)
-    server.command(RECORDS)(records)
+def register(server: ErrknowServer, session: Session) -> None:
+    server.command(EXPLAIN)(session.bind(explain))
+    server.command(RECORDS)(session.bind(records))
 
 
-async def explain(ls: ErrknowServer, *arguments: Any) -> dict[str, Any]:
+async def explain(session: Session, *arguments: Any) -> dict[str, Any]:
     """``[subject]`` or ``[subject, locale]`` -> ``{"records": [ids], "markdown": text}``."""
     if (
         not arguments
@@ -29,10 +30,10 @@ async def explain(ls: ErrknowServer, *arguments: Any) -> dict[str, Any]:
         or not all(isinstance(a, str | None) for a in arguments[1:2])
     ):
         raise JsonRpcInvalidParams(f"{EXPLAIN} takes a record id or a traceback, and optionally a locale")
-    await ls.ready.wait()  # explained with the settings' and the workspace's records too
-    locale = arguments[1] if len(arguments) > 1 and arguments[1] else ls.locale
-    records, bare = records_for(ls.kb, arguments[0])
-    context = Context(here=LABELS[language(locale)]["bare"] if bare else None, related=ls.kb.signatures)
+    await session.ready.wait()  # explained with the settings' and the workspace's records too
+    locale = arguments[1] if len(arguments) > 1 and arguments[1] else session.locale
+    records, bare = records_for(session.kb, arguments[0])
+    context = Context(here=LABELS[language(locale)]["bare"] if bare else None, related=session.kb.signatures)
     texts = [render(record, context, locale) for record in records]
     return {"records": [r.id for r in records], "markdown": "\n\n---\n\n".join(texts)}
 
@@ -49,11 +50,11 @@ def records_for(kb: KnowledgeBase, subject: str) -> tuple[list[Record], bool]:
     return list({m.record.id: m.record for m in found if m.record}.values()), bare
 
 
-async def records(ls: ErrknowServer, *_arguments: Any) -> list[dict[str, Any]]:
+async def records(session: Session, *_arguments: Any) -> list[dict[str, Any]]:
     """The loaded records, by id: what an editor lists, from the directories this server reads
     (built-in, settings, the workspace's), not from another process's idea of them."""
-    await ls.ready.wait()  # the settings' and the workspace's record directories are read by then
-    kb = ls.kb
+    await session.ready.wait()  # the settings' and the workspace's record directories are read by then
+    kb = session.kb
     return [
         {
             "id": record.id,

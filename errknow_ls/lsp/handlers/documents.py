@@ -8,34 +8,35 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from errknow_ls.lsp import publishing, scan
-from errknow_ls.lsp.handlers import logs
-from errknow_ls.lsp.server import ErrknowServer
+from errknow_ls.lsp.languageserver import ErrknowServer
+from errknow_ls.lsp.output import logs
+from errknow_ls.lsp.session import Session
 
 
-def register(server: ErrknowServer) -> None:
-    server.feature(types.TEXT_DOCUMENT_DID_OPEN)(did_open)
-    server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(did_change)
-    server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(did_close)
+def register(server: ErrknowServer, session: Session) -> None:
+    server.feature(types.TEXT_DOCUMENT_DID_OPEN)(session.bind(did_open))
+    server.feature(types.TEXT_DOCUMENT_DID_CHANGE)(session.bind(did_change))
+    server.feature(types.TEXT_DOCUMENT_DID_CLOSE)(session.bind(did_close))
 
 
-def did_open(ls: ErrknowServer, params: types.DidOpenTextDocumentParams) -> None:
+def did_open(session: Session, params: types.DidOpenTextDocumentParams) -> None:
     uri = params.text_document.uri
-    if ls.channel.pull_open and uri in ls.channel.pushed:
-        publishing.push(ls, uri, [], None)  # pushed while closed; the client pulls it from now on
-    ls.spawn(publishing.refresh(ls, uri))
-    logs.did_open(ls, params)
+    if session.channel.pull_open and uri in session.channel.pushed:
+        publishing.push(session, uri, [], None)  # pushed while closed; the client pulls it from now on
+    session.spawn(publishing.refresh(session, uri))
+    logs.did_open(session, params)
 
 
-def did_change(ls: ErrknowServer, params: types.DidChangeTextDocumentParams) -> None:
-    ls.spawn(publishing.refresh(ls, params.text_document.uri))
-    logs.did_change(ls, params)
+def did_change(session: Session, params: types.DidChangeTextDocumentParams) -> None:
+    session.spawn(publishing.refresh(session, params.text_document.uri))
+    logs.did_change(session, params)
 
 
-def did_close(ls: ErrknowServer, params: types.DidCloseTextDocumentParams) -> None:
+def did_close(session: Session, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
-    ls.checks.forget(uri)
-    publishing.clear(ls, uri)
-    logs.did_close(ls, params)
+    session.checks.forget(uri)
+    publishing.clear(session, uri)
+    logs.did_close(session, params)
     path = to_fs_path(uri)
-    if uri in ls.scanned and path and Path(path).is_file():
-        ls.spawn(scan.check_file(ls, uri, Path(path)))  # back to what is on disk
+    if uri in session.scanned and path and Path(path).is_file():
+        session.spawn(scan.check_file(session, uri, Path(path)))  # back to what is on disk

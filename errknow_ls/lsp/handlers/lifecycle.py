@@ -5,35 +5,36 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from errknow_ls.lsp import configuration, parent, scan
-from errknow_ls.lsp.handlers.workspace import watch_files
-from errknow_ls.lsp.publishing import Channel
-from errknow_ls.lsp.server import ErrknowServer
+from errknow_ls.lsp import parent, reconfigure, scan
+from errknow_ls.lsp.channel import Channel
+from errknow_ls.lsp.file_watching import watch_files
+from errknow_ls.lsp.languageserver import ErrknowServer
+from errknow_ls.lsp.session import Session
 
 
-def register(server: ErrknowServer) -> None:
-    server.feature(types.INITIALIZE)(initialize)
-    server.feature(types.INITIALIZED)(initialized)
-    server.feature(types.SHUTDOWN)(shutdown)
+def register(server: ErrknowServer, session: Session) -> None:
+    server.feature(types.INITIALIZE)(session.bind(initialize))
+    server.feature(types.INITIALIZED)(session.bind(initialized))
+    server.feature(types.SHUTDOWN)(session.bind(shutdown))
 
 
-def initialize(ls: ErrknowServer, params: types.InitializeParams) -> None:
-    ls.client_locale = params.locale
-    ls.init_options = params.initialization_options
-    ls.channel = Channel.for_client(params.capabilities)
-    ls.spawn(parent.watch(ls, params.process_id))
+def initialize(session: Session, params: types.InitializeParams) -> None:
+    session.client_locale = params.locale
+    session.init_options = params.initialization_options
+    session.channel = Channel.for_client(params.capabilities)
+    session.spawn(parent.watch(session, params.process_id))
 
 
-async def initialized(ls: ErrknowServer, _params: types.InitializedParams) -> None:
-    await configuration.pull(ls)
-    configuration.apply(ls)
-    ls.log_to_client(configuration.summary(ls))
-    ls.ready.set()
-    ls.spawn(watch_files(ls))
-    scan.restart(ls)
+async def initialized(session: Session, _params: types.InitializedParams) -> None:
+    await reconfigure.pull(session)
+    reconfigure.apply(session)
+    session.log_to_client(reconfigure.summary(session))
+    session.ready.set()
+    session.spawn(watch_files(session))
+    scan.restart(session)
 
 
-def shutdown(ls: ErrknowServer, _params: None) -> None:
+def shutdown(session: Session, _params: None) -> None:
     """No new work: the workspace scan stops (a check already running finishes)."""
-    if ls.scan_task is not None:
-        ls.scan_task.cancel()
+    if session.scan_task is not None:
+        session.scan_task.cancel()

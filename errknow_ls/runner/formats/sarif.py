@@ -52,7 +52,7 @@ def sarif_log(report: Report, cwd: Path) -> dict[str, Any]:
 
 
 def rule_descriptor(rule: RuleInfo, kb: KnowledgeBase) -> dict[str, Any]:
-    from errknow_ls.analysis.rules import documentation  # the rules' modules: only for SARIF
+    from errknow_ls.analysis.rules import documentation  # noqa: PLC0415 (the rules' modules: only for SARIF)
 
     docs = documentation(rule.code)
     descriptor: dict[str, Any] = {

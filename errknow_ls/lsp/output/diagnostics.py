@@ -1,0 +1,224 @@
+"""Findings from program output as diagnostics: on the log's message line and on the user's own
+source line (a notebook cell for an IPython run), merged with the static check's; and as hover."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from lsprotocol import types
+from pygls.uris import from_fs_path, to_fs_path
+
+from errknow_ls.core import Position
+from errknow_ls.kb.explain import Context, render
+from errknow_ls.lsp import convert
+from errknow_ls.lsp.checking import Result
+from errknow_ls.lsp.output.paths import WorkspaceFiles
+from errknow_ls.lsp.output.store import LogHit, SourceHit
+from errknow_ls.tracebacks import Frame, Traceback, match_traceback
+
+if TYPE_CHECKING:
+    from errknow_ls.lsp.session import Session
+
+log = logging.getLogger(__name__)
+CODE = "runtime"
+MESSAGE_CHARS = 200
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= MESSAGE_CHARS else text[: MESSAGE_CHARS - 1] + "…"
+
+
+def _data(record_id: str | None, origin: str | None) -> dict[str, Any]:
+    # Deliberately not convert.DiagnosticData: a code action reads static fixes on this line instead.
+    return {"runtime": {"record": record_id, "origin": origin}}
+
+
+def diagnostics(session: Session, uri: str) -> list[types.Diagnostic]:
+    """What the runtime shows in ``uri`` (a log or a source file), in the client's units."""
+    runtime = session.output
+    wanted = unquote(uri)
+    encoding = session.workspace.position_encoding or types.PositionEncodingKind.Utf16
+    found: list[types.Diagnostic] = []
+    for key, hits in runtime.logs.items():
+        if unquote(key) == wanted:
+            found += [_log_diagnostic(hit, encoding) for hit in sorted(hits.values(), key=lambda h: h.line)]
+    for key, source_hits in runtime.sources.items():
+        if unquote(key) == wanted:
+            found += [_source_diagnostic(hit, encoding) for hit in source_hits]
+    return found
+
+
+def _line_range(line: int, text: str | None, encoding: str) -> types.Range:
+    if text is None:
+        return types.Range(types.Position(line, 0), types.Position(line + 1, 0))
+    start = len(text) - len(text.lstrip())
+    positions = convert.Positions(text, encoding)
+    return types.Range(
+        types.Position(line, positions.to_client(Position(0, start)).character),
+        types.Position(line, positions.to_client(Position(0, len(text.rstrip()))).character),
+    )
+
+
+def _log_diagnostic(hit: LogHit, encoding: str) -> types.Diagnostic:
+    where = f" (raised in {hit.where})" if hit.where else ""
+    return types.Diagnostic(
+        range=_line_range(hit.line, hit.text, encoding),
+        message=_short(hit.exception_line) + where,
+        severity=types.DiagnosticSeverity.Error,
+        code=hit.record_id or CODE,
+        source=convert.SOURCE,
+        data=_data(hit.record_id, hit.uri),
+    )
+
+
+def _source_diagnostic(hit: SourceHit, encoding: str) -> types.Diagnostic:
+    related = None
+    if hit.log_uri is not None and hit.log_line is not None:
+        location = types.Location(
+            uri=hit.log_uri,
+            range=types.Range(types.Position(hit.log_line, 0), types.Position(hit.log_line, 0)),
+        )
+        related = [types.DiagnosticRelatedInformation(location=location, message=_short(hit.exception_line))]
+    return types.Diagnostic(
+        range=_line_range(hit.line, hit.text, encoding),
+        message=f"{_short(hit.exception_line)}\nraised here in the run logged in {hit.label}",
+        severity=types.DiagnosticSeverity.Error,
+        code=hit.record_id or CODE,
+        source=convert.SOURCE,
+        related_information=related,
+        data=_data(hit.record_id, hit.origin),
+    )
+
+
+def merged(session: Session, result: Result) -> list[types.Diagnostic]:
+    return [*result.diagnostics, *diagnostics(session, result.uri)]
+
+
+# ---------------------------------------------------------------------- tracebacks -> findings
+
+
+def _files(session: Session) -> WorkspaceFiles:
+    roots = session.roots()
+    if session.output.files is None or session.output.files.roots != roots:
+        session.output.files = WorkspaceFiles(roots)
+    return session.output.files
+
+
+def _text_of(session: Session, uri: str, path: Path | None) -> str | None:
+    document = session.workspace.text_documents.get(unquote(uri))
+    if document is not None:
+        return str(document.source)
+    if path is None:
+        return None
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _target(session: Session, frame: Frame, cwd: str | None) -> tuple[str, int, str] | None:
+    """The workspace document and 0-based line of a frame, and the line's text; None if not ours."""
+    if frame.line is None or frame.line < 1:
+        return None
+    line = frame.line - 1
+    if frame.cell is not None:
+        cell = _cell_uri(session, frame.cell)
+        text = _text_of(session, cell, None) if cell else None
+        return (
+            (cell, line, convert.split_lines(text)[line])
+            if cell and text and line < len(convert.split_lines(text))
+            else None
+        )
+    path = _files(session).find(frame.file, cwd)
+    if path is None or path.suffix != ".py":
+        return None
+    uri = from_fs_path(str(path))
+    text = _text_of(session, uri, path) if uri else None
+    if uri is None or text is None:
+        return None
+    lines = convert.split_lines(text)
+    return (uri, line, lines[line]) if line < len(lines) else None
+
+
+def _cell_uri(session: Session, count: int) -> str | None:
+    """The open notebook cell that ran as ``In[count]``: by the client's execution summary, else by
+    the execution counts saved in the notebook file."""
+    notebooks = list(session.workspace.notebook_documents.values())
+    for notebook in notebooks:
+        for cell in notebook.cells:
+            summary = cell.execution_summary
+            if summary is not None and summary.execution_order == count:
+                return str(cell.document)
+    for notebook in notebooks:
+        path = to_fs_path(notebook.uri)
+        if not path or not _files(session).has(Path(path)):
+            continue
+        try:
+            saved = json.loads(Path(path).read_text(encoding="utf-8"))
+            index = next(i for i, c in enumerate(saved.get("cells", [])) if c.get("execution_count") == count)
+        except (OSError, ValueError, StopIteration, AttributeError):
+            continue
+        if index < len(notebook.cells):
+            return str(notebook.cells[index].document)
+    return None
+
+
+def findings(
+    session: Session,
+    tracebacks: Iterable[Traceback],
+    *,
+    origin: str,
+    label: str,
+    log_uri: str | None,
+    log_lines: list[str] | None = None,
+    cwd: str | None = None,
+) -> tuple[list[LogHit], list[SourceHit]]:
+    """Match each traceback with its record and find its user frame in the workspace."""
+    log_hits: list[LogHit] = []
+    source_hits: list[SourceHit] = []
+    for tb in sorted(tracebacks, key=lambda t: t.message_line):
+        match = match_traceback(session.kb, tb)
+        record_id = match.record.id if match.record else None
+        target = _target(session, tb.user_frame, cwd) if tb.user_frame else None
+        where = None
+        if target is not None:
+            uri, line, text = target
+            where = f"{Path(unquote(uri)).name}:{line + 1}"
+            source_hits.append(
+                SourceHit(
+                    uri, line, text, tb.exception_line, record_id, origin, label, log_uri, tb.message_line
+                )
+            )
+        if log_uri is not None:
+            logged = log_lines[tb.message_line] if log_lines and tb.message_line < len(log_lines) else None
+            log_hits.append(LogHit(log_uri, tb.message_line, logged, tb.exception_line, record_id, where))
+    return log_hits, source_hits
+
+
+# ---------------------------------------------------------------------- hover
+
+
+def hover(session: Session, uri: str, position: types.Position, markdown: bool) -> types.Hover | None:
+    """The record's explanation on a runtime diagnostic's line, in the user's language."""
+    wanted = unquote(uri)
+    hits: list[LogHit | SourceHit] = [
+        hit for key, lines in session.output.logs.items() if unquote(key) == wanted for hit in lines.values()
+    ]
+    hits += [hit for key, found in session.output.sources.items() if unquote(key) == wanted for hit in found]
+    hit = next((h for h in hits if h.line == position.line), None)
+    if hit is None:
+        return None
+    record = session.kb.get(hit.record_id) if hit.record_id else None
+    here = _short(hit.exception_line)
+    if record is None:
+        text = f"{here}\n\nNo record explains this error."
+    else:
+        context = Context(here=here, related=session.kb.signatures)
+        text = render(record, context, session.locale, markdown)
+    kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+    return types.Hover(contents=types.MarkupContent(kind=kind, value=text))

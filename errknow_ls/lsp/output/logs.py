@@ -1,0 +1,151 @@
+"""Logs: documents that are logs (``*.log``, ``output:`` channels...) scanned on open and change,
+workspace log files read as they grow; their tracebacks become runtime diagnostics.
+
+Not registered on its own: ``documents`` and ``workspace`` hand their notifications over here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import fnmatch
+import logging
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from errknow_ls.lsp import convert, publishing
+from errknow_ls.lsp.checked_files import client_path
+from errknow_ls.lsp.output import diagnostics as output_diagnostics
+from errknow_ls.lsp.output.watched import LogGlobs, WatchedLog
+from errknow_ls.lsp.session import Session
+from errknow_ls.lsp.snapshots import open_document
+from errknow_ls.tracebacks import read_tracebacks
+
+log = logging.getLogger(__name__)
+LOG_LANGUAGES = frozenset({"log"})
+LOG_NAMES = ("*.log", "*.out", "*.err", "nohup.out", "slurm-*.out")
+MAX_DOCUMENT_CHARS = 8 << 20
+"""An open log longer than this is scanned from this far before its end only."""
+
+
+def is_log_document(uri: str, language_id: str | None) -> bool:
+    if (language_id or "").lower() in LOG_LANGUAGES or uri.startswith("output:"):
+        return True
+    name = PurePosixPath(unquote(urlparse(uri).path)).name
+    return any(fnmatch.fnmatch(name, pattern) for pattern in LOG_NAMES)
+
+
+def _label(uri: str) -> str:
+    path = to_fs_path(uri)
+    return Path(path).name if path and uri.startswith("file:") else uri
+
+
+# ---------------------------------------------------------------------- open documents
+
+
+def scan_document(session: Session, uri: str) -> None:
+    """(Re)scan an open log document whole (its tail, if huge); what it showed before is replaced."""
+    document = session.workspace.text_documents.get(unquote(uri))
+    if document is None or not is_log_document(uri, document.language_id):
+        return
+    text = document.source
+    skipped = 0
+    if len(text) > MAX_DOCUMENT_CHARS:
+        cut = text.find("\n", len(text) - MAX_DOCUMENT_CHARS) + 1
+        skipped, text = text.count("\n", 0, cut), text[cut:]
+    tracebacks = [
+        dataclasses.replace(tb, message_line=tb.message_line + skipped) for tb in read_tracebacks(text)
+    ]
+    lines = convert.split_lines(document.source) if tracebacks else None
+    log_hits, source_hits = output_diagnostics.findings(
+        session,
+        tracebacks,
+        origin=document.uri,
+        label=_label(document.uri),
+        log_uri=document.uri,
+        log_lines=lines,
+    )
+    changed = session.output.drop_origin(document.uri) | session.output.add(log_hits, source_hits)
+    publishing.deliver(session, changed)
+
+
+def did_open(session: Session, params: types.DidOpenTextDocumentParams) -> None:
+    scan_document(session, params.text_document.uri)
+
+
+def did_change(session: Session, params: types.DidChangeTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    document = session.workspace.text_documents.get(unquote(uri))
+    if document is not None and is_log_document(uri, document.language_id):
+        scan_document(session, uri)
+    elif session.output.sources.get(uri):
+        _source_edited(session, uri, params.content_changes)
+
+
+def did_close(session: Session, params: types.DidCloseTextDocumentParams) -> None:
+    changed = session.output.drop_origin(params.text_document.uri)
+    publishing.deliver(session, changed)
+
+
+def _source_edited(
+    session: Session, uri: str, changes: Sequence[types.TextDocumentContentChangeEvent]
+) -> None:
+    """Runtime diagnostics follow lines moved by edits above them; an edited line loses its own."""
+    touched: set[int] = set()
+    for change in changes:
+        if isinstance(change, types.TextDocumentContentChangePartial):
+            start, end = change.range.start.line, change.range.end.line
+            touched |= {hit.line for hit in session.output.sources.get(uri, []) if start <= hit.line <= end}
+            session.output.shift_source(uri, end, change.text.count("\n") - (end - start))
+    document = open_document(session.workspace, uri)
+    lines = convert.split_lines(document.source) if document else []
+    touched |= {
+        hit.line
+        for hit in session.output.sources.get(uri, [])
+        if hit.line >= len(lines) or lines[hit.line] != hit.text
+    }
+    session.output.drop_source_lines(uri, touched)
+    publishing.deliver(session, {uri})
+
+
+# ---------------------------------------------------------------------- watched files
+
+
+def watched_changes(session: Session, changes: Sequence[types.FileEvent]) -> list[types.FileEvent]:
+    """Take the log files out of a ``didChangeWatchedFiles``, read them; return the other changes."""
+    globs = LogGlobs(session.settings.log_globs, session.roots())
+    rest = []
+    for change in changes:
+        path = client_path(change.uri)
+        if path and globs.matches(path) and path.suffix != ".py":
+            session.spawn(read_log(session, change.uri, path, change.type == types.FileChangeType.Deleted))
+        else:
+            rest.append(change)
+    return rest
+
+
+async def read_log(session: Session, uri: str, path: Path, deleted: bool) -> None:
+    """Read what was appended to a watched log; a log open in the editor is the editor's business."""
+    if deleted or not path.is_file():
+        session.output.watched.pop(uri, None)
+        publishing.deliver(session, session.output.drop_origin(uri))
+        return
+    if unquote(uri) in session.workspace.text_documents:
+        return
+    watched = session.output.watched.setdefault(uri, WatchedLog(path))
+    try:
+        poll = await asyncio.get_running_loop().run_in_executor(None, watched.poll)
+    except OSError as exc:
+        log.warning("cannot read %s: %s", path, exc)
+        return
+    session.log_to_client(f"errknow: read {poll.read} bytes of {path.name}", types.MessageType.Log)
+    changed = session.output.drop_origin(uri) if poll.restarted else set()
+    log_hits, source_hits = output_diagnostics.findings(
+        session, poll.tracebacks, origin=uri, label=path.name, log_uri=uri
+    )
+    changed |= session.output.add(log_hits, source_hits)
+    publishing.deliver(session, changed)

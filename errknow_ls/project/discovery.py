@@ -1,0 +1,150 @@
+"""Which files a ``check`` run reads: ``*.py`` and ``*.ipynb`` below the given directories, and files
+given by name."""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import os
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CHECKED_SUFFIXES = (".py", ".ipynb")
+DEFAULT_EXCLUDE = (
+    ".*",
+    "__pycache__",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
+)
+"""Directory names never entered unless a path names them: hidden ones (.git, .venv, .tox, ...),
+caches, virtual environments, build output."""
+
+
+@dataclass(frozen=True, slots=True)
+class Discovered:
+    files: list[Path] = field(default_factory=list)
+    """In a stable order, each file once, spelled as the user's path plus the part found below it."""
+    errors: list[tuple[Path, str]] = field(default_factory=list)
+    """Paths that do not exist or cannot be listed, and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Excluder:
+    """Globs matched against a name, and against the path relative to the project root."""
+
+    patterns: tuple[str, ...] = DEFAULT_EXCLUDE
+    root: Path | None = None
+
+    def excludes(self, path: Path) -> bool:
+        if self.excludes_name(path.name):
+            return True
+        if self.root is None:
+            return False
+        return self.excludes_real(os.path.realpath(path), os.path.realpath(self.root))
+
+    def excludes_name(self, name: str) -> bool:
+        return _name_matcher(self.patterns)(name) is not None
+
+    def excludes_real(self, real: str, real_root: str) -> bool:
+        """``real``, a path with no symlinks left, relative to ``real_root`` (the same, for the root)."""
+        if real == real_root:
+            relative = "."
+        else:
+            prefix = real_root if real_root.endswith(os.sep) else real_root + os.sep
+            if not real.startswith(prefix):
+                return False
+            relative = real[len(prefix) :].replace(os.sep, "/")
+        return _relative_matcher(self.patterns)(relative) is not None
+
+
+@functools.lru_cache(maxsize=16)
+def _name_matcher(patterns: tuple[str, ...]) -> Callable[[str], object]:
+    """One compiled alternative of every glob: ``fnmatchcase`` against each in turn, at once."""
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns) or "(?!)").match
+
+
+@functools.lru_cache(maxsize=16)
+def _relative_matcher(patterns: tuple[str, ...]) -> Callable[[str], object]:
+    """A glob matches a relative path, or any path below it (``legacy`` excludes ``legacy/a.py``)."""
+    globs = []
+    for given in patterns:
+        pattern = given.removeprefix("./").rstrip("/")
+        globs += [fnmatch.translate(pattern), fnmatch.translate(f"{pattern}/*")]
+    return re.compile("|".join(f"(?:{glob})" for glob in globs) or "(?!)").match
+
+
+def discover(paths: Sequence[Path], excluder: Excluder) -> Discovered:
+    found = Discovered()
+    seen: set[str] = set()
+    real_root = None if excluder.root is None else os.path.realpath(excluder.root)
+    for path in paths:
+        if path.is_file():
+            candidates: Iterator[tuple[Path, str]] = iter([(path, os.path.realpath(path))])
+        elif path.is_dir():
+            candidates = _walk(path, excluder, real_root, found.errors)
+        else:
+            problem = "No such file or directory" if not path.exists() else "not a file or directory"
+            found.errors.append((path, problem))
+            continue
+        for candidate, real in candidates:
+            if real not in seen:
+                seen.add(real)
+                found.files.append(candidate)
+    return found
+
+
+def _walk(
+    top: Path, excluder: Excluder, real_root: str | None, errors: list[tuple[Path, str]]
+) -> Iterator[tuple[Path, str]]:
+    """``*.py`` and ``*.ipynb`` files below ``top`` with their real paths, as ``os.walk`` (top-down, symlinked
+    directories listed but not entered) would find them, in sorted order; one ``scandir`` per
+    directory, and ``realpath`` only for symlinks (the real path of anything else is its
+    directory's real path and its name)."""
+
+    def excluded(entry: os.DirEntry[str], real: str) -> bool:
+        if excluder.excludes_name(entry.name):
+            return True
+        return real_root is not None and excluder.excludes_real(real, real_root)
+
+    def real_of(entry: os.DirEntry[str], real_directory: str) -> str:
+        if entry.is_symlink():
+            return os.path.realpath(entry.path)
+        return os.path.join(real_directory, entry.name)  # noqa: PTH118 (a str: no Path per file)
+
+    pending = [(str(top), os.path.realpath(top))]
+    while pending:
+        directory, real_directory = pending.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError as exc:
+            errors.append((Path(exc.filename or directory), exc.strerror or str(exc)))
+            continue
+        subdirectories = []
+        for entry in entries:
+            try:
+                is_directory = entry.is_dir()
+            except OSError:
+                is_directory = False
+            real = real_of(entry, real_directory)
+            if is_directory:
+                if not excluded(entry, real) and not entry.is_symlink():
+                    subdirectories.append((entry.path, real))
+            elif entry.name.endswith(CHECKED_SUFFIXES) and not excluded(entry, real):
+                yield Path(entry.path), real
+        pending += reversed(subdirectories)
+
+
+def within(path: Path, root: Path) -> bool:
+    """``path`` is below ``root`` and stays there once symlinks are followed: a cloned repository's
+    ``notes.py -> ~/.ssh/id_rsa`` is not a workspace file."""
+    real = Path(os.path.realpath(path))
+    return path.is_relative_to(root) and real.is_relative_to(os.path.realpath(root))

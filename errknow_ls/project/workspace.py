@@ -1,0 +1,33 @@
+"""A workspace folder as a project: its root and the ``[tool.errknow]`` that applies there."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from errknow_ls.project.config import ProjectSettings, load_settings
+from errknow_ls.project.discovery import Excluder
+from errknow_ls.project.rules import RuleSelection, Selectors, SeverityName, UnknownSelectors, select_rules
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    """One workspace folder: its ``[tool.errknow]`` and the rules that follow for its files."""
+
+    root: Path
+    settings: ProjectSettings
+
+    @classmethod
+    def load(cls, root: Path) -> Project:
+        return cls(root, load_settings(root))
+
+    def rules(
+        self, given: Selectors, severity: Mapping[str, SeverityName] | None = None
+    ) -> tuple[RuleSelection, list[UnknownSelectors]]:
+        """The rules for this folder's files: ``given`` (the editor's) over the project's."""
+        return select_rules(given, self.settings.selectors(), severity)
+
+    def excluder(self) -> Excluder:
+        """What ``check`` excludes, matched as ``check`` matches it."""
+        return self.settings.excluder(self.root)

@@ -1,0 +1,59 @@
+"""A huge document is checked in a process of its own: requests on other documents are answered
+meanwhile, and an edit stops the check that went stale. A 1,000,000-line check takes minutes here:
+``ERRKNOW_FUZZ_LONG=1`` runs it (``benchmarks/lsp_responsive.py`` measures the hover latency)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+from lsprotocol import types
+
+from tests.lsp.session import BUGGY, Session
+
+LONG = "1" in (os.environ.get("ERRKNOW_FUZZ_LONG"), os.environ.get("ERRKNOW_LONG"))
+LINES = 1_000_000
+BLOCK = "def step_{n}(x):\n    loss = model(x).pow(2).sum()\n    loss.backward()\n{bug}    return loss\n\n"
+BUG = "    loss.backward()\n"
+HEADER = "import torch\nfrom torch import nn\n\nmodel = nn.Linear(4, 2)\n\n"
+EVERY = 1000
+"""One block in EVERY backwards twice."""
+HOUR = 3600
+
+
+def huge_document() -> tuple[str, int]:
+    """About LINES lines of small training steps, and how many of them backward twice."""
+    blocks: list[str] = []
+    lines = HEADER.count("\n")
+    while lines < LINES:
+        bug = BUG if len(blocks) % EVERY == 0 else ""
+        blocks.append(BLOCK.format(n=len(blocks), bug=bug))
+        lines += 5 + bool(bug)
+    return HEADER + "".join(blocks), -(-len(blocks) // EVERY)
+
+
+@pytest.mark.skipif(not LONG, reason="a 1,000,000-line check takes minutes; ERRKNOW_FUZZ_LONG=1 runs it")
+@pytest.mark.parametrize("profile", ["neovim-0.11", "vscode-modern"], indirect=True)
+async def test_other_documents_are_answered_while_a_huge_one_is_checked(session: Session) -> None:
+    await session.start()
+    small = session.open("small.py", BUGGY)
+    assert len(await session.diagnostics(small)) == 1
+    text, bugs = huge_document()
+    huge = session.open("huge.py", text)
+    session.change(huge, text + "x = 1\n")  # the first check goes stale at once
+    checked = asyncio.ensure_future(asyncio.wait_for(session.diagnostics(huge), HOUR))
+    hovers = 0
+    while not checked.done():
+        hover = await session.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=small),
+                position=types.Position(line=7, character=len('s = "é中文😋 x"; loss.b')),
+            )
+        )
+        assert hover is not None
+        hovers += 1
+    assert len(await checked) == bugs
+    assert hovers >= 10, "requests on another document wait for the huge one's check"
+    versions = [p.version for p in session.published if p.uri == huge]
+    assert 1 not in versions, "the stale check's result was published"

@@ -1,0 +1,326 @@
+"""The ``check`` cache: a warm run says exactly what a cold one said, and never anything stale.
+
+Where a test must know that a result came from the cache, it overwrites a file with other bytes of
+the same size and puts its modification time back: only a run that trusted the cache still reports
+what the old bytes held.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errknow_ls.cli import EXIT_FOUND, EXIT_OK
+from errknow_ls.core import Finding, Severity
+from errknow_ls.project import RuleSelection
+from errknow_ls.runner import cache
+from errknow_ls.runner.cache import CACHE_DIRNAME, cache_key, checker_fingerprint
+from tests.core.test_codec import FINDING
+from tests.runner.test_check_cli import CLEAN, DOUBLE, GRAD_FIXED, GRAD_THEN_BACKWARD, Run, write
+from tests.support import REPO
+
+FIXTURES = REPO / "tests" / "analysis" / "fixtures"
+HOUR_AGO_NS = time.time_ns() - 3600 * 10**9
+
+
+def age(*paths: Path) -> None:
+    """Modified an hour ago: old enough for the cache to trust the size and time."""
+    for path in paths:
+        os.utime(path, ns=(HOUR_AGO_NS, HOUR_AGO_NS))
+
+
+def swap_keeping_size_and_time(path: Path, text: str) -> None:
+    """Other bytes of the same size, with the old modification time."""
+    info = path.stat()
+    data = text.encode()[: info.st_size]
+    path.write_bytes(data + b"#" * (info.st_size - len(data)))
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+
+
+def project(tmp_path: Path) -> list[Path]:
+    """Every rule fixture (findings with fixes, related places, suppressions), a file that does not
+    parse, a CRLF file and one in Latin-1: what an output format can say about a file."""
+    shutil.copytree(FIXTURES, tmp_path / "fixtures")
+    write(tmp_path / "broken.py", DOUBLE + "def oops(:\n")
+    write(tmp_path / "crlf.py", GRAD_THEN_BACKWARD, newline="\r\n")
+    latin = "# -*- coding: latin-1 -*-\n" + DOUBLE.replace("import torch\n", "import torch  # café\n", 1)
+    (tmp_path / "latin.py").write_bytes(latin.encode("latin-1"))
+    files = sorted(tmp_path.rglob("*.py"))
+    age(*files)
+    return files
+
+
+def blank_out(files: list[Path]) -> None:
+    for path in files:
+        swap_keeping_size_and_time(path, "")
+
+
+@pytest.mark.parametrize("output", ["text", "json", "sarif"])
+def test_a_warm_run_says_exactly_what_the_cold_run_said(run: Run, tmp_path: Path, output: str) -> None:
+    files = project(tmp_path)
+    cold = run("--format", output)
+    assert cold[0] == EXIT_FOUND and "syntax error" in cold[2]
+    blank_out(files)
+    assert run("--format", output) == cold
+    assert run("--format", output, "--no-cache")[:2] != cold[:2], "the files say nothing any more"
+
+
+def test_the_cache_directory_is_at_the_project_root_tagged_and_ignored(run: Run, tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", "[tool.errknow]\n")
+    write(tmp_path / "pkg" / "train.py", DOUBLE)
+    os.chdir(tmp_path / "pkg")  # the fixture's monkeypatch puts the directory back
+    assert run(".")[0] == EXIT_FOUND
+    cache = tmp_path / CACHE_DIRNAME
+    assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (cache / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert not (tmp_path / "pkg" / CACHE_DIRNAME).exists()
+    assert run("--format", "json")[0] == EXIT_FOUND, "the cache directory itself is never checked"
+
+
+def test_no_cache_neither_reads_nor_writes(run: Run, tmp_path: Path) -> None:
+    train = write(tmp_path / "train.py", DOUBLE)
+    age(train)
+    assert run("--no-cache")[0] == EXIT_FOUND
+    assert not (tmp_path / CACHE_DIRNAME).exists()
+    assert run()[0] == EXIT_FOUND
+    swap_keeping_size_and_time(train, CLEAN)
+    assert run("--no-cache")[0] == EXIT_OK
+    assert run()[0] == EXIT_FOUND, "the cache still answers for the old bytes"
+
+
+def test_cache_dir_option_and_setting(run: Run, tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", '[tool.errknow]\ncache-dir = "build/errknow"\n')
+    write(tmp_path / "train.py", DOUBLE)
+    assert run()[0] == EXIT_FOUND
+    assert (tmp_path / "build" / "errknow" / "CACHEDIR.TAG").is_file()
+    assert run("--cache-dir", "elsewhere")[0] == EXIT_FOUND
+    assert (tmp_path / "elsewhere" / "CACHEDIR.TAG").is_file()
+    assert not (tmp_path / CACHE_DIRNAME).exists()
+    write(tmp_path / "pyproject.toml", "[tool.errknow]\ncache-dir = 3\n")
+    code, _, err = run()
+    assert code == EXIT_FOUND and "cache-dir: expected a string; using the default" in err
+    assert (tmp_path / CACHE_DIRNAME / "CACHEDIR.TAG").is_file()
+
+
+def test_an_edited_file_is_checked_again(run: Run, tmp_path: Path) -> None:
+    train = write(tmp_path / "train.py", DOUBLE)
+    age(train)
+    assert run()[0] == EXIT_FOUND
+    write(train, CLEAN)
+    assert run() == (EXIT_OK, "All checks passed!\n", "")
+    write(train, DOUBLE)
+    assert run()[0] == EXIT_FOUND
+
+
+def test_an_unchanged_size_and_time_spare_reading_the_file(run: Run, tmp_path: Path) -> None:
+    train = write(tmp_path / "train.py", DOUBLE)
+    age(train)
+    assert run()[0] == EXIT_FOUND
+    swap_keeping_size_and_time(train, CLEAN)
+    assert run()[0] == EXIT_FOUND, "the size and time matched: the old result stands, unread"
+
+
+def test_a_file_modified_just_before_the_run_is_read_again(run: Run, tmp_path: Path) -> None:
+    """Its size and time are not kept: a second edit in the same tick would not change them."""
+    train = write(tmp_path / "train.py", DOUBLE)
+    assert run()[0] == EXIT_FOUND
+    swap_keeping_size_and_time(train, CLEAN)
+    assert run() == (EXIT_OK, "All checks passed!\n", "")
+
+
+def test_a_touched_but_unchanged_file_is_not_checked_again(run: Run, tmp_path: Path) -> None:
+    files = project(tmp_path)
+    cold = run("--format", "json")
+    for path in files:
+        os.utime(path)
+    warm = run("--format", "json")
+    assert warm == cold
+    cache_file = next((tmp_path / CACHE_DIRNAME).rglob("*.json"))
+    entries = json.loads(cache_file.read_text())["files"]
+    assert {entry[0] for entry in entries.values()} == {-1}, "times this recent are not trusted"
+
+
+@pytest.mark.parametrize(
+    ("options", "found"),
+    [
+        ((), True),
+        (("--ignore", "EK001"), False),
+        (("--select", "EK001"), True),
+        (("--select", "EK004"), False),
+    ],
+)
+def test_options_that_change_findings_have_caches_of_their_own(
+    run: Run, tmp_path: Path, options: tuple[str, ...], found: bool
+) -> None:
+    train = write(tmp_path / "train.py", DOUBLE)
+    age(train)
+    assert run("--ignore", "EK001")[0] == EXIT_OK
+    assert run("--select", "EK004")[0] == EXIT_OK
+    assert run(*options)[0] == (EXIT_FOUND if found else EXIT_OK)
+    assert run("--ignore", "EK001")[0] == EXIT_OK
+
+
+DAMAGE = {
+    "garbage": b"\x00\xff not json",
+    "truncated": None,
+    "empty": b"",
+    "a list": b"[]",
+    "wrong format": json.dumps({"format": 0}).encode(),
+}
+
+
+def _cache_file(tmp_path: Path) -> Path:
+    (cache_file,) = (tmp_path / CACHE_DIRNAME).rglob("*.json")
+    return cache_file
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_damaged_cache_is_ignored(run: Run, tmp_path: Path, damage: str) -> None:
+    files = project(tmp_path)
+    cold = run("--format", "json")
+    cache_file = _cache_file(tmp_path)
+    data = cache_file.read_bytes()
+    damaged = DAMAGE[damage]
+    cache_file.write_bytes(data[: len(data) // 2] if damaged is None else damaged)
+    blank_out(files)
+    fresh = run("--format", "json")
+    assert cold[0] == EXIT_FOUND
+    assert fresh == (EXIT_OK, "[]\n", "")
+    assert run("--format", "json") == fresh, "the cache was rewritten and reads back"
+
+
+def test_damaged_entries_are_ignored_one_by_one(run: Run, tmp_path: Path) -> None:
+    one = write(tmp_path / "one.py", DOUBLE)
+    two = write(tmp_path / "two.py", DOUBLE.replace("model", "net"))
+    age(one, two)
+    assert run()[0] == EXIT_FOUND
+    cache_file = _cache_file(tmp_path)
+    data = json.loads(cache_file.read_text())
+    first, second = sorted(data["results"])
+    data["results"][first] = '{"findings": [{"code": 1}], "errors": []}'
+    data["results"][second] = "not json"
+    data["files"][str(one)] = ["size", 0, first]
+    cache_file.write_text(json.dumps(data))
+    swap_keeping_size_and_time(one, CLEAN)
+    swap_keeping_size_and_time(two, CLEAN)
+    assert run() == (EXIT_OK, "All checks passed!\n", "")
+
+
+def test_fix_never_trusts_the_cache_for_a_file_it_may_write(run: Run, tmp_path: Path) -> None:
+    train = write(tmp_path / "train.py", GRAD_THEN_BACKWARD)
+    age(train)
+    assert run()[0] == EXIT_FOUND
+    assert run("--fix") == (EXIT_OK, "Found 1 error (1 fixed, 0 remaining).\n", "")
+    assert train.read_text() == GRAD_FIXED
+    assert run() == (EXIT_OK, "All checks passed!\n", "")
+
+
+def test_fix_reads_a_file_the_cache_says_it_would_fix(run: Run, tmp_path: Path) -> None:
+    train = write(tmp_path / "train.py", GRAD_THEN_BACKWARD)
+    age(train)
+    assert run()[0] == EXIT_FOUND
+    swap_keeping_size_and_time(train, CLEAN)
+    swapped = train.read_bytes()
+    assert run("--fix") == (EXIT_OK, "All checks passed!\n", "")
+    assert train.read_bytes() == swapped
+
+
+def test_an_unwritable_cache_warns_and_the_run_goes_on(run: Run, tmp_path: Path) -> None:
+    write(tmp_path / "train.py", DOUBLE)
+    (tmp_path / "blocker").write_text("a file, not a directory")
+    code, out, err = run("--cache-dir", "blocker")
+    assert code == EXIT_FOUND and "EK001" in out
+    assert err.startswith("warning: cannot write the cache in blocker")
+
+
+def test_the_key_follows_the_checker_sources_and_the_rules(tmp_path: Path) -> None:
+    for part in ("core", "analysis", "runner"):
+        write(tmp_path / part / "module.py", "X = 1\n")
+    before = checker_fingerprint(tmp_path)
+    assert checker_fingerprint(tmp_path) == before
+    write(tmp_path / "analysis" / "module.py", "X = 2\n")
+    edited = checker_fingerprint(tmp_path)
+    assert edited != before
+    write(tmp_path / "lsp" / "module.py", "X = 3\n")
+    assert checker_fingerprint(tmp_path) == edited, "only what finds and fixes counts"
+    keys = {
+        cache_key(RuleSelection(), before),
+        cache_key(RuleSelection(), edited),
+        cache_key(RuleSelection(frozenset({"EK001"})), before),
+        cache_key(RuleSelection(ignore=frozenset({"EK001"})), before),
+    }
+    assert len(keys) == 4
+    assert checker_fingerprint() == checker_fingerprint(REPO / "errknow_ls")
+
+
+def test_entries_read_back_exactly_and_damage_is_refused() -> None:
+    """The finding's own form is core.codec's (tests/core/test_codec.py); here, the entry around it."""
+    finding, span = FINDING, FINDING.span
+    entry = cache._Entry([finding, Finding("EK002", "n", "r", Severity.ERROR, "m", span)], ["line 9: bad"])
+    raw = cache._encode(entry)
+    assert cache._decode(raw) == entry
+    data = json.loads(raw)
+    damages: list[Callable[[Any], object]] = [
+        lambda d: d["findings"][0].update(severity="fatal"),
+        lambda d: d["findings"][0].update(span=[1, 2, 3]),
+        lambda d: d["findings"][0]["fixes"][0].update(workaround="1"),
+        lambda d: d["findings"][0].pop("tensor"),
+        lambda d: d.update(errors=[1]),
+    ]
+    for damage in damages:
+        damaged = json.loads(raw)
+        damage(damaged)
+        with pytest.raises(ValueError):
+            cache._decode(json.dumps(damaged))
+    assert data == json.loads(cache._encode(cache._decode(raw)))
+
+
+@pytest.mark.parametrize("kind", ["FIFO", "/dev/zero"])
+def test_a_cache_that_is_not_a_regular_file_is_ignored_and_replaced(
+    run: Run, tmp_path: Path, kind: str
+) -> None:
+    write(tmp_path / "a.py", DOUBLE)
+    cold = run()
+    cache_file = _cache_file(tmp_path)
+    cache_file.unlink()
+    if kind == "FIFO":
+        os.mkfifo(cache_file)
+    else:
+        cache_file.symlink_to("/dev/zero")
+    code, out, err = run()
+    what = "a FIFO (named pipe)" if kind == "FIFO" else "a character device"
+    assert (code, out) == cold[:2]
+    assert err == f"warning: the cache {cache_file} is ignored: not a regular file: {what}\n"
+    assert cache_file.is_file() and not cache_file.is_symlink()
+    assert run() == cold
+
+
+@pytest.mark.parametrize(
+    ("read", "line"), [(False, 1_000_000_000), (True, 1_000_000_000), (True, 40), (True, 8)]
+)
+def test_an_entry_whose_spans_lie_outside_its_file_is_dropped(
+    run: Run, tmp_path: Path, read: bool, line: int
+) -> None:
+    """Checked against the file's size when the cache spares reading it, against its text when read
+    (line 40 is within the size of the file, past its last line; line 8 ends past its last column)."""
+    path = write(tmp_path / "a.py", DOUBLE)
+    if not read:
+        age(path)
+    cold = run("--format", "json")
+    cache_file = _cache_file(tmp_path)
+    data = json.loads(cache_file.read_text())
+    (digest,) = data["results"]
+    wrong = f'"span":[{line},0,{line},500]'
+    data["results"][digest] = re.sub(r'"span":\[7,\d+,7,\d+\]', wrong, data["results"][digest], count=1)
+    assert wrong in data["results"][digest]
+    cache_file.write_text(json.dumps(data))
+    assert run("--format", "json") == cold
+    assert wrong not in cache_file.read_text()

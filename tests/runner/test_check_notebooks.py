@@ -1,0 +1,173 @@
+"""``errknow-ls check`` on Jupyter notebooks: the code cells as one program, findings on their cell,
+fixes written back into the cells' sources as valid nbformat with everything else untouched."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+from errknow_ls.cli import EXIT_ERROR, EXIT_FOUND, EXIT_OK
+from tests.runner.test_check_cli import Run, sarif_schema
+
+SETUP = (
+    "import torch\n"
+    "from torch import nn\n"
+    "%matplotlib inline\n"
+    "backbone = nn.Linear(6, 12)\n"
+    "probe = nn.Linear(12, 2)\n"
+    "features = backbone(torch.randn(32, 6))"
+)
+LOOP = (
+    "!nvidia-smi\n"
+    "for epoch in range(5):\n"
+    "    loss = probe(features).sum()\n"
+    "    loss.backward()  # EK002: `features` was built once, in the cell above"
+)
+LOOP_FIXED = (
+    "!nvidia-smi\n"
+    "for epoch in range(5):\n"
+    "    features = backbone(torch.randn(32, 6))\n"
+    "    loss = probe(features).sum()\n"
+    "    loss.backward()  # EK002: `features` was built once, in the cell above"
+)
+ERROR_OUTPUT = new_output(
+    "error",
+    ename="RuntimeError",
+    evalue="Trying to backward through the graph a second time",
+    traceback=["RuntimeError: Trying to backward through the graph a second time"],
+)
+
+
+def write_notebook(path: Path, cells: list[Any], language: str = "python") -> Path:
+    notebook = new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": {"name": "python3", "language": language, "display_name": "Python 3"},
+            "language_info": {"name": language},
+            "custom": {"kept": [1, 2, 3]},
+        },
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, path)
+    return path
+
+
+def training_notebook(path: Path) -> Path:
+    return write_notebook(
+        path,
+        [
+            new_markdown_cell("# A probe on features computed once"),
+            new_code_cell(SETUP, execution_count=1),
+            new_markdown_cell("Train it:"),
+            new_code_cell(LOOP, execution_count=2, outputs=[ERROR_OUTPUT]),
+        ],
+    )
+
+
+def test_the_cells_are_one_program_and_the_finding_names_its_cell(run: Run, tmp_path: Path) -> None:
+    training_notebook(tmp_path / "train.ipynb")
+    code, out, _ = run("--no-cache", "train.ipynb")
+    assert code == EXIT_FOUND
+    # Code cell 2 (the notebook's fourth cell), line 4 of that cell, where `loss.backward()` is.
+    assert out.startswith("train.ipynb:cell 2:4:5: EK002 [*] `loss` reaches a graph built once")
+
+
+def test_json_and_sarif_say_the_cell(run: Run, tmp_path: Path) -> None:
+    training_notebook(tmp_path / "train.ipynb")
+    (item,) = json.loads(run("--no-cache", "--output-format", "json", "train.ipynb")[1])
+    assert (item["filename"], item["cell"], item["location"]) == ("train.ipynb", 2, {"row": 4, "column": 5})
+    assert item["fix"]["edits"][0]["location"] == {"row": 3, "column": 1}  # in the cell's own lines
+    log = json.loads(run("--no-cache", "--output-format", "sarif", "train.ipynb")[1])
+    jsonschema.validate(log, sarif_schema())
+    (result,) = log["runs"][0]["results"]
+    assert result["properties"]["cell"] == 2
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 4
+
+
+def test_notebooks_are_found_in_directories_but_not_their_checkpoints(run: Run, tmp_path: Path) -> None:
+    training_notebook(tmp_path / "nbs" / "train.ipynb")
+    training_notebook(tmp_path / "nbs" / ".ipynb_checkpoints" / "train-checkpoint.ipynb")
+    items = json.loads(run("--no-cache", "--output-format", "json")[1])
+    assert [item["filename"] for item in items] == [str(Path("nbs/train.ipynb"))]
+
+
+def test_fix_writes_the_cell_and_nothing_else(run: Run, tmp_path: Path) -> None:
+    path = training_notebook(tmp_path / "train.ipynb")
+    before = json.loads(path.read_text(encoding="utf-8"))
+    code, out, _ = run("--no-cache", "--fix", "train.ipynb")
+    assert code == EXIT_OK
+    assert out == "Found 1 error (1 fixed, 0 remaining).\n"
+    nbformat.validate(nbformat.read(path, as_version=4))
+    after = json.loads(path.read_text(encoding="utf-8"))
+    assert "".join(after["cells"][3]["source"]) == LOOP_FIXED
+    after["cells"][3]["source"] = before["cells"][3]["source"]
+    assert after == before  # outputs, metadata, ids, the other cells: as they were
+    assert run("--no-cache", "train.ipynb")[:2] == (EXIT_OK, "All checks passed!\n")
+
+
+def test_a_fixed_notebook_is_written_as_jupyter_writes_it(run: Run, tmp_path: Path) -> None:
+    path = training_notebook(tmp_path / "train.ipynb")
+    run("--no-cache", "--fix", "train.ipynb")
+    assert path.read_text(encoding="utf-8") == nbformat.writes(nbformat.read(path, as_version=4)) + "\n"
+
+
+def test_diff_of_a_notebook_patches_into_what_fix_writes(run: Run, tmp_path: Path) -> None:
+    if shutil.which("patch") is None:
+        pytest.skip("needs the patch program")
+    path = training_notebook(tmp_path / "train.ipynb")
+    original = path.read_bytes()
+    code, diff, _ = run("--no-cache", "--diff", "train.ipynb")
+    assert code == EXIT_FOUND
+    assert path.read_bytes() == original
+    patched = tmp_path / "patched"
+    patched.mkdir()
+    (patched / "train.ipynb").write_bytes(original)
+    subprocess.run(["patch", "-p1", "--quiet"], input=diff.encode(), cwd=patched, check=True)
+    run("--no-cache", "--fix", "train.ipynb")
+    assert (patched / "train.ipynb").read_bytes() == path.read_bytes()
+
+
+def test_a_fix_that_would_edit_another_cell_is_not_offered(run: Run, tmp_path: Path) -> None:
+    first = "import torch\nw = torch.ones(2, requires_grad=True)\nloss = (w * 2).sum()\nloss.backward()"
+    write_notebook(tmp_path / "twice.ipynb", [new_code_cell(first), new_code_cell("loss.backward()")])
+    (tmp_path / "twice.py").write_text(first + "\nloss.backward()\n", encoding="utf-8")
+    in_cells, as_file = json.loads(run("--no-cache", "--output-format", "json")[1])  # sorted by path
+    assert (in_cells["code"], in_cells["cell"], in_cells["location"]["row"]) == ("EK001", 2, 1)
+    # In one file, `retain_graph=True` goes on the first backward; in the notebook that is another cell.
+    assert any("retain_graph" in fix["title"] for fix in as_file["fixes"])
+    assert [fix["title"] for fix in in_cells["fixes"]] == [
+        fix["title"] for fix in as_file["fixes"] if "retain_graph" not in fix["title"]
+    ]
+    assert run("--no-cache", "--fix", "--unsafe-fixes", "twice.ipynb")[0] == EXIT_OK
+    cells = json.loads((tmp_path / "twice.ipynb").read_text(encoding="utf-8"))["cells"]
+    assert ["".join(cell["source"]) for cell in cells] == [first, ""]
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ("{not json", "not a notebook: not JSON"),
+        ('{"cells": {}}', "not a notebook: no 'cells' list"),
+        (
+            json.dumps({"cells": [], "metadata": {"language_info": {"name": "julia"}}, "nbformat": 4}),
+            "not a Python notebook (its language is 'julia')",
+        ),
+    ],
+)
+def test_a_file_that_is_no_python_notebook_is_an_error(
+    run: Run, tmp_path: Path, content: str, problem: str
+) -> None:
+    (tmp_path / "bad.ipynb").write_text(content, encoding="utf-8")
+    training_notebook(tmp_path / "good.ipynb")
+    code, out, err = run("--no-cache", ".")
+    assert code == EXIT_ERROR
+    assert f"bad.ipynb: error: {problem}" in err
+    assert out.startswith("good.ipynb:cell 2:4:5: EK002")
