@@ -17,6 +17,7 @@ from errknow_ls.project import (
     ProjectSettings,
     RuleSelection,
     discover,
+    import_roots,
     load_settings,
     resolve_selectors,
     split_selectors,
@@ -68,7 +69,8 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
         for folder in sorted({file.resolve().parent for file in found.files}):
             for stale in remove_stale_temps(folder):
                 print(f"{stale}: removed, a temporary file of an interrupted --fix run", file=err)
-    roots = (settings.root,) if settings.root is not None else ()
+    # Where the project's modules are imported from ([tool.setuptools] & co., src/, the root).
+    roots = tuple(import_roots(settings.root)) if settings.root is not None else ()
     inside = None if options.fix_symlink_targets else tuple(os.path.realpath(path) for path in paths)
     fixing = options.fix or options.diff
     # A fix must not touch what per-file-ignores ignores there; a plain check runs every file with
