@@ -502,11 +502,17 @@ def _reaching_definitions(
     return None
 
 
+def _definition_text(text: str) -> bool:
+    """A chunk that starts a definition (a ``def`` or ``class`` being typed loses only itself)."""
+    first = text.lstrip().split(None, 1)[0] if text.strip() else ""
+    return first in ("def", "class", "async") or first.startswith("@")
+
+
 def _runnable(chunks: list[Chunk]) -> list[Chunk]:
     """The chunks that parse, less the module-level statements after the first that does not:
     nothing after a statement that cannot run runs (a notebook's `loss = <YOUR CODE>` leaves no
     `loss` for the next cell's backward to find). Definitions there are still checked on their own."""
-    broken = [c.start for c in chunks if c.error is not None]
+    broken = [c.start for c in chunks if c.error is not None and not _definition_text(c.text)]
     if not broken:
         return chunks
     first = min(broken)
