@@ -15,6 +15,9 @@ suite stays green and a gap that closes shows up as an XPASS to remove from the 
 
 ``h2_*`` programs were written without reading the checker; ``h3_*`` ones by the engineer who made
 its fixes, after them, as new shapes of the same families (so they show generality, not blind recall).
+A buggy program whose header cites a real report (forum thread, GitHub issue) is paired with its
+corrected twin ``clean/<name>_fixed.py``, which applies the fix accepted there and asserts that it
+trains; ``clean/neg_*`` programs are negatives for the false-error mechanisms listed in issue 13.
 """
 
 from __future__ import annotations
@@ -64,6 +67,18 @@ KNOWN_GAPS: dict[str, str] = {
     "clean/rl_neg_alternating_updates_if_elif.py": "false EK003: the if/elif covers every update index",
     "clean/rl_neg_nstep_losses_flushed_every_n.py": "false EK003: the list is emptied after each backward",
     "clean/rl_td3_losses_share_encoder_forward_fixed.py": "false EK004: the actor loss uses detached inputs",
+    "buggy/backward_fn_lambda_two_task_losses.py": "missed: the backward runs inside a lambda",
+    "buggy/checkpointed_trunk_aux_loss_backward_first.py": "missed: checkpoint(...)'s output not modelled",
+    "buggy/meta_sgd_adapted_weights_carried_over.py": "extra finding on adapt(): grad w.r.t. inputs stops there",
+    "buggy/parametrize_cached_context_spans_epochs.py": "missed: parametrize.cached() caching not modelled",
+    "clean/feature_saliency_grad_stops_at_features.py": "false EK004: autograd.grad's inputs bound the traversal",
+    "clean/gcn_cached_norm_with_learned_edge_weights_fixed.py": "false EK003: cached=False path not followed",
+    "clean/neg_autoencoder_fit_from_net_cls.py": "false EK002: net_cls(width) taken as building a graph",
+    "clean/neg_curriculum_if_elif_without_else.py": "false EK003: if/elif without else keeps the old loss",
+    "clean/neg_inner_range_loop_always_runs.py": "false EK003: range(10) taken to maybe run zero times",
+    "clean/neg_losses_list_backward_every_n.py": "false EK003: the path that empties the list is merged",
+    "clean/neg_memory_flag_tested_in_two_methods.py": "false EK003: one flag taken true and false at once",
+    "clean/neg_step_replayed_after_reset.py": "false EK003: the caller's reset() between steps not seen",
 }
 
 requires_torch = pytest.mark.skipif(
