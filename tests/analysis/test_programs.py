@@ -71,6 +71,7 @@ KNOWN_GAPS: dict[str, str] = {
     "buggy/checkpointed_trunk_aux_loss_backward_first.py": "missed: checkpoint(...)'s output not modelled",
     "buggy/meta_sgd_adapted_weights_carried_over.py": "extra finding at adapt(): grad stops at its inputs",
     "buggy/parametrize_cached_context_spans_epochs.py": "missed: parametrize.cached() caching not modelled",
+    "buggy/parametrize_cached_two_losses_one_context.py": "missed: parametrize.cached() caching not modelled",
     "clean/feature_saliency_grad_stops_at_features.py": "false EK004: autograd.grad's inputs bound it",
     "clean/gcn_cached_norm_with_learned_edge_weights_fixed.py": "false EK003: cached=False path not followed",
     "clean/neg_autoencoder_fit_from_net_cls.py": "false EK002: net_cls(width) taken as building a graph",

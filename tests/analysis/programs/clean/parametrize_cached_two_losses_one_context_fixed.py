@@ -1,7 +1,7 @@
 """Energy model with a positive semi-definite coupling matrix (``W W^T``) whose two
-objectives are computed under one ``parametrize.cached()`` context and backwarded once, as their sum, so the cached
-weight's graph is traversed a single time per step (the use albanD describes in
-https://github.com/pytorch/pytorch/issues/71062).
+objectives are computed under one ``parametrize.cached()`` context and backwarded once,
+as their sum, so the cached weight's graph is traversed a single time per step (the use
+albanD describes in https://github.com/pytorch/pytorch/issues/71062).
 """
 
 import torch
