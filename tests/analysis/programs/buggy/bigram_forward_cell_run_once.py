@@ -1,10 +1,10 @@
 """Character bigram language model trained by hand-written gradient descent on a weight
 matrix, notebook style: a "forward pass" cell and a "backward pass + update" cell.
 
-Report: https://github.com/karpathy/nn-zero-to-hero/issues/31 -- running the backward
-and update cell again raised "Trying to backward through the graph a second time": the
-logits, probabilities and loss were computed once, by the forward cell, and every
-re-run of the update cell backwarded that same loss.
+Report: https://github.com/karpathy/nn-zero-to-hero/issues/31 -- a notebook with a
+"Forward Pass" cell (one-hot, logits, probabilities, loss) and a "Backward Pass" cell
+(``loss.backward()`` and the weight update) raised "Trying to backward through the graph
+a second time"; backwarding again a loss computed once is what raises it.
 
 Here the forward pass is computed once before the loop and the loop only backwards and
 updates.

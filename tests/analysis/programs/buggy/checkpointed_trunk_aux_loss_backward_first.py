@@ -2,9 +2,9 @@
 reconstruction head on the checkpointed trunk's output.
 
 Report: https://github.com/zhanghang1989/PyTorch-Encoding/issues/76 -- with gradient
-checkpointing, ``loss.backward`` raised "Trying to backward through the graph a second
-time" from inside ``torch/utils/checkpoint.py``: the checkpointed segment had already
-been backwarded once.
+checkpointing, a training script's ``loss.backward(retain_graph=True)`` raised "Trying to
+backward through the graph a second time" from inside ``torch/utils/checkpoint.py``'s
+backward: a checkpointed segment was being backwarded through again.
 
 Here the auxiliary loss is backwarded first, then the main loss backwards through the
 same ``checkpoint(...)`` output.

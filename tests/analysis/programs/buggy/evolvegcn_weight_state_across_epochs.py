@@ -3,8 +3,8 @@ snapshot through a GRU cell, trained on a sequence of graph snapshots.
 
 Report: https://github.com/benedekrozemberczki/pytorch_geometric_temporal/issues/305 --
 both EvolveGCN-H and EvolveGCN-O examples raised a RuntimeError at ``loss.backward()``
-(the loss averaged over the snapshots) from the second epoch on: the evolving weight is
-kept on the layer between calls, so the next epoch starts from a weight whose history
+(the loss averaged over the snapshots, once per epoch). An evolving GCN weight that is
+kept on the layer between calls makes the next epoch start from a weight whose history
 was freed.
 
 Here ``EvolvingGCN`` stores the evolved weight on ``self.weight_state`` and only

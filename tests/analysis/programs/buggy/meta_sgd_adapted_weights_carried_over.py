@@ -3,9 +3,8 @@ sizes are learned along with the initial weights.
 
 Report: https://github.com/facebookresearch/higher/issues/32 -- a meta-learner with a
 trainable inner-loop step raised "Trying to backward through the graph a second time"
-at ``meta_loss.backward()`` of the second outer iteration: the weights each outer
-iteration started from still carried the previous iteration's differentiable inner
-updates.
+at ``meta_loss.backward()`` in its outer loop, whose state (the printed
+``hidden^<outer_i-1>``) carried over from one outer iteration to the next.
 
 Here each outer iteration starts its inner loop from the adapted weights of the
 previous one, which are still attached to the previous meta-graph.

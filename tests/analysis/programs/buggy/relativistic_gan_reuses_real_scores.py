@@ -2,9 +2,9 @@
 generator losses compare real scores with the mean fake score and vice versa.
 
 Report: https://github.com/Zhaoyi-Yan/Shift-Net_pytorch/issues/34 -- the ``re_avg_gan``
-option raised "Trying to backward through the graph a second time": the generator loss
-reused the discriminator's real scores, whose graph the discriminator backward had
-already freed.
+option raised "Trying to backward through the graph a second time" (the issue gives only
+the message). A relativistic generator loss needs the real scores too; taking them from
+the discriminator step backwards through the graph that step's backward freed.
 
 Here ``pred_real`` from the discriminator step is reused by the generator loss.
 """
