@@ -35,14 +35,17 @@ def main(steps=3, use_scaler=False):
     model = TwoTaskNet()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     scaler = torch.amp.GradScaler("cpu", enabled=use_scaler)
-    backward_fn = (lambda loss: scaler.scale(loss).backward()) if use_scaler else (lambda loss: loss.backward())
+    if use_scaler:
+        backward_fn = lambda loss: scaler.scale(loss).backward()
+    else:
+        backward_fn = lambda loss: loss.backward()  # error: [shared-graph-backward]
     for step in range(steps):
         optimizer.zero_grad()
         depth, seg = model(images)
         depth_loss = F.l1_loss(depth, depth_gt)
         seg_loss = F.cross_entropy(seg, seg_gt)
         backward_fn(depth_loss)
-        backward_fn(seg_loss)  # error: [shared-graph-backward]
+        backward_fn(seg_loss)
         scaler.step(optimizer)
         scaler.update()
         print(f"step {step} depth {depth_loss.item():.4f} seg {seg_loss.item():.4f}")

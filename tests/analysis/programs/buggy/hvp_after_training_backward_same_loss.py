@@ -26,7 +26,7 @@ class Classifier(nn.Module):
 
 
 def curvature_along(loss, params, direction):
-    grads = torch.autograd.grad(loss, params, create_graph=True)
+    grads = torch.autograd.grad(loss, params, create_graph=True)  # error: [double-backward]
     dot = sum((g * d).sum() for g, d in zip(grads, direction))
     hv = torch.autograd.grad(dot, params)
     return sum((h * d).sum() for h, d in zip(hv, direction)).item()
@@ -44,7 +44,7 @@ def main(steps=3):
         loss = F.cross_entropy(model(x), y)
         loss.backward()
         direction = [-p.grad.clone() for p in params]
-        curvature = curvature_along(loss, params, direction)  # error: [double-backward]
+        curvature = curvature_along(loss, params, direction)
         optimizer.step()
         print(f"step {step} loss {loss.item():.4f} curvature {curvature:.4f}")
 

@@ -28,7 +28,10 @@ def main(steps=3, use_scaler=False):
     model = TwoTaskNet()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     scaler = torch.amp.GradScaler("cpu", enabled=use_scaler)
-    backward_fn = (lambda loss: scaler.scale(loss).backward()) if use_scaler else (lambda loss: loss.backward())
+    if use_scaler:
+        backward_fn = lambda loss: scaler.scale(loss).backward()
+    else:
+        backward_fn = lambda loss: loss.backward()
     for step in range(steps):
         optimizer.zero_grad()
         depth, seg = model(images)
