@@ -64,7 +64,6 @@ KNOWN_GAPS: dict[str, str] = {
     "clean/rl_neg_alternating_updates_if_elif.py": "false EK003: the if/elif covers every update index",
     "clean/rl_neg_nstep_losses_flushed_every_n.py": "false EK003: the list is emptied after each backward",
     "clean/rl_td3_losses_share_encoder_forward_fixed.py": "false EK004: the actor loss uses detached inputs",
-    "buggy/backward_fn_lambda_two_task_losses.py": "missed: the backward runs inside a lambda",
     "buggy/multitask_loss_dict_backward_per_task.py": "missed: the losses backwarded from a dict's items",
     "buggy/stacked_gru_states_dict_carried.py": "missed: the states carried in a dict",
     "buggy/meta_sgd_adapted_weights_carried_over.py": "extra finding at adapt(): grad stops at its inputs",
