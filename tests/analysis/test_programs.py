@@ -66,7 +66,7 @@ KNOWN_GAPS: dict[str, str] = {
     "clean/rl_td3_losses_share_encoder_forward_fixed.py": "false EK004: the actor loss uses detached inputs",
     "buggy/multitask_loss_dict_backward_per_task.py": "missed: the losses backwarded from a dict's items",
     "buggy/stacked_gru_states_dict_carried.py": "missed: the states carried in a dict",
-    "buggy/meta_sgd_adapted_weights_carried_over.py": "extra finding at adapt(): grad stops at its inputs",
+    "buggy/meta_sgd_adapted_weights_carried_over.py": "found at adapt()'s grad, which stops at its inputs",
     "buggy/parametrize_cached_context_spans_epochs.py": "missed: parametrize.cached() caching not modelled",
     "buggy/parametrize_cached_two_losses_one_context.py": "missed: parametrize.cached() caching not modelled",
     "clean/feature_saliency_grad_stops_at_features.py": "false EK004: autograd.grad's inputs bound it",
