@@ -1,0 +1,56 @@
+"""Window classifier for fMRI-like region time series: an LSTM reads each window and a
+linear head predicts the label; the module keeps its LSTM state on ``self.hidden``.
+
+Report: https://github.com/sgadgil6/cnslab_fmri/issues/4 -- training raised "Trying to
+backward through the graph a second time, but the saved intermediate results have
+already been freed" at ``loss.backward()``; ``retain_graph=True`` ran out of memory. The
+fix posted in the thread stops feeding ``self.hidden`` back into the LSTM: each window
+starts from a zero state.
+
+Here ``forward`` passes ``self.hidden`` (set in ``__init__``) and stores the state the
+LSTM returns, so the next batch starts from the previous batch's graph.
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class FMRILSTM(nn.Module):
+    def __init__(self, n_regions=10, hidden_dim=16, batch=8):
+        super().__init__()
+        self.hidden_dim = hidden_dim
+        self.lstm = nn.LSTM(n_regions, hidden_dim, batch_first=True)
+        self.linear = nn.Linear(hidden_dim, 1)
+        self.hidden = self.init_hidden(batch)
+
+    def init_hidden(self, batch):
+        return (torch.zeros(1, batch, self.hidden_dim), torch.zeros(1, batch, self.hidden_dim))
+
+    def forward(self, x):
+        lstm_out, self.hidden = self.lstm(x, self.hidden)
+        return self.linear(F.dropout(lstm_out[:, -1], 0.2, self.training)).squeeze(-1)
+
+
+def windows(n_batches, batch=8, length=12, regions=10):
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(n_batches):
+        x = torch.randn(batch, length, regions, generator=gen)
+        yield x, (x[:, :, 0].mean(1) > 0).float()
+
+
+def main(epochs=2):
+    torch.manual_seed(0)
+    model = FMRILSTM()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    for epoch in range(epochs):
+        for i, (x, y) in enumerate(windows(3)):
+            loss = F.binary_cross_entropy_with_logits(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()  # error: [carried-graph-backward]
+            optimizer.step()
+            print(f"epoch {epoch} batch {i} loss {loss.item():.4f}")
+
+
+if __name__ == "__main__":
+    main()
