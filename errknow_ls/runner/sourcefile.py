@@ -11,7 +11,6 @@ is written only when asked.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import dataclasses
 import errno
 import functools
@@ -242,6 +241,8 @@ def _exchange(a: Path, b: Path) -> bool:
         return False
     if function(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
         return True
+    import ctypes  # noqa: PLC0415 (importing ctypes opens a library: only a --fix that writes does)
+
     error = ctypes.get_errno()
     if error in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP):
         return False
@@ -256,6 +257,8 @@ _RENAME_EXCHANGE = 2
 def _renameat2() -> Callable[..., int] | None:
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # noqa: PLC0415 (importing ctypes opens a library: only a --fix that writes does)
+
     try:
         function = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):  # not glibc 2.28 or later, or musl
