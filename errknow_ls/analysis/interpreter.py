@@ -1408,7 +1408,8 @@ class Interpreter:
         self._raised = False
         self._check_second_pass(node, receiver, roots, reached)
         if self._raised:
-            self.state.dead = True
+            # torch raised here: this backward freed nothing a later finding may lean on. What
+            # follows is still checked, as it runs once this one is fixed.
             return Const(None)
         self._note_retained_reach(node, reached, may)
         self.tick += 1
@@ -1474,7 +1475,7 @@ class Interpreter:
                 self._local_call(node, free),
             )
         )
-        self._raised = True  # torch raises here: nothing after it on this path runs
+        self._raised = True
 
     def _classify(
         self,

@@ -13,8 +13,8 @@ NOT_PYTHON_BREAKS = ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "
 @pytest.mark.parametrize("character", NOT_PYTHON_BREAKS, ids=lambda c: f"U+{ord(c):04X}")
 def test_a_broken_line_with_a_unicode_break_keeps_the_findings_on_their_lines(character: str) -> None:
     source = (
-        "import torch\nw = torch.ones(2, requires_grad=True)\n"
-        f"x = 1{character}y = 2\nloss = (w * w).sum()\nloss.backward()\nloss.backward()\n"
+        f"import torch\nx = 1{character}y = 2\ndef train():\n    w = torch.ones(2, requires_grad=True)\n"
+        "    loss = (w * w).sum()\n    loss.backward()\n    loss.backward()\n"
     )
     findings = check_source(source).findings
-    assert [(f.code, f.span.start.line) for f in findings] == [("EK001", 5)]
+    assert [(f.code, f.span.start.line) for f in findings] == [("EK001", 6)]
