@@ -154,6 +154,9 @@ class Interpreter:
         """Functions registered with ``register_forward_hook``; every module call runs them."""
         self._in_hook = False
         self._raised = False
+        self._raised_by: set[int] = set()
+        """The frees (by id) a reported second pass went through: a later pass through the same one
+        is the same bug (a grad of the failed grad's result)."""
         self._forced: dict[int, int] = {}
         """``if`` chains (by id) whose branch the current run of a loop has chosen."""
         self._set_attributes: frozenset[str] | None = None
@@ -1444,6 +1447,8 @@ class Interpreter:
         if not conflict:
             return
         free = self.state.freed[min(conflict, key=lambda n: self.state.freed[n].tick)]
+        if id(free) in self._raised_by:
+            return  # the same freed graph, reached again after it raised: one bug, said once
         self._guarded = frozenset()
         self._entry = {}
         self._spelled = {}
@@ -1476,6 +1481,7 @@ class Interpreter:
             )
         )
         self._raised = True
+        self._raised_by.add(id(free))
 
     def _classify(
         self,
