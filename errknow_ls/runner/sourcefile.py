@@ -333,7 +333,17 @@ def _alive(pid: int) -> bool:
         return False
     except OSError:
         return True  # someone else's process: alive
-    return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """A process killed but not yet reaped (a killed run's worker whose parent died with it) still
+    answers ``kill(pid, 0)``; on Linux its state says it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[:1] == ["Z"]
 
 
 def _fsync_directory(directory: Path) -> None:
