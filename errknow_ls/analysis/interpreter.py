@@ -152,6 +152,9 @@ class Interpreter:
         self._spelled: dict[str, str] = {}
         self.forward_hooks: list[Value] = []
         """Functions registered with ``register_forward_hook``; every module call runs them."""
+        self.forward_calls: set[ast.AST] = set()
+        """Calls resolved as a forward computation: a torch op, a tensor method, a module's forward
+        (what a fix may re-run; see rules/fix_safety.py)."""
         self._in_hook = False
         self._raised = False
         self._forced: dict[int, int] = {}
@@ -883,6 +886,7 @@ class Interpreter:
 
     def op_node(self, site: ast.AST, inputs: Sequence[Value], *, saves: bool) -> Value:
         """The result of a differentiable op on ``inputs``: a new node when any input needs grad."""
+        self.forward_calls.add(site)
         may = _may_reach(inputs)
         if not any(isinstance(v, Tensor | NNModule) or tensors_in(v) for v in inputs):
             return Opaque(may) if may and not self.no_grad else UNKNOWN
@@ -1214,6 +1218,7 @@ class Interpreter:
     def call_module(
         self, args: list[Value], kwargs: dict[str, Value], node: ast.Call, frozen: bool = False
     ) -> Value:
+        self.forward_calls.add(node)
         if frozen:
             return self.op_node(node, [*args, *kwargs.values()], saves=True)
         if self.no_grad:
@@ -1248,6 +1253,8 @@ class Interpreter:
             if not obj.cls.is_module:
                 return UNKNOWN
             return self.call_module(args, kwargs, node, frozen=frozen)
+        if obj.cls.is_module:
+            self.forward_calls.add(node)
         if frozen and not any(has_grad(v) for v in [*args, *kwargs.values()]):
             saved, self.no_grad = self.no_grad, True  # no parameter needs grad, nor any input
             try:

@@ -7,20 +7,17 @@ import bisect
 
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.fixes import (
+    code_of_statement,
     delete_statement,
     insert_keyword,
     insert_lines_before,
     replace,
-    statement_text,
 )
 from errknow_ls.analysis.rules.context import RuleContext, holds
+from errknow_ls.analysis.rules.fix_safety import recompute
 from errknow_ls.analysis.source import call_name, called_names
 from errknow_ls.core import Applicability, Edit, Fix, Position, Span
 
-SIMPLE = (ast.Assign, ast.AnnAssign)
-SIDE_EFFECTS = frozenset(
-    {"backward", "step", "zero_grad", "append", "extend", "update", "grad", "manual_backward"}
-)
 STEPPING = frozenset({"step", "manual_step"})
 
 
@@ -86,12 +83,6 @@ def ancestors_hold(ctx: RuleContext, stmt: ast.stmt, target: ast.stmt) -> bool:
     return False
 
 
-def has_side_effects(ctx: RuleContext, stmt: ast.stmt) -> bool:
-    """``stmt`` calls a backward, a step, an append..., itself or through a function of this module
-    (``last = train(model, data)``): re-running it would train again, not recompute."""
-    return bool(reachable_calls(ctx, stmt) & SIDE_EFFECTS)
-
-
 def reachable_calls(ctx: RuleContext, stmt: ast.stmt) -> set[str]:
     """The names ``stmt`` calls, and those the functions of this module it calls call, transitively."""
     definitions = ctx.definitions()
@@ -119,19 +110,19 @@ def recompute_before(event: SecondPass, ctx: RuleContext, applicability: Applica
             return None  # built in another call (a constructor, an earlier step): not ours to move
         if stmt is target:
             continue
-        if not isinstance(stmt, SIMPLE) or has_side_effects(ctx, stmt):
-            return None
         if stmt.lineno >= target.lineno or not ancestors_hold(ctx, stmt, target):
             return None
         statements[stmt.lineno] = stmt
-    texts = [statement_text(ctx.source, statements[line]) for line in sorted(statements)]
-    if not texts or any(t is None for t in texts):
+    ordered = [statements[line] for line in sorted(statements)]
+    allowed = recompute(ctx, ordered, applicability)
+    texts = [code_of_statement(ctx.source, stmt) for stmt in ordered]
+    if allowed is None or any(t is None for t in texts):
         return None
     edit = insert_lines_before(ctx.source, target, [t for t in texts if t is not None])
     if edit is None:
         return None
-    names = ", ".join(dict.fromkeys(ctx.text(_target(statements[line])) for line in sorted(statements)))
-    return Fix(f"Recompute `{names}` before the second backward", applicability, (edit,), workaround=2)
+    names = ", ".join(dict.fromkeys(ctx.text(_target(stmt)) for stmt in ordered))
+    return Fix(f"Recompute `{names}` before the second backward", allowed, (edit,), workaround=2)
 
 
 def _target(stmt: ast.stmt) -> ast.AST:

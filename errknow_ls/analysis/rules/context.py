@@ -63,6 +63,9 @@ class RuleContext:
     source: SourceText
     module: ast.Module
     nodes: list[GraphNode]
+    forward_calls: set[ast.AST] = field(default_factory=set)
+    """Calls the interpreter resolved as forward computations (torch ops, tensor methods, module
+    forwards): what a safe fix may re-run."""
     parents: Parents = field(init=False)
     _all: list[ast.stmt] | None = field(init=False, default=None)
     _summaries: dict[int, Summary] = field(init=False, default_factory=dict)
