@@ -155,6 +155,8 @@ class Interpreter:
         self.forward_calls: set[ast.AST] = set()
         """Calls resolved as a forward computation: a torch op, a tensor method, a module's forward
         (what a fix may re-run; see rules/fix_safety.py)."""
+        self.called_functions: dict[ast.AST, set[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        """The functions and methods of the checked code each call site ran."""
         self._in_hook = False
         self._raised = False
         self._forced: dict[int, int] = {}
@@ -1074,12 +1076,16 @@ class Interpreter:
             self._rebind_receiver(node, Tensor(grad=False))
             return Tensor(grad=False)
         if attr in api.CUT_METHODS or attr in api.INTEGER_CASTS:
+            if attr not in api.RANDOM_METHODS:
+                self.forward_calls.add(node)  # reads the tensor: a fix may re-run it
             return Tensor(grad=False)
         if attr in ("type", "to") and any(_integer_dtype(v) for v in [*args, *kwargs.values()]):
             return Tensor(grad=False)  # an integer tensor cannot carry a graph
         if attr in api.NUMBER_METHODS:
             return NUMBER
         if attr in api.SCALAR_METHODS:
+            if attr not in api.EFFECT_METHODS:
+                self.forward_calls.add(node)
             return UNKNOWN
         if attr == "requires_grad_":
             off = args and isinstance(args[0], Const) and not args[0].value
@@ -1164,6 +1170,8 @@ class Interpreter:
         if namespace not in api.OP_NAMESPACES:
             return self.unknown_call(args, kwargs)
         if short in api.CREATION_FUNCS:
+            if short not in api.RANDOM_CREATION_FUNCS and short not in ("load", "manual_seed"):
+                self.forward_calls.add(node)  # torch.eye(n), torch.zeros_like(x): the same every time
             grad = kwargs.get("requires_grad")
             return Tensor(frozenset(), isinstance(grad, Const) and bool(grad.value))
         if short in api.NOT_OPS:
@@ -1299,6 +1307,8 @@ class Interpreter:
         env = self._bind(fn, func.bound, args, kwargs, unknown_args)
         closure = self._closures.get(func.closure) if func.closure is not None else None
         frame = Frame(next(self._serial), fn, node, self.tick, closure=closure)
+        if node is not None and not isinstance(fn, ast.Lambda):
+            self.called_functions.setdefault(node, set()).add(fn)
         frame.bound = func.bound.oid if func.bound is not None else None
         caller_env, caller_no_grad, caller_globals = self.state.env, self.no_grad, self.globals
         frame.module = func.module

@@ -6,7 +6,8 @@ Each file runs once as ``__main__`` (seeded as the ground-truth harness seeds it
 hooks on torch itself:
 
 - every ``torch.autograd.backward`` (``loss.backward()`` goes through it) adds the value of what it
-  backwards to the loss of the current optimizer step;
+  backwards to the loss of the current optimizer step; it and every ``torch.autograd.grad`` are
+  also recorded in order (a program without an optimizer trains by them);
 - torch's global optimizer step pre-hook records, at every ``step()``, which parameters the
   optimizer owns and whether each holds a non-zero gradient.
 
@@ -73,11 +74,12 @@ class _Watch:
         self.backward_losses: list[float] = []
         self.got_gradient: set[str] = set()
 
-    def backward_value(self, tensors: Any) -> None:
+    def backward_value(self, tensors: Any, *, steps: bool = True) -> None:
         items = tensors if isinstance(tensors, list | tuple) else [tensors]
         with self.torch.no_grad():
             value = sum(float(t.detach().double().sum()) for t in items if isinstance(t, self.torch.Tensor))
-        self.pending += value
+        if steps:
+            self.pending += value
         self.backward_losses.append(value)
 
     def before_step(self, optimizer: Any, _args: object, _kwargs: object) -> None:
@@ -122,7 +124,7 @@ def train_paths(paths: Iterable[Path]) -> list[Training]:
     from torch.optim.optimizer import register_optimizer_step_pre_hook
 
     results = []
-    original_backward = torch.autograd.backward
+    original_backward, original_grad = torch.autograd.backward, torch.autograd.grad
     for path in paths:
         filename = str(Path(path).resolve())
         watch = _Watch(torch)
@@ -131,12 +133,16 @@ def train_paths(paths: Iterable[Path]) -> list[Training]:
             _watch.backward_value(tensors)
             return original_backward(tensors, *args, **kwargs)
 
+        def grad(outputs: Any, *args: Any, _watch: _Watch = watch, **kwargs: Any) -> Any:
+            _watch.backward_value(outputs, steps=False)  # manual SGD trains by grad, not backward
+            return original_grad(outputs, *args, **kwargs)
+
         handle = register_optimizer_step_pre_hook(watch.before_step)
-        torch.autograd.backward = backward
+        torch.autograd.backward, torch.autograd.grad = backward, grad
         try:
             run = _run_one(filename, MODULE_RUN, _module_body(filename), torch)
         finally:
-            torch.autograd.backward = original_backward
+            torch.autograd.backward, torch.autograd.grad = original_backward, original_grad
             handle.remove()
         error = f"{run.exc_type}: {(run.message or '').strip()[:200]}" if run.raised else ""
         results.append(watch.result(filename, run.raised, error))
@@ -181,7 +187,7 @@ def problems(fixed: Training, reference: Training | None = None) -> list[str]:
         return [f"raises {fixed.error}"]
     found = []
     if not fixed.parameters and not fixed.backward_losses:
-        found.append("trains nothing: no optimizer stepped and nothing was backwarded")
+        found.append("trains nothing: no optimizer stepped and no gradient was computed")
     expected_without = set(reference.without_gradient) if reference is not None else set()
     missing = [key for key in fixed.without_gradient if key not in expected_without]
     if missing:

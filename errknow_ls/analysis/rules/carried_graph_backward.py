@@ -54,7 +54,7 @@ from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.fixes import body_anchor, insert_lines_before, replace
 from errknow_ls.analysis.rules.common_fixes import detached
 from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
-from errknow_ls.analysis.rules.fix_safety import detach_expression
+from errknow_ls.analysis.rules.fix_safety import detach_carried, detach_expression
 from errknow_ls.analysis.values import UNKNOWN, Seq, Tensor, Value, element, join
 from errknow_ls.core import Applicability, Finding, Fix
 
@@ -342,7 +342,7 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]])
     where = "call" if loop.method else "iteration"
     return Fix(
         f"Detach {shown} at the start of each {where}",
-        Applicability.SAFE if safe else Applicability.UNSAFE,
+        detach_carried(ctx, loop, Applicability.SAFE if safe else Applicability.UNSAFE),
         (edit,),
         workaround=3,
     )

@@ -7,7 +7,9 @@ A fix is safe only when all of these hold:
    detached, sum losses into one backward, or re-run (recompute) a statement. Nothing else.
 2. **What it re-runs is a pure forward computation, as the analysis resolved it**: an assignment
    whose every call the interpreter followed as a torch op, a tensor method (not an in-place one,
-   whose name ends in ``_``) or a module's forward (:attr:`RuleContext.forward_calls`). Never a
+   whose name ends in ``_``) or a module's forward (:attr:`RuleContext.forward_calls`), or as a
+   function of the checked code that only computes: it assigns local names and returns, and every
+   call in it is again a forward computation (:attr:`RuleContext.called_functions`). Never a
    constructor of a module, an optimizer, a parameter, a scheduler or a data loader, never a call
    the analysis does not follow (``net_cls(width)``, a helper of another package), never a backward,
    a step or an append. A statement that is not shown to be forward-only is not re-run at all: the
@@ -18,8 +20,9 @@ A fix is safe only when all of these hold:
    follow was handed it. Where a later backward does, removal is display-only; where unknown code
    may, nothing is reported.
 4. **It keeps which tensors the optimizer updates**: it creates no parameter and rebuilds no module
-   (2), and it detaches only values carried or stored between steps, never a tensor the current
-   step's loss must send its gradient through.
+   (2), and it detaches only values carried or stored between training steps (a loop in which an
+   optimizer steps), never a tensor the current step's loss must send its gradient through (a
+   decoder's hidden state between its time steps: :func:`detach_carried`).
 5. **A detach respects the value's shape**: a tensor gets ``.detach()``; a list, tuple or dict of
    tensors gets every item detached in its own shape (:func:`detach_expression`); a value whose
    shape the analysis does not know gets no detach.
@@ -31,7 +34,7 @@ from __future__ import annotations
 
 import ast
 
-from errknow_ls.analysis.events import RetainSite
+from errknow_ls.analysis.events import Loop, RetainSite
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.values import Opaque, Seq, Tensor, Value, tensors_in
 from errknow_ls.core import Applicability
@@ -45,17 +48,58 @@ def forward_only(ctx: RuleContext, stmt: ast.stmt) -> bool:
     if not isinstance(stmt, ASSIGNMENTS) or stmt.value is None:
         return False
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-    if not all(_plain_target(t) for t in targets):
-        return False
-    for node in ast.walk(stmt.value):
+    return all(_plain_target(t) for t in targets) and _forward_expression(ctx, stmt.value, set())
+
+
+def _forward_expression(ctx: RuleContext, expr: ast.expr, seen: set[int]) -> bool:
+    """Every call in ``expr`` is a forward computation: resolved as a torch op, a tensor method or
+    a module's forward, or a function of the checked code that only computes (:func:`_computes`)."""
+    for node in ast.walk(expr):
         if isinstance(node, NOT_FORWARD):
             return False
-        if isinstance(node, ast.Call):
-            if node not in ctx.forward_calls:
-                return False
-            if isinstance(node.func, ast.Attribute) and _in_place(node.func.attr):
-                return False
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Attribute) and _in_place(node.func.attr):
+            return False
+        if node in ctx.forward_calls:
+            continue
+        ran = ctx.called_functions.get(node)
+        if not ran or not all(_computes(ctx, func, seen) for func in ran):
+            return False
     return True
+
+
+def _computes(ctx: RuleContext, func: ast.FunctionDef | ast.AsyncFunctionDef, seen: set[int]) -> bool:
+    """A function of the checked code whose body only assigns local names and returns what forward
+    computations give (``normalize_adjacency(a)``, a module's ``quantized_weight()``): no store into
+    an attribute, an item or a global, no loop, no backward, no step."""
+    if id(func) in seen:
+        return False  # recursion: not shown to end
+    if isinstance(func, ast.AsyncFunctionDef) or func.decorator_list:
+        return False
+    seen.add(id(func))
+    body = func.body[1:] if ast.get_docstring(func) is not None else func.body
+    return bool(body) and all(_computing_statement(ctx, stmt, seen) for stmt in body)
+
+
+def _computing_statement(ctx: RuleContext, stmt: ast.stmt, seen: set[int]) -> bool:
+    if isinstance(stmt, ast.Return):
+        return stmt.value is None or _forward_expression(ctx, stmt.value, seen)
+    if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        local = all(isinstance(t, ast.Name) or _names_only(t) for t in targets)
+        return local and stmt.value is not None and _forward_expression(ctx, stmt.value, seen)
+    if isinstance(stmt, ast.If):
+        return _forward_expression(ctx, stmt.test, seen) and all(
+            _computing_statement(ctx, s, seen) for s in [*stmt.body, *stmt.orelse]
+        )
+    return isinstance(stmt, ast.Pass)
+
+
+def _names_only(target: ast.expr) -> bool:
+    if isinstance(target, ast.Tuple | ast.List):
+        return all(_names_only(t) for t in target.elts)
+    return isinstance(target, ast.Name)
 
 
 def _plain_target(target: ast.expr) -> bool:
@@ -84,6 +128,15 @@ def retain_removal(site: RetainSite) -> Applicability | None:
     if site.unseen:
         return None
     return Applicability.DISPLAY_ONLY if site.reached_later else Applicability.SAFE
+
+
+def detach_carried(ctx: RuleContext, loop: Loop, wanted: Applicability) -> Applicability:
+    """Detaching what a loop carries into its next iteration (rule 4): ``wanted`` where every
+    iteration is a training step (an optimizer steps in the loop, or the loop is the repeated calls
+    of a training-step method), so the cut falls between steps; unsafe inside one step (a decoder's
+    time steps), where it would stop the gradient the step's own loss sends back through earlier
+    iterations."""
+    return wanted if loop.method is not None or loop.key in ctx.stepping else Applicability.UNSAFE
 
 
 def detach_expression(text: str, value: Value, *, atomic: bool = True) -> str | None:

@@ -48,6 +48,7 @@ the first iteration sent through them.
 from __future__ import annotations
 
 import ast
+import itertools
 
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.fixes import (
@@ -61,7 +62,7 @@ from errknow_ls.analysis.rules.common_fixes import ancestors_hold
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import detach_expression, recompute
 from errknow_ls.analysis.values import Value
-from errknow_ls.core import Applicability, Edit, Finding, Fix
+from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Span
 
 CODE = "EK002"
 
@@ -135,7 +136,21 @@ def _deletions(ctx: RuleContext, moved: list[ast.stmt], loop: ast.stmt) -> list[
     if any(n.id in assigned for n in names_loaded(scope) if id(n) not in inside):
         return []
     edits = [delete_statement(ctx.source, stmt) for stmt in moved]
-    return [e for e in edits if e is not None] if all(edits) else []
+    if not all(edits):
+        return []
+    first, last = moved[0].lineno, moved[-1].end_lineno or moved[-1].lineno
+    contiguous = all((a.end_lineno or a.lineno) + 1 == b.lineno for a, b in itertools.pairwise(moved))
+    lines = ctx.source.lines
+    if (
+        contiguous
+        and first > 1
+        and last < len(lines)
+        and not lines[first - 2].strip()
+        and not lines[last].strip()
+    ):
+        # A paragraph of its own: its blank line goes with it, not two blank lines left behind.
+        edits.append(Edit(Span(Position(last, 0), Position(last + 1, 0)), ""))
+    return [e for e in edits if e is not None]
 
 
 def _targets(stmt: ast.stmt) -> list[ast.expr]:
