@@ -1,6 +1,6 @@
 """Score the checker on a labelled set of whole programs: recall per family, false positives, fixes.
 
-    python benchmarks/score_checker.py [--programs DIR] [--no-fix] [--verbose]
+    python benchmarks/score_checker.py [--programs DIR] [--references REFERENCES] [--no-fix] [--verbose]
 
 DIR (default: tests/analysis/programs) holds ``buggy/*.py``, each with exactly one
 ``# error: [rule-name]`` label on the call that raises (EK001-EK004) or that passes
@@ -15,7 +15,8 @@ copies every buggy program to a temporary directory twice, runs ``errknow-ls che
 --unsafe-fixes`` on one set of copies and ``check --fix`` (safe fixes alone) on the other, runs
 them under torch with the training harness (tests/groundtruth/train_check.py), and prints the share
 of buggy programs that *train correctly* after each: they run clean, every parameter the optimizers
-own receives a non-zero gradient, and, where DIR/reference/<name>.py holds a hand-written correct
+own receives a non-zero gradient, and, where REFERENCES/<name>.py (default
+tests/analysis/program_references) holds a hand-written correct
 version, the trained parameters equal the reference's after the same number of steps. Also: the
 share whose only fix is a bare ``retain_graph=True``, the share offered no fix, and the safe fixes
 that change what trains (a program changed by safe fixes alone that runs but fails those checks),
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PROGRAMS = ROOT / "tests" / "analysis" / "programs"
+DEFAULT_REFERENCES = ROOT / "tests" / "analysis" / "program_references"
 DEAD_END = "EK005"
 RAISING = ("EK001", "EK002", "EK003", "EK004")
 LABEL = re.compile(r"# error: \[(?P<rule>[a-z0-9-]+)\]")
@@ -265,6 +267,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--programs", type=Path, default=DEFAULT_PROGRAMS, help="directory with buggy/ and clean/"
     )
+    parser.add_argument(
+        "--references",
+        type=Path,
+        default=DEFAULT_REFERENCES,
+        help="hand-written correct versions of buggy programs, by the same file name",
+    )
     parser.add_argument("--no-fix", action="store_true", help="skip the fix-and-run stage")
     parser.add_argument("--verbose", action="store_true", help="list every buggy program")
     args = parser.parse_args(argv)
@@ -281,7 +289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_recall(scored, args.verbose)
     print_false_positives(scored)
     if not args.no_fix:
-        print_fix_stage(scored, args.programs / "reference")
+        print_fix_stage(scored, args.references)
     return 0
 
 

@@ -702,6 +702,7 @@ def _outcome(interpreter: Interpreter, source: SourceText, first: int, errors: l
         interpreter.forward_calls,
         interpreter.stepping,
         interpreter.called_functions,
+        interpreter.module_calls,
     )
     passes = tuple(_reported(e, ctx) for e in interpreter.events[first:])
     retains = tuple(

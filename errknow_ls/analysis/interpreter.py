@@ -155,6 +155,9 @@ class Interpreter:
         self.forward_calls: set[ast.AST] = set()
         """Calls resolved as a forward computation: a torch op, a tensor method, a module's forward
         (what a fix may re-run; see rules/fix_safety.py)."""
+        self.module_calls: set[ast.AST] = set()
+        """Calls of a library module (``nn.LSTMCell``): what they give back may be a tensor or a
+        tuple of them, which the analysis does not tell apart."""
         self.called_functions: dict[ast.AST, set[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
         """The functions and methods of the checked code each call site ran."""
         self._in_hook = False
@@ -1227,6 +1230,7 @@ class Interpreter:
         self, args: list[Value], kwargs: dict[str, Value], node: ast.Call, frozen: bool = False
     ) -> Value:
         self.forward_calls.add(node)
+        self.module_calls.add(node)
         if frozen:
             return self.op_node(node, [*args, *kwargs.values()], saves=True)
         if self.no_grad:

@@ -124,3 +124,45 @@ def test_a_retain_graph_handed_to_unknown_code_is_never_removed_safely() -> None
 def test_a_detach_keeps_the_values_shape(value: Value, expected: str | None) -> None:
     """Never `.detach()` on a list: each tensor is detached where it sits."""
     assert detach_expression("h", value) == expected
+
+
+@pytest.mark.parametrize(
+    ("entering", "steps_inside"),
+    [("encoder(src)", True), ("torch.zeros(4, 8)", False), ("encoder(src)", False)],
+)
+def test_detaching_carried_state_is_safe_only_between_training_steps(
+    entering: str, steps_inside: bool
+) -> None:
+    """A decoder's hidden state between its time steps, or an encoder's output entering the loop:
+    detaching it at the top of each iteration would stop the gradient the loss sends back."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "encoder, cell = nn.Linear(8, 8), nn.GRUCell(8, 8)\n"
+        "opt = torch.optim.SGD([*encoder.parameters(), *cell.parameters()], lr=0.1)\n"
+        "src = torch.randn(4, 8)\n"
+        f"hidden = {entering}\n"
+        "for t in range(3):\n"
+        "    hidden = cell(src, hidden)\n"
+        "    loss = hidden.pow(2).mean()\n"
+        "    loss.backward()\n" + ("    opt.step()\n" if steps_inside else "") + "opt.step()\n"
+    )
+    (finding,) = check_source(source).findings
+    detaches = [fix for fix in finding.fixes if fix.title.startswith("Detach `hidden`")]
+    assert detaches
+    assert all(fix.applicability != Applicability.SAFE for fix in detaches)
+
+
+def test_detaching_a_zero_initial_state_between_steps_is_safe() -> None:
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "cell = nn.GRUCell(8, 8)\nopt = torch.optim.SGD(cell.parameters(), lr=0.1)\n"
+        "hidden = torch.zeros(4, 8)\n"
+        "for t in range(3):\n"
+        "    hidden = cell(torch.randn(4, 8), hidden)\n"
+        "    loss = hidden.pow(2).mean()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+    )
+    (finding,) = check_source(source).findings
+    assert finding.fixes[0].title == "Detach `hidden` at the start of each iteration"
+    assert finding.fixes[0].applicability == Applicability.SAFE

@@ -307,9 +307,19 @@ def _shape(carried: Value, entry: Value | None) -> Value:
     return carried
 
 
-def _detach_line(name: str, value: Value) -> tuple[str, bool] | None:
+def _detach_line(name: str, value: Value, ctx: RuleContext) -> tuple[str, bool] | None:
     """``name = <name detached in its own shape>``; safe for a tensor or a fixed tuple of them (the
     state itself), unsafe for a list (later backwards no longer reach earlier items' graphs)."""
+    if (
+        isinstance(value, Seq)
+        and value.kind == "list"
+        and _module_output(ctx, value.item)
+        and _imports_torch(ctx)
+    ):
+        # What a module gave back is one value to the analysis, a tensor or an (h, c) pair at run
+        # time (an LSTMCell's state): each item is detached in the shape it has when it runs.
+        each = "s.detach() if isinstance(s, torch.Tensor) else tuple(t.detach() for t in s)"
+        return f"{name} = [{each} for s in {name}]", False
     expression = detach_expression(name, value)
     if expression is None:
         return None
@@ -328,7 +338,7 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]])
     lines, safe = [], True
     for raw, name in carried:
         shape = _shape(event.carried[raw], event.entry.get(raw))
-        made = _detach_line(name, shape)
+        made = _detach_line(name, shape, ctx)
         if made is None:
             return None
         line, line_safe = made
@@ -342,7 +352,12 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]])
     where = "call" if loop.method else "iteration"
     return Fix(
         f"Detach {shown} at the start of each {where}",
-        detach_carried(ctx, loop, Applicability.SAFE if safe else Applicability.UNSAFE),
+        detach_carried(
+            ctx,
+            loop,
+            [event.entry[raw] for raw, _ in carried if raw in event.entry],
+            Applicability.SAFE if safe else Applicability.UNSAFE,
+        ),
         (edit,),
         workaround=3,
     )
@@ -350,11 +365,22 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]])
 
 def _guard(name: str, ctx: RuleContext) -> str:
     """``isinstance(total, torch.Tensor)`` where ``torch`` is imported, else ``is not None``."""
-    imports_torch = any(
+    return f"isinstance({name}, torch.Tensor)" if _imports_torch(ctx) else f"{name} is not None"
+
+
+def _module_output(ctx: RuleContext, value: Value) -> bool:
+    """``value`` is a tensor a library module gave back (or one the analysis cannot trace to a
+    single op): at run time it may be a tuple of tensors."""
+    if not isinstance(value, Tensor):
+        return False
+    return value.root is None or ctx.nodes[value.root].site in ctx.module_calls
+
+
+def _imports_torch(ctx: RuleContext) -> bool:
+    return any(
         isinstance(stmt, ast.Import) and any(a.name == "torch" and a.asname is None for a in stmt.names)
         for stmt in ctx.module.body
     )
-    return f"isinstance({name}, torch.Tensor)" if imports_torch else f"{name} is not None"
 
 
 def _in_header_line(anchor: ast.stmt, loop: ast.stmt | None) -> bool:

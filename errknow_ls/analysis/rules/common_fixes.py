@@ -209,7 +209,9 @@ def read_grads(event: SecondPass, ctx: RuleContext) -> Fix | None:
         return None
     if len(second.args) != 2 or second.keywords or _grads_reset_before(ctx, event):
         return None
-    if event.free.root is None or event.free.root not in event.roots:
+    same_root = event.free.root is not None and event.free.root in event.roots
+    same_graph = bool(event.reached) and event.free.reached == event.reached
+    if not (same_root or same_graph):
         return None  # the backward went through something else (`scaler.scale(loss)`): other values
     inputs = second.args[1]
     text = ctx.text(inputs)

@@ -70,6 +70,8 @@ class RuleContext:
     """Loops (by key) in which an optimizer steps: each iteration is a training step."""
     called_functions: dict[ast.AST, set[ast.FunctionDef | ast.AsyncFunctionDef]] = field(default_factory=dict)
     """The functions and methods of the checked code each call site ran."""
+    module_calls: set[ast.AST] = field(default_factory=set)
+    """Calls of library modules, whose output may be a tensor or a tuple of them."""
     parents: Parents = field(init=False)
     _all: list[ast.stmt] | None = field(init=False, default=None)
     _summaries: dict[int, Summary] = field(init=False, default_factory=dict)

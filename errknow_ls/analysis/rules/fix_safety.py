@@ -36,7 +36,7 @@ import ast
 
 from errknow_ls.analysis.events import Loop, RetainSite
 from errknow_ls.analysis.rules.context import RuleContext
-from errknow_ls.analysis.values import Opaque, Seq, Tensor, Value, tensors_in
+from errknow_ls.analysis.values import Opaque, Seq, Tensor, Value, maybe_of, tensors_in
 from errknow_ls.core import Applicability
 
 ASSIGNMENTS = (ast.Assign, ast.AnnAssign)
@@ -130,13 +130,18 @@ def retain_removal(site: RetainSite) -> Applicability | None:
     return Applicability.DISPLAY_ONLY if site.reached_later else Applicability.SAFE
 
 
-def detach_carried(ctx: RuleContext, loop: Loop, wanted: Applicability) -> Applicability:
-    """Detaching what a loop carries into its next iteration (rule 4): ``wanted`` where every
-    iteration is a training step (an optimizer steps in the loop, or the loop is the repeated calls
-    of a training-step method), so the cut falls between steps; unsafe inside one step (a decoder's
-    time steps), where it would stop the gradient the step's own loss sends back through earlier
-    iterations."""
-    return wanted if loop.method is not None or loop.key in ctx.stepping else Applicability.UNSAFE
+def detach_carried(
+    ctx: RuleContext, loop: Loop, entering: list[Value], wanted: Applicability
+) -> Applicability:
+    """Detaching what a loop carries into its next iteration, at the top of each one (rule 4):
+    ``wanted`` where every iteration is a training step (an optimizer steps in the loop, or the loop
+    is the repeated calls of a training-step method) and what enters the loop carries no graph (a
+    zero initial state), so the cut falls only between steps. Unsafe inside one step (a decoder's
+    time steps), or where the value entering the loop has a graph (an encoder's output): the first
+    cut would stop the gradient the loss sends back to what made it."""
+    stepping = loop.method is not None or loop.key in ctx.stepping
+    entry_graph = any(maybe_of(value) for value in entering)
+    return wanted if stepping and not entry_graph else Applicability.UNSAFE
 
 
 def detach_expression(text: str, value: Value, *, atomic: bool = True) -> str | None:
