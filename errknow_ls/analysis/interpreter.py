@@ -1074,6 +1074,8 @@ class Interpreter:
     ) -> Value:
         if attr == "backward":
             return self.backward_call(node, receiver, kwargs, _receiver_expr(node, None), positional=args[1:])
+        if attr.endswith("_") and not attr.endswith("__") and self._updates_parameter(node, receiver):
+            self._note_step()  # `p.data.add_(p.grad, alpha=-lr)`: a hand-written optimizer
         if attr == "detach_":
             self._detach_in_place(receiver)
             self._rebind_receiver(node, Tensor(grad=False))
@@ -1099,6 +1101,19 @@ class Interpreter:
         if attr.endswith("_") and not attr.endswith("__"):
             self._rebind_receiver(node, op_result)
         return op_result
+
+    def _updates_parameter(self, node: ast.Call, receiver: Tensor) -> bool:
+        """An in-place op on a parameter under ``no_grad``, or on its ``.data``."""
+        if self.no_grad and receiver.grad and not receiver.nodes:
+            return True
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute)):
+            return False
+        owner_expr = func.value.value
+        if func.value.attr != "data" or not isinstance(owner_expr, ast.Name):
+            return False
+        owner = self.state.env.get(owner_expr.id)
+        return isinstance(owner, Tensor) and owner.grad and not owner.nodes
 
     def _detach_in_place(self, tensor: Tensor) -> None:
         """``t.detach_()`` changes the tensor object itself: every name, attribute and container

@@ -166,3 +166,21 @@ def test_detaching_a_zero_initial_state_between_steps_is_safe() -> None:
     (finding,) = check_source(source).findings
     assert finding.fixes[0].title == "Detach `hidden` at the start of each iteration"
     assert finding.fixes[0].applicability == Applicability.SAFE
+
+
+def test_a_hand_written_optimizer_makes_each_iteration_a_training_step() -> None:
+    """`p.data.add_(p.grad, alpha=-lr)` steps like an optimizer (word_language_model's loop)."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "cell = nn.GRUCell(8, 8)\n"
+        "hidden = torch.zeros(4, 8)\n"
+        "for t in range(3):\n"
+        "    cell.zero_grad()\n"
+        "    hidden = cell(torch.randn(4, 8), hidden)\n"
+        "    loss = hidden.pow(2).mean()\n"
+        "    loss.backward()\n"
+        "    for p in cell.parameters():\n"
+        "        p.data.add_(p.grad, alpha=-0.1)\n"
+    )
+    (finding,) = check_source(source).findings
+    assert finding.fixes[0].applicability == Applicability.SAFE

@@ -192,7 +192,7 @@ def _inline_init(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix |
     if not edits:
         return None
     return Fix(
-        f"Compute `{', '.join(titles)}` where it is used, on every call",
+        f"Compute `{', '.join(dict.fromkeys(titles))}` where it is used, on every call",
         Applicability.UNSAFE,
         tuple(edits),
         workaround=2,
