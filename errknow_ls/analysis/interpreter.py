@@ -140,6 +140,8 @@ class Interpreter:
         self.loops: dict[int, LoopContext] = {}
         self.no_grad = False
         self.tick = 0
+        self.step_tick = -1
+        """``tick`` when an optimizer last stepped (or parameters were last updated in place)."""
         self.steps = 0
         self.total_steps = 0
         self.stopped: str | None = None
@@ -1509,6 +1511,7 @@ class Interpreter:
                 self._spelled,
                 self._home(),
                 self._local_call(node, free),
+                stepped_between=self.step_tick >= free.tick,
             )
         )
         self._raised = True
@@ -1652,6 +1655,7 @@ class Interpreter:
 
     def _note_step(self) -> None:
         self.stepping.update(key for key, _ in self.loop_stack)
+        self.step_tick = self.tick
 
     def _note_retain_site(self, node: ast.Call, roots: list[Tensor]) -> None:
         """Remember a retain inside a loop of this frame whose graph the iteration built."""

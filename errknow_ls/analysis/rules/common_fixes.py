@@ -51,12 +51,15 @@ def _after(a: ast.stmt, b: ast.stmt) -> bool:
 
 
 def steps_between(ctx: RuleContext, event: SecondPass) -> bool:
-    """An optimizer steps between the two passes: the second needs a fresh forward pass."""
+    """An optimizer steps between the two passes (or a method updates the parameters in place, as
+    SAM's ``first_step`` does): the second needs a fresh forward pass."""
     if ctx.function_of(event.free.site) is not ctx.function_of(event.report):
         if yields_before_step(ctx, event.free.site):
-            return False
-        return bool(called_names(ctx.function_of(event.free.site) or ctx.module) & STEPPING)
-    return any(called_names(s) & STEPPING for s in statements_between(ctx, event.free.site, event.report))
+            return False  # the generator steps when resumed, after the consumer's backward
+        stepping = called_names(ctx.function_of(event.free.site) or ctx.module) & STEPPING
+        return event.stepped_between or bool(stepping)
+    between = statements_between(ctx, event.free.site, event.report)
+    return event.stepped_between or any(called_names(s) & STEPPING for s in between)
 
 
 def yields_before_step(ctx: RuleContext, first: ast.Call) -> bool:
