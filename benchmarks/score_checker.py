@@ -180,6 +180,15 @@ class FixOutcome:
         return notes
 
 
+def reference_of(program: Scored, references: Path) -> Path:
+    """The hand-written correct version of a buggy program: REFERENCES/<name>.py, else its clean
+    twin ``clean/<name>_fixed.py`` (may not exist)."""
+    written = references / program.path.name
+    if written.is_file():
+        return written
+    return program.path.parent.parent / "clean" / f"{program.path.stem}_fixed.py"
+
+
 def fix_pass(command: list[str], buggy: list[Scored], references: Path, unsafe: bool) -> list[FixOutcome]:
     """Copy every buggy program, fix the copies, and run them under the training harness."""
     from tests.groundtruth.train_check import problems
@@ -196,7 +205,7 @@ def fix_pass(command: list[str], buggy: list[Scored], references: Path, unsafe: 
             text=True,
             check=False,
         )
-        written = {s.name: references / s.path.name for s in buggy}
+        written = {s.name: reference_of(s, references) for s in buggy}
         present = [path for path in written.values() if path.is_file()]
         trained = train([*copies.values(), *present])
         fixed_texts = {name: copy.read_text(encoding="utf-8") for name, copy in copies.items()}
@@ -235,11 +244,12 @@ def print_fix_stage(scored: list[Scored], references: Path) -> None:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     buggy = [s for s in scored if s.buggy and s.label]
-    with_reference = sum((references / s.path.name).is_file() for s in buggy)
+    with_reference = sum(reference_of(s, references).is_file() for s in buggy)
     print(
         f"  {len(buggy)} buggy programs; trains = runs clean, every parameter the "
         "optimizers own receives a non-zero gradient, and (for the "
-        f"{with_reference} with a hand-written reference in {references.name}/) the trained "
+        f"{with_reference} with a hand-written reference: {references.name}/<name>.py, or the clean "
+        "twin clean/<name>_fixed.py) the trained "
         "parameters equal the reference's"
     )
     unsafe = fix_pass(command, buggy, references, unsafe=True)

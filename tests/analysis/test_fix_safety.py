@@ -184,3 +184,29 @@ def test_a_hand_written_optimizer_makes_each_iteration_a_training_step() -> None
     )
     (finding,) = check_source(source).findings
     assert finding.fixes[0].applicability == Applicability.SAFE
+
+
+@pytest.mark.parametrize(
+    ("policy_weight", "safe"),
+    [("(returns - values)", False), ("returns", True)],
+)
+def test_losses_are_summed_safely_only_when_each_learns_through_its_own_part(
+    policy_weight: str, safe: bool
+) -> None:
+    """An actor-critic's policy loss weighted by the critic's values: summing would train the critic
+    through the baseline too (the report's fix detaches it); two heads on a trunk sum safely."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "trunk, actor, critic = nn.Linear(4, 8), nn.Linear(8, 2), nn.Linear(8, 1)\n"
+        "features = trunk(torch.randn(5, 4))\n"
+        "values = critic(features).squeeze(-1)\n"
+        "log_probs = actor(features).log_softmax(-1)[:, 0]\n"
+        "returns = torch.randn(5)\n"
+        f"policy_loss = -({policy_weight} * log_probs).sum()\n"
+        "value_loss = (returns - values).pow(2).mean()\n"
+        "policy_loss.backward()\n"
+        "value_loss.backward()\n"
+    )
+    (finding,) = check_source(source).findings
+    (summed,) = [fix for fix in finding.fixes if fix.title.startswith("Sum the losses")]
+    assert (summed.applicability == Applicability.SAFE) is safe

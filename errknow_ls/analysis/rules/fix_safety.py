@@ -22,7 +22,8 @@ A fix is safe only when all of these hold:
 4. **It keeps which tensors the optimizer updates**: it creates no parameter and rebuilds no module
    (2), and it detaches only values carried or stored between training steps (a loop in which an
    optimizer steps), never a tensor the current step's loss must send its gradient through (a
-   decoder's hidden state between its time steps: :func:`detach_carried`).
+   decoder's hidden state between its time steps: :func:`detach_carried`); losses are summed into
+   one backward only where each learns through a part of its own (:func:`sum_losses`).
 5. **A detach respects the value's shape**: a tensor gets ``.detach()``; a list, tuple or dict of
    tensors gets every item detached in its own shape (:func:`detach_expression`); a value whose
    shape the analysis does not know gets no detach.
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 import ast
 
-from errknow_ls.analysis.events import Loop, RetainSite
+from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.values import Opaque, Seq, Tensor, Value, maybe_of, tensors_in
 from errknow_ls.core import Applicability
@@ -128,6 +129,20 @@ def retain_removal(site: RetainSite) -> Applicability | None:
     if site.unseen:
         return None
     return Applicability.DISPLAY_ONLY if site.reached_later else Applicability.SAFE
+
+
+def sum_losses(ctx: RuleContext, event: SecondPass) -> Applicability:
+    """Summing two losses that share a graph into one backward (rule 4): safe when each learns
+    through a part of its own (two heads on a shared trunk), so the sum is what both mean. Where
+    everything one of them learns through lies inside the other's graph (an actor-critic's policy
+    loss weighted by the critic's values), the other uses it as a baseline or a target, which
+    programs detach: the sum would train it through that use too, so it is unsafe."""
+    first, second = event.free.reached, event.reached
+
+    def learns(nodes: frozenset[int]) -> bool:
+        return any(ctx.nodes[n].learns for n in nodes)
+
+    return Applicability.SAFE if learns(first - second) and learns(second - first) else Applicability.UNSAFE
 
 
 def detach_carried(

@@ -53,6 +53,7 @@ from errknow_ls.analysis.rules.common_fixes import (
     steps_between,
 )
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded
+from errknow_ls.analysis.rules.fix_safety import sum_losses
 from errknow_ls.analysis.source import called_names
 from errknow_ls.core import Applicability, Edit, Finding, Fix
 
@@ -76,7 +77,15 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     ordered = [detach, recompute] if gan_like else [recompute, detach]
     retain = retain_first(event, ctx, Applicability.UNSAFE)
     grad = differentiable_grad(event, ctx)
-    fixes = [f for f in (_sum(event, ctx), _sum_loop(event, ctx), *ordered, retain, grad) if f is not None]
+    summed = [_sum(event, ctx), _sum_loop(event, ctx)]
+    if not stepped and sum_losses(ctx, event) is Applicability.UNSAFE:
+        # One loss learns only through what the other uses as a baseline or target: detaching it
+        # in the other comes before summing.
+        ordered = [detach, recompute]
+        candidates = [*ordered, *summed, retain, grad]
+    else:
+        candidates = [*summed, *ordered, retain, grad]
+    fixes = [f for f in candidates if f is not None]
     related = [ctx.related(first, f"`{event.free.label}`'s backward frees the shared graph here")]
     if shared:
         related.append(ctx.related(shared[1], "the shared part of the graph is built here"))
@@ -134,7 +143,7 @@ def _sum(event: SecondPass, ctx: RuleContext) -> Fix | None:
     total = f"({ctx.text(first_expr)} + {ctx.text(second_expr)})"
     return Fix(
         f"Sum the losses and backward once: `{total}.backward()`",
-        Applicability.SAFE,
+        sum_losses(ctx, event),
         (delete, replace(ctx.source, second_expr, total)),
         workaround=1,
     )
@@ -162,7 +171,7 @@ def _sum_loop(event: SecondPass, ctx: RuleContext) -> Fix | None:
     )
     return Fix(
         "Sum the losses and backward once",
-        Applicability.SAFE,
+        sum_losses(ctx, event),
         (replace(ctx.source, loop, total),),
         workaround=1,
     )
