@@ -43,6 +43,7 @@ def test_a_model_built_once_is_never_rebuilt_inside_the_loop() -> None:
         "nn.Linear(4, 4)(inputs)",
         "nn.Parameter(torch.randn(4, 4)) @ inputs.T",
         "make_features(model, inputs)",
+        "torch.distributions.Normal(model(inputs), 1.0).rsample()",
     ],
 )
 def test_what_is_not_a_forward_computation_is_never_re_run(built: str) -> None:

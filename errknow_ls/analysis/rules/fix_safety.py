@@ -8,8 +8,10 @@ A fix is safe only when all of these hold:
 2. **What it re-runs is a pure forward computation, as the analysis resolved it**: an assignment
    whose every call the interpreter followed as a torch op, a tensor method (not an in-place one,
    whose name ends in ``_``) or a module's forward (:attr:`RuleContext.forward_calls`), or as a
-   function of the checked code that only computes: it assigns local names and returns, and every
-   call in it is again a forward computation (:attr:`RuleContext.called_functions`). Never a
+   function of the checked code (or a ``forward`` of its modules) that only computes: it assigns
+   local names and returns, and every call in it is again a forward computation
+   (:attr:`RuleContext.called_functions`). Never a random draw (``rsample``, ``torch.randn``:
+   re-run, it draws other numbers). Never a
    constructor of a module, an optimizer, a parameter, a scheduler or a data loader, never a call
    the analysis does not follow (``net_cls(width)``, a helper of another package), never a backward,
    a step or an append. A statement that is not shown to be forward-only is not re-run at all: the
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import ast
 
+from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.values import Opaque, Seq, Tensor, Value, maybe_of, tensors_in
@@ -60,12 +63,15 @@ def _forward_expression(ctx: RuleContext, expr: ast.expr, seen: set[int]) -> boo
             return False
         if not isinstance(node, ast.Call):
             continue
-        if isinstance(node.func, ast.Attribute) and _in_place(node.func.attr):
-            return False
-        if node in ctx.forward_calls:
-            continue
+        if isinstance(node.func, ast.Attribute) and (
+            _in_place(node.func.attr) or node.func.attr in api.RANDOM_METHODS
+        ):
+            return False  # changes its receiver, or draws other numbers when re-run
         ran = ctx.called_functions.get(node)
-        if not ran or not all(_computes(ctx, func, seen) for func in ran):
+        if ran:  # the checked code's own function, method or module forward: what it does inside
+            if not all(_computes(ctx, func, seen) for func in ran):
+                return False
+        elif node not in ctx.forward_calls:
             return False
     return True
 
@@ -133,16 +139,20 @@ def retain_removal(site: RetainSite) -> Applicability | None:
 
 def sum_losses(ctx: RuleContext, event: SecondPass) -> Applicability:
     """Summing two losses that share a graph into one backward (rule 4): safe when each learns
-    through a part of its own (two heads on a shared trunk), so the sum is what both mean. Where
-    everything one of them learns through lies inside the other's graph (an actor-critic's policy
-    loss weighted by the critic's values), the other uses it as a baseline or a target, which
+    through a part of its own (two heads on a shared trunk) or neither does (several losses on one
+    embedding), so the sum is what both mean. Where everything one of them learns through lies
+    inside the graph of the other, which has a part of its own (an actor-critic's policy loss
+    weighted by the critic's values), the other may use it as a baseline or a target, which
     programs detach: the sum would train it through that use too, so it is unsafe."""
     first, second = event.free.reached, event.reached
 
     def learns(nodes: frozenset[int]) -> bool:
         return any(ctx.nodes[n].learns for n in nodes)
 
-    return Applicability.SAFE if learns(first - second) and learns(second - first) else Applicability.UNSAFE
+    # Both learn through their own part (two heads), or neither does (several losses on the same
+    # embedding): the sum is what they mean. One alone without a part of its own: a baseline.
+    own_first, own_second = learns(first - second), learns(second - first)
+    return Applicability.SAFE if own_first == own_second else Applicability.UNSAFE
 
 
 def detach_carried(

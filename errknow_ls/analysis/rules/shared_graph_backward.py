@@ -78,7 +78,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     retain = retain_first(event, ctx, Applicability.UNSAFE)
     grad = differentiable_grad(event, ctx)
     summed = [_sum(event, ctx), _sum_loop(event, ctx)]
-    if not stepped and sum_losses(ctx, event) is Applicability.UNSAFE:
+    if detach is not None and not stepped and sum_losses(ctx, event) is Applicability.UNSAFE:
         # One loss learns only through what the other uses as a baseline or target: detaching it
         # in the other comes before summing.
         ordered = [detach, recompute]
