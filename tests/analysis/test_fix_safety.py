@@ -211,3 +211,22 @@ def test_losses_are_summed_safely_only_when_each_learns_through_its_own_part(
     (finding,) = check_source(source).findings
     (summed,) = [fix for fix in finding.fixes if fix.title.startswith("Sum the losses")]
     assert (summed.applicability == Applicability.SAFE) is safe
+
+
+def test_a_cached_value_refreshed_now_and_then_is_not_detached_safely() -> None:
+    """Not a recurrence: the encoder would stop learning between refreshes (recompute it)."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "encoder, head = nn.Linear(4, 4), nn.Linear(4, 1)\n"
+        "opt = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.1)\n"
+        "latent = None\n"
+        "for step in range(6):\n"
+        "    if step % 3 == 0:\n"
+        "        latent = encoder(torch.randn(2, 4))\n"
+        "    loss = head(latent).pow(2).mean()\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+    )
+    (finding,) = check_source(source).findings
+    assert all(fix.applicability != Applicability.SAFE for fix in finding.fixes)

@@ -357,6 +357,7 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]])
             loop,
             [event.entry[raw] for raw, _ in carried if raw in event.entry],
             Applicability.SAFE if safe else Applicability.UNSAFE,
+            recurrent=all(name in _recurrences(_loop_body(event)) for _, name in carried),
         ),
         (edit,),
         workaround=3,

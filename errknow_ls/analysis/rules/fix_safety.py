@@ -156,14 +156,19 @@ def sum_losses(ctx: RuleContext, event: SecondPass) -> Applicability:
 
 
 def detach_carried(
-    ctx: RuleContext, loop: Loop, entering: list[Value], wanted: Applicability
+    ctx: RuleContext, loop: Loop, entering: list[Value], wanted: Applicability, *, recurrent: bool
 ) -> Applicability:
     """Detaching what a loop carries into its next iteration, at the top of each one (rule 4):
     ``wanted`` where every iteration is a training step (an optimizer steps in the loop, or the loop
     is the repeated calls of a training-step method) and what enters the loop carries no graph (a
     zero initial state), so the cut falls only between steps. Unsafe inside one step (a decoder's
     time steps), or where the value entering the loop has a graph (an encoder's output): the first
-    cut would stop the gradient the loss sends back to what made it."""
+    cut would stop the gradient the loss sends back to what made it. And only for a recurrence (a
+    state computed from itself, ``h = cell(x, h)``: truncated backpropagation through time); a
+    value only kept from an earlier step (a latent refreshed every k steps) is meant to be
+    recomputed, and detaching it stops what made it from learning in the steps between."""
+    if not recurrent:
+        return Applicability.UNSAFE
     stepping = loop.method is not None or loop.key in ctx.stepping
     entry_graph = any(maybe_of(value) for value in entering)
     return wanted if stepping and not entry_graph else Applicability.UNSAFE
