@@ -1089,6 +1089,7 @@ class Interpreter:
         if attr in ("type", "to") and any(_integer_dtype(v) for v in [*args, *kwargs.values()]):
             return Tensor(grad=False)  # an integer tensor cannot carry a graph
         if attr in api.NUMBER_METHODS:
+            self.forward_calls.add(node)  # t.size(0), t.item(): reads the tensor
             return NUMBER
         if attr in api.SCALAR_METHODS:
             if attr not in api.EFFECT_METHODS:
