@@ -155,6 +155,17 @@ def sum_losses(ctx: RuleContext, event: SecondPass) -> Applicability:
     return Applicability.SAFE if own_first == own_second else Applicability.UNSAFE
 
 
+def detach_in_first(ctx: RuleContext, event: SecondPass, *, steps_between: bool) -> Applicability | None:
+    """Detaching the shared tensor where the first loss reads it (``fake.detach()`` in a GAN's
+    discriminator loss): the first loss must still learn through a part of its own (the
+    discriminator), else nothing of it would learn (and its backward would raise); safe where an
+    optimizer steps between the two passes, unsafe otherwise (it stops the first loss's gradient
+    at the shared part)."""
+    if not any(ctx.nodes[n].learns for n in event.free.reached - event.reached):
+        return None
+    return Applicability.SAFE if steps_between else Applicability.UNSAFE
+
+
 def detach_carried(
     ctx: RuleContext, loop: Loop, entering: list[Value], wanted: Applicability, *, recurrent: bool
 ) -> Applicability:

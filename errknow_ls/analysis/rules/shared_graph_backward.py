@@ -53,7 +53,7 @@ from errknow_ls.analysis.rules.common_fixes import (
     steps_between,
 )
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded
-from errknow_ls.analysis.rules.fix_safety import sum_losses
+from errknow_ls.analysis.rules.fix_safety import detach_in_first, sum_losses
 from errknow_ls.analysis.source import called_names
 from errknow_ls.core import Applicability, Edit, Finding, Fix
 
@@ -214,9 +214,37 @@ def _detach(event: SecondPass, ctx: RuleContext, shared: tuple[str, ast.AST] | N
     if first_stmt is not None and second_stmt is not None:
         between = _between(ctx, first_stmt, second_stmt)
         steps = between is not None and "step" in called_names(*between)
+    applicability = detach_in_first(ctx, event, steps_between=steps)
+    if applicability is None:
+        return _detach_in_second(event, ctx, name, scope)
     return Fix(
         f"Detach `{name}` in the first loss (`{name}.detach()`)",
-        Applicability.SAFE if steps else Applicability.UNSAFE,
+        applicability,
+        tuple(edits),
+        workaround=3,
+    )
+
+
+def _detach_in_second(event: SecondPass, ctx: RuleContext, name: str, scope: ast.AST) -> Fix | None:
+    """The first loss learns only through ``name`` (a critic's own loss on its ``baseline``): the
+    second uses it as a baseline or target, so it is detached there (unsafe: the second loss then
+    no longer trains what made it)."""
+    first_line, report_line = ctx.line_of(event.free.site), ctx.line_of(event.report)
+    own = event.reached - event.free.reached
+    feeding = {id(s) for n in own if (s := ctx.nodes[n].stmt) is not None}
+    edits = [
+        replace(ctx.source, use, f"{name}.detach()")
+        for use in names_loaded(scope)
+        if use.id == name
+        and first_line < use.lineno <= report_line
+        and not _is_detached(ctx, use)
+        and id(ctx.statement_of(use)) in feeding
+    ]
+    if not edits:
+        return None
+    return Fix(
+        f"Detach `{name}` where the second loss uses it (`{name}.detach()`)",
+        Applicability.UNSAFE,
         tuple(edits),
         workaround=3,
     )
