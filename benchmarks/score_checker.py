@@ -1,6 +1,6 @@
 """Score the checker on a labelled set of whole programs: recall per family, false positives, fixes.
 
-    python benchmarks/score_checker.py [--programs DIR] [--no-fix] [--verbose]
+    python benchmarks/score_checker.py [--programs DIR] [--references REFERENCES] [--no-fix] [--verbose]
 
 DIR (default: tests/analysis/programs) holds ``buggy/*.py``, each with exactly one
 ``# error: [rule-name]`` label on the call that raises (EK001-EK004) or that passes
@@ -11,10 +11,16 @@ Prints, from ``check_source``:
 - false positives: findings in clean programs, and findings on unlabelled lines of buggy ones.
 
 Then, when the CLI has ``check`` and torch is importable (the fix stage; ``--no-fix`` skips it):
-copies every buggy program to a temporary directory, runs ``errknow-ls check --fix --unsafe-fixes``
-on the copies, runs them under torch with the ground-truth harness (tests/groundtruth/run_fixtures.py),
-and prints the share of buggy programs that now run clean, how many of those fixes were a bare
-``retain_graph=True``, and findings left after fixing. Nothing passes or fails: read the numbers.
+copies every buggy program to a temporary directory twice, runs ``errknow-ls check --fix
+--unsafe-fixes`` on one set of copies and ``check --fix`` (safe fixes alone) on the other, runs
+them under torch with the training harness (tests/groundtruth/train_check.py), and prints the share
+of buggy programs that *train correctly* after each: they run clean, every parameter the optimizers
+own receives a non-zero gradient, and, where REFERENCES/<name>.py (default
+tests/analysis/program_references) holds a hand-written correct
+version, the trained parameters equal the reference's after the same number of steps. Also: the
+share whose only fix is a bare ``retain_graph=True``, the share offered no fix, and the safe fixes
+that change what trains (a program changed by safe fixes alone that runs but fails those checks),
+which must be 0. Nothing passes or fails: read the numbers.
 """
 
 from __future__ import annotations
@@ -37,17 +43,14 @@ from errknow_ls.analysis import check_source
 from errknow_ls.analysis.registry import BY_NAME, RULES
 
 if TYPE_CHECKING:
-    from tests.groundtruth.run_fixtures import Run
+    from tests.groundtruth.train_check import Training
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PROGRAMS = ROOT / "tests" / "analysis" / "programs"
+DEFAULT_REFERENCES = ROOT / "tests" / "analysis" / "program_references"
 DEAD_END = "EK005"
 RAISING = ("EK001", "EK002", "EK003", "EK004")
 LABEL = re.compile(r"# error: \[(?P<rule>[a-z0-9-]+)\]")
-KNOWN_ERRORS = {
-    "backward through the graph a second time": "backward through the graph a second time",
-    "modified by an inplace operation": "a saved tensor was modified in place",
-}
 BARE_RETAIN = re.compile(r"^\s*,?\s*retain_graph\s*=\s*True\s*,?\s*$")
 
 
@@ -149,41 +152,88 @@ def is_bare_retain(before: str, after: str) -> bool:
     return bool(changes) and all(tag == "insert" and BARE_RETAIN.match(text) for tag, text in changes)
 
 
-def why(run: Run | None) -> str:
-    """What a fixed program still raises, in a few words."""
-    if run is None:
-        return "nothing: it was not run"
-    message = (run.message or "").strip().splitlines()[0] if run.message else ""
-    for key, short in KNOWN_ERRORS.items():
-        if key in message:
-            return f"{run.exc_type} ({short})"
-    return f"{run.exc_type}: {message[:80]}"
-
-
 @dataclass
 class FixOutcome:
+    """One buggy program after one fix pass (safe fixes alone, or with unsafe ones)."""
+
     scored: Scored
     changed: bool
-    runs_clean: bool
     bare_retain: bool
     left: set[tuple[int, str]]
-    run: Run | None
+    training: Training | None
+    trouble: list[str]
+    """Why the fixed program does not train correctly (empty: it does)."""
+
+    @property
+    def trains(self) -> bool:
+        return self.changed and not self.trouble
 
     def notes(self) -> list[str]:
         notes = []
         if not self.changed:
-            notes.append("unchanged")
+            notes.append("no fix applied")
         if self.bare_retain:
             notes.append("bare retain_graph=True")
         if self.left:
             notes.append(f"still flagged: {describe(self.left)}")
-        if not self.runs_clean:
-            notes.append(f"raises {why(self.run)}")
+        notes.extend(self.trouble)
         return notes
 
 
-def print_fix_stage(scored: list[Scored]) -> None:
-    print("Fixes (`errknow-ls check --fix --unsafe-fixes` on a copy, then run under torch)")
+def reference_of(program: Scored, references: Path) -> Path:
+    """The hand-written correct version of a buggy program: REFERENCES/<name>.py, else its clean
+    twin ``clean/<name>_fixed.py`` (may not exist)."""
+    written = references / program.path.name
+    if written.is_file():
+        return written
+    return program.path.parent.parent / "clean" / f"{program.path.stem}_fixed.py"
+
+
+def fix_pass(command: list[str], buggy: list[Scored], references: Path, unsafe: bool) -> list[FixOutcome]:
+    """Copy every buggy program, fix the copies, and run them under the training harness."""
+    from tests.groundtruth.train_check import problems  # noqa: PLC0415 (only the fix stage needs it)
+    from tests.groundtruth.train_check import run_in_subprocess as train  # noqa: PLC0415 (likewise)
+
+    flags = ["--fix", "--unsafe-fixes"] if unsafe else ["--fix"]
+    with tempfile.TemporaryDirectory(prefix="errknow-score-") as tmp:
+        copies = {s.name: Path(tmp).resolve() / s.path.name for s in buggy}
+        for s in buggy:
+            shutil.copyfile(s.path, copies[s.name])
+        subprocess.run(
+            [*command, "check", *flags, "--no-cache", "--exit-zero", tmp],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        written = {s.name: reference_of(s, references) for s in buggy}
+        present = [path for path in written.values() if path.is_file()]
+        trained = train([*copies.values(), *present])
+        fixed_texts = {name: copy.read_text(encoding="utf-8") for name, copy in copies.items()}
+    outcomes = []
+    for s in buggy:
+        before, after = s.path.read_text(encoding="utf-8"), fixed_texts[s.name]
+        training = trained.get(str(copies[s.name]))
+        expected = trained.get(str(written[s.name].resolve()))
+        trouble = problems(training, expected) if training else ["not run"]
+        outcomes.append(
+            FixOutcome(
+                scored=s,
+                changed=before != after,
+                bare_retain=is_bare_retain(before, after),
+                left={(f.span.start.line + 1, f.code) for f in check_source(after).findings},
+                training=training,
+                trouble=trouble,
+            )
+        )
+    return outcomes
+
+
+def share(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({part / max(1, whole):.1%})"
+
+
+def print_fix_stage(scored: list[Scored], references: Path) -> None:
+    print("Fixes (`errknow-ls check --fix [--unsafe-fixes]` on copies, then run under torch and watched)")
     command = cli_has_check()
     if command is None:
         print("  skipped: the CLI has no `check` command yet")
@@ -193,58 +243,45 @@ def print_fix_stage(scored: list[Scored]) -> None:
         return
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from tests.groundtruth.run_fixtures import run_in_subprocess  # noqa: PLC0415 (after the sys.path insert)
-
     buggy = [s for s in scored if s.buggy and s.label]
-    with tempfile.TemporaryDirectory(prefix="errknow-score-") as tmp:
-        copies = {s.name: Path(tmp).resolve() / s.path.name for s in buggy}
-        for s in buggy:
-            shutil.copyfile(s.path, copies[s.name])
-        subprocess.run(
-            [*command, "check", "--fix", "--unsafe-fixes", "--exit-zero", tmp],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        report = run_in_subprocess(list(copies.values()))
-        runs = {run.path: run for run in report.runs}
-        fixed_texts = {name: copy.read_text(encoding="utf-8") for name, copy in copies.items()}
-    outcomes = []
-    for s in buggy:
-        before, after = s.path.read_text(encoding="utf-8"), fixed_texts[s.name]
-        run = runs.get(str(copies[s.name]))
-        outcomes.append(
-            FixOutcome(
-                scored=s,
-                changed=before != after,
-                runs_clean=run is not None and not run.raised,
-                bare_retain=is_bare_retain(before, after),
-                left={(f.span.start.line + 1, f.code) for f in check_source(after).findings},
-                run=run,
-            )
-        )
-    for title, codes in (("EK001-EK004", set(RAISING)), ("EK005", {DEAD_END})):
-        group = [o for o in outcomes if o.scored.label and o.scored.label[1] in codes]
-        if not group:
-            continue
-        changed = sum(o.changed for o in group)
-        ran_clean = [o for o in group if o.runs_clean]
-        bare = sum(o.bare_retain for o in ran_clean)
-        print(
-            f"  {title}: {len(ran_clean)}/{len(group)} run clean after fixing "
-            f"({len(ran_clean) / len(group):.1%}); {changed} changed by --fix; "
-            f"{bare} of the clean ones by a bare retain_graph=True"
-        )
-    for outcome in outcomes:
-        notes = outcome.notes()
-        if notes:
-            print(f"    {outcome.scored.name}: {'; '.join(notes)}")
+    with_reference = sum(reference_of(s, references).is_file() for s in buggy)
+    print(
+        f"  {len(buggy)} buggy programs; trains = runs clean, every parameter the "
+        "optimizers own receives a non-zero gradient, and (for the "
+        f"{with_reference} with a hand-written reference: {references.name}/<name>.py, or the clean "
+        "twin clean/<name>_fixed.py) the trained "
+        "parameters equal the reference's"
+    )
+    unsafe = fix_pass(command, buggy, references, unsafe=True)
+    safe = fix_pass(command, buggy, references, unsafe=False)
+    trains = sum(o.trains for o in unsafe)
+    print(f"  train correctly after --fix --unsafe-fixes: {share(trains, len(buggy))}")
+    print(
+        f"  train correctly after --fix (safe fixes alone): {share(sum(o.trains for o in safe), len(buggy))}"
+    )
+    bare = sum(o.bare_retain for o in unsafe)
+    print(f"  whose only fix is a bare retain_graph=True: {share(bare, len(buggy))}")
+    unfixed = sum(not o.changed for o in unsafe)
+    print(f"  offered no fix (not counting suppression): {share(unfixed, len(buggy))}")
+    wrong = [o for o in safe if o.changed and o.training is not None and not o.training.raised and o.trouble]
+    print(f"  safe fixes that change what trains: {len(wrong)}")
+    for title, outcomes in (("--unsafe-fixes", unsafe), ("safe only", safe)):
+        for outcome in outcomes:
+            notes = outcome.notes()
+            if notes and (title == "--unsafe-fixes" or outcome.changed):
+                print(f"    [{title}] {outcome.scored.name}: {'; '.join(notes)}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument(
         "--programs", type=Path, default=DEFAULT_PROGRAMS, help="directory with buggy/ and clean/"
+    )
+    parser.add_argument(
+        "--references",
+        type=Path,
+        default=DEFAULT_REFERENCES,
+        help="hand-written correct versions of buggy programs, by the same file name",
     )
     parser.add_argument("--no-fix", action="store_true", help="skip the fix-and-run stage")
     parser.add_argument("--verbose", action="store_true", help="list every buggy program")
@@ -262,7 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_recall(scored, args.verbose)
     print_false_positives(scored)
     if not args.no_fix:
-        print_fix_stage(scored)
+        print_fix_stage(scored, args.references)
     return 0
 
 

@@ -691,7 +691,15 @@ def _outcome(interpreter: Interpreter, source: SourceText, first: int, errors: l
     read = tuple(Dependency(key, digest) for key, digest in interpreter.read.items())
     if not interpreter.events and not training_retains:
         return Outcome(errors=tuple(errors), read=read)
-    ctx = RuleContext(source, interpreter.module, interpreter.nodes)
+    ctx = RuleContext(
+        source,
+        interpreter.module,
+        interpreter.nodes,
+        interpreter.forward_calls,
+        interpreter.stepping,
+        interpreter.called_functions,
+        interpreter.module_calls,
+    )
     passes = tuple(_reported(e, ctx) for e in interpreter.events[first:])
     retains = tuple(
         Retained(

@@ -51,6 +51,9 @@ class SecondPass:
     local: ast.expr | None = None
     """Where the backward or the earlier one lies in another module of the project: the call in the
     checked text through which it was reached (None when both are in the checked text)."""
+    stepped_between: bool = False
+    """Parameters changed between the two passes (an optimizer stepped, or a method updated them in
+    place, as SAM's ``first_step`` does): the second pass needs a fresh forward pass."""
 
 
 @dataclass(slots=True)

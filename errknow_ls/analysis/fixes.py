@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from collections.abc import Sequence
 
 from errknow_ls.analysis.source import SourceText
@@ -77,6 +79,26 @@ def statement_text(source: SourceText, stmt: ast.stmt) -> str | None:
     if source.line(stmt.end_lineno)[stmt.end_col_offset or 0 :].strip(" \t;").split("#")[0].strip():
         return None
     return "\n".join(row[indent:] if row[:indent].strip() == "" else row.lstrip() for row in rows)
+
+
+def code_of_statement(source: SourceText, stmt: ast.stmt) -> str | None:
+    """:func:`statement_text` without its comments: what a fix copies or moves elsewhere, where a
+    comment about the old place would be stale."""
+    text = statement_text(source, stmt)
+    if text is None:
+        return None
+    try:
+        comments = [
+            token.start
+            for token in tokenize.generate_tokens(io.StringIO(text).readline)
+            if token.type == tokenize.COMMENT
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        return text
+    rows = text.split("\n")
+    for row, column in comments:
+        rows[row - 1] = rows[row - 1][:column].rstrip()
+    return "\n".join(row for row in rows if row.strip() or not row)
 
 
 def delete_statement(source: SourceText, stmt: ast.stmt) -> Edit | None:

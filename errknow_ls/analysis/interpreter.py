@@ -140,6 +140,8 @@ class Interpreter:
         self.loops: dict[int, LoopContext] = {}
         self.no_grad = False
         self.tick = 0
+        self.step_tick = -1
+        """``tick`` when an optimizer last stepped (or parameters were last updated in place)."""
         self.steps = 0
         self.total_steps = 0
         self.stopped: str | None = None
@@ -152,6 +154,14 @@ class Interpreter:
         self._spelled: dict[str, str] = {}
         self.forward_hooks: list[Value] = []
         """Functions registered with ``register_forward_hook``; every module call runs them."""
+        self.forward_calls: set[ast.AST] = set()
+        """Calls resolved as a forward computation: a torch op, a tensor method, a module's forward
+        (what a fix may re-run; see rules/fix_safety.py)."""
+        self.module_calls: set[ast.AST] = set()
+        """Calls of a library module (``nn.LSTMCell``): what they give back may be a tensor or a
+        tuple of them, which the analysis does not tell apart."""
+        self.called_functions: dict[ast.AST, set[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        """The functions and methods of the checked code each call site ran."""
         self._in_hook = False
         self._raised = False
         self._raised_by: set[int] = set()
@@ -886,6 +896,7 @@ class Interpreter:
 
     def op_node(self, site: ast.AST, inputs: Sequence[Value], *, saves: bool) -> Value:
         """The result of a differentiable op on ``inputs``: a new node when any input needs grad."""
+        self.forward_calls.add(site)
         may = _may_reach(inputs)
         if not any(isinstance(v, Tensor | NNModule) or tensors_in(v) for v in inputs):
             return Opaque(may) if may and not self.no_grad else UNKNOWN
@@ -1068,17 +1079,24 @@ class Interpreter:
     ) -> Value:
         if attr == "backward":
             return self.backward_call(node, receiver, kwargs, _receiver_expr(node, None), positional=args[1:])
+        if attr.endswith("_") and not attr.endswith("__") and self._updates_parameter(node, receiver):
+            self._note_step()  # `p.data.add_(p.grad, alpha=-lr)`: a hand-written optimizer
         if attr == "detach_":
             self._detach_in_place(receiver)
             self._rebind_receiver(node, Tensor(grad=False))
             return Tensor(grad=False)
         if attr in api.CUT_METHODS or attr in api.INTEGER_CASTS:
+            if attr not in api.RANDOM_METHODS:
+                self.forward_calls.add(node)  # reads the tensor: a fix may re-run it
             return Tensor(grad=False)
         if attr in ("type", "to") and any(_integer_dtype(v) for v in [*args, *kwargs.values()]):
             return Tensor(grad=False)  # an integer tensor cannot carry a graph
         if attr in api.NUMBER_METHODS:
+            self.forward_calls.add(node)  # t.size(0), t.item(): reads the tensor
             return NUMBER
         if attr in api.SCALAR_METHODS:
+            if attr not in api.EFFECT_METHODS:
+                self.forward_calls.add(node)
             return UNKNOWN
         if attr == "requires_grad_":
             off = args and isinstance(args[0], Const) and not args[0].value
@@ -1089,6 +1107,19 @@ class Interpreter:
         if attr.endswith("_") and not attr.endswith("__"):
             self._rebind_receiver(node, op_result)
         return op_result
+
+    def _updates_parameter(self, node: ast.Call, receiver: Tensor) -> bool:
+        """An in-place op on a parameter under ``no_grad``, or on its ``.data``."""
+        if self.no_grad and receiver.grad and not receiver.nodes:
+            return True
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute)):
+            return False
+        owner_expr = func.value.value
+        if func.value.attr != "data" or not isinstance(owner_expr, ast.Name):
+            return False
+        owner = self.state.env.get(owner_expr.id)
+        return isinstance(owner, Tensor) and owner.grad and not owner.nodes
 
     def _detach_in_place(self, tensor: Tensor) -> None:
         """``t.detach_()`` changes the tensor object itself: every name, attribute and container
@@ -1163,6 +1194,8 @@ class Interpreter:
         if namespace not in api.OP_NAMESPACES:
             return self.unknown_call(args, kwargs)
         if short in api.CREATION_FUNCS:
+            if short not in api.RANDOM_CREATION_FUNCS and short not in ("load", "manual_seed"):
+                self.forward_calls.add(node)  # torch.eye(n), torch.zeros_like(x): the same every time
             grad = kwargs.get("requires_grad")
             return Tensor(frozenset(), isinstance(grad, Const) and bool(grad.value))
         if short in api.NOT_OPS:
@@ -1217,6 +1250,8 @@ class Interpreter:
     def call_module(
         self, args: list[Value], kwargs: dict[str, Value], node: ast.Call, frozen: bool = False
     ) -> Value:
+        self.forward_calls.add(node)
+        self.module_calls.add(node)
         if frozen:
             return self.op_node(node, [*args, *kwargs.values()], saves=True)
         if self.no_grad:
@@ -1251,6 +1286,8 @@ class Interpreter:
             if not obj.cls.is_module:
                 return UNKNOWN
             return self.call_module(args, kwargs, node, frozen=frozen)
+        if obj.cls.is_module:
+            self.forward_calls.add(node)
         if frozen and not any(has_grad(v) for v in [*args, *kwargs.values()]):
             saved, self.no_grad = self.no_grad, True  # no parameter needs grad, nor any input
             try:
@@ -1295,6 +1332,8 @@ class Interpreter:
         env = self._bind(fn, func.bound, args, kwargs, unknown_args)
         closure = self._closures.get(func.closure) if func.closure is not None else None
         frame = Frame(next(self._serial), fn, node, self.tick, closure=closure)
+        if node is not None and not isinstance(fn, ast.Lambda):
+            self.called_functions.setdefault(node, set()).add(fn)
         frame.bound = func.bound.oid if func.bound is not None else None
         caller_env, caller_no_grad, caller_globals = self.state.env, self.no_grad, self.globals
         frame.module = func.module
@@ -1478,6 +1517,7 @@ class Interpreter:
                 self._spelled,
                 self._home(),
                 self._local_call(node, free),
+                stepped_between=self.step_tick >= free.tick,
             )
         )
         self._raised = True
@@ -1622,6 +1662,7 @@ class Interpreter:
 
     def _note_step(self) -> None:
         self.stepping.update(key for key, _ in self.loop_stack)
+        self.step_tick = self.tick
 
     def _note_retain_site(self, node: ast.Call, roots: list[Tensor]) -> None:
         """Remember a retain inside a loop of this frame whose graph the iteration built."""

@@ -251,6 +251,15 @@ PASS_THROUGH_FUNCS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.
 FUNCTIONAL_CALLS = frozenset({"torch.func.functional_call", "torch.nn.utils.stateless.functional_call"})
 CHECKPOINT_FUNCS = frozenset({"torch.utils.checkpoint.checkpoint"})
 
+RANDOM_CREATION_FUNCS = frozenset(
+    {"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal"}
+    | {"bernoulli", "multinomial", "poisson"}
+)
+"""Creation functions that draw from the random generator: re-running one draws other numbers."""
+RANDOM_METHODS = frozenset({"sample", "rsample", "random_", "normal_", "uniform_", "bernoulli_"})
+"""Methods that draw from the random generator (a distribution's ``sample``)."""
+EFFECT_METHODS = frozenset({"backward", "register_hook", "retain_grad"})
+"""Tensor methods among SCALAR_METHODS that do something besides reading the tensor."""
 CREATION_FUNCS = frozenset(
     {
         "tensor",

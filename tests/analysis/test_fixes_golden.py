@@ -3,7 +3,9 @@
 Every pair is a small realistic CPU program named ``ek00N_<what>``: its input has findings of rule
 EK00N only. Under torch (through the ground-truth harness) every input raises the RuntimeError of
 the rule's record, except EK005 inputs, which run (the dead end never raises), and every output
-runs clean. An output the checker does not produce yet is written by hand and its pair marked
+runs clean and trains as the pair's hand-written reference (``fixes/references/<name>.py``) does:
+every parameter the optimizers own receives a gradient, and the trained parameters agree after the
+same number of steps. An output the checker does not produce yet is written by hand and its pair marked
 ``KNOWN_WRONG`` (strict xfail), so the test starts passing, and fails, once the checker is right.
 """
 
@@ -22,6 +24,8 @@ from errknow_ls.analysis.registry import rule
 from errknow_ls.cli import EXIT_OK, main
 from errknow_ls.kb import KnowledgeBase
 from tests.groundtruth.run_fixtures import MODULE_RUN, Run, run_in_subprocess
+from tests.groundtruth.train_check import Training, problems
+from tests.groundtruth.train_check import run_in_subprocess as train_in_subprocess
 
 FIXES = Path(__file__).resolve().parent / "fixes"
 INPUTS = sorted(FIXES.glob("*.in.py"))
@@ -127,3 +131,63 @@ def test_input_raises_the_records_error(
 def test_output_runs_clean(output: Path, runs: dict[str, Run]) -> None:
     run = runs[str(output)]
     assert not run.raised, describe(run)
+
+
+# --- the fix trains: what the fixed program trains is what a hand-written reference trains ---------
+
+REFERENCES = FIXES / "references"
+
+
+def reference(source: Path) -> Path:
+    return REFERENCES / f"{stem(source)}.py"
+
+
+def test_every_pair_has_a_hand_written_reference() -> None:
+    assert {p.stem for p in REFERENCES.glob("*.py")} == {stem(p) for p in INPUTS}
+
+
+@pytest.fixture(scope="module")
+def training() -> dict[str, Training]:
+    return train_in_subprocess([*OUTPUTS, *(reference(p) for p in INPUTS)])
+
+
+@requires_torch
+@pytest.mark.torch
+@pytest.mark.parametrize("source", INPUTS, ids=stem)
+def test_the_fixed_program_trains_as_its_reference(source: Path, training: dict[str, Training]) -> None:
+    """Every parameter the optimizers own receives a gradient, and after the same number of steps
+    the parameters (hence the loss) equal those of the reference: a fix that silences the error but
+    trains something else fails."""
+    expected = training[str(reference(source).resolve())]
+    assert problems(expected) == [], "the reference itself must train"
+    assert problems(training[str(golden(source).resolve())], expected) == []
+
+
+SILENCED = {
+    # Issue 15: the model rebuilt inside the loop; it runs, and the optimizer owns none of the
+    # parameters that make the loss.
+    "ek002_model_class_passed_in": (
+        "    for _ in range(steps):\n",
+        "    for _ in range(steps):\n        net = net_cls(width)\n",
+    ),
+    # The dead end: retaining the stale graph runs, and trains on a forward pass that never changes.
+    "ek002_output_before_loop": ("    loss.backward()", "    loss.backward(retain_graph=True)"),
+}
+
+
+@requires_torch
+@pytest.mark.torch
+def test_a_fix_that_only_silences_the_error_fails(tmp_path: Path) -> None:
+    """The check itself can fail: programs that run clean but train the wrong thing are caught."""
+    silenced = []
+    for name, (old, new) in SILENCED.items():
+        text = (FIXES / f"{name}.in.py").read_text(encoding="utf-8")
+        assert text.count(old) == 1
+        path = tmp_path / f"{name}.py"
+        path.write_text(text.replace(old, new), encoding="utf-8")
+        silenced.append((path, REFERENCES / f"{name}.py"))
+    found = train_in_subprocess([p for pair in silenced for p in pair])
+    for path, ref in silenced:
+        run = found[str(path.resolve())]
+        assert not run.raised, run.error
+        assert problems(run, found[str(ref.resolve())]), path.name

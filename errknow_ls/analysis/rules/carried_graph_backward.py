@@ -54,7 +54,8 @@ from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.fixes import body_anchor, insert_lines_before, replace
 from errknow_ls.analysis.rules.common_fixes import detached
 from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
-from errknow_ls.analysis.values import Seq, Tensor, Value
+from errknow_ls.analysis.rules.fix_safety import detach_carried, detach_expression
+from errknow_ls.analysis.values import UNKNOWN, Seq, Tensor, Value, element, join
 from errknow_ls.core import Applicability, Finding, Fix
 
 CODE = "EK003"
@@ -81,7 +82,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         for fix in [
             _detach_appended(event, ctx)
             or _detach(event, ctx, carried)
-            or _detach_stored(ctx, attrs)
+            or _detach_stored(event, ctx, attrs)
             or _clear_each_iteration(event, ctx)
         ]
         if fix is not None
@@ -125,16 +126,28 @@ def _spelled_all(node: ast.AST) -> list[str]:
     return names
 
 
-def _detach_stored(ctx: RuleContext, attrs: list[str]) -> Fix | None:
+def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix | None:
     """State kept on an object by its own method (``self.center = m * self.center + ...``, a
-    memory bank's ``self.bank[idx] = z``): store it detached, where it is stored."""
+    memory bank's ``self.bank[idx] = z``): store it detached, in its own shape, where it is stored."""
+    shapes: dict[str, Value] = {}
+    for raw, value in event.carried.items():
+        if "#" in raw:
+            attr = raw.split("#", 1)[0].removeprefix("self.")
+            shapes[attr] = join(shapes.get(attr), value)
     edits = []
     for node in ctx.all_statements():
         if not isinstance(node, ast.Assign) or len(node.targets) != 1:
             continue
         target = node.targets[0]
+        atomic = isinstance(node.value, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
         if isinstance(target, ast.Subscript) and _is_attr(target.value, attrs):
-            edits.append(replace(ctx.source, node.value, detached(ctx, node.value)))
+            assert isinstance(target.value, ast.Attribute)
+            whole = shapes.get(target.value.attr, UNKNOWN)
+            item = whole if isinstance(whole, Tensor) else element(whole)
+            expression = detach_expression(ctx.text(node.value), item, atomic=atomic)
+            if expression is None:
+                return None  # what is stored has a shape the analysis does not know
+            edits.append(replace(ctx.source, node.value, expression))
             continue
         if not _is_attr(target, attrs):
             continue
@@ -143,13 +156,18 @@ def _detach_stored(ctx: RuleContext, attrs: list[str]) -> Fix | None:
             isinstance(n, ast.Attribute) and n.attr == target.attr and isinstance(n.ctx, ast.Load)
             for n in ast.walk(node.value)
         )
-        if reads_itself and not isinstance(node.value, ast.List | ast.Tuple | ast.ListComp):
-            edits.append(replace(ctx.source, node.value, f"({ctx.text(node.value)}).detach()"))
+        if reads_itself:
+            expression = detach_expression(
+                ctx.text(node.value), shapes.get(target.attr, UNKNOWN), atomic=atomic
+            )
+            if expression is None:
+                return None
+            edits.append(replace(ctx.source, node.value, expression))
     if not edits:
         return None
-    shown = ", ".join(f"`.{a}`" for a in attrs)
+    shown = ", ".join(f"`self.{a}`" for a in attrs)
     return Fix(
-        f"Store {shown} detached from the step that computed it",
+        f"Store {shown} detached where it is updated, after each step",
         Applicability.SAFE,
         tuple(edits),
         workaround=3,
@@ -187,19 +205,13 @@ def _appends(body: list[ast.stmt], ctx: RuleContext, name: str) -> list[ast.Call
 
 
 def _detached_item(ctx: RuleContext, arg: ast.expr, item: Value) -> str | None:
-    """What to append instead of ``arg``: it detached, or its tensors detached."""
-    if isinstance(item, Tensor):
-        return detached(ctx, arg)
-    if not isinstance(item, Seq):
-        return None
-    literal = _detached_literal(ctx, arg, item)
-    if literal is not None or not all(isinstance(v, Tensor) for v in (item.items or (item.item,))):
-        return literal
-    text = ctx.text(arg)
-    if item.kind == "dict":
-        return f"{{k: v.detach() for k, v in {text}.items()}}"
-    each = f"t.detach() for t in {text}"
-    return f"[{each}]" if item.kind == "list" else f"tuple({each})" if item.kind == "tuple" else None
+    """What to append instead of ``arg``: it detached, or its tensors detached in its shape."""
+    if isinstance(item, Seq):
+        literal = _detached_literal(ctx, arg, item)
+        if literal is not None:
+            return literal
+    atomic = isinstance(arg, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
+    return detach_expression(ctx.text(arg), item, atomic=atomic)
 
 
 def _detached_literal(ctx: RuleContext, arg: ast.expr, item: Seq) -> str | None:
@@ -295,21 +307,25 @@ def _shape(carried: Value, entry: Value | None) -> Value:
     return carried
 
 
-def _detach_line(name: str, value: Value) -> tuple[str, bool] | None:
-    if isinstance(value, Tensor):
-        return f"{name} = {name}.detach()", True
-    items = value.items if isinstance(value, Seq) and value.kind == "tuple" else None
-    if items is not None and all(isinstance(item, Tensor) for item in items):
-        return f"{name} = tuple(t.detach() for t in {name})", True
-    if isinstance(value, Seq) and isinstance(value.item, Seq) and value.item.kind == "tuple":
-        return f"{name} = [tuple(t.detach() for t in s) for s in {name}]", False
-    if isinstance(value, Seq) and isinstance(value.item, Tensor):
-        if not any(word in name.lower() for word in ("state", "hid", "mem", "carry")):
-            return f"{name} = [t.detach() for t in {name}]", False
-        # Recurrent state: an item may be an (h, c) pair the analysis saw as one tensor.
-        each = "s.detach() if hasattr(s, 'detach') else tuple(t.detach() for t in s)"
+def _detach_line(name: str, value: Value, ctx: RuleContext) -> tuple[str, bool] | None:
+    """``name = <name detached in its own shape>``; safe for a tensor or a fixed tuple of them (the
+    state itself), unsafe for a list (later backwards no longer reach earlier items' graphs)."""
+    if (
+        isinstance(value, Seq)
+        and value.kind == "list"
+        and _module_output(ctx, value.item)
+        and _imports_torch(ctx)
+    ):
+        # What a module gave back is one value to the analysis, a tensor or an (h, c) pair at run
+        # time (an LSTMCell's state): each item is detached in the shape it has when it runs.
+        each = "s.detach() if isinstance(s, torch.Tensor) else tuple(t.detach() for t in s)"
         return f"{name} = [{each} for s in {name}]", False
-    return None
+    expression = detach_expression(name, value)
+    if expression is None:
+        return None
+    return f"{name} = {expression}", isinstance(value, Tensor) or (
+        isinstance(value, Seq) and value.kind == "tuple"
+    )
 
 
 def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]]) -> Fix | None:
@@ -322,7 +338,7 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]])
     lines, safe = [], True
     for raw, name in carried:
         shape = _shape(event.carried[raw], event.entry.get(raw))
-        made = _detach_line(name, shape)
+        made = _detach_line(name, shape, ctx)
         if made is None:
             return None
         line, line_safe = made
@@ -336,7 +352,13 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]])
     where = "call" if loop.method else "iteration"
     return Fix(
         f"Detach {shown} at the start of each {where}",
-        Applicability.SAFE if safe else Applicability.UNSAFE,
+        detach_carried(
+            ctx,
+            loop,
+            [event.entry[raw] for raw, _ in carried if raw in event.entry],
+            Applicability.SAFE if safe else Applicability.UNSAFE,
+            recurrent=all(name in _recurrences(_loop_body(event)) for _, name in carried),
+        ),
         (edit,),
         workaround=3,
     )
@@ -344,11 +366,22 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]])
 
 def _guard(name: str, ctx: RuleContext) -> str:
     """``isinstance(total, torch.Tensor)`` where ``torch`` is imported, else ``is not None``."""
-    imports_torch = any(
+    return f"isinstance({name}, torch.Tensor)" if _imports_torch(ctx) else f"{name} is not None"
+
+
+def _module_output(ctx: RuleContext, value: Value) -> bool:
+    """``value`` is a tensor a library module gave back (or one the analysis cannot trace to a
+    single op): at run time it may be a tuple of tensors."""
+    if not isinstance(value, Tensor):
+        return False
+    return value.root is None or ctx.nodes[value.root].site in ctx.module_calls
+
+
+def _imports_torch(ctx: RuleContext) -> bool:
+    return any(
         isinstance(stmt, ast.Import) and any(a.name == "torch" and a.asname is None for a in stmt.names)
         for stmt in ctx.module.body
     )
-    return f"isinstance({name}, torch.Tensor)" if imports_torch else f"{name} is not None"
 
 
 def _in_header_line(anchor: ast.stmt, loop: ast.stmt | None) -> bool:

@@ -7,20 +7,17 @@ import bisect
 
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.fixes import (
+    code_of_statement,
     delete_statement,
     insert_keyword,
     insert_lines_before,
     replace,
-    statement_text,
 )
 from errknow_ls.analysis.rules.context import RuleContext, holds
+from errknow_ls.analysis.rules.fix_safety import recompute
 from errknow_ls.analysis.source import call_name, called_names
 from errknow_ls.core import Applicability, Edit, Fix, Position, Span
 
-SIMPLE = (ast.Assign, ast.AnnAssign)
-SIDE_EFFECTS = frozenset(
-    {"backward", "step", "zero_grad", "append", "extend", "update", "grad", "manual_backward"}
-)
 STEPPING = frozenset({"step", "manual_step"})
 
 
@@ -54,12 +51,15 @@ def _after(a: ast.stmt, b: ast.stmt) -> bool:
 
 
 def steps_between(ctx: RuleContext, event: SecondPass) -> bool:
-    """An optimizer steps between the two passes: the second needs a fresh forward pass."""
+    """An optimizer steps between the two passes (or a method updates the parameters in place, as
+    SAM's ``first_step`` does): the second needs a fresh forward pass."""
     if ctx.function_of(event.free.site) is not ctx.function_of(event.report):
         if yields_before_step(ctx, event.free.site):
-            return False
-        return bool(called_names(ctx.function_of(event.free.site) or ctx.module) & STEPPING)
-    return any(called_names(s) & STEPPING for s in statements_between(ctx, event.free.site, event.report))
+            return False  # the generator steps when resumed, after the consumer's backward
+        stepping = called_names(ctx.function_of(event.free.site) or ctx.module) & STEPPING
+        return event.stepped_between or bool(stepping)
+    between = statements_between(ctx, event.free.site, event.report)
+    return event.stepped_between or any(called_names(s) & STEPPING for s in between)
 
 
 def yields_before_step(ctx: RuleContext, first: ast.Call) -> bool:
@@ -84,12 +84,6 @@ def ancestors_hold(ctx: RuleContext, stmt: ast.stmt, target: ast.stmt) -> bool:
             return True
         current = ctx.parents.get(current)
     return False
-
-
-def has_side_effects(ctx: RuleContext, stmt: ast.stmt) -> bool:
-    """``stmt`` calls a backward, a step, an append..., itself or through a function of this module
-    (``last = train(model, data)``): re-running it would train again, not recompute."""
-    return bool(reachable_calls(ctx, stmt) & SIDE_EFFECTS)
 
 
 def reachable_calls(ctx: RuleContext, stmt: ast.stmt) -> set[str]:
@@ -119,19 +113,19 @@ def recompute_before(event: SecondPass, ctx: RuleContext, applicability: Applica
             return None  # built in another call (a constructor, an earlier step): not ours to move
         if stmt is target:
             continue
-        if not isinstance(stmt, SIMPLE) or has_side_effects(ctx, stmt):
-            return None
         if stmt.lineno >= target.lineno or not ancestors_hold(ctx, stmt, target):
             return None
         statements[stmt.lineno] = stmt
-    texts = [statement_text(ctx.source, statements[line]) for line in sorted(statements)]
-    if not texts or any(t is None for t in texts):
+    ordered = [statements[line] for line in sorted(statements)]
+    allowed = recompute(ctx, ordered, applicability)
+    texts = [code_of_statement(ctx.source, stmt) for stmt in ordered]
+    if allowed is None or any(t is None for t in texts):
         return None
     edit = insert_lines_before(ctx.source, target, [t for t in texts if t is not None])
     if edit is None:
         return None
-    names = ", ".join(dict.fromkeys(ctx.text(_target(statements[line])) for line in sorted(statements)))
-    return Fix(f"Recompute `{names}` before the second backward", applicability, (edit,), workaround=2)
+    names = ", ".join(dict.fromkeys(ctx.text(_target(stmt)) for stmt in ordered))
+    return Fix(f"Recompute `{names}` before the second backward", allowed, (edit,), workaround=2)
 
 
 def _target(stmt: ast.stmt) -> ast.AST:
@@ -218,7 +212,9 @@ def read_grads(event: SecondPass, ctx: RuleContext) -> Fix | None:
         return None
     if len(second.args) != 2 or second.keywords or _grads_reset_before(ctx, event):
         return None
-    if event.free.root is None or event.free.root not in event.roots:
+    same_root = event.free.root is not None and event.free.root in event.roots
+    same_graph = bool(event.reached) and event.free.reached == event.reached
+    if not (same_root or same_graph):
         return None  # the backward went through something else (`scaler.scale(loss)`): other values
     inputs = second.args[1]
     text = ctx.text(inputs)

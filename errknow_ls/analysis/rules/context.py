@@ -63,6 +63,15 @@ class RuleContext:
     source: SourceText
     module: ast.Module
     nodes: list[GraphNode]
+    forward_calls: set[ast.AST] = field(default_factory=set)
+    """Calls the interpreter resolved as forward computations (torch ops, tensor methods, module
+    forwards): what a safe fix may re-run."""
+    stepping: set[int] = field(default_factory=set)
+    """Loops (by key) in which an optimizer steps: each iteration is a training step."""
+    called_functions: dict[ast.AST, set[ast.FunctionDef | ast.AsyncFunctionDef]] = field(default_factory=dict)
+    """The functions and methods of the checked code each call site ran."""
+    module_calls: set[ast.AST] = field(default_factory=set)
+    """Calls of library modules, whose output may be a tensor or a tuple of them."""
     parents: Parents = field(init=False)
     _all: list[ast.stmt] | None = field(init=False, default=None)
     _summaries: dict[int, Summary] = field(init=False, default_factory=dict)

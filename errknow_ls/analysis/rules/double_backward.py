@@ -69,6 +69,8 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         candidates = [retain_first(event, ctx, Applicability.SAFE)]
     elif steps_between(ctx, event):
         candidates = [read_grads(event, ctx), recompute_before(event, ctx, Applicability.SAFE)]
+        if not any(candidates):
+            candidates = [remove_second(event, ctx)]  # the forward ran elsewhere: nothing to re-run
     else:
         removal = [remove_second(event, ctx), recompute_before(event, ctx, Applicability.UNSAFE)]
         retain = [retain_first(event, ctx, Applicability.UNSAFE)]

@@ -48,16 +48,23 @@ the first iteration sent through them.
 from __future__ import annotations
 
 import ast
+import itertools
 
 from errknow_ls.analysis.events import SecondPass
-from errknow_ls.analysis.fixes import body_anchor, insert_lines_before, replace, statement_text
-from errknow_ls.analysis.rules.common_fixes import ancestors_hold, detached, has_side_effects
-from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
-from errknow_ls.analysis.values import Seq, Tensor, Value
-from errknow_ls.core import Applicability, Edit, Finding, Fix
+from errknow_ls.analysis.fixes import (
+    body_anchor,
+    code_of_statement,
+    delete_statement,
+    insert_lines_before,
+    replace,
+)
+from errknow_ls.analysis.rules.common_fixes import ancestors_hold
+from errknow_ls.analysis.rules.context import RuleContext, names_loaded, upward_exposed
+from errknow_ls.analysis.rules.fix_safety import detach_expression, recompute
+from errknow_ls.analysis.values import Value
+from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Span
 
 CODE = "EK002"
-SIMPLE = (ast.Assign, ast.AnnAssign, ast.Expr)
 
 
 def build(event: SecondPass, ctx: RuleContext) -> Finding:
@@ -87,30 +94,71 @@ def _stale_nodes(event: SecondPass, ctx: RuleContext) -> list[int]:
 
 
 def _recompute(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | None:
+    """Re-run, at the top of each iteration, the statements that built the stale graph: moved there
+    when nothing outside the loop reads what they assign, else copied."""
     loop = event.loop
     if loop is None or loop.node is None or not stale:
         return None
     statements: dict[int, ast.stmt] = {}
     for node_id in stale:
-        node = ctx.nodes[node_id]
-        stmt = node.stmt_in(loop.frame)
-        maker = ctx.function_of(node.stmt) if node.stmt is not None else None
-        if stmt is None or (maker is not None and maker.name == "__init__"):
-            return None  # built by a constructor: moving the construction would rebuild the model
-        if not isinstance(stmt, SIMPLE) or stmt.lineno >= loop.node.lineno:
-            return None
-        if has_side_effects(ctx, stmt) or not ancestors_hold(ctx, stmt, loop.node):
+        stmt = ctx.nodes[node_id].stmt_in(loop.frame)
+        if stmt is None or stmt.lineno >= loop.node.lineno or not ancestors_hold(ctx, stmt, loop.node):
             return None
         statements[stmt.lineno] = stmt
-    texts = [statement_text(ctx.source, statements[line]) for line in sorted(statements)]
+    ordered = [statements[line] for line in sorted(statements)]
+    applicability = recompute(ctx, ordered, Applicability.SAFE)
+    texts = [code_of_statement(ctx.source, stmt) for stmt in ordered]
     anchor = body_anchor(getattr(loop.node, "body", []))
-    if anchor is None or any(t is None for t in texts):
+    if applicability is None or anchor is None or any(t is None for t in texts):
         return None
     edit = insert_lines_before(ctx.source, anchor, [t for t in texts if t is not None])
     if edit is None:
         return None
-    names = ", ".join(sorted({ctx.text(_target(statements[line])) for line in statements}))
-    return Fix(f"Recompute `{names}` inside the loop", Applicability.SAFE, (edit,), workaround=2)
+    deletions = _deletions(ctx, ordered, loop.node)
+    names = ", ".join(dict.fromkeys(ctx.text(_target(stmt)) for stmt in ordered))
+    verb = "Compute" if deletions else "Recompute"
+    return Fix(
+        f"{verb} `{names}` inside the loop, on every iteration",
+        applicability,
+        (*deletions, edit),
+        workaround=2,
+    )
+
+
+def _deletions(ctx: RuleContext, moved: list[ast.stmt], loop: ast.stmt) -> list[Edit]:
+    """Edits deleting the originals of ``moved`` when nothing but the loop (and they) reads the names
+    they assign; none when anything else does (the fix then copies)."""
+    assigned = {n.id for stmt in moved for n in ast.walk(_target(stmt)) if isinstance(n, ast.Name)}
+    if not assigned or any(not isinstance(t, ast.Name) for stmt in moved for t in _targets(stmt)):
+        return []
+    scope = ctx.function_of(loop) or ctx.module
+    inside = {id(n) for n in ast.walk(loop)} | {id(n) for stmt in moved for n in ast.walk(stmt)}
+    if any(n.id in assigned for n in names_loaded(scope) if id(n) not in inside):
+        return []
+    edits = [delete_statement(ctx.source, stmt) for stmt in moved]
+    if not all(edits):
+        return []
+    first, last = moved[0].lineno, moved[-1].end_lineno or moved[-1].lineno
+    contiguous = all((a.end_lineno or a.lineno) + 1 == b.lineno for a, b in itertools.pairwise(moved))
+    lines = ctx.source.lines
+    if (
+        contiguous
+        and first > 1
+        and last < len(lines)
+        and not lines[first - 2].strip()
+        and not lines[last].strip()
+    ):
+        # A paragraph of its own: its blank line goes with it, not two blank lines left behind.
+        edits.append(Edit(Span(Position(last, 0), Position(last + 1, 0)), ""))
+    return [e for e in edits if e is not None]
+
+
+def _targets(stmt: ast.stmt) -> list[ast.expr]:
+    if isinstance(stmt, ast.Assign):
+        return list(stmt.targets)
+    if isinstance(stmt, ast.AnnAssign):
+        return [stmt.target]
+    return []
 
 
 def _target(stmt: ast.stmt) -> ast.AST:
@@ -122,19 +170,20 @@ def _target(stmt: ast.stmt) -> ast.AST:
 
 
 def _inline_init(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | None:
-    """``self.w2 = self.w * 2`` in ``__init__``: use ``(self.w * 2)`` where ``self.w2`` is read."""
+    """``self.w2 = self.w * 2`` in ``__init__`` (or a method it calls): use ``(self.w * 2)`` where
+    ``self.w2`` is read, so every forward computes it from the current parameters."""
     edits: list[Edit] = []
     titles = []
     for node_id in stale:
         stmt = ctx.nodes[node_id].stmt
         func = ctx.function_of(stmt) if stmt is not None else None
-        if func is None or func.name != "__init__" or not isinstance(stmt, ast.Assign):
-            continue
+        cls = ctx.parents.get(func) if func is not None else None
+        if func is None or not isinstance(cls, ast.ClassDef) or not isinstance(stmt, ast.Assign):
+            continue  # not stored by a method of a class (``__init__``, or what it calls)
         target = stmt.targets[0]
         if not (_is_self_attr(target) and _reads_only_self(stmt.value)):
             return None
         assert isinstance(target, ast.Attribute)
-        cls = ctx.parents.get(func)
         expression = f"({ctx.text(stmt.value)})"
         for use in ast.walk(cls) if cls is not None else ():
             if _is_self_attr(use, target.attr) and isinstance(use.ctx, ast.Load):  # type: ignore[attr-defined]
@@ -143,7 +192,7 @@ def _inline_init(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix |
     if not edits:
         return None
     return Fix(
-        f"Compute `{', '.join(titles)}` where it is used, on every call",
+        f"Compute `{', '.join(dict.fromkeys(titles))}` where it is used, on every call",
         Applicability.UNSAFE,
         tuple(edits),
         workaround=2,
@@ -158,7 +207,8 @@ def _detach_stale(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix 
     if loop is None or not stale or not _learns_in_loop(event, ctx):
         return None
     attrs = {key.partition("#")[0].removeprefix("self.") for key in event.entry if "#" in key}
-    stored = _detach_where_stored(ctx, stale, attrs)
+    shapes = {key.partition("#")[0].removeprefix("self."): v for key, v in event.entry.items() if "#" in key}
+    stored = _detach_where_stored(ctx, stale, shapes)
     exposed = upward_exposed(list(getattr(loop.node, "body", [])))
     names = [key for key in sorted(event.entry) if "#" not in key and key in exposed]
     before = _detach_before_loop(ctx, loop.node, {n: event.entry[n] for n in names}) if names else None
@@ -177,7 +227,7 @@ def _detach_stale(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix 
     )
 
 
-def _detach_where_stored(ctx: RuleContext, stale: list[int], attrs: set[str]) -> list[Edit]:
+def _detach_where_stored(ctx: RuleContext, stale: list[int], shapes: dict[str, Value]) -> list[Edit]:
     """``self.targets = f(...)`` -> ``self.targets = f(...).detach()`` where a stale node was stored."""
     edits: dict[int, Edit] = {}
     for node_id in stale:
@@ -185,8 +235,11 @@ def _detach_where_stored(ctx: RuleContext, stale: list[int], attrs: set[str]) ->
         if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
             continue
         target = stmt.targets[0]
-        if isinstance(target, ast.Attribute) and _is_self_attr(target) and target.attr in attrs:
-            edits[id(stmt)] = replace(ctx.source, stmt.value, detached(ctx, stmt.value))
+        if isinstance(target, ast.Attribute) and _is_self_attr(target) and target.attr in shapes:
+            atomic = isinstance(stmt.value, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
+            expression = detach_expression(ctx.text(stmt.value), shapes[target.attr], atomic=atomic)
+            if expression is not None:
+                edits[id(stmt)] = replace(ctx.source, stmt.value, expression)
     return list(edits.values())
 
 
@@ -206,15 +259,8 @@ def _learns_in_loop(event: SecondPass, ctx: RuleContext) -> bool:
 
 
 def _detach_line(name: str, value: Value) -> str | None:
-    if isinstance(value, Tensor):
-        return f"{name} = {name}.detach()"
-    items = value.items if isinstance(value, Seq) and value.kind in ("list", "tuple") else None
-    if items is None or not all(isinstance(item, Tensor) for item in items):
-        return None
-    each = f"t.detach() for t in {name}"
-    return (
-        f"{name} = [{each}]" if isinstance(value, Seq) and value.kind == "list" else f"{name} = tuple({each})"
-    )
+    expression = detach_expression(name, value)
+    return f"{name} = {expression}" if expression is not None else None
 
 
 def _is_self_attr(node: ast.AST, attr: str | None = None) -> bool:

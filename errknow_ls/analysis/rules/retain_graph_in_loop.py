@@ -41,7 +41,8 @@ import ast
 from errknow_ls.analysis.events import RetainSite
 from errknow_ls.analysis.fixes import remove_keyword
 from errknow_ls.analysis.rules.context import RuleContext
-from errknow_ls.core import Applicability, Finding, Fix
+from errknow_ls.analysis.rules.fix_safety import retain_removal
+from errknow_ls.core import Finding, Fix
 
 CODE = "EK005"
 
@@ -55,7 +56,13 @@ def build(site: RetainSite, ctx: RuleContext) -> Finding:
     )
     fixes = []
     edit = remove_keyword(ctx.source, call, "retain_graph")
-    if edit is not None:
-        applicability = Applicability.DISPLAY_ONLY if site.reached_later else Applicability.SAFE
-        fixes.append(Fix("Remove `retain_graph=True`", applicability, (edit,)))
+    applicability = retain_removal(site)
+    if edit is not None and applicability is not None:
+        fixes.append(
+            Fix(
+                "Remove `retain_graph=True`: nothing backwards through this graph again",
+                applicability,
+                (edit,),
+            )
+        )
     return ctx.finding(CODE, call, message, fixes, [], tensor)

@@ -53,6 +53,7 @@ from errknow_ls.analysis.rules.common_fixes import (
     steps_between,
 )
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded
+from errknow_ls.analysis.rules.fix_safety import detach_in_first, sum_losses
 from errknow_ls.analysis.source import called_names
 from errknow_ls.core import Applicability, Edit, Finding, Fix
 
@@ -76,7 +77,15 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     ordered = [detach, recompute] if gan_like else [recompute, detach]
     retain = retain_first(event, ctx, Applicability.UNSAFE)
     grad = differentiable_grad(event, ctx)
-    fixes = [f for f in (_sum(event, ctx), _sum_loop(event, ctx), *ordered, retain, grad) if f is not None]
+    summed = [_sum(event, ctx), _sum_loop(event, ctx)]
+    if detach is not None and not stepped and sum_losses(ctx, event) is Applicability.UNSAFE:
+        # One loss learns only through what the other uses as a baseline or target: detaching it
+        # in the other comes before summing.
+        ordered = [detach, recompute]
+        candidates = [*ordered, *summed, retain, grad]
+    else:
+        candidates = [*summed, *ordered, retain, grad]
+    fixes = [f for f in candidates if f is not None]
     related = [ctx.related(first, f"`{event.free.label}`'s backward frees the shared graph here")]
     if shared:
         related.append(ctx.related(shared[1], "the shared part of the graph is built here"))
@@ -134,7 +143,7 @@ def _sum(event: SecondPass, ctx: RuleContext) -> Fix | None:
     total = f"({ctx.text(first_expr)} + {ctx.text(second_expr)})"
     return Fix(
         f"Sum the losses and backward once: `{total}.backward()`",
-        Applicability.SAFE,
+        sum_losses(ctx, event),
         (delete, replace(ctx.source, second_expr, total)),
         workaround=1,
     )
@@ -162,7 +171,7 @@ def _sum_loop(event: SecondPass, ctx: RuleContext) -> Fix | None:
     )
     return Fix(
         "Sum the losses and backward once",
-        Applicability.SAFE,
+        sum_losses(ctx, event),
         (replace(ctx.source, loop, total),),
         workaround=1,
     )
@@ -205,9 +214,37 @@ def _detach(event: SecondPass, ctx: RuleContext, shared: tuple[str, ast.AST] | N
     if first_stmt is not None and second_stmt is not None:
         between = _between(ctx, first_stmt, second_stmt)
         steps = between is not None and "step" in called_names(*between)
+    applicability = detach_in_first(ctx, event, steps_between=steps)
+    if applicability is None:
+        return _detach_in_second(event, ctx, name, scope)
     return Fix(
         f"Detach `{name}` in the first loss (`{name}.detach()`)",
-        Applicability.SAFE if steps else Applicability.UNSAFE,
+        applicability,
+        tuple(edits),
+        workaround=3,
+    )
+
+
+def _detach_in_second(event: SecondPass, ctx: RuleContext, name: str, scope: ast.AST) -> Fix | None:
+    """The first loss learns only through ``name`` (a critic's own loss on its ``baseline``): the
+    second uses it as a baseline or target, so it is detached there (unsafe: the second loss then
+    no longer trains what made it)."""
+    first_line, report_line = ctx.line_of(event.free.site), ctx.line_of(event.report)
+    own = event.reached - event.free.reached
+    feeding = {id(s) for n in own if (s := ctx.nodes[n].stmt) is not None}
+    edits = [
+        replace(ctx.source, use, f"{name}.detach()")
+        for use in names_loaded(scope)
+        if use.id == name
+        and first_line < use.lineno <= report_line
+        and not _is_detached(ctx, use)
+        and id(ctx.statement_of(use)) in feeding
+    ]
+    if not edits:
+        return None
+    return Fix(
+        f"Detach `{name}` where the second loss uses it (`{name}.detach()`)",
+        Applicability.UNSAFE,
         tuple(edits),
         workaround=3,
     )

@@ -10,7 +10,6 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 inputs = torch.randn(16, 4)
 targets = inputs.sum(dim=1, keepdim=True)
 
-output = model(inputs)
 for epoch in range(5):
     output = model(inputs)
     optimizer.zero_grad()

@@ -1,0 +1,235 @@
+"""What a *safe* fix is, in one place; every rule asks here before it marks a fix safe.
+
+``check --fix`` applies safe fixes without asking, so a safe fix must never change what trains.
+A fix is safe only when all of these hold:
+
+1. **It only changes where the graph is cut or rebuilt.** It may detach a value, store a value
+   detached, sum losses into one backward, or re-run (recompute) a statement. Nothing else.
+2. **What it re-runs is a pure forward computation, as the analysis resolved it**: an assignment
+   whose every call the interpreter followed as a torch op, a tensor method (not an in-place one,
+   whose name ends in ``_``) or a module's forward (:attr:`RuleContext.forward_calls`), or as a
+   function of the checked code (or a ``forward`` of its modules) that only computes: it assigns
+   local names and returns, and every call in it is again a forward computation
+   (:attr:`RuleContext.called_functions`). Never a random draw (``rsample``, ``torch.randn``:
+   re-run, it draws other numbers). Never a
+   constructor of a module, an optimizer, a parameter, a scheduler or a data loader, never a call
+   the analysis does not follow (``net_cls(width)``, a helper of another package), never a backward,
+   a step or an append. A statement that is not shown to be forward-only is not re-run at all: the
+   fix is not offered, not even as unsafe, since re-running a constructor inside the loop would
+   leave the optimizer with parameters that no longer produce the loss.
+3. **It never removes a ``retain_graph=True`` that a later backward could need**: only where the
+   interpreter proved that no later backward reaches the retained graph, and no code it does not
+   follow was handed it. Where a later backward does, removal is display-only; where unknown code
+   may, nothing is reported.
+4. **It keeps which tensors the optimizer updates**: it creates no parameter and rebuilds no module
+   (2), and it detaches only values carried or stored between training steps (a loop in which an
+   optimizer steps), never a tensor the current step's loss must send its gradient through (a
+   decoder's hidden state between its time steps: :func:`detach_carried`); losses are summed into
+   one backward only where each learns through a part of its own (:func:`sum_losses`).
+5. **A detach respects the value's shape**: a tensor gets ``.detach()``; a list, tuple or dict of
+   tensors gets every item detached in its own shape (:func:`detach_expression`); a value whose
+   shape the analysis does not know gets no detach.
+
+Anything else is unsafe (``--unsafe-fixes``) or display-only.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from errknow_ls.analysis import torch_api as api
+from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
+from errknow_ls.analysis.rules.context import RuleContext
+from errknow_ls.analysis.values import Opaque, Seq, Tensor, Value, maybe_of, tensors_in
+from errknow_ls.core import Applicability
+
+ASSIGNMENTS = (ast.Assign, ast.AnnAssign)
+NOT_FORWARD = (ast.Lambda, ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr)
+
+
+def forward_only(ctx: RuleContext, stmt: ast.stmt) -> bool:
+    """``stmt`` assigns the result of a pure forward computation to names or attributes (rule 2)."""
+    if not isinstance(stmt, ASSIGNMENTS) or stmt.value is None:
+        return False
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    return all(_plain_target(t) for t in targets) and _forward_expression(ctx, stmt.value, set())
+
+
+def _forward_expression(ctx: RuleContext, expr: ast.expr, seen: set[int]) -> bool:
+    """Every call in ``expr`` is a forward computation: resolved as a torch op, a tensor method or
+    a module's forward, or a function of the checked code that only computes (:func:`_computes`)."""
+    for node in ast.walk(expr):
+        if isinstance(node, NOT_FORWARD):
+            return False
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Attribute) and (
+            _in_place(node.func.attr) or node.func.attr in api.RANDOM_METHODS
+        ):
+            return False  # changes its receiver, or draws other numbers when re-run
+        ran = ctx.called_functions.get(node)
+        if ran:  # the checked code's own function, method or module forward: what it does inside
+            if not all(_computes(ctx, func, seen) for func in ran):
+                return False
+        elif node not in ctx.forward_calls:
+            return False
+    return True
+
+
+def _computes(ctx: RuleContext, func: ast.FunctionDef | ast.AsyncFunctionDef, seen: set[int]) -> bool:
+    """A function of the checked code whose body only assigns local names and returns what forward
+    computations give (``normalize_adjacency(a)``, a module's ``quantized_weight()``): no store into
+    an attribute, an item or a global, no loop, no backward, no step."""
+    if id(func) in seen:
+        return False  # recursion: not shown to end
+    if isinstance(func, ast.AsyncFunctionDef) or func.decorator_list:
+        return False
+    seen.add(id(func))
+    body = func.body[1:] if ast.get_docstring(func) is not None else func.body
+    return bool(body) and all(_computing_statement(ctx, stmt, seen) for stmt in body)
+
+
+def _computing_statement(ctx: RuleContext, stmt: ast.stmt, seen: set[int]) -> bool:
+    if isinstance(stmt, ast.Return):
+        return stmt.value is None or _forward_expression(ctx, stmt.value, seen)
+    if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        local = all(isinstance(t, ast.Name) or _names_only(t) for t in targets)
+        return local and stmt.value is not None and _forward_expression(ctx, stmt.value, seen)
+    if isinstance(stmt, ast.If):
+        return _forward_expression(ctx, stmt.test, seen) and all(
+            _computing_statement(ctx, s, seen) for s in [*stmt.body, *stmt.orelse]
+        )
+    return isinstance(stmt, ast.Pass)
+
+
+def _names_only(target: ast.expr) -> bool:
+    if isinstance(target, ast.Tuple | ast.List):
+        return all(_names_only(t) for t in target.elts)
+    return isinstance(target, ast.Name)
+
+
+def _plain_target(target: ast.expr) -> bool:
+    if isinstance(target, ast.Tuple | ast.List):
+        return all(_plain_target(t) for t in target.elts)
+    if isinstance(target, ast.Starred):
+        return _plain_target(target.value)
+    return isinstance(target, ast.Name) or (
+        isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+    )
+
+
+def _in_place(attr: str) -> bool:
+    """torch's convention: a tensor method whose name ends in one underscore changes its receiver."""
+    return attr.endswith("_") and not attr.endswith("__")
+
+
+def recompute(ctx: RuleContext, statements: list[ast.stmt], wanted: Applicability) -> Applicability | None:
+    """How a fix that re-runs ``statements`` may be applied: ``wanted`` when every one of them is a
+    pure forward computation, else not at all (rule 2)."""
+    return wanted if statements and all(forward_only(ctx, s) for s in statements) else None
+
+
+def retain_removal(site: RetainSite) -> Applicability | None:
+    """Removing a ``retain_graph=True`` (rule 3)."""
+    if site.unseen:
+        return None
+    return Applicability.DISPLAY_ONLY if site.reached_later else Applicability.SAFE
+
+
+def sum_losses(ctx: RuleContext, event: SecondPass) -> Applicability:
+    """Summing two losses that share a graph into one backward (rule 4): safe when each learns
+    through a part of its own (two heads on a shared trunk) or neither does (several losses on one
+    embedding), so the sum is what both mean. Where everything one of them learns through lies
+    inside the graph of the other, which has a part of its own (an actor-critic's policy loss
+    weighted by the critic's values), the other may use it as a baseline or a target, which
+    programs detach: the sum would train it through that use too, so it is unsafe."""
+    first, second = event.free.reached, event.reached
+
+    def learns(nodes: frozenset[int]) -> bool:
+        return any(ctx.nodes[n].learns for n in nodes)
+
+    # Both learn through their own part (two heads), or neither does (several losses on the same
+    # embedding): the sum is what they mean. One alone without a part of its own: a baseline.
+    own_first, own_second = learns(first - second), learns(second - first)
+    return Applicability.SAFE if own_first == own_second else Applicability.UNSAFE
+
+
+def detach_in_first(ctx: RuleContext, event: SecondPass, *, steps_between: bool) -> Applicability | None:
+    """Detaching the shared tensor where the first loss reads it (``fake.detach()`` in a GAN's
+    discriminator loss): the first loss must still learn through a part of its own (the
+    discriminator), else nothing of it would learn (and its backward would raise); safe where an
+    optimizer steps between the two passes, unsafe otherwise (it stops the first loss's gradient
+    at the shared part)."""
+    if not any(ctx.nodes[n].learns for n in event.free.reached - event.reached):
+        return None
+    return Applicability.SAFE if steps_between else Applicability.UNSAFE
+
+
+def detach_carried(
+    ctx: RuleContext, loop: Loop, entering: list[Value], wanted: Applicability, *, recurrent: bool
+) -> Applicability:
+    """Detaching what a loop carries into its next iteration, at the top of each one (rule 4):
+    ``wanted`` where every iteration is a training step (an optimizer steps in the loop, or the loop
+    is the repeated calls of a training-step method) and what enters the loop carries no graph (a
+    zero initial state), so the cut falls only between steps. Unsafe inside one step (a decoder's
+    time steps), or where the value entering the loop has a graph (an encoder's output): the first
+    cut would stop the gradient the loss sends back to what made it. And only for a recurrence (a
+    state computed from itself, ``h = cell(x, h)``: truncated backpropagation through time); a
+    value only kept from an earlier step (a latent refreshed every k steps) is meant to be
+    recomputed, and detaching it stops what made it from learning in the steps between."""
+    if not recurrent:
+        return Applicability.UNSAFE
+    stepping = loop.method is not None or loop.key in ctx.stepping
+    entry_graph = any(maybe_of(value) for value in entering)
+    return wanted if stepping and not entry_graph else Applicability.UNSAFE
+
+
+def detach_expression(text: str, value: Value, *, atomic: bool = True) -> str | None:
+    """``text`` with every tensor of ``value`` detached, in ``value``'s own shape (rule 5): a tensor,
+    a tuple, list or dict of them (nested), or None where the shape is not known."""
+    if isinstance(value, Tensor):
+        return f"{text}.detach()" if atomic else f"({text}).detach()"
+    if not isinstance(value, Seq):
+        return None
+    if value.kind == "dict":
+        inner = detach_expression("v", value.item)
+        return f"{{k: {inner} for k, v in {_wrapped(text, atomic)}.items()}}" if inner else None
+    if value.kind not in ("list", "tuple"):
+        return None
+    items = list(value.items or ())
+    if items and any(_shape_of(i) != _shape_of(items[0]) for i in items):
+        if value.kind != "tuple":
+            return None
+        # A fixed tuple of differently shaped parts (``(output, (h, c))``, ``(step, loss)``): each
+        # part on its own; a part that holds no tensor (a number) stays as it is.
+        parts = [_part(f"{_wrapped(text, atomic)}[{n}]", item) for n, item in enumerate(items)]
+        if any(p is None for p in parts) or not any(tensors_in(i) for i in items):
+            return None
+        return f"({', '.join(p for p in parts if p)},)"
+    item = items[0] if items else value.item
+    inner = detach_expression("t", item) if not isinstance(item, Seq) else detach_expression("s", item)
+    if inner is None:
+        return None
+    name = "s" if isinstance(item, Seq) else "t"
+    each = f"{inner} for {name} in {_wrapped(text, atomic)}"
+    return f"[{each}]" if value.kind == "list" else f"tuple({each})"
+
+
+def _part(text: str, value: Value) -> str | None:
+    if not isinstance(value, Tensor | Seq):
+        return text if not isinstance(value, Opaque) else None
+    return detach_expression(text, value)
+
+
+def _wrapped(text: str, atomic: bool) -> str:
+    return text if atomic else f"({text})"
+
+
+def _shape_of(value: Value) -> str:
+    if isinstance(value, Tensor):
+        return "tensor"
+    if isinstance(value, Seq):
+        inner = ",".join(_shape_of(i) for i in value.items or (value.item,))
+        return f"{value.kind}[{inner}]"
+    return "other"

@@ -1,0 +1,232 @@
+"""What a safe fix may do (errknow_ls/analysis/rules/fix_safety.py), on the checker's real output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from errknow_ls.analysis import check_source
+from errknow_ls.analysis.rules.fix_safety import detach_expression
+from errknow_ls.analysis.values import UNKNOWN, Const, Seq, Tensor, Value
+from errknow_ls.core import Applicability
+
+FIXES = Path(__file__).resolve().parent / "fixes"
+GRAPH = Tensor(frozenset({1}), True, 1)
+
+
+def _inserted(source: str) -> list[tuple[str, str]]:
+    """(applicability, inserted text) of every edit of every fix offered."""
+    return [
+        (fix.applicability, edit.content)
+        for finding in check_source(source).findings
+        for fix in finding.fixes
+        for edit in fix.edits
+    ]
+
+
+def test_a_model_built_once_is_never_rebuilt_inside_the_loop() -> None:
+    """Issue 15: `net = net_cls(width)` was moved into the loop by a *safe* fix; the optimizer then
+    owned none of the parameters that made the loss. No fix of any kind may re-run it."""
+    source = (FIXES / "ek002_model_class_passed_in.in.py").read_text(encoding="utf-8")
+    findings = check_source(source).findings
+    assert [f.code for f in findings] == ["EK002"]
+    assert findings[0].fixes, "the finding offers a real fix"
+    assert all("net_cls(" not in text for _, text in _inserted(source))
+    assert all(fix.applicability != Applicability.SAFE for fix in findings[0].fixes)
+
+
+@pytest.mark.parametrize(
+    "built",
+    [
+        "torch.optim.SGD(model.parameters(), lr=0.1)",
+        "nn.Linear(4, 4)(inputs)",
+        "nn.Parameter(torch.randn(4, 4)) @ inputs.T",
+        "make_features(model, inputs)",
+        "torch.distributions.Normal(model(inputs), 1.0).rsample()",
+    ],
+)
+def test_what_is_not_a_forward_computation_is_never_re_run(built: str) -> None:
+    """A statement with a constructor, or a call the analysis does not follow, is not recomputed."""
+    source = (
+        "import torch\nfrom torch import nn\nfrom helpers import make_features\n"
+        "model = nn.Linear(4, 4)\ninputs = torch.randn(8, 4)\n"
+        f"output = model(inputs) * {built}.sum()\n"
+        "for step in range(3):\n"
+        "    loss = output.pow(2).mean()\n"
+        "    loss.backward()\n"
+    )
+    assert [f.code for f in check_source(source).findings] == ["EK002"]
+    texts = [text for _, text in _inserted(source)]
+    assert all("output = " not in text for text in texts)
+
+
+def test_a_module_forward_is_recomputed_and_moved() -> None:
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "model = nn.Linear(4, 4)\ninputs = torch.randn(8, 4)\n"
+        "output = model(inputs)  # computed once\n"
+        "for step in range(3):\n"
+        "    loss = output.pow(2).mean()\n"
+        "    loss.backward()\n"
+    )
+    (finding,) = check_source(source).findings
+    first = finding.fixes[0]
+    assert first.applicability == Applicability.SAFE
+    assert first.title == "Compute `output` inside the loop, on every iteration"
+    assert sorted(edit.content for edit in first.edits) == ["", "    output = model(inputs)\n"]
+
+
+def test_a_forward_read_after_the_loop_is_copied_not_moved() -> None:
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "model = nn.Linear(4, 4)\ninputs = torch.randn(8, 4)\n"
+        "output = model(inputs)\n"
+        "for step in range(3):\n"
+        "    loss = output.pow(2).mean()\n"
+        "    loss.backward()\n"
+        "print(output.shape)\n"
+    )
+    (finding,) = check_source(source).findings
+    first = finding.fixes[0]
+    assert first.title == "Recompute `output` inside the loop, on every iteration"
+    assert [edit.content for edit in first.edits] == ["    output = model(inputs)\n"]
+
+
+def test_a_retain_graph_handed_to_unknown_code_is_never_removed_safely() -> None:
+    source = (
+        "import torch\nfrom torch import nn\nfrom rl_lib import update\n"
+        "model = nn.Linear(4, 1)\n"
+        "for step in range(3):\n"
+        "    loss = model(torch.randn(8, 4)).mean()\n"
+        "    loss.backward(retain_graph=True)\n"
+        "    update(loss)\n"
+    )
+    assert all(applicability != Applicability.SAFE for applicability, _ in _inserted(source))
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (GRAPH, "h.detach()"),
+        (Seq(GRAPH, "list"), "[t.detach() for t in h]"),
+        (Seq(GRAPH, "tuple", (GRAPH, GRAPH)), "tuple(t.detach() for t in h)"),
+        (Seq(GRAPH, "dict"), "{k: v.detach() for k, v in h.items()}"),
+        (Seq(Seq(GRAPH, "tuple", (GRAPH, GRAPH)), "list"), "[tuple(t.detach() for t in s) for s in h]"),
+        (
+            Seq(GRAPH, "tuple", (GRAPH, Seq(GRAPH, "tuple", (GRAPH, GRAPH)))),
+            "(h[0].detach(), tuple(t.detach() for t in h[1]),)",
+        ),
+        (Seq(UNKNOWN, "tuple", (Const(3), GRAPH)), "(h[0], h[1].detach(),)"),
+        (Seq(UNKNOWN, "list"), None),
+        (UNKNOWN, None),
+    ],
+)
+def test_a_detach_keeps_the_values_shape(value: Value, expected: str | None) -> None:
+    """Never `.detach()` on a list: each tensor is detached where it sits."""
+    assert detach_expression("h", value) == expected
+
+
+@pytest.mark.parametrize(
+    ("entering", "steps_inside"),
+    [("encoder(src)", True), ("torch.zeros(4, 8)", False), ("encoder(src)", False)],
+)
+def test_detaching_carried_state_is_safe_only_between_training_steps(
+    entering: str, steps_inside: bool
+) -> None:
+    """A decoder's hidden state between its time steps, or an encoder's output entering the loop:
+    detaching it at the top of each iteration would stop the gradient the loss sends back."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "encoder, cell = nn.Linear(8, 8), nn.GRUCell(8, 8)\n"
+        "opt = torch.optim.SGD([*encoder.parameters(), *cell.parameters()], lr=0.1)\n"
+        "src = torch.randn(4, 8)\n"
+        f"hidden = {entering}\n"
+        "for t in range(3):\n"
+        "    hidden = cell(src, hidden)\n"
+        "    loss = hidden.pow(2).mean()\n"
+        "    loss.backward()\n" + ("    opt.step()\n" if steps_inside else "") + "opt.step()\n"
+    )
+    (finding,) = check_source(source).findings
+    detaches = [fix for fix in finding.fixes if fix.title.startswith("Detach `hidden`")]
+    assert detaches
+    assert all(fix.applicability != Applicability.SAFE for fix in detaches)
+
+
+def test_detaching_a_zero_initial_state_between_steps_is_safe() -> None:
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "cell = nn.GRUCell(8, 8)\nopt = torch.optim.SGD(cell.parameters(), lr=0.1)\n"
+        "hidden = torch.zeros(4, 8)\n"
+        "for t in range(3):\n"
+        "    hidden = cell(torch.randn(4, 8), hidden)\n"
+        "    loss = hidden.pow(2).mean()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+    )
+    (finding,) = check_source(source).findings
+    assert finding.fixes[0].title == "Detach `hidden` at the start of each iteration"
+    assert finding.fixes[0].applicability == Applicability.SAFE
+
+
+def test_a_hand_written_optimizer_makes_each_iteration_a_training_step() -> None:
+    """`p.data.add_(p.grad, alpha=-lr)` steps like an optimizer (word_language_model's loop)."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "cell = nn.GRUCell(8, 8)\n"
+        "hidden = torch.zeros(4, 8)\n"
+        "for t in range(3):\n"
+        "    cell.zero_grad()\n"
+        "    hidden = cell(torch.randn(4, 8), hidden)\n"
+        "    loss = hidden.pow(2).mean()\n"
+        "    loss.backward()\n"
+        "    for p in cell.parameters():\n"
+        "        p.data.add_(p.grad, alpha=-0.1)\n"
+    )
+    (finding,) = check_source(source).findings
+    assert finding.fixes[0].applicability == Applicability.SAFE
+
+
+@pytest.mark.parametrize(
+    ("policy_weight", "safe"),
+    [("(returns - values)", False), ("returns", True)],
+)
+def test_losses_are_summed_safely_only_when_each_learns_through_its_own_part(
+    policy_weight: str, safe: bool
+) -> None:
+    """An actor-critic's policy loss weighted by the critic's values: summing would train the critic
+    through the baseline too (the report's fix detaches it); two heads on a trunk sum safely."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "trunk, actor, critic = nn.Linear(4, 8), nn.Linear(8, 2), nn.Linear(8, 1)\n"
+        "features = trunk(torch.randn(5, 4))\n"
+        "values = critic(features).squeeze(-1)\n"
+        "log_probs = actor(features).log_softmax(-1)[:, 0]\n"
+        "returns = torch.randn(5)\n"
+        f"policy_loss = -({policy_weight} * log_probs).sum()\n"
+        "value_loss = (returns - values).pow(2).mean()\n"
+        "policy_loss.backward()\n"
+        "value_loss.backward()\n"
+    )
+    (finding,) = check_source(source).findings
+    (summed,) = [fix for fix in finding.fixes if fix.title.startswith("Sum the losses")]
+    assert (summed.applicability == Applicability.SAFE) is safe
+
+
+def test_a_cached_value_refreshed_now_and_then_is_not_detached_safely() -> None:
+    """Not a recurrence: the encoder would stop learning between refreshes (recompute it)."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "encoder, head = nn.Linear(4, 4), nn.Linear(4, 1)\n"
+        "opt = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.1)\n"
+        "latent = None\n"
+        "for step in range(6):\n"
+        "    if step % 3 == 0:\n"
+        "        latent = encoder(torch.randn(2, 4))\n"
+        "    loss = head(latent).pow(2).mean()\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+    )
+    (finding,) = check_source(source).findings
+    assert all(fix.applicability != Applicability.SAFE for fix in finding.fixes)
