@@ -43,6 +43,13 @@ INTERNAL_ERROR = "internal error"
 STDIN_NAME = "-"
 
 
+def _first(flag: bool | None, setting: bool | None, *, default: bool) -> bool:
+    """The flag when given, else the setting when set, else the default."""
+    if flag is not None:
+        return flag
+    return default if setting is None else setting
+
+
 def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Run ``errknow-ls check`` as ``options`` say; print to ``out`` / ``err``; return the exit code."""
     out = out or sys.stdout
@@ -63,7 +70,12 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     kb = knowledge_base([*(options.records or []), *settings.record_dirs()], err)
     if options.stdin is not None:
         return _check_stdin(options, per_file.rules_for(options.stdin_filename, rules), kb, out, err)
-    found = discover(paths, settings.excluder())
+    found = discover(
+        paths,
+        settings.excluder(),
+        respect_gitignore=_first(options.respect_gitignore, settings.respect_gitignore, default=True),
+        force_exclude=_first(options.force_exclude, settings.force_exclude, default=False),
+    )
     notices = [Notice(path, NoticeKind.ERROR, problem) for path, problem in found.errors]
     if options.fix and not options.diff:
         for folder in sorted({file.resolve().parent for file in found.files}):
