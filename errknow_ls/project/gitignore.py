@@ -5,7 +5,8 @@ never re-included, as in git: the walks do not enter ignored directories.
 
 The files read are those from the path's directory up to the boundary: the root of the git
 repository around it (the nearest directory holding ``.git``), else the given fallback (the project
-root, the workspace folder, or the directory walked)."""
+root, the workspace folder, or the directory walked). In a repository, ``.git/info/exclude`` decides
+last, below every ``.gitignore`` (as in git). Git's global excludes file is not read."""
 
 from __future__ import annotations
 
@@ -16,9 +17,12 @@ import pathspec
 GITIGNORE = ".gitignore"
 
 
-def _read(directory: Path) -> pathspec.GitIgnoreSpec | None:
+INFO_EXCLUDE = Path(".git") / "info" / "exclude"
+
+
+def _read(file: Path) -> pathspec.GitIgnoreSpec | None:
     try:
-        lines = (directory / GITIGNORE).read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
     return pathspec.GitIgnoreSpec.from_lines(lines)
@@ -38,12 +42,14 @@ class Gitignores:
 
     def __init__(self, fallback: Path) -> None:
         top = fallback.absolute()
-        self.boundary = repository_root(top) or top
+        repository = repository_root(top)
+        self.boundary = repository or top
+        self._info_exclude = None if repository is None else _read(repository / INFO_EXCLUDE)
         self._specs: dict[Path, pathspec.GitIgnoreSpec | None] = {}
 
     def _spec(self, directory: Path) -> pathspec.GitIgnoreSpec | None:
         if directory not in self._specs:
-            self._specs[directory] = _read(directory)
+            self._specs[directory] = _read(directory / GITIGNORE)
         return self._specs[directory]
 
     def ignores(self, path: Path, is_dir: bool) -> bool:
@@ -61,4 +67,9 @@ class Gitignores:
                     return decided
             if directory == self.boundary:
                 break
+        if self._info_exclude is not None:
+            return (
+                self._info_exclude.check_file(absolute.relative_to(self.boundary).as_posix() + suffix).include
+                is True
+            )
         return False

@@ -44,6 +44,9 @@ def repository(root: Path) -> Path:
         (root / name).write_text(text, encoding="utf-8")
     env = {"PATH": os.environ["PATH"], "HOME": str(root.parent), "GIT_CONFIG_NOSYSTEM": "1"}
     subprocess.run(["git", "init", "-q"], cwd=root, env=env, check=True)
+    # Below every .gitignore: the root's `!notes/keep.ipynb` still re-includes that one.
+    (root / ".git" / "info").mkdir(exist_ok=True)
+    (root / ".git" / "info" / "exclude").write_text("*.ipynb\n/main.py\n", encoding="utf-8")
     return root
 
 
@@ -72,6 +75,8 @@ def test_discovery_skips_what_git_ignores(tmp_path: Path) -> None:
     assert "pkg/scratch_keep.py" in expected  # the nested negation re-includes it
     assert "pkg/deep/wanted.py" in expected
     assert "generated/x.py" not in expected  # no re-including below an ignored directory
+    assert "notes/keep.ipynb" in expected
+    assert "main.py" not in expected  # .git/info/exclude
     assert found(root, ["."]) == expected
 
 
