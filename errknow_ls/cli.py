@@ -141,6 +141,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         exit_zero=args.exit_zero,
         no_cache=args.no_cache,
         cache_dir=args.cache_dir,
+        respect_gitignore=args.respect_gitignore,
+        force_exclude=args.force_exclude,
     )
     if args.watch:
         from errknow_ls.runner.watch import watch
@@ -295,6 +297,20 @@ def _add_check_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         metavar="DIR",
         type=Path,
         help="where the cache lives (default: .errknow_cache at the project root); overrides `cache-dir`",
+    )
+    check.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="skip what .gitignore files ignore in the directories walked (default: true; "
+        "overrides `respect-gitignore`)",
+    )
+    check.add_argument(
+        "--force-exclude",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="apply exclude and extend-exclude to paths named on the command line too, as pre-commit "
+        "needs (default: false; overrides `force-exclude`)",
     )
     check.set_defaults(func=cmd_check)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pathspec
@@ -16,18 +16,9 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from errknow_ls.lsp.client_settings import Settings
-from errknow_ls.project import Excluder, Project, within
+from errknow_ls.project import GITIGNORE, Excluder, Gitignores, Project, within
 
-GITIGNORE = ".gitignore"
 PYPROJECT = "pyproject.toml"
-
-
-def _gitignore(directory: Path) -> pathspec.GitIgnoreSpec | None:
-    try:
-        lines = (directory / GITIGNORE).read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return None
-    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 def client_path(uri: str) -> Path | None:
@@ -38,17 +29,12 @@ def client_path(uri: str) -> Path | None:
 
 @dataclass(slots=True)
 class _Folder:
-    """One workspace folder's rules, with the ``.gitignore`` files read so far."""
+    """One workspace folder's rules, with the ``.gitignore`` files (unless ``respect-gitignore`` is false)."""
 
     root: Path
     excluder: Excluder
     editor: pathspec.GitIgnoreSpec
-    gitignores: dict[Path, pathspec.GitIgnoreSpec | None] = field(default_factory=dict)
-
-    def _spec(self, directory: Path) -> pathspec.GitIgnoreSpec | None:
-        if directory not in self.gitignores:
-            self.gitignores[directory] = _gitignore(directory)
-        return self.gitignores[directory]
+    gitignores: Gitignores | None
 
     def ignores(self, path: Path, is_dir: bool) -> bool:
         if self.excluder.excludes(path):
@@ -56,13 +42,7 @@ class _Folder:
         suffix = "/" if is_dir else ""
         if self.editor.match_file(path.relative_to(self.root).as_posix() + suffix):
             return True
-        for directory in (path.parent, *path.parent.parents):
-            spec = self._spec(directory)
-            if spec is not None and spec.match_file(path.relative_to(directory).as_posix() + suffix):
-                return True
-            if directory == self.root:
-                break
-        return False
+        return self.gitignores is not None and self.gitignores.ignores(path, is_dir)
 
     def includes(self, path: Path) -> bool:
         """``path`` (a ``*.py`` below the root) and none of the directories above it are excluded."""
@@ -90,7 +70,16 @@ class Scope:
 
     def __init__(self, projects: list[Project], settings: Settings) -> None:
         editor = pathspec.GitIgnoreSpec.from_lines(settings.exclude)
-        self._folders = [_Folder(p.root, p.excluder(), editor) for p in projects if p.root.is_dir()]
+        self._folders = [
+            _Folder(
+                p.root,
+                p.excluder(),
+                editor,
+                None if p.settings.respect_gitignore is False else Gitignores(p.root),
+            )
+            for p in projects
+            if p.root.is_dir()
+        ]
 
     def files(self) -> list[Path]:
         seen: set[Path] = set()

@@ -8,8 +8,8 @@ import uuid
 
 from lsprotocol import types
 
-from errknow_ls.lsp.checked_files import GITIGNORE
 from errknow_ls.lsp.session import Session
+from errknow_ls.project import GITIGNORE
 
 log = logging.getLogger(__name__)
 WATCHED = ["**/*.py", "**/pyproject.toml", f"**/{GITIGNORE}"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from errknow_ls.project.config import ProjectSettings, find_project, load_settings
 from errknow_ls.project.discovery import DEFAULT_EXCLUDE, Discovered, Excluder, discover, within
+from errknow_ls.project.gitignore import GITIGNORE, Gitignores
 from errknow_ls.project.roots import import_roots, module_file
 from errknow_ls.project.rules import (
     RuleSelection,
@@ -19,8 +20,10 @@ from errknow_ls.project.workspace import Project
 
 __all__ = [
     "DEFAULT_EXCLUDE",
+    "GITIGNORE",
     "Discovered",
     "Excluder",
+    "Gitignores",
     "Project",
     "ProjectSettings",
     "RuleSelection",

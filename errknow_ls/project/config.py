@@ -29,6 +29,8 @@ KNOWN_KEYS = (
     "per-file-ignores",
     "exclude",
     "extend-exclude",
+    "respect-gitignore",
+    "force-exclude",
     "output-format",
     "records",
     "cache-dir",
@@ -49,6 +51,10 @@ class ProjectSettings:
     """As ``--output-format`` spells it (checked by the run, which knows the formats)."""
     exclude: list[str] | None = None
     extend_exclude: list[str] = field(default_factory=list)
+    respect_gitignore: bool | None = None
+    """Skip what ``.gitignore`` files ignore in directories walked; ``None``: not set (true)."""
+    force_exclude: bool | None = None
+    """Apply the excludes to files named on the command line too; ``None``: not set (false)."""
     records: list[Path] | None = None
     cache_dir: Path | None = None
     """Relative to ``root``; ``None``: ``.errknow_cache`` there."""
@@ -133,6 +139,15 @@ def _settings(path: Path, table: dict[str, Any]) -> ProjectSettings:
             warnings.append(f"warning: {path}: [tool.errknow] {key}: {expected}")
         return value
 
+    def boolean(key: str) -> bool | None:
+        value = table.get(key)
+        if value is not None and not isinstance(value, bool):
+            warnings.append(
+                f"warning: {path}: [tool.errknow] {key}: expected true or false; using the default"
+            )
+            return None
+        return value
+
     def string(key: str) -> str | None:
         value = table.get(key)
         if value is not None and not isinstance(value, str):
@@ -156,6 +171,8 @@ def _settings(path: Path, table: dict[str, Any]) -> ProjectSettings:
         output_format=string("output-format"),
         exclude=get("exclude", _strings),
         extend_exclude=get("extend-exclude", _strings) or [],
+        respect_gitignore=boolean("respect-gitignore"),
+        force_exclude=boolean("force-exclude"),
         records=None if records is None else [path.parent / r for r in records],
         cache_dir=None if cache_dir is None else path.parent / cache_dir,
         warnings=warnings,

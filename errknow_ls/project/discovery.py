@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from errknow_ls.project.gitignore import Gitignores
+
 CHECKED_SUFFIXES = (".py", ".ipynb")
 DEFAULT_EXCLUDE = (
     ".*",
@@ -50,6 +52,16 @@ class Excluder:
             return False
         return self.excludes_real(os.path.realpath(path), os.path.realpath(self.root))
 
+    def excludes_given(self, path: Path) -> bool:
+        """ruff's ``--force-exclude``: ``path``, named on the command line, or a directory above it up
+        to the project root (else the working directory) is excluded; outside it, by name only."""
+        absolute = Path(path).absolute()
+        stop = (self.root or Path.cwd()).absolute()
+        if not absolute.is_relative_to(stop):
+            return self.excludes_name(absolute.name)
+        candidates = [absolute, *absolute.parents]
+        return any(self.excludes(candidate) for candidate in candidates[: candidates.index(stop)])
+
     def excludes_name(self, name: str) -> bool:
         return _name_matcher(self.patterns)(name) is not None
 
@@ -81,15 +93,26 @@ def _relative_matcher(patterns: tuple[str, ...]) -> Callable[[str], object]:
     return re.compile("|".join(f"(?:{glob})" for glob in globs) or "(?!)").match
 
 
-def discover(paths: Sequence[Path], excluder: Excluder) -> Discovered:
+def discover(
+    paths: Sequence[Path], excluder: Excluder, *, respect_gitignore: bool = True, force_exclude: bool = False
+) -> Discovered:
+    """The files below ``paths``; what ``.gitignore`` ignores is skipped in directories walked
+    (``respect_gitignore``), never for a path named; ``force_exclude`` applies the excludes to the
+    paths named too."""
     found = Discovered()
     seen: set[str] = set()
     real_root = None if excluder.root is None else os.path.realpath(excluder.root)
     for path in paths:
+        if force_exclude and excluder.excludes_given(path):
+            continue
         if path.is_file():
             candidates: Iterator[tuple[Path, str]] = iter([(path, os.path.realpath(path))])
         elif path.is_dir():
-            candidates = _walk(path, excluder, real_root, found.errors)
+            gitignores = None
+            if respect_gitignore:
+                inside = excluder.root is not None and within(path.absolute(), excluder.root.absolute())
+                gitignores = Gitignores(excluder.root if inside and excluder.root else path)
+            candidates = _walk(path, excluder, gitignores, real_root, found.errors)
         else:
             problem = "No such file or directory" if not path.exists() else "not a file or directory"
             found.errors.append((path, problem))
@@ -102,17 +125,23 @@ def discover(paths: Sequence[Path], excluder: Excluder) -> Discovered:
 
 
 def _walk(
-    top: Path, excluder: Excluder, real_root: str | None, errors: list[tuple[Path, str]]
+    top: Path,
+    excluder: Excluder,
+    gitignores: Gitignores | None,
+    real_root: str | None,
+    errors: list[tuple[Path, str]],
 ) -> Iterator[tuple[Path, str]]:
     """``*.py`` and ``*.ipynb`` files below ``top`` with their real paths, as ``os.walk`` (top-down, symlinked
     directories listed but not entered) would find them, in sorted order; one ``scandir`` per
     directory, and ``realpath`` only for symlinks (the real path of anything else is its
     directory's real path and its name)."""
 
-    def excluded(entry: os.DirEntry[str], real: str) -> bool:
+    def excluded(entry: os.DirEntry[str], real: str, is_directory: bool) -> bool:
         if excluder.excludes_name(entry.name):
             return True
-        return real_root is not None and excluder.excludes_real(real, real_root)
+        if real_root is not None and excluder.excludes_real(real, real_root):
+            return True
+        return gitignores is not None and gitignores.ignores(Path(entry.path), is_directory)
 
     def real_of(entry: os.DirEntry[str], real_directory: str) -> str:
         if entry.is_symlink():
@@ -136,9 +165,9 @@ def _walk(
                 is_directory = False
             real = real_of(entry, real_directory)
             if is_directory:
-                if not excluded(entry, real) and not entry.is_symlink():
+                if not entry.is_symlink() and not excluded(entry, real, is_directory=True):
                     subdirectories.append((entry.path, real))
-            elif entry.name.endswith(CHECKED_SUFFIXES) and not excluded(entry, real):
+            elif entry.name.endswith(CHECKED_SUFFIXES) and not excluded(entry, real, is_directory=False):
                 yield Path(entry.path), real
         pending += reversed(subdirectories)
 

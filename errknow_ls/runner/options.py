@@ -71,3 +71,7 @@ class CheckOptions:
     exit_zero: bool = False
     no_cache: bool = False
     cache_dir: Path | None = None
+    respect_gitignore: bool | None = None
+    """``--respect-gitignore`` / ``--no-respect-gitignore``; ``None``: the setting, else true."""
+    force_exclude: bool | None = None
+    """``--force-exclude`` / ``--no-force-exclude``; ``None``: the setting, else false."""

@@ -34,13 +34,20 @@ from errknow_ls.runner.options import (
     output_format,
 )
 from errknow_ls.runner.report import Notice, NoticeKind, Report
-from errknow_ls.runner.sourcefile import remove_stale_temps
+from errknow_ls.runner.sourcefile import SourceError, decode_source, remove_stale_temps
 
 if TYPE_CHECKING:
     from errknow_ls.kb import KnowledgeBase
 
 INTERNAL_ERROR = "internal error"
 STDIN_NAME = "-"
+
+
+def _first(flag: bool | None, setting: bool | None, *, default: bool) -> bool:
+    """The flag when given, else the setting when set, else the default."""
+    if flag is not None:
+        return flag
+    return default if setting is None else setting
 
 
 def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -61,9 +68,20 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     per_file = PerFileIgnores.of(settings, err)
     # Later wins by id: --records, then the project's ([tool.errknow] records, .errknow/records).
     kb = knowledge_base([*(options.records or []), *settings.record_dirs()], err)
+    force_exclude = _first(options.force_exclude, settings.force_exclude, default=False)
     if options.stdin is not None:
+        name = options.stdin_filename
+        if force_exclude and name is not None and settings.excluder().excludes_given(name):
+            passed = _pass_excluded_stdin(options, name, kb, out, err)
+            if passed is not None:
+                return passed
         return _check_stdin(options, per_file.rules_for(options.stdin_filename, rules), kb, out, err)
-    found = discover(paths, settings.excluder())
+    found = discover(
+        paths,
+        settings.excluder(),
+        respect_gitignore=_first(options.respect_gitignore, settings.respect_gitignore, default=True),
+        force_exclude=force_exclude,
+    )
     notices = [Notice(path, NoticeKind.ERROR, problem) for path, problem in found.errors]
     if options.fix and not options.diff:
         for folder in sorted({file.resolve().parent for file in found.files}):
@@ -135,6 +153,27 @@ def _check_stdin(
         return _print_diff(report, out, err)
     if options.fix and result.error is None:
         out.write(result.fixed_text or result.original or "")
+        _print_report(options, report, err)
+    else:
+        _print_report(options, report, out)
+    return exit_code(options, report)
+
+
+def _pass_excluded_stdin(
+    options: CheckOptions, name: Path, kb: Callable[[], KnowledgeBase], out: TextIO, err: TextIO
+) -> int | None:
+    """``--force-exclude`` with an excluded ``--stdin-filename``: nothing is checked, and ``--fix``
+    gives the input back unchanged (as ruff does). ``None`` when the input does not decode: the
+    check says why."""
+    try:
+        text = decode_source(name, options.stdin or b"").text
+    except SourceError:
+        return None
+    report = Report([], kb, options.fix, options.unsafe_fixes, [])
+    if options.diff:
+        return _print_diff(report, out, err)
+    if options.fix:
+        out.write(text)
         _print_report(options, report, err)
     else:
         _print_report(options, report, out)

@@ -141,3 +141,15 @@ def test_excludes_agrees_with_the_plain_match(tmp_path: Path) -> None:
         excluder = Excluder(patterns, project)
         for path in [*project.rglob("*"), project, tmp_path]:
             assert excluder.excludes(path) == reference_excludes(excluder, path), (patterns, path)
+
+
+def test_force_exclude_applies_the_excludes_to_paths_named(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    for name in ("legacy/old.py", "legacy/deep/older.py", "venv/lib/x.py", "src/a.py", "src/gen_1.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("", encoding="utf-8")
+    excluder = Excluder((*DEFAULT_EXCLUDE, "legacy", "gen_*.py"), root)
+    named = [root / n for n in ("legacy/old.py", "legacy/deep/older.py", "venv/lib/x.py", "src/gen_1.py")]
+    named += [root / "src/a.py", root / "legacy"]
+    assert discover(named, excluder).files == named[:5]  # walking legacy/ finds nothing more
+    assert discover(named, excluder, force_exclude=True).files == [root / "src/a.py"]

@@ -586,6 +586,60 @@ def test_pyproject_mistakes_warn_and_fall_back(run: Run, tmp_path: Path) -> None
     assert (code, out) == (EXIT_OK, "All checks passed!\n")
 
 
+def gitignored_project(root: Path, table: str = "") -> None:
+    pyproject(root, table)
+    write(root / ".gitignore", "scratch/\n")
+    write(root / "a.py", DOUBLE)
+    write(root / "scratch" / "b.py", DOUBLE)
+
+
+def filenames(out: str) -> list[str]:
+    return sorted(f["filename"] for f in json.loads(out))
+
+
+def test_check_skips_what_gitignore_ignores_unless_told_not_to(run: Run, tmp_path: Path) -> None:
+    gitignored_project(tmp_path)
+    assert filenames(run("--output-format", "json")[1]) == ["a.py"]
+    assert filenames(run("--output-format", "json", "--no-respect-gitignore")[1]) == ["a.py", "scratch/b.py"]
+    # A file named is checked, ignored or not (as ruff does).
+    assert filenames(run("--output-format", "json", "scratch/b.py")[1]) == ["scratch/b.py"]
+
+
+def test_respect_gitignore_setting_and_its_flag(run: Run, tmp_path: Path) -> None:
+    gitignored_project(tmp_path, "respect-gitignore = false")
+    assert filenames(run("--output-format", "json")[1]) == ["a.py", "scratch/b.py"]
+    assert filenames(run("--output-format", "json", "--respect-gitignore")[1]) == ["a.py"]
+
+
+def test_force_exclude_excludes_files_named(run: Run, tmp_path: Path) -> None:
+    pyproject(tmp_path, 'extend-exclude = ["legacy"]')
+    write(tmp_path / "a.py", DOUBLE)
+    write(tmp_path / "legacy" / "old.py", DOUBLE)
+    named = ("--output-format", "json", "a.py", "legacy/old.py")
+    assert filenames(run(*named)[1]) == ["a.py", "legacy/old.py"]
+    assert filenames(run("--force-exclude", *named)[1]) == ["a.py"]
+    code, out, err = run("--force-exclude", "legacy/old.py")
+    assert (code, out, err) == (EXIT_OK, "All checks passed!\n", "")
+
+
+def test_force_exclude_setting(run: Run, tmp_path: Path) -> None:
+    pyproject(tmp_path, 'extend-exclude = ["legacy"]\nforce-exclude = true')
+    write(tmp_path / "legacy" / "old.py", DOUBLE)
+    assert run("legacy/old.py")[0] == EXIT_OK
+    assert run("--no-force-exclude", "legacy/old.py")[0] == EXIT_FOUND
+
+
+def test_a_flag_setting_of_the_wrong_type_warns_naming_the_key(run: Run, tmp_path: Path) -> None:
+    gitignored_project(tmp_path, 'respect-gitignore = "no"')
+    code, out, err = run("--output-format", "json")
+    expected = "expected true or false; using the default"
+    assert (
+        err
+        == f"warning: {tmp_path.resolve() / 'pyproject.toml'}: [tool.errknow] respect-gitignore: {expected}\n"
+    )
+    assert (code, filenames(out)) == (EXIT_FOUND, ["a.py"])
+
+
 def test_unreadable_pyproject_warns_and_uses_defaults(run: Run, tmp_path: Path) -> None:
     write(tmp_path / "pyproject.toml", "[tool.errknow\nselect = [")
     write(tmp_path / "a.py", DOUBLE)

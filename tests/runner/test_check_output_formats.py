@@ -340,6 +340,20 @@ def test_stdin_with_fix_prints_the_fixed_source(
     assert out.startswith("--- a/train.py\n+++ b/train.py\n")
 
 
+def test_stdin_named_as_an_excluded_file_with_force_exclude(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path / "pyproject.toml", '[tool.errknow]\nextend-exclude = ["legacy"]\n')
+    with_stdin(monkeypatch, GRAD_THEN_BACKWARD)
+    assert run("--no-cache", "--stdin-filename", "legacy/train.py")[0] == EXIT_FOUND
+    with_stdin(monkeypatch, GRAD_THEN_BACKWARD)
+    code, out, _ = run("--no-cache", "--force-exclude", "--stdin-filename", "legacy/train.py")
+    assert (code, out) == (EXIT_OK, "All checks passed!\n")
+    with_stdin(monkeypatch, GRAD_THEN_BACKWARD)
+    code, out, _ = run("--no-cache", "--force-exclude", "--fix", "--stdin-filename", "legacy/train.py")
+    assert (code, out) == (EXIT_OK, GRAD_THEN_BACKWARD)  # given back unchanged, as ruff does
+
+
 # --- rule ------------------------------------------------------------------------------------
 
 

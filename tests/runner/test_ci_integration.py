@@ -145,6 +145,22 @@ def test_pre_commit_fix_hook_fixes_then_passes(tmp_path: Path) -> None:
     assert "backbone = nn.Linear(6, 12)\n" in (project / "train.py").read_text(encoding="utf-8")
 
 
+def test_pre_commit_respects_the_projects_excludes(tmp_path: Path) -> None:
+    """pre-commit names every file; the hooks' ``--force-exclude`` keeps ``extend-exclude`` in force."""
+    env = environment(tmp_path / "home")
+    project = project_with_a_bug(tmp_path, env, local_config(snippet_hook_ids()))
+    write(project / "pyproject.toml", '[tool.errknow]\nextend-exclude = ["nbs"]\n')
+    git(project, env, "add", "-A")
+    done = pre_commit(project, env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"train.py:{WARMUP_LINE}:5: EK002" in done.stdout
+    assert "train.ipynb" not in done.stdout
+    write(project / "pyproject.toml", '[tool.errknow]\nextend-exclude = ["nbs", "train.py"]\n')
+    git(project, env, "add", "-A")
+    done = pre_commit(project, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 @pytest.mark.skipif(
     not LONG,
     reason="installs errknow-ls into pre-commit's own environment (~1 min); ERRKNOW_FUZZ_LONG=1 runs it",

@@ -8,10 +8,11 @@ import logging
 from lsprotocol import types
 
 from errknow_ls.lsp import reconfigure, scan
-from errknow_ls.lsp.checked_files import GITIGNORE, PYPROJECT, Scope, client_path, file_events
+from errknow_ls.lsp.checked_files import PYPROJECT, Scope, client_path, file_events
 from errknow_ls.lsp.languageserver import ErrknowServer
 from errknow_ls.lsp.output import logs
 from errknow_ls.lsp.session import Session
+from errknow_ls.project import GITIGNORE
 
 log = logging.getLogger(__name__)
 SETTINGS_FILES = frozenset({PYPROJECT, GITIGNORE})
