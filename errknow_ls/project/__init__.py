@@ -8,6 +8,7 @@ from errknow_ls.project.discovery import DEFAULT_EXCLUDE, Discovered, Excluder, 
 from errknow_ls.project.gitignore import GITIGNORE, Gitignores
 from errknow_ls.project.roots import import_roots, module_file
 from errknow_ls.project.rules import (
+    PerFileIgnores,
     RuleSelection,
     Selectors,
     SeverityName,
@@ -24,6 +25,7 @@ __all__ = [
     "Discovered",
     "Excluder",
     "Gitignores",
+    "PerFileIgnores",
     "Project",
     "ProjectSettings",
     "RuleSelection",

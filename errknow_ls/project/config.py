@@ -69,7 +69,7 @@ class ProjectSettings:
         return dirs
 
     def selectors(self) -> Selectors:
-        return Selectors(self.select, self.ignore)
+        return Selectors(self.select, self.ignore, self.extend_select or None)
 
     def excluder(self, root: Path | None = None) -> Excluder:
         """The excludes: the defaults (or ``exclude``) and ``extend-exclude``, relative to the

@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
 import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from errknow_ls.core.findings import NOT_FULLY_CHECKED
 from errknow_ls.project import (
+    PerFileIgnores,
     ProjectSettings,
     RuleSelection,
+    Selectors,
     discover,
     import_roots,
     load_settings,
-    resolve_selectors,
-    split_selectors,
+    select_rules,
 )
 from errknow_ls.runner.cache import CACHE_DIRNAME, CheckCache, cache_key, check_files_cached
 from errknow_ls.runner.engine import FileJob, FileResult, check_file, check_files
@@ -65,7 +64,7 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
         print(f"error: {exc}", file=err)
         return ExitCode.ERROR
     options = dataclasses.replace(options, output_format=chosen_format)
-    per_file = PerFileIgnores.of(settings, err)
+    per_file = per_file_ignores(settings, err)
     # Later wins by id: --records, then the project's ([tool.errknow] records, .errknow/records).
     kb = knowledge_base([*(options.records or []), *settings.record_dirs()], err)
     force_exclude = _first(options.force_exclude, settings.force_exclude, default=False)
@@ -109,7 +108,7 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     cache = None if directory is None else CheckCache(directory, cache_key(rules))
     if cache is not None and cache.problem is not None:
         print(cache.problem, file=err)
-    results = [per_file.apply(result) for result in _checked(jobs, cache)]
+    results = [without_ignored(result, per_file) for result in _checked(jobs, cache)]
     cache_problem = None if cache is None else cache.save()
     if cache_problem is not None:
         print(cache_problem, file=err)
@@ -227,15 +226,16 @@ def cache_directory(options: CheckOptions, settings: ProjectSettings) -> Path | 
 
 
 def rule_selection(options: CheckOptions, settings: ProjectSettings, err: TextIO) -> RuleSelection:
-    """Command-line selectors win over the project's; an unknown one is an error on the command
-    line and a warning in ``pyproject.toml``. ``extend-select`` adds to ``select`` (both its own
-    and the command line's ``--extend-select``)."""
-    select = _selectors(options.select, settings.select, "select", err)
-    ignore = _selectors(options.ignore, settings.ignore, "ignore", err) or frozenset()
-    extend = _selectors(options.extend_select, settings.extend_select or None, "extend-select", err)
-    if select is not None and extend:
-        select = select | extend
-    return RuleSelection(select, ignore)
+    """Command-line selectors win over the project's (``select_rules``); an unknown one is an
+    error on the command line and a warning in ``pyproject.toml``."""
+    given = Selectors(options.select, options.ignore, options.extend_select)
+    rules, unknown = select_rules(given, settings.selectors())
+    for mistake in unknown:
+        if mistake.given:
+            raise OptionError(f"--{mistake.key}: no rule matches {mistake.describe()}")
+        described = mistake.describe()
+        print(f"warning: [tool.errknow] {mistake.key}: no rule matches {described}; ignored", file=err)
+    return rules
 
 
 def configured_format(settings: ProjectSettings) -> OutputFormat:
@@ -251,75 +251,29 @@ def configured_format(settings: ProjectSettings) -> OutputFormat:
         ) from None
 
 
-@dataclass(frozen=True, slots=True)
-class PerFileIgnores:
-    """``per-file-ignores``: a glob (relative to the project root; a bare name matches in any
-    directory) and the codes never reported in the files it matches."""
-
-    root: Path | None
-    globs: tuple[tuple[str, frozenset[str]], ...] = ()
-
-    @classmethod
-    def of(cls, settings: ProjectSettings, err: TextIO) -> PerFileIgnores:
-        globs = []
-        for glob, selectors in settings.per_file_ignores.items():
-            codes, unknown = resolve_selectors(selectors)
-            if unknown:
-                names = ", ".join(repr(u) for u in unknown)
-                print(
-                    f"warning: [tool.errknow] per-file-ignores: {glob!r}: no rule matches {names}; ignored",
-                    file=err,
-                )
-            globs.append((glob, codes))
-        return cls(settings.root, tuple(globs))
-
-    def codes_for(self, path: Path | None) -> frozenset[str]:
-        if path is None or not self.globs:
-            return frozenset()
-        absolute = path.resolve()
-        try:
-            relative = absolute.relative_to(self.root.resolve()).as_posix() if self.root else path.as_posix()
-        except ValueError:
-            relative = path.as_posix()
-        codes: set[str] = set()
-        for glob, ignored in self.globs:
-            if fnmatch.fnmatchcase(relative, glob) or fnmatch.fnmatchcase(path.name, glob):
-                codes |= ignored
-        return frozenset(codes)
-
-    def rules_for(self, path: Path | None, rules: RuleSelection) -> RuleSelection:
-        codes = self.codes_for(path)
-        return dataclasses.replace(rules, ignore=rules.ignore | codes) if codes else rules
-
-    def apply(self, result: FileResult) -> FileResult:
-        codes = self.codes_for(result.path)
-        if not codes or not result.findings:
-            return result
-        kept = [i for i, finding in enumerate(result.findings) if finding.code not in codes]
-        return dataclasses.replace(
-            result,
-            findings=[result.findings[i] for i in kept],
-            cells=tuple(result.cells[i] for i in kept) if result.cells else (),
+def per_file_ignores(settings: ProjectSettings, err: TextIO) -> PerFileIgnores:
+    """``per-file-ignores``; a selector that names no rule is a warning."""
+    per_file, unknown = PerFileIgnores.resolve(settings.root, settings.per_file_ignores)
+    for glob, names in unknown:
+        described = ", ".join(repr(name) for name in names)
+        print(
+            f"warning: [tool.errknow] per-file-ignores: {glob!r}: no rule matches {described}; ignored",
+            file=err,
         )
+    return per_file
 
 
-def _selectors(
-    given: Sequence[str] | None, configured: Sequence[str] | None, key: str, err: TextIO
-) -> frozenset[str] | None:
-    if given is not None:
-        codes, unknown = resolve_selectors(split_selectors(given))
-        if unknown:
-            raise OptionError(f"--{key}: no rule matches {', '.join(repr(u) for u in unknown)}")
-        return codes
-    if configured is None:
-        return None
-    codes, unknown = resolve_selectors(configured)
-    if unknown:
-        names = ", ".join(repr(u) for u in unknown)
-        print(f"warning: [tool.errknow] {key}: no rule matches {names}; ignored", file=err)
-        if not codes:
-            return None
-    return codes
+def without_ignored(result: FileResult, per_file: PerFileIgnores) -> FileResult:
+    """``result`` without the findings ``per-file-ignores`` ignores in its file."""
+    codes = per_file.codes_for(result.path)
+    if not codes or not result.findings:
+        return result
+    kept = [i for i, finding in enumerate(result.findings) if finding.code not in codes]
+    return dataclasses.replace(
+        result,
+        findings=[result.findings[i] for i in kept],
+        cells=tuple(result.cells[i] for i in kept) if result.cells else (),
+    )
 
 
 def knowledge_base(directories: Sequence[Path], err: TextIO) -> Callable[[], KnowledgeBase]:
