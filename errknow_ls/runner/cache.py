@@ -35,7 +35,7 @@ from errknow_ls.core.files import MIB, UnreadableFile, read_regular
 from errknow_ls.project import RuleSelection
 from errknow_ls.runner.engine import FileJob, FileResult, check_files
 from errknow_ls.runner.fixing import Offsets, applicable
-from errknow_ls.runner.sourcefile import SourceError, content_digest, decode_source, read_bytes
+from errknow_ls.runner.sourcefile import SourceFileError, content_digest, decode_source, read_bytes
 
 CACHE_DIRNAME = ".errknow_cache"
 FORMAT = 3
@@ -156,7 +156,7 @@ class CheckCache:
                 return None
             try:
                 data = read_bytes(path)
-            except SourceError:
+            except SourceFileError:
                 return None
             digest = content_digest(data)
         entry = self._entry(digest)
@@ -286,7 +286,7 @@ def _fits(entry: _Entry, path: Path, data: bytes | None, size: int) -> bool:
         )
     try:
         offsets = Offsets(decode_source(path, data).text)
-    except SourceError:
+    except SourceFileError:
         return False
     return all(
         span.start <= span.end and offsets.holds(span.start) and offsets.holds(span.end) for span in spans

@@ -17,12 +17,12 @@ from errknow_ls.runner.fixing import fix_until_stable
 from errknow_ls.runner.notebooks import Notebook, is_notebook, parse_notebook
 from errknow_ls.runner.sourcefile import (
     SourceChanged,
-    SourceError,
     SourceFile,
+    SourceFileError,
     content_digest,
     decode_source,
     read_bytes,
-    read_source,
+    read_source_file,
     with_newline,
     write_source,
 )
@@ -102,10 +102,10 @@ def check_file(job: FileJob) -> FileResult:
 
 def _check_file(job: FileJob) -> FileResult:
     try:
-        source = read_source(job.path) if job.data is None else decode_source(job.path, job.data)
+        source = read_source_file(job.path) if job.data is None else decode_source(job.path, job.data)
         if is_notebook(job.path):
             return _check_notebook(job, source, parse_notebook(source.text))
-    except SourceError as exc:
+    except SourceFileError as exc:
         return FileResult(job.path, error=str(exc))
     data = source.origin.data if source.origin else source.text.encode(source.encoding)
 
@@ -153,7 +153,7 @@ def _written(
     except SourceChanged as exc:
         # What was found is about text the file no longer holds.
         return FileResult(job.path, error=str(exc))
-    except SourceError as exc:
+    except SourceFileError as exc:
         # Nothing was written, so everything found before fixing still stands.
         return dataclasses.replace(unfixed(), warnings=result.warnings, digest=None, error=str(exc))
     return result
@@ -250,7 +250,7 @@ def _settled(job: FileJob) -> FileResult | None:
             parse_notebook(decode_source(job.path, data).text)
         elif not data.isascii() or b"coding" in _first_two_lines(data):  # ASCII decodes as anything
             decode_source(job.path, data)
-    except SourceError as exc:
+    except SourceFileError as exc:
         return FileResult(job.path, error=str(exc))
     return None if might_backward(data) else FileResult(job.path, digest=content_digest(data))
 

@@ -47,12 +47,14 @@ class ExplainOptions:
     records: Sequence[Path] = field(default_factory=list)
 
 
-class SourceError(Exception):
-    """An input that could not be read, with the reason."""
+class UnreadableInput(Exception):
+    """An input of ``explain`` (a log, a notebook, standard input) that could not be read: why."""
 
 
 @dataclass(frozen=True, slots=True)
-class Read:
+class TracebacksRead:
+    """The tracebacks (or bare messages) read from one input of ``explain``."""
+
     tracebacks: list[Traceback]
     notebook: bool = False
     shrank: Shrink | None = None
@@ -64,7 +66,7 @@ BARE_TAIL_BYTES = 4 << 20
 ends with its error; reading all of a large log again would cost what the scan saved)."""
 
 
-def scan_stream(kb: KnowledgeBase, stream: BinaryIO) -> Read:
+def scan_stream(kb: KnowledgeBase, stream: BinaryIO) -> TracebacksRead:
     """The tracebacks in ``stream``; where it holds none, the bare messages at its end."""
     scanner = TracebackScanner()
     found: list[Traceback] = []
@@ -80,27 +82,27 @@ def scan_stream(kb: KnowledgeBase, stream: BinaryIO) -> Read:
                 kept -= len(tail.popleft())
     found += scanner.close()
     if found:
-        return Read(sorted(found, key=lambda tb: tb.start_line), shrank=capture.shrank)
+        return TracebacksRead(sorted(found, key=lambda tb: tb.start_line), shrank=capture.shrank)
     text = b"".join(tail)[-BARE_TAIL_BYTES:].decode("utf-8", "replace")
     unfinished = 0 if text.endswith("\n") else 1  # the scanner counts a last line without its newline
     start = max(0, scanner.lines_read - text.count("\n") - unfinished)
-    return Read(bare_messages(kb, text, start), shrank=capture.shrank)
+    return TracebacksRead(bare_messages(kb, text, start), shrank=capture.shrank)
 
 
-def read_source(kb: KnowledgeBase, source: str, stdin: BinaryIO) -> Read:
-    """The tracebacks (or bare messages) in one input; raises ``SourceError``."""
+def read_tracebacks(kb: KnowledgeBase, source: str, stdin: BinaryIO) -> TracebacksRead:
+    """The tracebacks (or bare messages) in one input; raises ``UnreadableInput``."""
     if source == STDIN:
         return scan_stream(kb, stdin)
     path = Path(source)
     try:
         if path.suffix.lower() == ".ipynb":
-            return Read(read_notebook(path.read_bytes()), notebook=True)
+            return TracebacksRead(read_notebook(path.read_bytes()), notebook=True)
         with path.open("rb") as stream:
             return scan_stream(kb, stream)
     except NotebookError as exc:
-        raise SourceError(f"{source}: {exc}") from exc
+        raise UnreadableInput(f"{source}: {exc}") from exc
     except OSError as exc:
-        raise SourceError(f"{source}: {exc.strerror or exc}") from exc
+        raise UnreadableInput(f"{source}: {exc.strerror or exc}") from exc
 
 
 def shrank_words(shrank: Shrink) -> str:
@@ -149,8 +151,8 @@ def run_explain(
     failed = False
     for source in options.sources or [STDIN]:
         try:
-            read = read_source(kb, source, stdin)
-        except SourceError as exc:
+            read = read_tracebacks(kb, source, stdin)
+        except UnreadableInput as exc:
             print(f"error: {exc}", file=err)
             failed = True
             continue

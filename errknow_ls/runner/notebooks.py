@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from errknow_ls.runner.sourcefile import SourceError
+from errknow_ls.runner.sourcefile import SourceFileError
 
 NOTEBOOK_SUFFIX = ".ipynb"
 PYTHON_LANGUAGES = frozenset({"python", "python3", "ipython", "ipython3"})
@@ -47,26 +47,26 @@ class Notebook:
 
 
 def parse_notebook(text: str) -> Notebook:
-    """A notebook from its JSON text; raises ``SourceError`` on anything that is not nbformat 4 or
+    """A notebook from its JSON text; raises ``SourceFileError`` on anything that is not nbformat 4 or
     is not a Python notebook (the message says which)."""
     try:
         data = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
-        raise SourceError(f"not a notebook: not JSON: {exc}") from exc
+        raise SourceFileError(f"not a notebook: not JSON: {exc}") from exc
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-        raise SourceError("not a notebook: no 'cells' list (nbformat 4 expected)")
+        raise SourceFileError("not a notebook: no 'cells' list (nbformat 4 expected)")
     if data.get("nbformat", 4) != 4:
-        raise SourceError(f"nbformat {data.get('nbformat')} is not read; nbformat 4 is")
+        raise SourceFileError(f"nbformat {data.get('nbformat')} is not read; nbformat 4 is")
     language = _language(data)
     if language is not None and language.lower() not in PYTHON_LANGUAGES:
-        raise SourceError(f"not a Python notebook (its language is {language!r})")
+        raise SourceFileError(f"not a Python notebook (its language is {language!r})")
     code_cells = []
     for index, cell in enumerate(data["cells"]):
         if not isinstance(cell, dict):
-            raise SourceError(f"not a notebook: cell {index + 1} is not an object")
+            raise SourceFileError(f"not a notebook: cell {index + 1} is not an object")
         if cell.get("cell_type") == "code":
             if not isinstance(cell.get("source"), (str, list)):
-                raise SourceError(f"not a notebook: cell {index + 1} has no 'source'")
+                raise SourceFileError(f"not a notebook: cell {index + 1} has no 'source'")
             code_cells.append(index)
     return Notebook(data, tuple(code_cells), _indent(text))
 

@@ -12,7 +12,7 @@ from errknow_ls.core import Finding, Position
 from errknow_ls.runner.engine import FileResult
 from errknow_ls.runner.fixing import applicable, hidden
 from errknow_ls.runner.notebooks import parse_notebook
-from errknow_ls.runner.sourcefile import SourceError, decode_source, read_bytes
+from errknow_ls.runner.sourcefile import SourceFileError, decode_source, read_bytes
 
 if TYPE_CHECKING:
     from errknow_ls.kb import KnowledgeBase
@@ -118,7 +118,7 @@ class Located:
             if self.cell is None:
                 return text
             return parse_notebook(text).sources()[self.cell]
-        except (SourceError, IndexError):
+        except (SourceFileError, IndexError):
             return None
 
 

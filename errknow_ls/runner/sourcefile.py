@@ -47,14 +47,14 @@ READ_ATTEMPTS = 3
 """Reads of a file that changes while it is read (a writer rewriting it in place), before giving up."""
 
 
-class SourceError(Exception):
-    """A file that cannot be read, decoded or written; the message says why."""
+class SourceFileError(Exception):
+    """A checked source file that cannot be read, decoded or written; the message says why."""
 
 
 CHANGED = "changed since --fix read it"
 
 
-class SourceChanged(SourceError):
+class SourceChanged(SourceFileError):
     """A file another program changed after ``--fix`` read it: it is not written."""
 
 
@@ -72,7 +72,7 @@ class SourceFile:
     """The file as it was read: what it must still be when the fixed text replaces it."""
 
 
-def read_source(path: Path) -> SourceFile:
+def read_source_file(path: Path) -> SourceFile:
     read = read_file(path)
     return dataclasses.replace(decode_source(path, read.data), origin=read)
 
@@ -88,11 +88,11 @@ def read_file(path: Path) -> ReadFile:
             return read_regular(path, MAX_SOURCE_BYTES)
         except ChangedWhileRead as exc:
             if attempt == READ_ATTEMPTS - 1:
-                raise SourceError(f"{exc} ({READ_ATTEMPTS} times): not checked") from exc
+                raise SourceFileError(f"{exc} ({READ_ATTEMPTS} times): not checked") from exc
         except UnreadableFile as exc:
-            raise SourceError(str(exc)) from exc
+            raise SourceFileError(str(exc)) from exc
         except OSError as exc:
-            raise SourceError(exc.strerror or str(exc)) from exc
+            raise SourceFileError(exc.strerror or str(exc)) from exc
     raise AssertionError("unreachable")
 
 
@@ -109,11 +109,11 @@ def decode_source(path: Path, data: bytes) -> SourceFile:
         # Raised for a bad coding cookie, and for first lines that are not UTF-8 (said below).
         encoding = "utf-8"
         if "encoding declaration" not in str(exc):
-            raise SourceError(f"cannot decode: {exc}") from exc
+            raise SourceFileError(f"cannot decode: {exc}") from exc
     try:
         text = data.decode(encoding)
     except (LookupError, UnicodeDecodeError) as exc:
-        raise SourceError(_decode_problem(data, encoding, exc)) from exc
+        raise SourceFileError(_decode_problem(data, encoding, exc)) from exc
     return SourceFile(path, text, encoding, detect_newline(text))
 
 
@@ -144,22 +144,22 @@ def write_source(source: SourceFile, text: str, inside: Sequence[str] | None = N
     try:
         data = text.encode(source.encoding)
     except UnicodeEncodeError as exc:
-        raise SourceError(f"cannot encode the fixed text as {source.encoding}: {exc}") from exc
+        raise SourceFileError(f"cannot encode the fixed text as {source.encoding}: {exc}") from exc
     target = Path(os.path.realpath(source.path))  # write through a symlink, not over it
     if inside is not None and not any(_is_within(str(target), root) for root in inside):
-        raise SourceError(
+        raise SourceFileError(
             f"a symlink to {target}, outside the checked paths: not written (--fix-symlink-targets writes it)"
         )
     try:
         info = target.stat()
         if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(target, os.W_OK):
-            raise SourceError(f"read-only (mode {stat.S_IMODE(info.st_mode):04o}): not written")
+            raise SourceFileError(f"read-only (mode {stat.S_IMODE(info.st_mode):04o}): not written")
         if info.st_nlink > 1:
             _rewrite_in_place(target, data, source.origin)
         else:
             _replace_atomically(target, data, source.origin)
     except OSError as exc:
-        raise SourceError(f"cannot write: {exc.strerror or exc}") from exc
+        raise SourceFileError(f"cannot write: {exc.strerror or exc}") from exc
 
 
 def _is_within(path: str, directory: str) -> bool:
@@ -274,7 +274,7 @@ def _rewrite_in_place(target: Path, data: bytes, origin: ReadFile | None) -> Non
     temp = _write_temp(target, data)
     try:
         if temp.read_bytes() != data:
-            raise SourceError("cannot write: the temporary copy did not read back as written")
+            raise SourceFileError("cannot write: the temporary copy did not read back as written")
         if origin is not None:
             _unchanged(target, origin)
         fd = os.open(target, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))

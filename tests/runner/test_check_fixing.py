@@ -19,7 +19,7 @@ from errknow_ls.runner.sourcefile import (
     CHANGED,
     SourceChanged,
     detect_newline,
-    read_source,
+    read_source_file,
     with_newline,
     write_source,
 )
@@ -246,7 +246,7 @@ def test_a_symlink_inside_the_checked_tree_is_written_through(run: Run, tmp_path
 @pytest.mark.parametrize("change", ["other bytes", "same size and time", "renamed over"])
 def test_a_file_changed_after_it_was_read_is_not_written(tmp_path: Path, change: str) -> None:
     path = write(tmp_path / "a.py", GRAD_THEN_BACKWARD)
-    source = read_source(path)
+    source = read_source_file(path)
     users = GRAD_THEN_BACKWARD.replace("loss", "cost")
     if change == "other bytes":
         path.write_text(users + "# more\n", encoding="utf-8")
