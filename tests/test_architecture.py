@@ -13,6 +13,8 @@ from tests.support import REPO
 
 PAGES = [REPO / "docs" / "ARCHITECTURE.md", REPO / "CONTRIBUTING.md"]
 NAMED_PATH = re.compile(r"`((?:errknow_ls|tests|records|editors|docs|benchmarks)/[^`<>* ]*)`")
+NAMED_IN_PATH = re.compile(r"`(\w+)`\s+(?:in\s+|from\s+|\()`((?:errknow_ls|tests)/[^`<>* ]*\.py)`")
+"""``name`` in ``path``: a recipe's claim that a file defines or holds a name."""
 
 
 def test_no_import_cycle_among_the_package_modules() -> None:
@@ -35,3 +37,14 @@ def test_every_named_file_exists(page: Path) -> None:
     assert len(named) > 5
     missing = [path for path in named if not (REPO / path).exists()]
     assert missing == []
+
+
+def test_every_name_said_to_be_in_a_file_is_there() -> None:
+    claims = NAMED_IN_PATH.findall(PAGES[0].read_text(encoding="utf-8"))
+    assert len(claims) > 3
+    wrong = [
+        (name, path)
+        for name, path in claims
+        if not re.search(rf"\b{name}\b", (REPO / path).read_text(encoding="utf-8"))
+    ]
+    assert wrong == []
