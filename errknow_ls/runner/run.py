@@ -33,7 +33,7 @@ from errknow_ls.runner.options import (
     output_format,
 )
 from errknow_ls.runner.report import Notice, NoticeKind, Report
-from errknow_ls.runner.sourcefile import SourceError, decode_source, remove_stale_temps
+from errknow_ls.runner.sourcefile import SourceFileError, decode_source, remove_stale_temps
 
 if TYPE_CHECKING:
     from errknow_ls.kb import KnowledgeBase
@@ -166,7 +166,7 @@ def _pass_excluded_stdin(
     check says why."""
     try:
         text = decode_source(name, options.stdin or b"").text
-    except SourceError:
+    except SourceFileError:
         return None
     report = Report([], kb, options.fix, options.unsafe_fixes, [])
     if options.diff:
