@@ -259,11 +259,12 @@ def test_json_is_an_empty_list_when_clean(run: Run, tmp_path: Path) -> None:
 
 
 def test_json_is_sorted_by_path_then_position(run: Run, tmp_path: Path) -> None:
+    again = "other = model(x).pow(2).sum()\nother.backward()\nother.backward()\n"
     for name in ("b.py", "a.py", "sub/c.py"):
-        write(tmp_path / name, DOUBLE + "loss.backward()\n")
+        write(tmp_path / name, DOUBLE + again)
     _, out, _ = run("--format", "json")
     places = [(f["filename"], f["location"]["row"]) for f in json.loads(out)]
-    assert places == [(n, row) for n in ("a.py", "b.py", "sub/c.py") for row in (8, 9)]
+    assert places == [(n, row) for n in ("a.py", "b.py", "sub/c.py") for row in (8, 11)]
 
 
 # --- SARIF -------------------------------------------------------------------------------------
@@ -425,7 +426,7 @@ def test_fix_keeps_crlf_line_endings(run: Run, tmp_path: Path) -> None:
     path = write(tmp_path / "train.py", loop, newline="\r\n")
     code, out, _ = run("--fix")
     assert (code, out) == (EXIT_OK, "Found 1 error (1 fixed, 0 remaining).\n")
-    fixed = loop.replace("range(3):\n", "range(3):\n    out = model(x)\n")
+    fixed = loop.replace("out = model(x)\nfor i in range(3):\n", "for i in range(3):\n    out = model(x)\n")
     assert path.read_bytes() == fixed.replace("\n", "\r\n").encode()
 
 

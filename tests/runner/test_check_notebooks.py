@@ -23,7 +23,9 @@ SETUP = (
     "%matplotlib inline\n"
     "backbone = nn.Linear(6, 12)\n"
     "probe = nn.Linear(12, 2)\n"
-    "features = backbone(torch.randn(32, 6))"
+    "inputs = torch.randn(32, 6)\n"
+    "features = backbone(inputs)\n"
+    "print(features.shape)"
 )
 LOOP = (
     "!nvidia-smi\n"
@@ -34,7 +36,7 @@ LOOP = (
 LOOP_FIXED = (
     "!nvidia-smi\n"
     "for epoch in range(5):\n"
-    "    features = backbone(torch.randn(32, 6))\n"
+    "    features = backbone(inputs)\n"
     "    loss = probe(features).sum()\n"
     "    loss.backward()  # EK002: `features` was built once, in the cell above"
 )

@@ -27,12 +27,12 @@ from tests.runner.test_check_cli import CLEAN, DOUBLE, GRAD_FIXED, GRAD_THEN_BAC
 
 WARMUP = (
     "import torch\nfrom torch import nn\n\nbackbone = nn.Linear(6, 12)\nprobe = nn.Linear(12, 2)\n"
-    "features = backbone(torch.randn(32, 6))\n"
+    "inputs = torch.randn(32, 6)\nfeatures = backbone(inputs)\n"
     "for epoch in range(5):\n"
     "    loss = probe(features).sum()\n"
-    "    loss.backward()  # EK002, its fix (recompute `features` in the loop) is safe\n"
+    "    loss.backward()  # EK002, its fix (compute `features` in the loop) is safe\n"
 )
-WARMUP_LINE = 9
+WARMUP_LINE = 10
 
 
 def findings_json(run: Run, *args: str) -> list[dict[str, Any]]:
@@ -71,13 +71,14 @@ def test_full_shows_the_lines_a_caret_the_related_places_and_the_fix_as_a_diff(
     lines = out.splitlines()
     assert lines[0].startswith(f"train.py:{WARMUP_LINE}:5: EK002 [*] `loss` reaches a graph")
     offending = lines.index(
-        f"{WARMUP_LINE} |     loss.backward()  # EK002, its fix (recompute `features` in the loop) is safe"
+        f"{WARMUP_LINE} |     loss.backward()  # EK002, its fix (compute `features` in the loop) is safe"
     )
-    assert lines[offending + 1] == "  |     " + "^" * len("loss.backward()") + " EK002"
-    assert lines[offending - 1] == "8 |     loss = probe(features).sum()"
-    assert "  = note: 6:12: built here, once, outside the loop" in lines
-    assert "  = help: Recompute `features` inside the loop (safe fix)" in lines
-    assert "    +    features = backbone(torch.randn(32, 6))" in lines
+    assert lines[offending + 1] == "   |     " + "^" * len("loss.backward()") + " EK002"
+    assert lines[offending - 1] == " 9 |     loss = probe(features).sum()"
+    assert "  = note: 7:12: built here, once, outside the loop" in lines
+    assert "  = help: Compute `features` inside the loop, on every iteration (safe fix)" in lines
+    assert "    -features = backbone(inputs)" in lines
+    assert "    +    features = backbone(inputs)" in lines
     assert lines[-2:] == ["Found 1 error.", "[*] 1 fixable with the --fix option."]
 
 
