@@ -475,10 +475,14 @@ class Interpreter:
     def _invariant_choices(self, loop: ast.stmt, body: list[ast.stmt]) -> list[dict[int, int]]:
         """For the ``if`` chains in the loop's body whose tests read only names and attributes the
         loop never assigns (a configuration flag), every combination of the branch each takes."""
-        chains = [s for s in _ifs_in(body) if id(s) not in self._forced and self._invariant(s, loop)]
-        # chains without an `else` first: where none of their branches runs, what an earlier
-        # iteration left stays, and only a consistent path tells whether that can happen
-        chains.sort(key=lambda s: bool(_chain_else(s)))
+        # chains without an `else`: where none of their branches runs, what an earlier iteration
+        # left stays, and only a consistent path tells whether that can happen (a chain with an
+        # `else` always runs a branch: splitting on it costs a run and shows little)
+        chains = [
+            s
+            for s in _ifs_in(body)
+            if not _chain_else(s) and id(s) not in self._forced and self._invariant(s, loop)
+        ]
         options: list[dict[int, int]] = [{}]
         for chain in chains:
             count = len(_chain_of(chain)) + 1
