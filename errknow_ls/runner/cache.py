@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
 
@@ -56,6 +56,8 @@ MAX_CACHE_BYTES = 512 * MIB
 class _Entry:
     findings: list[Finding]
     errors: list[str]
+    read: list[tuple[str, str]] = field(default_factory=list)
+    """The project's modules the check read, with the hash of each text then."""
 
 
 class _Damaged(ValueError):
@@ -63,22 +65,33 @@ class _Damaged(ValueError):
 
 
 def _encode(entry: _Entry) -> str:
-    return json.dumps(
-        {"findings": [encode_finding(f) for f in entry.findings], "errors": entry.errors},
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
+    data: dict[str, object] = {
+        "findings": [encode_finding(f) for f in entry.findings],
+        "errors": entry.errors,
+    }
+    if entry.read:
+        data["read"] = [list(pair) for pair in entry.read]
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _is_read_pair(pair: object) -> bool:
+    return type(pair) is list and len(pair) == 2 and all(type(part) is str for part in pair)
 
 
 def _decode(raw: str) -> _Entry:
     """What ``_encode`` wrote, every type checked; raises ``ValueError`` otherwise."""
     data = json.loads(raw)
-    if type(data) is not dict or set(data) != {"findings", "errors"}:
+    if type(data) is not dict or not {"findings", "errors"} <= set(data) <= {"findings", "errors", "read"}:
         raise _Damaged(raw)
-    findings, errors = data["findings"], data["errors"]
+    findings, errors, read = data["findings"], data["errors"], data.get("read", [])
     if type(findings) is not list or type(errors) is not list or any(type(e) is not str for e in errors):
         raise _Damaged(raw)
-    return _Entry([decode_finding(item) for item in findings], errors)
+    if type(read) is not list or any(
+        type(pair) is not list or len(pair) != 2 or any(type(part) is not str for part in pair)
+        for pair in read
+    ):
+        raise _Damaged(raw)
+    return _Entry([decode_finding(item) for item in findings], errors, [(k, d) for k, d in read])
 
 
 def checker_fingerprint(package: Path = PACKAGE, parts: Sequence[str] = CHECKER_PACKAGES) -> str:
@@ -117,6 +130,8 @@ class CheckCache:
         self._stats: dict[str, tuple[int, int]] = {}
         """Size and modification time of each file looked up, taken before it was read."""
         self._parsed: dict[str, _Entry] = {}
+        self._module_digests: dict[str, str] = {}
+        """The hash of each project module read this run, by path (to judge entries that read it)."""
         self._cwd = os.getcwd()  # noqa: PTH109
         """Entries validated so far, by their text (most files find nothing: one text, one entry)."""
         self._changed = False
@@ -162,6 +177,8 @@ class CheckCache:
         entry = self._entry(digest)
         if entry is None:
             return None
+        if entry.read and not self._still_read_the_same(entry.read):
+            return None  # a module it read changed: check again
         if not _fits(entry, path, data, info.st_size):
             self._results.pop(digest, None)
             self._changed = True
@@ -170,6 +187,22 @@ class CheckCache:
             self._files[name] = [*stat, digest]
             self._changed = True
         return FileResult(path, entry.findings, check_errors=entry.errors, digest=digest)
+
+    def _still_read_the_same(self, read: list[tuple[str, str]]) -> bool:
+        """Every module a cached check read still hashes as it did (each read once a run)."""
+        from errknow_ls.analysis.modules import digest  # noqa: PLC0415 (only entries that read modules)
+
+        for key, then in read:
+            if key not in self._module_digests:
+                try:
+                    text = read_bytes(Path(key)).decode("utf-8")
+                except (SourceFileError, UnicodeDecodeError):
+                    self._module_digests[key] = ""
+                else:
+                    self._module_digests[key] = digest(text)
+            if self._module_digests[key] != then:
+                return False
+        return True
 
     def _entry(self, digest: str) -> _Entry | None:
         raw = self._results.get(digest)
@@ -193,7 +226,7 @@ class CheckCache:
             return
         if any(error.startswith(INTERNAL_ERROR) for error in result.check_errors):
             return
-        entry = _Entry(list(result.findings), list(result.check_errors))
+        entry = _Entry(list(result.findings), list(result.check_errors), list(result.read))
         self._results[result.digest] = _encode(entry)
         self._files[name] = [*stat, result.digest]
         self._changed = True

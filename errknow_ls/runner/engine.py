@@ -33,7 +33,7 @@ MAX_WORKERS = 2
 
 if TYPE_CHECKING:
     from errknow_ls.analysis import CheckResult
-    from errknow_ls.analysis.modules import ModuleSource
+    from errknow_ls.analysis.modules import Dependency, ModuleSource
 
 
 def check_source(
@@ -86,6 +86,9 @@ class FileResult:
     """What ``--fix`` writes (or would write), when it differs from ``original``."""
     fixed_codes: tuple[str, ...] = ()
     """The code of each finding the fixes removed."""
+    read: tuple[tuple[str, str], ...] = ()
+    """The project's other modules the check read, with the hash of each text: the result stands
+    while they say the same."""
 
     @property
     def notebook(self) -> bool:
@@ -112,7 +115,7 @@ def _check_file(job: FileJob) -> FileResult:
     from errknow_ls.analysis.modules import FileModules  # noqa: PLC0415 (the checker is loaded lazily: see check_source)
 
     modules = FileModules.for_file(job.path, job.roots)
-    read: list[object] = []
+    read: list[Dependency] = []
 
     def check(text: str) -> tuple[list[Finding], list[str]]:
         result = check_source(text, select=job.rules.select, ignore=job.rules.ignore, modules=modules)
@@ -121,10 +124,8 @@ def _check_file(job: FileJob) -> FileResult:
 
     def unfixed() -> FileResult:
         findings, errors = check(source.text)
-        # What a check that read other modules of the project found stands only while they say the
-        # same: it is not kept by content alone.
-        digest = None if read else content_digest(data)
-        return FileResult(job.path, findings, check_errors=errors, digest=digest)
+        reads = tuple(dict.fromkeys((d.key, d.digest) for d in read))
+        return FileResult(job.path, findings, check_errors=errors, digest=content_digest(data), read=reads)
 
     if not job.fix:
         return unfixed()

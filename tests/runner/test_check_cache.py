@@ -324,3 +324,22 @@ def test_an_entry_whose_spans_lie_outside_its_file_is_dropped(
     cache_file.write_text(json.dumps(data))
     assert run("--format", "json") == cold
     assert wrong not in cache_file.read_text()
+
+
+def test_a_result_that_read_a_project_module_stands_only_while_the_module_says_the_same(
+    run: Run, tmp_path: Path
+) -> None:
+    """train.py's finding is in utils.py's helper: the cache keeps it while utils.py is the same, and
+    checks train.py again once utils.py changes (train.py's own bytes did not)."""
+    projects = REPO / "tests" / "analysis" / "projects" / "helper_keeps_the_graph"
+    for name in ("train.py", "utils.py"):
+        shutil.copy(projects / name, tmp_path / name)
+    first = run("--output-format", "json", "train.py")
+    assert first[0] == EXIT_FOUND
+    assert run("--output-format", "json", "train.py") == first
+    entries = json.loads(next((tmp_path / CACHE_DIRNAME).rglob("*.json")).read_text(encoding="utf-8"))
+    assert "utils.py" in json.dumps(entries)
+    (tmp_path / "utils.py").write_text(
+        "def smooth(state, factor=0.9):\n    return (state * factor).detach()\n"
+    )
+    assert run("--output-format", "json", "train.py")[:2] == (EXIT_OK, "[]\n")
