@@ -103,7 +103,8 @@ def test_buggy_script_diagnostics_hover_and_fix(nvim: Path, project: Path) -> No
     assert "`loss`" in finding["message"]
     assert ROOT_CAUSE in seen["hover"]
     preferred = [action for action in seen["actions"] if action.get("preferred")]
-    assert [action["title"] for action in preferred] == ["Recompute `features` inside the loop"]
+    titles = [action["title"] for action in preferred]
+    assert titles == ["Compute `features` inside the loop, on every iteration"]
     assert "select_prompts" not in seen, "the preferred fix was ambiguous"
 
     fixed = (project / "warmup_probe.py").read_text(encoding="utf-8")

@@ -253,7 +253,7 @@ def test_buggy_script_problems_hover_quick_fix_save(vscode_run: dict[str, Any]) 
     root = Path(vscode_run["root"])
     assert vscode_run["problems_open"]["errors"] == 1  # EK002 is an error
     assert ROOT_CAUSE in vscode_run["hover"]
-    assert vscode_run["focused_action"].startswith("Recompute `features` inside the loop")
+    assert vscode_run["focused_action"].startswith("Compute `features` inside the loop")
     assert "for epoch in range(5):\n    features = backbone(inputs)\n" in vscode_run["saved_text"]
     assert vscode_run["problems_fixed"]["label"] == "No Problems"
     result = check_clean(root / "warmup_probe.py")
