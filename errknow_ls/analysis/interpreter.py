@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
 from errknow_ls.analysis.modules import PARSED, ModuleSource, digest
+from errknow_ls.analysis.names import raises_name_error
 from errknow_ls.analysis.state import Free, Retain, State, join_all
 from errknow_ls.analysis.values import (
     MAX_ITEMS,
@@ -118,7 +119,7 @@ class LoopContext:
 class Interpreter:
     """Runs entry points (the module body, functions, methods) and collects events."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0915 (one assignment per attribute, each documented)
         self, module: ast.Module, budget: int = UNIT_BUDGET, modules: ModuleSource | None = None
     ) -> None:
         self.module = module
@@ -127,6 +128,8 @@ class Interpreter:
         """Where the project's own modules are read from (None: imports stay unknown)."""
         self.namespaces: dict[str, dict[str, Value]] = {}
         """The project's modules read so far, by key: their names."""
+        self.trees: dict[str, ast.Module] = {}
+        """The project's modules read so far, by key: their code."""
         self.read: dict[str, str] = {}
         """Each module read, by key: the hash of the text read (what the outcome depends on)."""
         self.nodes: list[GraphNode] = []
@@ -167,6 +170,10 @@ class Interpreter:
         self._raised_by: set[int] = set()
         """The frees (by id) a reported second pass went through: a later pass through the same one
         is the same bug (a grad of the failed grad's result)."""
+        self._conditional = 0
+        self._module_running = False
+        """The module body runs from its top: its names are bound as far as the run got."""
+        """Depth of expression parts that may not be evaluated (see ``_maybe_evaluated``)."""
         self._forced: dict[int, int] = {}
         """``if`` chains (by id) whose branch the current run of a loop has chosen."""
         self._set_attributes: frozenset[str] | None = None
@@ -181,7 +188,11 @@ class Interpreter:
         frame = Frame(next(self._serial), None, None, self.tick)
         with self._frame(frame):
             if relevant:
-                self._run_guarded(lambda: self.exec_block(self.module.body))
+                self._module_running = True
+                try:
+                    self._run_guarded(lambda: self.exec_block(self.module.body))
+                finally:
+                    self._module_running = False
             else:
                 for stmt in self.module.body:
                     definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
@@ -263,6 +274,16 @@ class Interpreter:
             self.no_grad = False
 
     @contextmanager
+    def _maybe_evaluated(self, maybe: bool = True) -> Iterator[None]:
+        """Evaluate a part of an expression that runs only on some paths (a branch of ``a if c else
+        b``, the operands after the first of ``or``): a NameError there does not end the path."""
+        self._conditional += maybe
+        try:
+            yield
+        finally:
+            self._conditional -= maybe
+
+    @contextmanager
     def _frame(self, frame: Frame) -> Iterator[Frame]:
         self.frames.append(frame)
         try:
@@ -294,8 +315,9 @@ class Interpreter:
                 result = self.eval(value)
                 for target in targets:
                     self.assign(target, result)
-            case ast.AnnAssign(target=target, value=value) if value is not None:
-                self.assign(target, self.eval(value))
+            case ast.AnnAssign(target=target, value=value):
+                if value is not None:  # a bare annotation binds nothing (and is not evaluated
+                    self.assign(target, self.eval(value))  # in a function)
             case ast.AugAssign(target=target, op=op, value=value):
                 current = self.eval(target)
                 if self.no_grad and isinstance(current, Tensor) and current.grad and not current.nodes:
@@ -324,7 +346,8 @@ class Interpreter:
                 self.exec_try(body, handlers, orelse, final)
             case ast.Return(value=value):
                 result = self.eval(value) if value is not None else Const(None)
-                self.frames[-1].returns.append((result, self.state.copy()))
+                if not self.state.dead:  # evaluating the value may have raised
+                    self.frames[-1].returns.append((result, self.state.copy()))
                 self.state.dead = True
             case ast.Break():
                 self._loop_context().breaks.append(self.state.copy()) if self._in_loop() else None
@@ -355,6 +378,11 @@ class Interpreter:
                         self.state.env.pop(target.id, None)
                     elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Slice):
                         self.assign_place(target.value, Seq(UNKNOWN, "list", ()))  # del xs[:]
+            case ast.Assert(test=test, msg=msg):
+                self.eval(test)
+                if msg is not None:
+                    with self._maybe_evaluated():  # the message only when the test fails
+                        self.eval(msg)
             case ast.Match(subject=subject, cases=cases):
                 self.eval(subject)
                 self.exec_branches([case.body for case in cases], fallthrough=True)
@@ -395,6 +423,7 @@ class Interpreter:
         if tree is None:
             return None
         self.read[found.key] = digest(found.text)
+        self.trees[found.key] = tree
         namespace = self.namespaces[found.key] = {}  # before running it: an import cycle ends here
         saved, saved_no_grad, saved_stmt = self.state, self.no_grad, self._current_stmt
         self.state, self.no_grad = State(), True
@@ -724,14 +753,13 @@ class Interpreter:
                 if isinstance(unary, ast.Not):
                     return _const_not(operand_value)
                 return self.op_node(expr, [operand_value], saves=False)
-            case ast.BoolOp(values=alternatives):
-                return _join_many([self.eval(v) for v in alternatives])
+            case ast.BoolOp(values=operands):
+                return self.bool_op(operands)
             case ast.Compare(left=first, comparators=comparators):
                 compared = [self.eval(first), *(self.eval(c) for c in comparators)]
                 return _compare_const(expr, compared)
             case ast.IfExp(test=test, body=body, orelse=orelse):
-                self.eval(test)
-                return join(self.eval(body), self.eval(orelse))
+                return self.if_exp(test, body, orelse)
             case ast.Tuple(elts=elts) | ast.List(elts=elts) | ast.Set(elts=elts):
                 items = tuple(self.eval(e) for e in elts)
                 kind = "tuple" if isinstance(expr, ast.Tuple) else "list"
@@ -792,6 +820,16 @@ class Interpreter:
                 return UNKNOWN
         return UNKNOWN
 
+    def bool_op(self, operands: list[ast.expr]) -> Value:
+        first = self.eval(operands[0])
+        with self._maybe_evaluated():  # `a or b` evaluates b only as a's truth says
+            return _join_many([first, *(self.eval(v) for v in operands[1:])])
+
+    def if_exp(self, test: ast.expr, body: ast.expr, orelse: ast.expr) -> Value:
+        self.eval(test)
+        with self._maybe_evaluated():  # one of the two, as the test says
+            return join(self.eval(body), self.eval(orelse))
+
     def list_comprehension(self, generators: list[ast.comprehension], elt: ast.expr) -> Seq:
         """Two items when one ``for`` walks something whose items we know not: ``[crit(h(f), y) for h
         in heads]`` makes one loss per head, and a later ``for loss in losses`` sees them apart."""
@@ -815,10 +853,13 @@ class Interpreter:
             if index == 0 and first is not None:
                 self.assign(gen.target, first)
                 continue
-            self.assign(gen.target, element(self.eval(gen.iter)))
-            for cond in gen.ifs:
-                self.eval(cond)
-        result = self.eval(elt)
+            with self._maybe_evaluated(index > 0):  # the first iterable is always evaluated
+                self.assign(gen.target, element(self.eval(gen.iter)))
+            with self._maybe_evaluated():
+                for cond in gen.ifs:
+                    self.eval(cond)
+        with self._maybe_evaluated():  # only for an item the iterables give
+            result = self.eval(elt)
         self.state.env = {**saved, **{k: v for k, v in self.state.env.items() if k in saved}}
         return result
 
@@ -832,7 +873,23 @@ class Interpreter:
             return self.globals[name]
         if name in ("True", "False", "None"):
             return Const({"True": True, "False": False, "None": None}[name])
+        home = self._home()
+        tree = self.module if home is None else self.trees.get(home)
+        module_names = self.globals if self._module_running and home is None else None
+        if frame is not None and frame.func is None and module_names is not None:
+            module_names = self.state.env  # module-level code reads the module's names directly
+        if tree is not None and raises_name_error(name, tree, module_names):
+            self._name_error()
         return UNKNOWN
+
+    def _name_error(self) -> None:
+        """Reading a name bound nowhere raises NameError: the path ends here. What a retained graph
+        was kept for after this point is not seen."""
+        if self._conditional:
+            return  # a part of an expression that may not be evaluated
+        self.state.dead = True
+        for site in self.retain_sites.values():
+            site.unseen = True
 
     def attribute(self, owner: Value, attr: str, expr: ast.expr) -> Value:
         if isinstance(owner, Ref):
@@ -1438,6 +1495,8 @@ class Interpreter:
         reach: frozenset[int] | None = None,
     ) -> Value:
         """``reach``: the nodes it runs, where its ``inputs`` stop it short of the whole graph."""
+        if self.state.dead:
+            return Const(None)  # an argument raised: this backward never runs
         if reach is None and "inputs" in kwargs and kwargs["inputs"] is not UNKNOWN:
             reach = self._stopping_at(tensors, kwargs["inputs"])
         roots = [t for t in tensors_in(tensors) if t.grad or t.nodes]
@@ -1496,59 +1555,37 @@ class Interpreter:
         self._entry = {}
         self._spelled = {}
         label = ast.unparse(receiver) if receiver is not None else ""
-        code, loop, carried = self._classify(node, roots, conflict, free, label)
-        report, frame = self._report_site(node, free.tick)
-        if code == "EK003" and carried:
-            inside = self._inside_stateful_method(node, free.tick, carried)
+        event = SecondPass(node, node, receiver, conflict, free, roots=tuple(t.root for t in roots))
+        self._observe(event, roots, label)
+        event.report, event.frame = self._report_site(node, free.tick)
+        if event.carried_over and event.carried:
+            inside = self._inside_stateful_method(node, free.tick, event.carried)
             if inside is not None:
-                report, frame, loop, carried = inside
-        root_ids = tuple(t.root for t in roots)
-        self.events.append(
-            SecondPass(
-                code,
-                node,
-                report,
-                receiver,
-                conflict,
-                free,
-                loop,
-                carried,
-                root_ids,
-                reached,
-                frame,
-                self._guarded,
-                self._entry,
-                self._spelled,
-                self._home(),
-                self._local_call(node, free),
-                stepped_between=self.step_tick >= free.tick,
-            )
-        )
+                event.report, event.frame, event.loop, event.carried = inside
+        event.reached = reached
+        event.guarded, event.entry, event.spelled = self._guarded, self._entry, self._spelled
+        event.module, event.local = self._home(), self._local_call(node, free)
+        event.stepped_between = self.step_tick >= free.tick
+        self.events.append(event)
         self._raised = True
         self._raised_by.add(id(free))
 
-    def _classify(
-        self,
-        node: ast.Call,
-        roots: list[Tensor],
-        conflict: frozenset[int],
-        free: Free,
-        receiver_label: str,
-    ) -> tuple[str, Loop | None, dict[str, Value]]:
+    def _observe(self, event: SecondPass, roots: list[Tensor], receiver_label: str) -> None:
+        """What the second pass goes through: the same tensor as the first, a graph carried across
+        iterations, a graph built before the loop that freed it (rules decide what it means)."""
+        node, free, conflict = event.site, event.free, event.conflict
         current = dict(self.loop_stack)
         same_root = any(t.root is not None and t.root == free.root for t in roots)
         reached = frozenset().union(*(t.nodes for t in roots))
         wrapped = free.site is not node and _thin_wrapper(roots, reached, free)
-        if (
-            same_root
-            or wrapped
-            or (receiver_label and receiver_label == free.label and free.site is not node)
-        ):
-            loop = self._freeing_loop(free, current) if free.site is node else None
-            if loop is None:
-                return "EK001", None, {}
-            self._entry = {k: v for k, v in self.loops[loop.key].entry.items() if nodes_of(v) & conflict}
-            return "EK002", loop, {}
+        repeated = free.site is node  # the same call, on an earlier iteration
+        event.same_tensor = bool(
+            same_root or wrapped or (receiver_label and receiver_label == free.label and not repeated)
+        )
+        if event.same_tensor:
+            event.loop = self._freeing_loop(free, current) if repeated else None
+            self._note_loop_entry(event)
+            return
         for node_id in sorted(conflict):
             for key, iteration in self.nodes[node_id].loops:
                 if key in current and current[key] > iteration:
@@ -1557,14 +1594,21 @@ class Interpreter:
                     self._guarded = frozenset(k for k in names if _needs_guard(context, k))
                     self._entry = {k: context.entry[k] for k in names if k in context.entry}
                     self._spelled = _spell_attributes(names, context.entry, self.state.heap)
-                    return "EK003", context.loop, names
+                    event.carried_over, event.loop, event.carried = True, context.loop, names
+                    return
                 if key not in current and key in dict(free.loops):
-                    return "EK003", self.loops[key].loop, {}
-        loop = self._freeing_loop(free, current)
-        if loop is not None and not self.loops[loop.key].over_tensors:
-            self._entry = {k: v for k, v in self.loops[loop.key].entry.items() if nodes_of(v) & conflict}
-            return "EK002", loop, {}
-        return "EK004", None, {}
+                    event.carried_over, event.loop = True, self.loops[key].loop
+                    return
+        event.loop = self._freeing_loop(free, current)
+        event.loop_walks_tensors = event.loop is not None and self.loops[event.loop.key].over_tensors
+        if not event.loop_walks_tensors:
+            self._note_loop_entry(event)
+
+    def _note_loop_entry(self, event: SecondPass) -> None:
+        """The names that held the freed graph when ``event.loop`` started."""
+        if event.loop is not None:
+            entry = self.loops[event.loop.key].entry
+            self._entry = {k: v for k, v in entry.items() if nodes_of(v) & event.conflict}
 
     def _local_call(self, node: ast.Call, free: Free) -> ast.expr | None:
         """Where this backward, or the one that freed, runs in another module of the project: the

@@ -35,14 +35,14 @@ from typing import ClassVar
 import pytest
 
 from errknow_ls.analysis import check_source
-from errknow_ls.analysis.registry import BY_NAME, SECOND_BACKWARD_RECORD
+from errknow_ls.analysis.registry import BY_CODE, BY_NAME, RULES, SECOND_BACKWARD_RECORD
 from errknow_ls.kb import KnowledgeBase
 from tests.groundtruth.run_fixtures import CASE_PREFIX, MODULE_RUN, Report, Run, run_in_subprocess
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 BUGGY, CLEAN = "buggy", "clean"
-DEAD_END = "EK005"
-RAISING = ("EK001", "EK002", "EK003", "EK004")
+DEAD_END = BY_NAME["retain-graph-in-loop"].code
+RAISING = tuple(rule.code for rule in RULES if rule.raises)
 MINIMUM_PER_FAMILY = dict.fromkeys(RAISING, 9) | {DEAD_END: 6}
 MINIMUM_RAISING_PROGRAMS = 40
 MINIMUM_CLEAN_PROGRAMS = 40
@@ -127,7 +127,7 @@ class Program:
 
     @property
     def raises(self) -> bool:
-        return self.buggy and self.code != DEAD_END
+        return self.buggy and self.code is not None and BY_CODE[self.code].raises
 
     @cached_property
     def call_ends(self) -> dict[int, int]:

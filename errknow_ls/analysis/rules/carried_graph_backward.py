@@ -61,6 +61,11 @@ from errknow_ls.core import Applicability, Finding, Fix
 CODE = "EK003"
 
 
+def claims(event: SecondPass) -> bool:
+    """A graph made in an earlier iteration (or call of a training step), carried into this one."""
+    return not event.same_tensor and event.carried_over
+
+
 def build(event: SecondPass, ctx: RuleContext) -> Finding:
     tensor = ctx.text(event.receiver)
     body = _loop_body(event)

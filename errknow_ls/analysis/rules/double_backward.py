@@ -57,6 +57,12 @@ from errknow_ls.core import Applicability, Finding
 CODE = "EK001"
 
 
+def claims(event: SecondPass) -> bool:
+    """The same tensor, backwarded again (not by the same call on a later iteration of a loop that
+    began after its graph was built: that is ``pre-loop-graph-backward``)."""
+    return event.same_tensor and not (event.free.site is event.site and event.loop is not None)
+
+
 def build(event: SecondPass, ctx: RuleContext) -> Finding:
     tensor = ctx.text(event.receiver)
     first = event.free.site

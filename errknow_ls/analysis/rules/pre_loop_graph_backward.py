@@ -67,6 +67,15 @@ from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Span
 CODE = "EK002"
 
 
+def claims(event: SecondPass) -> bool:
+    """A graph built before the loop that is still running, freed by one iteration's backward and
+    reached again by a later one's (not through names the loop carries, and not a loop over
+    tensors, where each iteration may backward another one)."""
+    if event.same_tensor:
+        return event.free.site is event.site and event.loop is not None
+    return not event.carried_over and event.loop is not None and not event.loop_walks_tensors
+
+
 def build(event: SecondPass, ctx: RuleContext) -> Finding:
     tensor = ctx.text(event.receiver)
     stale = _stale_nodes(event, ctx)

@@ -58,6 +58,16 @@ from errknow_ls.analysis.source import called_names
 from errknow_ls.core import Applicability, Edit, Finding, Fix
 
 CODE = "EK004"
+
+
+def claims(event: SecondPass) -> bool:
+    """Another tensor whose graph shares the freed part, neither carried across iterations nor built
+    before a loop whose iterations each backward it."""
+    if event.same_tensor or event.carried_over:
+        return False
+    return event.loop is None or event.loop_walks_tensors
+
+
 BLOCKING_CALLS = frozenset({"step", "zero_grad", "backward", "grad", "clip_grad_norm_", "clip_grad_value_"})
 
 
