@@ -18,13 +18,15 @@ from dataclasses import dataclass, field
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
 from errknow_ls.analysis.modules import PARSED, ModuleSource, digest
-from errknow_ls.analysis.names import raises_name_error
+from errknow_ls.analysis.names import constant_assignments, raises_name_error
 from errknow_ls.analysis.state import Free, Retain, State, join_all
 from errknow_ls.analysis.values import (
+    KEYED_CONTAINERS,
     MAX_ITEMS,
     NUMBER,
     UNKNOWN,
     UNSEEN,
+    Choice,
     Class,
     ClassInfo,
     Const,
@@ -194,9 +196,10 @@ class Interpreter:
                 finally:
                     self._module_running = False
             else:
+                constants = {id(stmt) for stmt in constant_assignments(self.module)}
                 for stmt in self.module.body:
                     definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-                    if isinstance(stmt, ast.Import | ast.ImportFrom | definition):
+                    if isinstance(stmt, ast.Import | ast.ImportFrom | definition) or id(stmt) in constants:
                         self.exec_stmt(stmt)
         self.globals = dict(self.state.env)
 
@@ -439,7 +442,7 @@ class Interpreter:
 
     def exec_if(self, test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt]) -> None:
         chain = _elif_chain(test, body, orelse)
-        if chain is not None and _exhaustive([t for t, _ in chain]):
+        if chain is not None and self._exhaustive([t for t, _ in chain]):
             # `if k % 2 == 0: ... elif k % 2 == 1: ...`: one branch always runs, none is skipped
             for chain_test, _ in chain:
                 self.eval(chain_test)
@@ -450,6 +453,22 @@ class Interpreter:
             self.exec_block(body if value.value else orelse)
             return
         self.exec_branches([body, orelse], fallthrough=False)
+
+    def _exhaustive(self, tests: list[ast.expr]) -> bool:
+        """One of ``tests`` always holds: by their form (``_exhaustive``), or because they compare
+        one name with every constant it can hold (``stage`` taken from a tuple of stage names)."""
+        if _exhaustive(tests):
+            return True
+        tested = _tested_constants(tests)
+        if tested is None:
+            return False
+        first = tests[0]
+        assert isinstance(first, ast.Compare)  # _tested_constants saw to it
+        subject = first.left if not isinstance(first.left, ast.Constant) else first.comparators[0]
+        value = self.eval(subject)  # a name or attributes: reading it again changes nothing
+        if isinstance(value, Const):
+            return any(value.value == constant for constant in tested[1])
+        return isinstance(value, Choice) and value.values <= tested[1]
 
     def exec_branches(self, blocks: list[list[ast.stmt]], fallthrough: bool) -> None:
         start = self.state
@@ -466,8 +485,11 @@ class Interpreter:
         """An ``if``/``elif`` chain whose branch this path has chosen: the same at every iteration
         of the loop whose run chose it (its tests read nothing the loop changes)."""
         chain = _chain_of(stmt)
-        for test, _ in chain[: chosen + 1]:
-            self.eval(test)
+        for index, (test, _) in enumerate(chain[: chosen + 1]):
+            truth = _truth(self.eval(test))
+            if truth is (index != chosen):  # a test known to go the other way: not this path
+                self.state.dead = True
+                return
         if chosen < len(chain):
             self.exec_block(chain[chosen][1])
         else:
@@ -514,7 +536,8 @@ class Interpreter:
         ]
         options: list[dict[int, int]] = [{}]
         for chain in chains:
-            count = len(_chain_of(chain)) + 1
+            tests = [test for test, _ in _chain_of(chain)]
+            count = len(tests) + (0 if self._exhaustive(tests) else 1)  # +1: none of them runs
             if len(options) * count <= MAX_CHOICES:
                 options = [{**o, id(chain): i} for o in options for i in range(count)]
         return options
@@ -753,8 +776,8 @@ class Interpreter:
                 if isinstance(unary, ast.Not):
                     return _const_not(operand_value)
                 return self.op_node(expr, [operand_value], saves=False)
-            case ast.BoolOp(values=operands):
-                return self.bool_op(operands)
+            case ast.BoolOp(op=op, values=operands):
+                return self.bool_op(isinstance(op, ast.And), operands)
             case ast.Compare(left=first, comparators=comparators):
                 compared = [self.eval(first), *(self.eval(c) for c in comparators)]
                 return _compare_const(expr, compared)
@@ -820,10 +843,24 @@ class Interpreter:
                 return UNKNOWN
         return UNKNOWN
 
-    def bool_op(self, operands: list[ast.expr]) -> Value:
-        first = self.eval(operands[0])
-        with self._maybe_evaluated():  # `a or b` evaluates b only as a's truth says
-            return _join_many([first, *(self.eval(v) for v in operands[1:])])
+    def bool_op(self, conjunction: bool, operands: list[ast.expr]) -> Value:
+        """``a and b`` / ``a or b`` as Python evaluates them: an operand whose truth is known and
+        ends the evaluation (a false one in ``and``, a true one in ``or``) is the value, and what
+        follows it is not evaluated; one whose truth is known and does not end it is not the
+        value; one whose truth is not known may be the value or not."""
+        given: list[Value] = []
+        certain = True
+        for index, operand in enumerate(operands):
+            with self._maybe_evaluated(not certain):
+                value = self.eval(operand)
+            truth = _truth(value)
+            if index == len(operands) - 1 or truth is None:
+                given.append(value)
+                certain = False
+            elif truth is not conjunction:  # `False and …`, `True or …`: the evaluation ends
+                given.append(value)
+                break
+        return _join_many(given)
 
     def if_exp(self, test: ast.expr, body: ast.expr, orelse: ast.expr) -> Value:
         self.eval(test)
@@ -938,7 +975,7 @@ class Interpreter:
                     return base.items[position]
             if isinstance(index_expr, ast.Slice):
                 return Seq(element(base), base.kind, _sliced(base.items, index_expr))
-            return element(base)
+            return _choice_of(base) or element(base)
         return UNKNOWN
 
     def binop(self, left: Value, right: Value, op: ast.operator, expr: ast.AST) -> Value:
@@ -1114,6 +1151,17 @@ class Interpreter:
             return Seq(Tensor(frozenset(), attr == "parameters"), "list")
         if attr == "named_parameters":
             return Seq(Seq(UNKNOWN, "tuple", (UNKNOWN, Tensor(frozenset(), True))), "list")
+        if (
+            attr in ("values", "items") and module.label in KEYED_CONTAINERS
+        ) or attr in api.SUBMODULE_METHODS:
+            # a ModuleDict's modules, a ParameterDict's parameters, `children()`, `named_modules()`
+            part = (
+                Tensor(frozenset(), True)
+                if module.label == "ParameterDict"
+                else NNModule("item", module.frozen)
+            )
+            named = attr == "items" or attr.startswith("named_")
+            return Seq(Seq(UNKNOWN, "tuple", (UNKNOWN, part)) if named else part, "list")
         if attr in ("forward", "__call__"):
             return self.call_module(args, kwargs, node)
         if attr in api.TENSOR_METHODS or attr in api.NO_SAVE_OPS:
@@ -2111,6 +2159,10 @@ def _compare_const(expr: ast.Compare, values: list[Value]) -> Value:
             is_none = isinstance(subject, Const) and subject.value is None
             if is_none or _definitely_not_none(subject):
                 return Const(is_none == isinstance(expr.ops[0], ast.Is))
+    if len(values) == 2 and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.Eq | ast.NotEq):
+        choice, other = values if isinstance(values[0], Choice) else values[::-1]
+        if isinstance(choice, Choice) and isinstance(other, Const) and other.value not in choice.values:
+            return Const(isinstance(expr.ops[0], ast.NotEq))  # none of the values it can take
     if len(values) == 2 and all(isinstance(v, Const) for v in values) and len(expr.ops) == 1:
         left, right = (v.value for v in values if isinstance(v, Const))
         if isinstance(expr.ops[0], ast.Eq):
@@ -2120,6 +2172,51 @@ def _compare_const(expr: ast.Compare, values: list[Value]) -> Value:
     if any(isinstance(v, Tensor) for v in values):
         return Tensor(grad=False)
     return UNKNOWN
+
+
+def _truth(value: Value) -> bool | None:
+    """What ``bool(value)`` gives, where the value is a known constant."""
+    if isinstance(value, Const) and isinstance(value.value, bool | int | float | str | bytes | type(None)):
+        return bool(value.value)
+    return None
+
+
+def _choice_of(base: Seq) -> Choice | None:
+    """An item of a tuple of constants, at an index not known."""
+    if base.kind != "tuple" or not base.items or len(base.items) > MAX_ITEMS:
+        return None
+    if not all(isinstance(item, Const) for item in base.items):
+        return None
+    return Choice(frozenset(item.value for item in base.items if isinstance(item, Const)))
+
+
+def _tested_constants(tests: list[ast.expr]) -> tuple[str, set[object]] | None:
+    """``x == "a"``, ``x == "b"``, ``x in ("c", "d")`` …: the one subject (a name or attribute,
+    dumped) and every constant the tests compare it with; None for any other test."""
+    subject: str | None = None
+    constants: set[object] = set()
+    for test in tests:
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+            return None
+        left, right = test.left, test.comparators[0]
+        if isinstance(test.ops[0], ast.Eq) and isinstance(left, ast.Constant):
+            left, right = right, left
+        if not isinstance(left, ast.Name | ast.Attribute) or any(
+            not isinstance(n, ast.Name | ast.Attribute | ast.Load) for n in ast.walk(left)
+        ):
+            return None
+        if isinstance(test.ops[0], ast.Eq) and isinstance(right, ast.Constant):
+            constants.add(right.value)
+        elif isinstance(test.ops[0], ast.In) and isinstance(right, ast.Tuple | ast.List | ast.Set):
+            if not all(isinstance(e, ast.Constant) for e in right.elts):
+                return None
+            constants.update(e.value for e in right.elts if isinstance(e, ast.Constant))
+        else:
+            return None
+        if subject not in (None, ast.dump(left)):
+            return None
+        subject = ast.dump(left)
+    return (subject, constants) if subject is not None else None
 
 
 def _is_true(test: ast.expr) -> bool:

@@ -155,3 +155,37 @@ def _bind(node: ast.AST, names: set[str]) -> None:
             names.add(name)
         case ast.arg(arg=name):
             names.add(name)
+
+
+MAX_LITERAL_NODES = 256
+"""Larger literals (a vocabulary table) are not worth reading as values."""
+_CONSTANTS: WeakKeyDictionary[ast.Module, list[ast.stmt]] = WeakKeyDictionary()
+
+
+def constant_assignments(tree: ast.Module) -> list[ast.stmt]:
+    """Module-level ``NAME = <literal>`` statements whose name nothing else binds: whenever the
+    module's functions run after it, the name holds that literal (``STAGES = ("easy", "hard")``)."""
+    if tree not in _CONSTANTS:
+        _CONSTANTS[tree] = _constant_assignments(tree)
+    return _CONSTANTS[tree]
+
+
+def _constant_assignments(tree: ast.Module) -> list[ast.stmt]:
+    counts: dict[str, int] = {}
+    for node in ast.walk(tree):
+        names: set[str] = set()
+        _bind(node, names)
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+    found: list[ast.stmt] = []
+    for statement in tree.body:
+        match statement:
+            case ast.Assign(targets=[ast.Name(id=name)], value=value) if counts.get(name) == 1:
+                if sum(1 for _ in ast.walk(value)) > MAX_LITERAL_NODES:
+                    continue
+                try:
+                    ast.literal_eval(value)
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    continue
+                found.append(statement)
+    return found

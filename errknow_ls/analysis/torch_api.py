@@ -462,3 +462,7 @@ def is_parameter_name(attr: str) -> bool:
         or attr.startswith(("weight_", "bias_"))
         or attr.endswith(("_weight", "_bias"))
     )
+
+
+SUBMODULE_METHODS = frozenset({"children", "modules", "named_children", "named_modules"})
+"""``nn.Module`` methods that give its submodules (with their names for ``named_*``)."""

@@ -76,6 +76,15 @@ class Const(Value):
 
 
 @dataclass(frozen=True, slots=True)
+class Choice(Value):
+    """One of a few constants, which one not known: an item of a tuple of constants at an index we
+    cannot tell (``STAGES[epoch * 3 // epochs]``). Nothing else makes one: a value joined over
+    paths may have taken others on paths the analysis did not run (a counter)."""
+
+    values: frozenset[object]
+
+
+@dataclass(frozen=True, slots=True)
 class Tensor(Value):
     nodes: frozenset[int] = frozenset()
     """Every non-leaf graph node a backward from this tensor would reach."""
