@@ -13,7 +13,7 @@ import ast
 import itertools
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
@@ -479,7 +479,7 @@ class Interpreter:
             outcomes.append(self.state)
         if fallthrough:
             outcomes.append(start)
-        self.state = join_all(outcomes)
+        self.state = join_all(outcomes, self.twin)
 
     def exec_chosen(self, stmt: ast.If, chosen: int) -> None:
         """An ``if``/``elif`` chain whose branch this path has chosen: the same at every iteration
@@ -521,7 +521,7 @@ class Interpreter:
             finally:
                 self._forced = saved
             ends.append(self.state)
-        self.state = join_all(ends)
+        self.state = join_all(ends, self.twin)
 
     def _invariant_choices(self, loop: ast.stmt, body: list[ast.stmt]) -> list[dict[int, int]]:
         """For the ``if`` chains in the loop's body whose tests read only names and attributes the
@@ -605,7 +605,7 @@ class Interpreter:
                     self.exec_block(body)
                 finally:
                     self.loop_stack.pop()
-                self.state = join_all([self.state, *context.continues])
+                self.state = join_all([self.state, *context.continues], self.twin)
                 context.continues.clear()
                 if not forever:
                     exits.append(self.state.copy())
@@ -619,12 +619,12 @@ class Interpreter:
             # stays (a generator's caller goes on with them).
             self.state.dead = True
             return
-        normal = join_all(exits)
+        normal = join_all(exits, self.twin)
         if orelse and not normal.dead:
             self.state = normal
             self.exec_block(orelse)
             normal = self.state
-        self.state = join_all([normal, *context.breaks])
+        self.state = join_all([normal, *context.breaks], self.twin)
 
     def exec_with(self, items: list[ast.withitem], body: list[ast.stmt]) -> None:
         saved = self.no_grad
@@ -660,7 +660,7 @@ class Interpreter:
                 self.state.env[handler.name] = UNKNOWN
             self.exec_block(handler.body)
             outcomes.append(self.state)
-        self.state = join_all(outcomes)
+        self.state = join_all(outcomes, self.twin)
         if final:
             was_dead = self.state.dead
             self.state.dead = False
@@ -1013,6 +1013,12 @@ class Interpreter:
         loops = tuple(self.loop_stack)
         self.nodes.append(GraphNode(node_id, site_expr, stmt, saves, loops, frame, stmts, inputs, learns))
         return Tensor(inputs | {node_id}, True, node_id)
+
+    def twin(self, node_id: int) -> int:
+        """A copy of a graph node under a new id (see ``State.join``)."""
+        twin_id = len(self.nodes)
+        self.nodes.append(replace(self.nodes[node_id], id=twin_id))
+        return twin_id
 
     # ----------------------------------------------------------------- calls
 
@@ -1466,7 +1472,7 @@ class Interpreter:
             # A generator: what a `for` over it sees, item by item (its body ran at the call).
             yields = tuple(frame.yields[:MAX_ITEMS])
             result = Seq(_join_many(list(yields)), "list", yields)
-        self.state = join_all(outcomes) if outcomes else self.state
+        self.state = join_all(outcomes, self.twin) if outcomes else self.state
         self.state.env = caller_env
         if func.module is not None:
             self.globals = caller_globals

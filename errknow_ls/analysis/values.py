@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +232,29 @@ def has_grad(value: Value) -> bool:
 def touches_parameters(values: list[Value] | tuple[Value, ...]) -> bool:
     """A module, or a leaf tensor that needs grad (a parameter), among ``values``."""
     return any(isinstance(v, NNModule) or any(t.grad and not t.nodes for t in tensors_in(v)) for v in values)
+
+
+def renamed(value: Value, names: dict[int, int]) -> Value:
+    """``value`` with the graph nodes ``names`` maps replaced by what it maps them to (its
+    ``root``, which says which tensor it is, unchanged)."""
+    match value:
+        case Tensor(nodes=nodes, maybe=maybe) if nodes & names.keys() or maybe & names.keys():
+            return replace(value, nodes=_renamed_ids(nodes, names), maybe=_renamed_ids(maybe, names))
+        case Opaque(maybe=maybe) if maybe & names.keys():
+            return Opaque(_renamed_ids(maybe, names))
+        case Seq(item=item, items=items):
+            new_item = renamed(item, names)
+            new_items = tuple(renamed(i, names) for i in items) if items is not None else None
+            if new_item is item and (items is None or all(a is b for a, b in zip(new_items or (), items))):
+                return value
+            return replace(value, item=new_item, items=new_items)
+        case Kwargs(items=entries):
+            return Kwargs({k: renamed(v, names) for k, v in entries.items()})
+    return value
+
+
+def _renamed_ids(ids: frozenset[int], names: dict[int, int]) -> frozenset[int]:
+    return frozenset(names.get(i, i) for i in ids)
 
 
 def tensors_in(value: Value) -> list[Tensor]:

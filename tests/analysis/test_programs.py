@@ -56,10 +56,6 @@ KNOWN_GAPS: dict[str, str] = {
     "buggy/rl_dqn_soft_update_without_no_grad.py": "missed: the soft update records a graph on the targets",
     "buggy/parametrize_cached_context_spans_epochs.py": "missed: parametrize.cached() caching not modelled",
     "buggy/parametrize_cached_two_losses_one_context.py": "missed: parametrize.cached() caching not modelled",
-    "clean/neg_losses_list_backward_every_n.py": "false EK003: the path that backwards also empties the"
-    " list, but one state per program point keeps the list's old items with the freed graph",
-    "clean/rl_neg_nstep_losses_flushed_every_n.py": "false EK003: the path that backwards also empties"
-    " the list, but one state per program point keeps the list's old items with the freed graph",
 }
 
 requires_torch = pytest.mark.skipif(
