@@ -62,18 +62,19 @@ class State:
             return other.copy()
         if other.dead:
             return self.copy()
-        if alias is not None:
-            self, other = (
-                self._apart(frozenset(other.freed.keys() - self.freed.keys()), alias),
-                other._apart(frozenset(self.freed.keys() - other.freed.keys()), alias),
-            )
+        if alias is None:
+            return self._joined(other)
+        mine = self._apart(frozenset(other.freed.keys() - self.freed.keys()), alias)
+        theirs = other._apart(frozenset(self.freed.keys() - other.freed.keys()), alias)
+        return mine._joined(theirs)
+
+    def _joined(self, other: State) -> State:
         env = _join_maps(self.env, other.env)
         heap = _join_maps(self.heap, other.heap)
         freed = {n: f for n, f in self.freed.items() if n in other.freed or n in self.held()}
         freed.update((n, f) for n, f in other.freed.items() if n in self.freed or n in other.held())
         retained = {**other.retained, **self.retained}
         return State(env, heap, freed, retained, False)
-
 
     def _apart(self, freed_elsewhere: frozenset[int], alias: Alias) -> State:
         """This state with its own twin of each node it holds that another path freed."""

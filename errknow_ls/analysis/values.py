@@ -245,7 +245,8 @@ def renamed(value: Value, names: dict[int, int]) -> Value:
         case Seq(item=item, items=items):
             new_item = renamed(item, names)
             new_items = tuple(renamed(i, names) for i in items) if items is not None else None
-            if new_item is item and (items is None or all(a is b for a, b in zip(new_items or (), items))):
+            unchanged = items is None or all(a is b for a, b in zip(new_items or (), items, strict=True))
+            if new_item is item and unchanged:
                 return value
             return replace(value, item=new_item, items=new_items)
         case Kwargs(items=entries):
