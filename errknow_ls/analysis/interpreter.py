@@ -1262,8 +1262,11 @@ class Interpreter:
             return Partial(args[0], tuple(args[1:]), kwargs)
         if qualname in api.LIBRARY_BACKWARD_CLASSES or qualname in api.GRAD_SCALER_CLASSES:
             return Instance(qualname)
-        if qualname in api.STDLIB_CONTAINERS:
-            return Seq(element(args[0]) if args else UNKNOWN, "list")  # deque(...), OrderedDict(...)
+        if qualname in api.STDLIB_CONTAINERS or (qualname in api.SAMPLING_FUNCS and args):
+            # deque(...), OrderedDict(...); random.sample(buffer, k): some of the buffer's items
+            return Seq(element(args[0]) if args else UNKNOWN, "list")
+        if qualname in api.SAMPLE_ONE_FUNCS and args:
+            return element(args[0])
         if qualname in api.TENSOR_DATASETS:
             # TensorDataset(x, y): items are (x[i], y[i]); a loader's batches stack them back
             return Seq(Seq(UNKNOWN, "tuple", tuple(element(a) for a in args)), "list")
@@ -1341,6 +1344,8 @@ class Interpreter:
             return element(args[0])
         if name == "enumerate" and args:
             return _zipped([Seq(NUMBER, "range"), args[0]])
+        if name == "zip" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred):
+            return _transposed(element(args[0]))
         if name == "zip":
             return _zipped(args)
         if name == "isinstance" and len(args) == 2:
@@ -2119,6 +2124,15 @@ def _zipped(sources: list[Value]) -> Seq:
         return Seq(pair, "list")
     items = tuple(Seq(UNKNOWN, "tuple", tuple(nth(s, i) for s in sources)) for i in range(min(lengths)))
     return Seq(pair, "list", items)
+
+
+def _transposed(row: Value) -> Seq:
+    """``zip(*rows)`` where each row is a tuple of known length (a batch of transitions): one
+    tuple per field, each holding that field of every row."""
+    if not isinstance(row, Seq) or row.items is None:
+        return Seq(Seq(element(row), "tuple"), "list")
+    columns = tuple(Seq(field, "tuple") for field in row.items)
+    return Seq(_join_many(list(columns)), "list", columns)
 
 
 def _join_many(values: list[Value]) -> Value:

@@ -179,6 +179,12 @@ STDLIB_CONTAINERS = frozenset(
 )
 """Containers of the standard library: what they hold is what was put in."""
 
+SAMPLING_FUNCS = frozenset({"random.sample", "random.choices"})
+"""The standard library's draws of several items of a population (its first argument): a list
+of some of its items."""
+SAMPLE_ONE_FUNCS = frozenset({"random.choice"})
+"""The standard library's draw of one item of a sequence."""
+
 DIFFERENTIABLE_UTILS = frozenset(
     {"torch.nn.utils.parameters_to_vector", "torch.nn.utils.convert_parameters.parameters_to_vector"}
 )
