@@ -29,7 +29,7 @@ from errknow_ls.analysis.chunks import (
     split_chunks,
     within_depth,
 )
-from errknow_ls.analysis.events import SecondPass
+from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.interpreter import UNIT_BUDGET, Interpreter
 from errknow_ls.analysis.modules import PARSED, Dependency, ModuleSource, ModuleText, still_current
 from errknow_ls.analysis.prefilter import might_backward
@@ -723,7 +723,7 @@ def _across_modules(event: SecondPass) -> str:
     )
 
 
-def _reported(event: SecondPass, ctx: RuleContext) -> Reported | None:
+def _reported(event: Observation, ctx: RuleContext) -> Reported | None:
     """The rule's finding, placed on the backward that raises (the innermost frame of the traceback
     torch would print, so that a log's error lands on the same line); where the rule speaks of a
     call in an outer frame (a helper called twice), that call is related information."""
@@ -731,6 +731,9 @@ def _reported(event: SecondPass, ctx: RuleContext) -> Reported | None:
     if claimed is None:
         return None
     code, build = claimed
+    if not isinstance(event, SecondPass):
+        finding = build(event, ctx)
+        return Reported(_loc(event.site), _loc(event.site), True, code, finding)
     if event.local is not None:
         # A backward in another module of the project: here is the call that reaches it. What the
         # rule would place, say and edit lies partly in that module: the finding says where instead.
@@ -821,7 +824,7 @@ def _check_whole_module(module: ast.Module, source: SourceText, modules: ModuleS
     return CheckResult(_merge([outcome]), list(outcome.errors), outcome.read)
 
 
-def observe(text: str) -> list[SecondPass]:
+def observe(text: str) -> list[Observation]:
     """Every second pass the interpreter observes in ``text`` run as one module, before any rule
     decides what it is (what ``errknow-ls`` tests of the rules' claims run on)."""
     module = ast.parse(text)

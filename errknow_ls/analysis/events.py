@@ -68,6 +68,20 @@ class SecondPass:
 
 
 @dataclass(slots=True)
+class SavedRead:
+    """A read of a node's saved tensors (``t.grad_fn._saved_self``, ``saved_tensors``) after a
+    backward without ``retain_graph`` freed them."""
+
+    site: ast.expr
+    free: Free
+    tensor: ast.expr
+
+
+Observation = SecondPass | SavedRead
+"""What the interpreter reports for the rules to claim."""
+
+
+@dataclass(slots=True)
 class RetainSite:
     """A ``retain_graph=True`` backward inside a loop whose graph is rebuilt every iteration."""
 

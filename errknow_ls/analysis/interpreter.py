@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from errknow_ls.analysis import torch_api as api
-from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
+from errknow_ls.analysis.events import Loop, Observation, RetainSite, SavedRead, SecondPass
 from errknow_ls.analysis.modules import PARSED, ModuleSource, digest
 from errknow_ls.analysis.names import constant_assignments, raises_name_error
 from errknow_ls.analysis.state import Free, Retain, State, join_all
@@ -31,6 +31,7 @@ from errknow_ls.analysis.values import (
     ClassInfo,
     Const,
     Func,
+    GradFn,
     GraphNode,
     Instance,
     Kwargs,
@@ -135,7 +136,7 @@ class Interpreter:
         self.read: dict[str, str] = {}
         """Each module read, by key: the hash of the text read (what the outcome depends on)."""
         self.nodes: list[GraphNode] = []
-        self.events: list[SecondPass] = []
+        self.events: list[Observation] = []
         self.retain_sites: dict[int, RetainSite] = {}
         self.classes: dict[str, ClassInfo] = {}
         self.globals: dict[str, Value] = {}
@@ -946,6 +947,11 @@ class Interpreter:
             return Func(method, module=owner.info.homes.get(attr)) if method is not None else UNKNOWN
         if isinstance(owner, NNModule):
             return NNModule(attr, owner.frozen)
+        if isinstance(owner, Tensor) and attr == "grad_fn" and owner.root is not None:
+            return GradFn(owner.root)
+        if isinstance(owner, GradFn) and (attr.startswith("_saved_") or attr in api.SAVED_TENSOR_ATTRIBUTES):
+            self._read_saved(owner, expr)
+            return UNKNOWN
         if isinstance(owner, Tensor):
             if attr in api.CUT_ATTRIBUTES:
                 return Tensor(grad=False)
@@ -1001,17 +1007,34 @@ class Interpreter:
         graph = frozenset().union(*(nodes_of(v) for v in inputs))
         if self.no_grad or not any(has_grad(v) or isinstance(v, NNModule) for v in inputs):
             return Tensor(frozenset(), False)
-        made = self.new_node(site, graph, saves=saves, learns=touches_parameters(list(inputs)))
+        tensors = [v for v in inputs if isinstance(v, Tensor)]
+        every = all(isinstance(v, Tensor | Const | Number) for v in inputs) and all(
+            has_grad(t) for t in tensors
+        )
+        made = self.new_node(
+            site, graph, saves=saves, learns=touches_parameters(list(inputs)), every_input_grad=every
+        )
         return Tensor(made.nodes, made.grad, made.root, may - made.nodes) if may - made.nodes else made
 
-    def new_node(self, site: ast.AST, inputs: frozenset[int], *, saves: bool, learns: bool = False) -> Tensor:
+    def new_node(
+        self,
+        site: ast.AST,
+        inputs: frozenset[int],
+        *,
+        saves: bool,
+        learns: bool = False,
+        every_input_grad: bool = False,
+    ) -> Tensor:
         node_id = len(self.nodes)
         stmt = self._current_stmt
         frame = self.frames[-1].serial if self.frames else 0
         site_expr = site if isinstance(site, ast.expr) else ast.Constant(None, lineno=0, col_offset=0)
         stmts = tuple((f.serial, f.stmt) for f in self.frames if f.stmt is not None)
         loops = tuple(self.loop_stack)
-        self.nodes.append(GraphNode(node_id, site_expr, stmt, saves, loops, frame, stmts, inputs, learns))
+        node = GraphNode(
+            node_id, site_expr, stmt, saves, loops, frame, stmts, inputs, learns, every_input_grad
+        )
+        self.nodes.append(node)
         return Tensor(inputs | {node_id}, True, node_id)
 
     def twin(self, node_id: int) -> int:
@@ -1082,7 +1105,8 @@ class Interpreter:
             self.forward_hooks.append(args[0])
             return UNKNOWN
         if isinstance(receiver, Class) and receiver.info.function and attr == "apply":
-            return self.op_node(node, [*args, *kwargs.values()], saves=True)
+            # a custom autograd.Function: its backward needs what its forward saved
+            return self.op_node(node, [*args, *kwargs.values()], saves=_saves_for_backward(receiver.info))
         if isinstance(receiver, Obj):
             return self.object_method(receiver, attr, args, kwargs, node)
         if isinstance(receiver, Seq) and attr in ("append", "extend", "insert", "add", "update"):
@@ -1723,6 +1747,19 @@ class Interpreter:
         self._spelled = {}
         return report, method.serial, loop, {plain[key]: value for key, value in carried.items()}
 
+    def _read_saved(self, grad_fn: GradFn, expr: ast.expr) -> None:
+        """Reading what a node saved raises where a backward without ``retain_graph`` freed it."""
+        free = self.state.freed.get(grad_fn.node)
+        made = self.nodes[grad_fn.node]
+        if free is None or self.state.dead or not (made.saves and made.every_input_grad):
+            return
+        tensor = (
+            expr.value.value
+            if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Attribute)
+            else expr
+        )
+        self.events.append(SavedRead(expr, free, tensor))
+
     def _note_unknown_reach(self, given: list[Value]) -> None:
         """A retained graph handed to code we do not follow may be backwarded there: whether the
         retain is needed is unknown."""
@@ -2192,6 +2229,19 @@ def _compare_const(expr: ast.Compare, values: list[Value]) -> Value:
     if any(isinstance(v, Tensor) for v in values):
         return Tensor(grad=False)
     return UNKNOWN
+
+
+def _saves_for_backward(info: ClassInfo) -> bool:
+    """A custom ``autograd.Function`` whose ``forward`` saves tensors with
+    ``ctx.save_for_backward`` (what it keeps as ``ctx`` attributes a backward does not free)."""
+    forward = info.methods.get("forward")
+    return forward is not None and any(
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "save_for_backward"
+        and any(not (isinstance(a, ast.Constant) and a.value is None) for a in call.args)
+        for call in ast.walk(forward)
+    )
 
 
 def _truth(value: Value) -> bool | None:

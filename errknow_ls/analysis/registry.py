@@ -76,6 +76,17 @@ RULES: tuple[RuleInfo, ...] = (
         priority=3,
     ),
     RuleInfo(
+        "EK006",
+        "saved-tensor-after-free",
+        SECOND_BACKWARD_RECORD,
+        Severity.ERROR,
+        "a node's saved tensors are read after a backward freed them",
+        "a read of what a graph node saved (`t.grad_fn._saved_self`, `saved_tensors`) after a backward"
+        " without `retain_graph=True` freed it",
+        raises=True,
+        priority=4,
+    ),
+    RuleInfo(
         "EK005",
         "retain-graph-in-loop",
         SECOND_BACKWARD_RECORD,
@@ -84,7 +95,7 @@ RULES: tuple[RuleInfo, ...] = (
         "the record's dead end: `retain_graph=True` every iteration while the graph is rebuilt every"
         " iteration",
         raises=False,
-        priority=4,
+        priority=5,
     ),
 )
 """The rules, by code."""

@@ -179,6 +179,9 @@ STDLIB_CONTAINERS = frozenset(
 )
 """Containers of the standard library: what they hold is what was put in."""
 
+SAVED_TENSOR_ATTRIBUTES = frozenset({"saved_tensors", "saved_variables"})
+"""What a node (a custom Function's ``ctx`` too) saved for its backward, besides ``_saved_*``."""
+
 SAMPLING_FUNCS = frozenset({"random.sample", "random.choices"})
 """The standard library's draws of several items of a population (its first argument): a list
 of some of its items."""

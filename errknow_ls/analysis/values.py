@@ -24,6 +24,9 @@ class GraphNode:
     """The nodes its backward leads to (the graph it was made from)."""
     learns: bool = False
     """Made from parameters (a module call, an op on a leaf that needs grad): training goes through it."""
+    every_input_grad: bool = False
+    """Every input of its op was a tensor that needs grad: each one its backward uses is saved
+    (``a * b`` saves ``b`` for ``a``'s gradient only when ``a`` needs one)."""
 
     def stmt_in(self, frame: int) -> ast.stmt | None:
         for serial, stmt in self.stmts:
@@ -73,6 +76,14 @@ NUMBER = Number()
 @dataclass(frozen=True, slots=True)
 class Const(Value):
     value: object
+
+
+@dataclass(frozen=True, slots=True)
+class GradFn(Value):
+    """A tensor's ``grad_fn``: the graph node that made it (its saved tensors are read through
+    ``_saved_*`` and ``saved_tensors``)."""
+
+    node: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ import pytest
 
 from errknow_ls.analysis.checker import observe
 from errknow_ls.analysis.registry import BY_NAME, RULES
-from errknow_ls.analysis.rules import RULE_MODULES, SECOND_PASS_RULES
+from errknow_ls.analysis.rules import OBSERVATION_RULES, RULE_MODULES
 from errknow_ls.cli import main
 from tests.analysis.test_programs import KNOWN_GAPS, PROGRAMS
 from tests.support import REPO, assert_readme_table
@@ -41,5 +41,5 @@ def test_each_second_pass_is_one_rules_own(path: Path) -> None:
     gap = path.is_relative_to(PROGRAMS) and str(path.relative_to(PROGRAMS)) in KNOWN_GAPS
     assert events or not raising or gap, "the raising second pass the label names is observed"
     for event in events:
-        owners = [m.CODE for m in SECOND_PASS_RULES if m.claims(event)]
+        owners = [m.CODE for m in OBSERVATION_RULES if m.claims(event)]
         assert len(owners) == 1, f"line {event.site.lineno}: claimed by {owners or 'no rule'}"

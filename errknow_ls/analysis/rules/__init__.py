@@ -2,9 +2,10 @@
 them into findings.
 
 A rule is a module here with ``CODE`` (its entry in ``analysis/registry.py``), its documentation as
-the module docstring, and either ``claims(event: SecondPass) -> bool`` with ``build(event, ctx)``
-(rules about a second pass through a freed graph) or ``build(site, ctx)`` for a retain site. The
-modules are found by walking this package: adding a rule is a registry entry, a file, fixtures.
+the module docstring, and either ``claims(event: Observation) -> bool`` with ``build(event, ctx)``
+(rules about what the interpreter observed: a second pass through a freed graph, a saved tensor
+read after it was freed) or ``build(site, ctx)`` for a retain site. The modules are found by
+walking this package: adding a rule is a registry entry, a file, fixtures.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pkgutil
 from collections.abc import Callable
 from types import ModuleType
 
-from errknow_ls.analysis.events import SecondPass
+from errknow_ls.analysis.events import Observation
 from errknow_ls.analysis.registry import BY_CODE
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.core import Finding
@@ -31,15 +32,15 @@ def _rule_modules() -> tuple[ModuleType, ...]:
 
 RULE_MODULES = _rule_modules()
 """Every rule's module, by code."""
-SECOND_PASS_RULES: tuple[ModuleType, ...] = tuple(
+OBSERVATION_RULES: tuple[ModuleType, ...] = tuple(
     sorted((m for m in RULE_MODULES if hasattr(m, "claims")), key=lambda m: BY_CODE[m.CODE].priority)
 )
-"""The rules about a second pass through a freed graph, by priority."""
+"""The rules about what the interpreter observed, by priority."""
 
 
-def claiming(event: SecondPass) -> tuple[str, Callable[[SecondPass, RuleContext], Finding]] | None:
+def claiming(event: Observation) -> tuple[str, Callable[[Observation, RuleContext], Finding]] | None:
     """The code and finding builder of the rule whose event this is (None: no rule's)."""
-    for module in SECOND_PASS_RULES:
+    for module in OBSERVATION_RULES:
         if module.claims(event):
             return module.CODE, module.build
     return None
