@@ -159,6 +159,16 @@ def cmd_rule(args: argparse.Namespace) -> int:
     if args.all == bool(args.code):
         print("error: give a rule code or name, or --all", file=sys.stderr)
         return EXIT_ERROR
+    if args.output_format == "markdown":
+        from errknow_ls.analysis.registry import markdown_table
+
+        if not args.all:
+            print(
+                "error: --output-format markdown prints the table of every rule: give --all", file=sys.stderr
+            )
+            return EXIT_ERROR
+        sys.stdout.write(markdown_table())
+        return EXIT_OK
     rules = list(RULES) if args.all else resolve(args.code)
     if not rules:
         print(f"error: no rule matches {args.code!r}", file=sys.stderr)
@@ -169,6 +179,8 @@ def cmd_rule(args: argparse.Namespace) -> int:
                 "code": r.code,
                 "name": r.name,
                 "summary": r.summary,
+                "severity": r.severity.value,
+                "raises": r.raises,
                 "record": r.record_id,
                 "explanation": documentation(r.code),
             }
@@ -324,7 +336,12 @@ def _add_rule_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
     )
     rule.add_argument("code", nargs="?", metavar="CODE")
     rule.add_argument("--all", action="store_true", help="every rule")
-    rule.add_argument("--output-format", choices=["text", "json"], default="text")
+    rule.add_argument(
+        "--output-format",
+        choices=["text", "json", "markdown"],
+        default="text",
+        help="markdown: the table of rules (with --all), as the README shows it",
+    )
     rule.set_defaults(func=cmd_rule)
 
 

@@ -45,3 +45,13 @@ def copy_into(directory: Path, *files: Path) -> Path:
     for file in files:
         shutil.copyfile(file, directory / file.name)
     return directory
+
+
+def assert_readme_table(name: str, printed: str, command: str) -> None:
+    """The README's generated table ``name`` (between ``<!-- name:start -->`` and ``<!-- name:end
+    -->``) is what ``command`` printed now."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    start, end = f"<!-- {name}:start -->\n", f"<!-- {name}:end -->"
+    assert start in readme and end in readme
+    table = readme.split(start, 1)[1].split(end, 1)[0]
+    assert table == printed, f"regenerate the README table with: {command}"

@@ -29,11 +29,12 @@ from errknow_ls.analysis.chunks import (
     split_chunks,
     within_depth,
 )
-from errknow_ls.analysis.events import SecondPass
+from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.interpreter import UNIT_BUDGET, Interpreter
 from errknow_ls.analysis.modules import PARSED, Dependency, ModuleSource, ModuleText, still_current
 from errknow_ls.analysis.prefilter import might_backward
-from errknow_ls.analysis.rules import SECOND_PASS_BUILDERS, retain_graph_in_loop
+from errknow_ls.analysis.registry import BY_CODE
+from errknow_ls.analysis.rules import claiming, retain_graph_in_loop
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.source import SourceText, called_names, describe, parse
 from errknow_ls.core import Finding
@@ -52,7 +53,6 @@ its body twice, a call its callee's): a long function is checked to its end, not
 shared budget (up to MAX_FILE_STEPS)."""
 MAX_STOP_NOTES = 10
 BACKWARD_NAMES = frozenset({"backward", "manual_backward", "grad"})
-PRIORITY = ("EK003", "EK001", "EK002", "EK004", "EK005")
 
 
 @dataclass(slots=True)
@@ -700,7 +700,7 @@ def _outcome(interpreter: Interpreter, source: SourceText, first: int, errors: l
         interpreter.called_functions,
         interpreter.module_calls,
     )
-    passes = tuple(_reported(e, ctx) for e in interpreter.events[first:])
+    passes = tuple(r for e in interpreter.events[first:] if (r := _reported(e, ctx)) is not None)
     retains = tuple(
         Retained(
             _loc(s.site),
@@ -723,20 +723,27 @@ def _across_modules(event: SecondPass) -> str:
     )
 
 
-def _reported(event: SecondPass, ctx: RuleContext) -> Reported:
+def _reported(event: Observation, ctx: RuleContext) -> Reported | None:
     """The rule's finding, placed on the backward that raises (the innermost frame of the traceback
     torch would print, so that a log's error lands on the same line); where the rule speaks of a
     call in an outer frame (a helper called twice), that call is related information."""
+    claimed = claiming(event)
+    if claimed is None:
+        return None
+    code, build = claimed
+    if not isinstance(event, SecondPass):
+        finding = build(event, ctx)
+        return Reported(_loc(event.site), _loc(event.site), True, code, finding)
     if event.local is not None:
         # A backward in another module of the project: here is the call that reaches it. What the
         # rule would place, say and edit lies partly in that module: the finding says where instead.
-        finding = ctx.finding(event.code, event.local, _across_modules(event), [], [], "")
-        return Reported(_loc(event.local), _loc(event.local), True, event.code, finding)
-    finding = SECOND_PASS_BUILDERS[event.code](event, ctx)
+        finding = ctx.finding(code, event.local, _across_modules(event), [], [], "")
+        return Reported(_loc(event.local), _loc(event.local), True, code, finding)
+    finding = build(event, ctx)
     if event.report is not event.site:
         called = ctx.related(event.report, "the call that reaches this backward the second time")
         finding = replace(finding, span=ctx.source.span(event.site), related=(called, *finding.related))
-    return Reported(_loc(event.site), _loc(event.site), True, event.code, finding)
+    return Reported(_loc(event.site), _loc(event.site), True, code, finding)
 
 
 def _entries(interpreter: Interpreter, unit: Unit, body: Body) -> Entries:
@@ -782,7 +789,7 @@ def _merge(outcomes: list[Outcome]) -> list[Finding]:
             continue
         key = (p.report[1], p.report[2])
         known = best.get(key)
-        if known is None or PRIORITY.index(p.code) < PRIORITY.index(known.code):
+        if known is None or BY_CODE[p.code].priority < BY_CODE[known.code].priority:
             best[key] = p
     findings = [p.finding for p in best.values()]
     flagged = {(f.span.start.line, f.span.start.character) for f in findings}
@@ -815,6 +822,15 @@ def _check_whole_module(module: ast.Module, source: SourceText, modules: ModuleS
     interpreter = Interpreter(module, max(UNIT_BUDGET, own_budget(len(source.lines))), modules)
     outcome = _outcome(interpreter, source, 0, _run_entries(interpreter, module))
     return CheckResult(_merge([outcome]), list(outcome.errors), outcome.read)
+
+
+def observe(text: str) -> list[Observation]:
+    """Every second pass the interpreter observes in ``text`` run as one module, before any rule
+    decides what it is (what ``errknow-ls`` tests of the rules' claims run on)."""
+    module = ast.parse(text)
+    interpreter = Interpreter(module, max(UNIT_BUDGET, own_budget(len(text.splitlines()))))
+    _run_entries(interpreter, module)
+    return interpreter.events
 
 
 def _without_deep_parts(module: ast.Module) -> tuple[ast.Module, list[str]]:

@@ -24,15 +24,26 @@ class Loop:
 
 @dataclass(slots=True)
 class SecondPass:
-    """A backward that reaches a node whose saved tensors an earlier backward freed."""
+    """A backward that reaches a node whose saved tensors an earlier backward freed: what the
+    interpreter saw, not what it means (each rule in ``rules/`` decides whether it is its own)."""
 
-    code: str
     site: ast.Call
     report: ast.expr
     receiver: ast.expr | None
     conflict: frozenset[int]
     free: Free
+    same_tensor: bool = False
+    """It backwards what the earlier backward did: the same tensor, the same expression, or a thin
+    wrapper of it (``scaler.scale(loss)``)."""
+    carried_over: bool = False
+    """It reaches nodes made in an earlier iteration of ``loop`` (carried into this one, or freed
+    inside a loop that has ended)."""
     loop: Loop | None = None
+    """With ``carried_over``: the loop whose iterations carry the graph. Otherwise the loop, still
+    running, in which the earlier backward freed a graph built before it (for the same tensor:
+    only when the same call freed it on an earlier iteration)."""
+    loop_walks_tensors: bool = False
+    """``loop`` iterates over tensors: each iteration may backward another of them."""
     carried: dict[str, Value] = field(default_factory=dict)
     """Loop-carried names (``hidden``, ``self.state``) whose values bring the freed nodes in."""
     roots: tuple[int | None, ...] = ()
@@ -54,6 +65,20 @@ class SecondPass:
     stepped_between: bool = False
     """Parameters changed between the two passes (an optimizer stepped, or a method updated them in
     place, as SAM's ``first_step`` does): the second pass needs a fresh forward pass."""
+
+
+@dataclass(slots=True)
+class SavedRead:
+    """A read of a node's saved tensors (``t.grad_fn._saved_self``, ``saved_tensors``) after a
+    backward without ``retain_graph`` freed them."""
+
+    site: ast.expr
+    free: Free
+    tensor: ast.expr
+
+
+Observation = SecondPass | SavedRead
+"""What the interpreter reports for the rules to claim."""
 
 
 @dataclass(slots=True)

@@ -13,21 +13,25 @@ import ast
 import itertools
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from errknow_ls.analysis import torch_api as api
-from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
+from errknow_ls.analysis.events import Loop, Observation, RetainSite, SavedRead, SecondPass
 from errknow_ls.analysis.modules import PARSED, ModuleSource, digest
+from errknow_ls.analysis.names import constant_assignments, raises_name_error
 from errknow_ls.analysis.state import Free, Retain, State, join_all
 from errknow_ls.analysis.values import (
+    KEYED_CONTAINERS,
     MAX_ITEMS,
     NUMBER,
     UNKNOWN,
     UNSEEN,
+    Choice,
     Class,
     ClassInfo,
     Const,
     Func,
+    GradFn,
     GraphNode,
     Instance,
     Kwargs,
@@ -118,7 +122,7 @@ class LoopContext:
 class Interpreter:
     """Runs entry points (the module body, functions, methods) and collects events."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0915 (one assignment per attribute, each documented)
         self, module: ast.Module, budget: int = UNIT_BUDGET, modules: ModuleSource | None = None
     ) -> None:
         self.module = module
@@ -127,10 +131,12 @@ class Interpreter:
         """Where the project's own modules are read from (None: imports stay unknown)."""
         self.namespaces: dict[str, dict[str, Value]] = {}
         """The project's modules read so far, by key: their names."""
+        self.trees: dict[str, ast.Module] = {}
+        """The project's modules read so far, by key: their code."""
         self.read: dict[str, str] = {}
         """Each module read, by key: the hash of the text read (what the outcome depends on)."""
         self.nodes: list[GraphNode] = []
-        self.events: list[SecondPass] = []
+        self.events: list[Observation] = []
         self.retain_sites: dict[int, RetainSite] = {}
         self.classes: dict[str, ClassInfo] = {}
         self.globals: dict[str, Value] = {}
@@ -167,6 +173,10 @@ class Interpreter:
         self._raised_by: set[int] = set()
         """The frees (by id) a reported second pass went through: a later pass through the same one
         is the same bug (a grad of the failed grad's result)."""
+        self._conditional = 0
+        self._module_running = False
+        """The module body runs from its top: its names are bound as far as the run got."""
+        """Depth of expression parts that may not be evaluated (see ``_maybe_evaluated``)."""
         self._forced: dict[int, int] = {}
         """``if`` chains (by id) whose branch the current run of a loop has chosen."""
         self._set_attributes: frozenset[str] | None = None
@@ -181,11 +191,16 @@ class Interpreter:
         frame = Frame(next(self._serial), None, None, self.tick)
         with self._frame(frame):
             if relevant:
-                self._run_guarded(lambda: self.exec_block(self.module.body))
+                self._module_running = True
+                try:
+                    self._run_guarded(lambda: self.exec_block(self.module.body))
+                finally:
+                    self._module_running = False
             else:
+                constants = {id(stmt) for stmt in constant_assignments(self.module)}
                 for stmt in self.module.body:
                     definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-                    if isinstance(stmt, ast.Import | ast.ImportFrom | definition):
+                    if isinstance(stmt, ast.Import | ast.ImportFrom | definition) or id(stmt) in constants:
                         self.exec_stmt(stmt)
         self.globals = dict(self.state.env)
 
@@ -263,6 +278,16 @@ class Interpreter:
             self.no_grad = False
 
     @contextmanager
+    def _maybe_evaluated(self, maybe: bool = True) -> Iterator[None]:
+        """Evaluate a part of an expression that runs only on some paths (a branch of ``a if c else
+        b``, the operands after the first of ``or``): a NameError there does not end the path."""
+        self._conditional += maybe
+        try:
+            yield
+        finally:
+            self._conditional -= maybe
+
+    @contextmanager
     def _frame(self, frame: Frame) -> Iterator[Frame]:
         self.frames.append(frame)
         try:
@@ -294,8 +319,9 @@ class Interpreter:
                 result = self.eval(value)
                 for target in targets:
                     self.assign(target, result)
-            case ast.AnnAssign(target=target, value=value) if value is not None:
-                self.assign(target, self.eval(value))
+            case ast.AnnAssign(target=target, value=value):
+                if value is not None:  # a bare annotation binds nothing (and is not evaluated
+                    self.assign(target, self.eval(value))  # in a function)
             case ast.AugAssign(target=target, op=op, value=value):
                 current = self.eval(target)
                 if self.no_grad and isinstance(current, Tensor) and current.grad and not current.nodes:
@@ -324,7 +350,8 @@ class Interpreter:
                 self.exec_try(body, handlers, orelse, final)
             case ast.Return(value=value):
                 result = self.eval(value) if value is not None else Const(None)
-                self.frames[-1].returns.append((result, self.state.copy()))
+                if not self.state.dead:  # evaluating the value may have raised
+                    self.frames[-1].returns.append((result, self.state.copy()))
                 self.state.dead = True
             case ast.Break():
                 self._loop_context().breaks.append(self.state.copy()) if self._in_loop() else None
@@ -355,6 +382,11 @@ class Interpreter:
                         self.state.env.pop(target.id, None)
                     elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Slice):
                         self.assign_place(target.value, Seq(UNKNOWN, "list", ()))  # del xs[:]
+            case ast.Assert(test=test, msg=msg):
+                self.eval(test)
+                if msg is not None:
+                    with self._maybe_evaluated():  # the message only when the test fails
+                        self.eval(msg)
             case ast.Match(subject=subject, cases=cases):
                 self.eval(subject)
                 self.exec_branches([case.body for case in cases], fallthrough=True)
@@ -395,6 +427,7 @@ class Interpreter:
         if tree is None:
             return None
         self.read[found.key] = digest(found.text)
+        self.trees[found.key] = tree
         namespace = self.namespaces[found.key] = {}  # before running it: an import cycle ends here
         saved, saved_no_grad, saved_stmt = self.state, self.no_grad, self._current_stmt
         self.state, self.no_grad = State(), True
@@ -410,7 +443,7 @@ class Interpreter:
 
     def exec_if(self, test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt]) -> None:
         chain = _elif_chain(test, body, orelse)
-        if chain is not None and _exhaustive([t for t, _ in chain]):
+        if chain is not None and self._exhaustive([t for t, _ in chain]):
             # `if k % 2 == 0: ... elif k % 2 == 1: ...`: one branch always runs, none is skipped
             for chain_test, _ in chain:
                 self.eval(chain_test)
@@ -422,6 +455,22 @@ class Interpreter:
             return
         self.exec_branches([body, orelse], fallthrough=False)
 
+    def _exhaustive(self, tests: list[ast.expr]) -> bool:
+        """One of ``tests`` always holds: by their form (``_exhaustive``), or because they compare
+        one name with every constant it can hold (``stage`` taken from a tuple of stage names)."""
+        if _exhaustive(tests):
+            return True
+        tested = _tested_constants(tests)
+        if tested is None:
+            return False
+        first = tests[0]
+        assert isinstance(first, ast.Compare)  # _tested_constants saw to it
+        subject = first.left if not isinstance(first.left, ast.Constant) else first.comparators[0]
+        value = self.eval(subject)  # a name or attributes: reading it again changes nothing
+        if isinstance(value, Const):
+            return any(value.value == constant for constant in tested[1])
+        return isinstance(value, Choice) and value.values <= tested[1]
+
     def exec_branches(self, blocks: list[list[ast.stmt]], fallthrough: bool) -> None:
         start = self.state
         outcomes = []
@@ -431,14 +480,17 @@ class Interpreter:
             outcomes.append(self.state)
         if fallthrough:
             outcomes.append(start)
-        self.state = join_all(outcomes)
+        self.state = join_all(outcomes, self.twin)
 
     def exec_chosen(self, stmt: ast.If, chosen: int) -> None:
         """An ``if``/``elif`` chain whose branch this path has chosen: the same at every iteration
         of the loop whose run chose it (its tests read nothing the loop changes)."""
         chain = _chain_of(stmt)
-        for test, _ in chain[: chosen + 1]:
-            self.eval(test)
+        for index, (test, _) in enumerate(chain[: chosen + 1]):
+            truth = _truth(self.eval(test))
+            if truth is (index != chosen):  # a test known to go the other way: not this path
+                self.state.dead = True
+                return
         if chosen < len(chain):
             self.exec_block(chain[chosen][1])
         else:
@@ -470,7 +522,7 @@ class Interpreter:
             finally:
                 self._forced = saved
             ends.append(self.state)
-        self.state = join_all(ends)
+        self.state = join_all(ends, self.twin)
 
     def _invariant_choices(self, loop: ast.stmt, body: list[ast.stmt]) -> list[dict[int, int]]:
         """For the ``if`` chains in the loop's body whose tests read only names and attributes the
@@ -485,7 +537,8 @@ class Interpreter:
         ]
         options: list[dict[int, int]] = [{}]
         for chain in chains:
-            count = len(_chain_of(chain)) + 1
+            tests = [test for test, _ in _chain_of(chain)]
+            count = len(tests) + (0 if self._exhaustive(tests) else 1)  # +1: none of them runs
             if len(options) * count <= MAX_CHOICES:
                 options = [{**o, id(chain): i} for o in options for i in range(count)]
         return options
@@ -553,7 +606,7 @@ class Interpreter:
                     self.exec_block(body)
                 finally:
                     self.loop_stack.pop()
-                self.state = join_all([self.state, *context.continues])
+                self.state = join_all([self.state, *context.continues], self.twin)
                 context.continues.clear()
                 if not forever:
                     exits.append(self.state.copy())
@@ -567,12 +620,12 @@ class Interpreter:
             # stays (a generator's caller goes on with them).
             self.state.dead = True
             return
-        normal = join_all(exits)
+        normal = join_all(exits, self.twin)
         if orelse and not normal.dead:
             self.state = normal
             self.exec_block(orelse)
             normal = self.state
-        self.state = join_all([normal, *context.breaks])
+        self.state = join_all([normal, *context.breaks], self.twin)
 
     def exec_with(self, items: list[ast.withitem], body: list[ast.stmt]) -> None:
         saved = self.no_grad
@@ -608,7 +661,7 @@ class Interpreter:
                 self.state.env[handler.name] = UNKNOWN
             self.exec_block(handler.body)
             outcomes.append(self.state)
-        self.state = join_all(outcomes)
+        self.state = join_all(outcomes, self.twin)
         if final:
             was_dead = self.state.dead
             self.state.dead = False
@@ -724,14 +777,13 @@ class Interpreter:
                 if isinstance(unary, ast.Not):
                     return _const_not(operand_value)
                 return self.op_node(expr, [operand_value], saves=False)
-            case ast.BoolOp(values=alternatives):
-                return _join_many([self.eval(v) for v in alternatives])
+            case ast.BoolOp(op=op, values=operands):
+                return self.bool_op(isinstance(op, ast.And), operands)
             case ast.Compare(left=first, comparators=comparators):
                 compared = [self.eval(first), *(self.eval(c) for c in comparators)]
                 return _compare_const(expr, compared)
             case ast.IfExp(test=test, body=body, orelse=orelse):
-                self.eval(test)
-                return join(self.eval(body), self.eval(orelse))
+                return self.if_exp(test, body, orelse)
             case ast.Tuple(elts=elts) | ast.List(elts=elts) | ast.Set(elts=elts):
                 items = tuple(self.eval(e) for e in elts)
                 kind = "tuple" if isinstance(expr, ast.Tuple) else "list"
@@ -792,6 +844,30 @@ class Interpreter:
                 return UNKNOWN
         return UNKNOWN
 
+    def bool_op(self, conjunction: bool, operands: list[ast.expr]) -> Value:
+        """``a and b`` / ``a or b`` as Python evaluates them: an operand whose truth is known and
+        ends the evaluation (a false one in ``and``, a true one in ``or``) is the value, and what
+        follows it is not evaluated; one whose truth is known and does not end it is not the
+        value; one whose truth is not known may be the value or not."""
+        given: list[Value] = []
+        certain = True
+        for index, operand in enumerate(operands):
+            with self._maybe_evaluated(not certain):
+                value = self.eval(operand)
+            truth = _truth(value)
+            if index == len(operands) - 1 or truth is None:
+                given.append(value)
+                certain = False
+            elif truth is not conjunction:  # `False and …`, `True or …`: the evaluation ends
+                given.append(value)
+                break
+        return _join_many(given)
+
+    def if_exp(self, test: ast.expr, body: ast.expr, orelse: ast.expr) -> Value:
+        self.eval(test)
+        with self._maybe_evaluated():  # one of the two, as the test says
+            return join(self.eval(body), self.eval(orelse))
+
     def list_comprehension(self, generators: list[ast.comprehension], elt: ast.expr) -> Seq:
         """Two items when one ``for`` walks something whose items we know not: ``[crit(h(f), y) for h
         in heads]`` makes one loss per head, and a later ``for loss in losses`` sees them apart."""
@@ -815,10 +891,13 @@ class Interpreter:
             if index == 0 and first is not None:
                 self.assign(gen.target, first)
                 continue
-            self.assign(gen.target, element(self.eval(gen.iter)))
-            for cond in gen.ifs:
-                self.eval(cond)
-        result = self.eval(elt)
+            with self._maybe_evaluated(index > 0):  # the first iterable is always evaluated
+                self.assign(gen.target, element(self.eval(gen.iter)))
+            with self._maybe_evaluated():
+                for cond in gen.ifs:
+                    self.eval(cond)
+        with self._maybe_evaluated():  # only for an item the iterables give
+            result = self.eval(elt)
         self.state.env = {**saved, **{k: v for k, v in self.state.env.items() if k in saved}}
         return result
 
@@ -832,7 +911,23 @@ class Interpreter:
             return self.globals[name]
         if name in ("True", "False", "None"):
             return Const({"True": True, "False": False, "None": None}[name])
+        home = self._home()
+        tree = self.module if home is None else self.trees.get(home)
+        module_names = self.globals if self._module_running and home is None else None
+        if frame is not None and frame.func is None and module_names is not None:
+            module_names = self.state.env  # module-level code reads the module's names directly
+        if tree is not None and raises_name_error(name, tree, module_names):
+            self._name_error()
         return UNKNOWN
+
+    def _name_error(self) -> None:
+        """Reading a name bound nowhere raises NameError: the path ends here. What a retained graph
+        was kept for after this point is not seen."""
+        if self._conditional:
+            return  # a part of an expression that may not be evaluated
+        self.state.dead = True
+        for site in self.retain_sites.values():
+            site.unseen = True
 
     def attribute(self, owner: Value, attr: str, expr: ast.expr) -> Value:
         if isinstance(owner, Ref):
@@ -852,6 +947,11 @@ class Interpreter:
             return Func(method, module=owner.info.homes.get(attr)) if method is not None else UNKNOWN
         if isinstance(owner, NNModule):
             return NNModule(attr, owner.frozen)
+        if isinstance(owner, Tensor) and attr == "grad_fn" and owner.root is not None:
+            return GradFn(owner.root)
+        if isinstance(owner, GradFn) and (attr.startswith("_saved_") or attr in api.SAVED_TENSOR_ATTRIBUTES):
+            self._read_saved(owner, expr)
+            return UNKNOWN
         if isinstance(owner, Tensor):
             if attr in api.CUT_ATTRIBUTES:
                 return Tensor(grad=False)
@@ -881,7 +981,7 @@ class Interpreter:
                     return base.items[position]
             if isinstance(index_expr, ast.Slice):
                 return Seq(element(base), base.kind, _sliced(base.items, index_expr))
-            return element(base)
+            return _choice_of(base) or element(base)
         return UNKNOWN
 
     def binop(self, left: Value, right: Value, op: ast.operator, expr: ast.AST) -> Value:
@@ -907,18 +1007,41 @@ class Interpreter:
         graph = frozenset().union(*(nodes_of(v) for v in inputs))
         if self.no_grad or not any(has_grad(v) or isinstance(v, NNModule) for v in inputs):
             return Tensor(frozenset(), False)
-        made = self.new_node(site, graph, saves=saves, learns=touches_parameters(list(inputs)))
+        tensors = [v for v in inputs if isinstance(v, Tensor)]
+        every = all(isinstance(v, Tensor | Const | Number) for v in inputs) and all(
+            has_grad(t) for t in tensors
+        )
+        made = self.new_node(
+            site, graph, saves=saves, learns=touches_parameters(list(inputs)), every_input_grad=every
+        )
         return Tensor(made.nodes, made.grad, made.root, may - made.nodes) if may - made.nodes else made
 
-    def new_node(self, site: ast.AST, inputs: frozenset[int], *, saves: bool, learns: bool = False) -> Tensor:
+    def new_node(
+        self,
+        site: ast.AST,
+        inputs: frozenset[int],
+        *,
+        saves: bool,
+        learns: bool = False,
+        every_input_grad: bool = False,
+    ) -> Tensor:
         node_id = len(self.nodes)
         stmt = self._current_stmt
         frame = self.frames[-1].serial if self.frames else 0
         site_expr = site if isinstance(site, ast.expr) else ast.Constant(None, lineno=0, col_offset=0)
         stmts = tuple((f.serial, f.stmt) for f in self.frames if f.stmt is not None)
         loops = tuple(self.loop_stack)
-        self.nodes.append(GraphNode(node_id, site_expr, stmt, saves, loops, frame, stmts, inputs, learns))
+        node = GraphNode(
+            node_id, site_expr, stmt, saves, loops, frame, stmts, inputs, learns, every_input_grad
+        )
+        self.nodes.append(node)
         return Tensor(inputs | {node_id}, True, node_id)
+
+    def twin(self, node_id: int) -> int:
+        """A copy of a graph node under a new id (see ``State.join``)."""
+        twin_id = len(self.nodes)
+        self.nodes.append(replace(self.nodes[node_id], id=twin_id))
+        return twin_id
 
     # ----------------------------------------------------------------- calls
 
@@ -982,7 +1105,8 @@ class Interpreter:
             self.forward_hooks.append(args[0])
             return UNKNOWN
         if isinstance(receiver, Class) and receiver.info.function and attr == "apply":
-            return self.op_node(node, [*args, *kwargs.values()], saves=True)
+            # a custom autograd.Function: its backward needs what its forward saved
+            return self.op_node(node, [*args, *kwargs.values()], saves=_saves_for_backward(receiver.info))
         if isinstance(receiver, Obj):
             return self.object_method(receiver, attr, args, kwargs, node)
         if isinstance(receiver, Seq) and attr in ("append", "extend", "insert", "add", "update"):
@@ -1057,6 +1181,17 @@ class Interpreter:
             return Seq(Tensor(frozenset(), attr == "parameters"), "list")
         if attr == "named_parameters":
             return Seq(Seq(UNKNOWN, "tuple", (UNKNOWN, Tensor(frozenset(), True))), "list")
+        if (
+            attr in ("values", "items") and module.label in KEYED_CONTAINERS
+        ) or attr in api.SUBMODULE_METHODS:
+            # a ModuleDict's modules, a ParameterDict's parameters, `children()`, `named_modules()`
+            part = (
+                Tensor(frozenset(), True)
+                if module.label == "ParameterDict"
+                else NNModule("item", module.frozen)
+            )
+            named = attr == "items" or attr.startswith("named_")
+            return Seq(Seq(UNKNOWN, "tuple", (UNKNOWN, part)) if named else part, "list")
         if attr in ("forward", "__call__"):
             return self.call_module(args, kwargs, node)
         if attr in api.TENSOR_METHODS or attr in api.NO_SAVE_OPS:
@@ -1151,8 +1286,11 @@ class Interpreter:
             return Partial(args[0], tuple(args[1:]), kwargs)
         if qualname in api.LIBRARY_BACKWARD_CLASSES or qualname in api.GRAD_SCALER_CLASSES:
             return Instance(qualname)
-        if qualname in api.STDLIB_CONTAINERS:
-            return Seq(element(args[0]) if args else UNKNOWN, "list")  # deque(...), OrderedDict(...)
+        if qualname in api.STDLIB_CONTAINERS or (qualname in api.SAMPLING_FUNCS and args):
+            # deque(...), OrderedDict(...); random.sample(buffer, k): some of the buffer's items
+            return Seq(element(args[0]) if args else UNKNOWN, "list")
+        if qualname in api.SAMPLE_ONE_FUNCS and args:
+            return element(args[0])
         if qualname in api.TENSOR_DATASETS:
             # TensorDataset(x, y): items are (x[i], y[i]); a loader's batches stack them back
             return Seq(Seq(UNKNOWN, "tuple", tuple(element(a) for a in args)), "list")
@@ -1230,6 +1368,8 @@ class Interpreter:
             return element(args[0])
         if name == "enumerate" and args:
             return _zipped([Seq(NUMBER, "range"), args[0]])
+        if name == "zip" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred):
+            return _transposed(element(args[0]))
         if name == "zip":
             return _zipped(args)
         if name == "isinstance" and len(args) == 2:
@@ -1361,7 +1501,7 @@ class Interpreter:
             # A generator: what a `for` over it sees, item by item (its body ran at the call).
             yields = tuple(frame.yields[:MAX_ITEMS])
             result = Seq(_join_many(list(yields)), "list", yields)
-        self.state = join_all(outcomes) if outcomes else self.state
+        self.state = join_all(outcomes, self.twin) if outcomes else self.state
         self.state.env = caller_env
         if func.module is not None:
             self.globals = caller_globals
@@ -1438,6 +1578,8 @@ class Interpreter:
         reach: frozenset[int] | None = None,
     ) -> Value:
         """``reach``: the nodes it runs, where its ``inputs`` stop it short of the whole graph."""
+        if self.state.dead:
+            return Const(None)  # an argument raised: this backward never runs
         if reach is None and "inputs" in kwargs and kwargs["inputs"] is not UNKNOWN:
             reach = self._stopping_at(tensors, kwargs["inputs"])
         roots = [t for t in tensors_in(tensors) if t.grad or t.nodes]
@@ -1496,59 +1638,37 @@ class Interpreter:
         self._entry = {}
         self._spelled = {}
         label = ast.unparse(receiver) if receiver is not None else ""
-        code, loop, carried = self._classify(node, roots, conflict, free, label)
-        report, frame = self._report_site(node, free.tick)
-        if code == "EK003" and carried:
-            inside = self._inside_stateful_method(node, free.tick, carried)
+        event = SecondPass(node, node, receiver, conflict, free, roots=tuple(t.root for t in roots))
+        self._observe(event, roots, label)
+        event.report, event.frame = self._report_site(node, free.tick)
+        if event.carried_over and event.carried:
+            inside = self._inside_stateful_method(node, free.tick, event.carried)
             if inside is not None:
-                report, frame, loop, carried = inside
-        root_ids = tuple(t.root for t in roots)
-        self.events.append(
-            SecondPass(
-                code,
-                node,
-                report,
-                receiver,
-                conflict,
-                free,
-                loop,
-                carried,
-                root_ids,
-                reached,
-                frame,
-                self._guarded,
-                self._entry,
-                self._spelled,
-                self._home(),
-                self._local_call(node, free),
-                stepped_between=self.step_tick >= free.tick,
-            )
-        )
+                event.report, event.frame, event.loop, event.carried = inside
+        event.reached = reached
+        event.guarded, event.entry, event.spelled = self._guarded, self._entry, self._spelled
+        event.module, event.local = self._home(), self._local_call(node, free)
+        event.stepped_between = self.step_tick >= free.tick
+        self.events.append(event)
         self._raised = True
         self._raised_by.add(id(free))
 
-    def _classify(
-        self,
-        node: ast.Call,
-        roots: list[Tensor],
-        conflict: frozenset[int],
-        free: Free,
-        receiver_label: str,
-    ) -> tuple[str, Loop | None, dict[str, Value]]:
+    def _observe(self, event: SecondPass, roots: list[Tensor], receiver_label: str) -> None:
+        """What the second pass goes through: the same tensor as the first, a graph carried across
+        iterations, a graph built before the loop that freed it (rules decide what it means)."""
+        node, free, conflict = event.site, event.free, event.conflict
         current = dict(self.loop_stack)
         same_root = any(t.root is not None and t.root == free.root for t in roots)
         reached = frozenset().union(*(t.nodes for t in roots))
         wrapped = free.site is not node and _thin_wrapper(roots, reached, free)
-        if (
-            same_root
-            or wrapped
-            or (receiver_label and receiver_label == free.label and free.site is not node)
-        ):
-            loop = self._freeing_loop(free, current) if free.site is node else None
-            if loop is None:
-                return "EK001", None, {}
-            self._entry = {k: v for k, v in self.loops[loop.key].entry.items() if nodes_of(v) & conflict}
-            return "EK002", loop, {}
+        repeated = free.site is node  # the same call, on an earlier iteration
+        event.same_tensor = bool(
+            same_root or wrapped or (receiver_label and receiver_label == free.label and not repeated)
+        )
+        if event.same_tensor:
+            event.loop = self._freeing_loop(free, current) if repeated else None
+            self._note_loop_entry(event)
+            return
         for node_id in sorted(conflict):
             for key, iteration in self.nodes[node_id].loops:
                 if key in current and current[key] > iteration:
@@ -1557,14 +1677,21 @@ class Interpreter:
                     self._guarded = frozenset(k for k in names if _needs_guard(context, k))
                     self._entry = {k: context.entry[k] for k in names if k in context.entry}
                     self._spelled = _spell_attributes(names, context.entry, self.state.heap)
-                    return "EK003", context.loop, names
+                    event.carried_over, event.loop, event.carried = True, context.loop, names
+                    return
                 if key not in current and key in dict(free.loops):
-                    return "EK003", self.loops[key].loop, {}
-        loop = self._freeing_loop(free, current)
-        if loop is not None and not self.loops[loop.key].over_tensors:
-            self._entry = {k: v for k, v in self.loops[loop.key].entry.items() if nodes_of(v) & conflict}
-            return "EK002", loop, {}
-        return "EK004", None, {}
+                    event.carried_over, event.loop = True, self.loops[key].loop
+                    return
+        event.loop = self._freeing_loop(free, current)
+        event.loop_walks_tensors = event.loop is not None and self.loops[event.loop.key].over_tensors
+        if not event.loop_walks_tensors:
+            self._note_loop_entry(event)
+
+    def _note_loop_entry(self, event: SecondPass) -> None:
+        """The names that held the freed graph when ``event.loop`` started."""
+        if event.loop is not None:
+            entry = self.loops[event.loop.key].entry
+            self._entry = {k: v for k, v in entry.items() if nodes_of(v) & event.conflict}
 
     def _local_call(self, node: ast.Call, free: Free) -> ast.expr | None:
         """Where this backward, or the one that freed, runs in another module of the project: the
@@ -1619,6 +1746,19 @@ class Interpreter:
         self._entry = {plain[k]: v for k, v in self._entry.items() if k in plain}
         self._spelled = {}
         return report, method.serial, loop, {plain[key]: value for key, value in carried.items()}
+
+    def _read_saved(self, grad_fn: GradFn, expr: ast.expr) -> None:
+        """Reading what a node saved raises where a backward without ``retain_graph`` freed it."""
+        free = self.state.freed.get(grad_fn.node)
+        made = self.nodes[grad_fn.node]
+        if free is None or self.state.dead or not (made.saves and made.every_input_grad):
+            return
+        tensor = (
+            expr.value.value
+            if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Attribute)
+            else expr
+        )
+        self.events.append(SavedRead(expr, free, tensor))
 
     def _note_unknown_reach(self, given: list[Value]) -> None:
         """A retained graph handed to code we do not follow may be backwarded there: whether the
@@ -2023,6 +2163,15 @@ def _zipped(sources: list[Value]) -> Seq:
     return Seq(pair, "list", items)
 
 
+def _transposed(row: Value) -> Seq:
+    """``zip(*rows)`` where each row is a tuple of known length (a batch of transitions): one
+    tuple per field, each holding that field of every row."""
+    if not isinstance(row, Seq) or row.items is None:
+        return Seq(Seq(element(row), "tuple"), "list")
+    columns = tuple(Seq(field, "tuple") for field in row.items)
+    return Seq(_join_many(list(columns)), "list", columns)
+
+
 def _join_many(values: list[Value]) -> Value:
     result: Value | None = None
     for value in values:
@@ -2067,6 +2216,10 @@ def _compare_const(expr: ast.Compare, values: list[Value]) -> Value:
             is_none = isinstance(subject, Const) and subject.value is None
             if is_none or _definitely_not_none(subject):
                 return Const(is_none == isinstance(expr.ops[0], ast.Is))
+    if len(values) == 2 and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.Eq | ast.NotEq):
+        choice, other = values if isinstance(values[0], Choice) else values[::-1]
+        if isinstance(choice, Choice) and isinstance(other, Const) and other.value not in choice.values:
+            return Const(isinstance(expr.ops[0], ast.NotEq))  # none of the values it can take
     if len(values) == 2 and all(isinstance(v, Const) for v in values) and len(expr.ops) == 1:
         left, right = (v.value for v in values if isinstance(v, Const))
         if isinstance(expr.ops[0], ast.Eq):
@@ -2076,6 +2229,64 @@ def _compare_const(expr: ast.Compare, values: list[Value]) -> Value:
     if any(isinstance(v, Tensor) for v in values):
         return Tensor(grad=False)
     return UNKNOWN
+
+
+def _saves_for_backward(info: ClassInfo) -> bool:
+    """A custom ``autograd.Function`` whose ``forward`` saves tensors with
+    ``ctx.save_for_backward`` (what it keeps as ``ctx`` attributes a backward does not free)."""
+    forward = info.methods.get("forward")
+    return forward is not None and any(
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "save_for_backward"
+        and any(not (isinstance(a, ast.Constant) and a.value is None) for a in call.args)
+        for call in ast.walk(forward)
+    )
+
+
+def _truth(value: Value) -> bool | None:
+    """What ``bool(value)`` gives, where the value is a known constant."""
+    if isinstance(value, Const) and isinstance(value.value, bool | int | float | str | bytes | type(None)):
+        return bool(value.value)
+    return None
+
+
+def _choice_of(base: Seq) -> Choice | None:
+    """An item of a tuple of constants, at an index not known."""
+    if base.kind != "tuple" or not base.items or len(base.items) > MAX_ITEMS:
+        return None
+    if not all(isinstance(item, Const) for item in base.items):
+        return None
+    return Choice(frozenset(item.value for item in base.items if isinstance(item, Const)))
+
+
+def _tested_constants(tests: list[ast.expr]) -> tuple[str, set[object]] | None:
+    """``x == "a"``, ``x == "b"``, ``x in ("c", "d")`` …: the one subject (a name or attribute,
+    dumped) and every constant the tests compare it with; None for any other test."""
+    subject: str | None = None
+    constants: set[object] = set()
+    for test in tests:
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+            return None
+        left, right = test.left, test.comparators[0]
+        if isinstance(test.ops[0], ast.Eq) and isinstance(left, ast.Constant):
+            left, right = right, left
+        if not isinstance(left, ast.Name | ast.Attribute) or any(
+            not isinstance(n, ast.Name | ast.Attribute | ast.Load) for n in ast.walk(left)
+        ):
+            return None
+        if isinstance(test.ops[0], ast.Eq) and isinstance(right, ast.Constant):
+            constants.add(right.value)
+        elif isinstance(test.ops[0], ast.In) and isinstance(right, ast.Tuple | ast.List | ast.Set):
+            if not all(isinstance(e, ast.Constant) for e in right.elts):
+                return None
+            constants.update(e.value for e in right.elts if isinstance(e, ast.Constant))
+        else:
+            return None
+        if subject not in (None, ast.dump(left)):
+            return None
+        subject = ast.dump(left)
+    return (subject, constants) if subject is not None else None
 
 
 def _is_true(test: ast.expr) -> bool:

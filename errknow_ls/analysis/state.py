@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from errknow_ls.analysis.values import Value, join, nodes_of
+from errknow_ls.analysis.values import Value, join, nodes_of, renamed
 
 K = TypeVar("K")
 
@@ -51,18 +51,50 @@ class State:
     def copy(self) -> State:
         return State(dict(self.env), dict(self.heap), dict(self.freed), dict(self.retained), self.dead)
 
-    def join(self, other: State) -> State:
-        """The state that may be either; a dead state (after return/break) adds nothing."""
+    def join(self, other: State, alias: Alias | None = None) -> State:
+        """The state that may be either; a dead state (after return/break) adds nothing.
+
+        A node one path freed and the other did not is, on the other path, another node (``alias``
+        makes its twin): after the join, a value that holds it only because the other path holds
+        it does not reach a freed graph (a list of losses emptied on the path that backwards them
+        and kept on the path that does not)."""
         if self.dead:
             return other.copy()
         if other.dead:
             return self.copy()
+        if alias is None:
+            return self._joined(other)
+        mine = self._apart(frozenset(other.freed.keys() - self.freed.keys()), alias)
+        theirs = other._apart(frozenset(self.freed.keys() - other.freed.keys()), alias)
+        return mine._joined(theirs)
+
+    def _joined(self, other: State) -> State:
         env = _join_maps(self.env, other.env)
         heap = _join_maps(self.heap, other.heap)
         freed = {n: f for n, f in self.freed.items() if n in other.freed or n in self.held()}
         freed.update((n, f) for n, f in other.freed.items() if n in self.freed or n in other.held())
         retained = {**other.retained, **self.retained}
         return State(env, heap, freed, retained, False)
+
+    def _apart(self, freed_elsewhere: frozenset[int], alias: Alias) -> State:
+        """This state with its own twin of each node it holds that another path freed."""
+        held = freed_elsewhere & self.held()
+        if not held:
+            return self
+        names = {node: alias(node) for node in sorted(held)}
+        retained = dict(self.retained)
+        retained.update((names[n], r) for n, r in self.retained.items() if n in names)
+        return State(
+            {k: renamed(v, names) for k, v in self.env.items()},
+            {k: renamed(v, names) for k, v in self.heap.items()},
+            dict(self.freed),
+            retained,
+            self.dead,
+        )
+
+
+Alias = Callable[[int], int]
+"""Makes a twin of a graph node (the same site, loops and inputs) and gives its id."""
 
 
 def _held_by(values: Iterable[Value]) -> frozenset[int]:
@@ -78,11 +110,11 @@ def _join_maps(a: dict[K, Value], b: dict[K, Value]) -> dict[K, Value]:
     return merged
 
 
-def join_all(states: list[State]) -> State:
+def join_all(states: list[State], alias: Alias | None = None) -> State:
     live = [s for s in states if not s.dead]
     if not live:
         return State(dead=True)
     result = live[0].copy()
     for state in live[1:]:
-        result = result.join(state)
+        result = result.join(state, alias)
     return result

@@ -179,6 +179,15 @@ STDLIB_CONTAINERS = frozenset(
 )
 """Containers of the standard library: what they hold is what was put in."""
 
+SAVED_TENSOR_ATTRIBUTES = frozenset({"saved_tensors", "saved_variables"})
+"""What a node (a custom Function's ``ctx`` too) saved for its backward, besides ``_saved_*``."""
+
+SAMPLING_FUNCS = frozenset({"random.sample", "random.choices"})
+"""The standard library's draws of several items of a population (its first argument): a list
+of some of its items."""
+SAMPLE_ONE_FUNCS = frozenset({"random.choice"})
+"""The standard library's draw of one item of a sequence."""
+
 DIFFERENTIABLE_UTILS = frozenset(
     {"torch.nn.utils.parameters_to_vector", "torch.nn.utils.convert_parameters.parameters_to_vector"}
 )
@@ -462,3 +471,7 @@ def is_parameter_name(attr: str) -> bool:
         or attr.startswith(("weight_", "bias_"))
         or attr.endswith(("_weight", "_bias"))
     )
+
+
+SUBMODULE_METHODS = frozenset({"children", "modules", "named_children", "named_modules"})
+"""``nn.Module`` methods that give its submodules (with their names for ``named_*``)."""

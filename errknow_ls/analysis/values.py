@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +24,9 @@ class GraphNode:
     """The nodes its backward leads to (the graph it was made from)."""
     learns: bool = False
     """Made from parameters (a module call, an op on a leaf that needs grad): training goes through it."""
+    every_input_grad: bool = False
+    """Every input of its op was a tensor that needs grad: each one its backward uses is saved
+    (``a * b`` saves ``b`` for ``a``'s gradient only when ``a`` needs one)."""
 
     def stmt_in(self, frame: int) -> ast.stmt | None:
         for serial, stmt in self.stmts:
@@ -73,6 +76,23 @@ NUMBER = Number()
 @dataclass(frozen=True, slots=True)
 class Const(Value):
     value: object
+
+
+@dataclass(frozen=True, slots=True)
+class GradFn(Value):
+    """A tensor's ``grad_fn``: the graph node that made it (its saved tensors are read through
+    ``_saved_*`` and ``saved_tensors``)."""
+
+    node: int
+
+
+@dataclass(frozen=True, slots=True)
+class Choice(Value):
+    """One of a few constants, which one not known: an item of a tuple of constants at an index we
+    cannot tell (``STAGES[epoch * 3 // epochs]``). Nothing else makes one: a value joined over
+    paths may have taken others on paths the analysis did not run (a counter)."""
+
+    values: frozenset[object]
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +243,30 @@ def has_grad(value: Value) -> bool:
 def touches_parameters(values: list[Value] | tuple[Value, ...]) -> bool:
     """A module, or a leaf tensor that needs grad (a parameter), among ``values``."""
     return any(isinstance(v, NNModule) or any(t.grad and not t.nodes for t in tensors_in(v)) for v in values)
+
+
+def renamed(value: Value, names: dict[int, int]) -> Value:
+    """``value`` with the graph nodes ``names`` maps replaced by what it maps them to (its
+    ``root``, which says which tensor it is, unchanged)."""
+    match value:
+        case Tensor(nodes=nodes, maybe=maybe) if nodes & names.keys() or maybe & names.keys():
+            return replace(value, nodes=_renamed_ids(nodes, names), maybe=_renamed_ids(maybe, names))
+        case Opaque(maybe=maybe) if maybe & names.keys():
+            return Opaque(_renamed_ids(maybe, names))
+        case Seq(item=item, items=items):
+            new_item = renamed(item, names)
+            new_items = tuple(renamed(i, names) for i in items) if items is not None else None
+            unchanged = items is None or all(a is b for a, b in zip(new_items or (), items, strict=True))
+            if new_item is item and unchanged:
+                return value
+            return replace(value, item=new_item, items=new_items)
+        case Kwargs(items=entries):
+            return Kwargs({k: renamed(v, names) for k, v in entries.items()})
+    return value
+
+
+def _renamed_ids(ids: frozenset[int], names: dict[int, int]) -> frozenset[int]:
+    return frozenset(names.get(i, i) for i in ids)
 
 
 def tensors_in(value: Value) -> list[Tensor]:

@@ -126,7 +126,7 @@ def test_a_line_inserted_above_moves_the_findings_below() -> None:
 
 LAYOUTS = {
     "top-level lines in a string": 'DOC = """\nloss.backward()\nloss.backward()\n"""\n' + TRAINING,
-    "top-level line in brackets": "x = f(\na=1)\n" + TRAINING,
+    "top-level line in brackets": "x = dict(\na=1)\n" + TRAINING,
     "CRLF": TRAINING.replace("\n", "\r\n"),
     "CR": TRAINING.replace("\n", "\r"),
     "else in column 0": "if True:\n    pass\nelse:\n    pass\n" + TRAINING,

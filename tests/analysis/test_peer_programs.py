@@ -3,16 +3,11 @@
 ``peer/*.py`` are small programs rewritten from tests in pytorch/pytorch (``test/test_autograd.py``,
 ``test/test_utils.py``) that assert the record's error ("Trying to backward through the graph a second
 time", or its saved-tensor form), and from the tests beside them that run clean: labels written by
-torch's developers, not by us. Each cites its test by URL and name in its header comment. A label sits
-on the first line of the call that raises:
-
-- ``# error: [rule-name]``: a backward or ``autograd.grad`` call that raises the record's error; the
-  checker must report exactly that line, with that rule;
-- ``# raises: [saved-tensor-after-free]``: a read of a saved tensor (``grad_fn._saved_*``,
-  ``saved_tensors``) after its graph was freed, which raises the same message; no rule covers it yet,
-  so the checker must report nothing.
-
-A program without a label runs clean and must get no finding.
+torch's developers, not by us. Each cites its test by URL and name in its header comment. A label,
+``# error: [rule-name]``, sits on the first line of the call that raises: a backward or
+``autograd.grad`` call, or a read of a saved tensor (``grad_fn._saved_*``, ``saved_tensors``) after its
+graph was freed (``saved-tensor-after-free``). The checker must report exactly that line, with that
+rule; a program without a label runs clean and must get no finding.
 
 Ground truth: every program runs once under torch 2.13 in one subprocess (tests/groundtruth/
 run_fixtures.py); it must raise the record's error exactly at its label, or run clean without one.
@@ -23,21 +18,17 @@ that closes shows up as an XPASS to remove from the list.
 from __future__ import annotations
 
 import re
-from functools import cached_property
 from pathlib import Path
-from typing import ClassVar
 
 import pytest
 
 from errknow_ls.analysis import check_source
-from errknow_ls.analysis.registry import SECOND_BACKWARD_RECORD
+from errknow_ls.analysis.registry import BY_NAME, SECOND_BACKWARD_RECORD
 from errknow_ls.kb import KnowledgeBase
 from tests.analysis.test_programs import ERROR_LABEL, Program, describe, requires_torch
 from tests.groundtruth.run_fixtures import MODULE_RUN, Run, run_in_subprocess
 
 PEER = Path(__file__).resolve().parent / "peer"
-SAVED_TENSOR_READ = "saved-tensor-after-free"
-RAISES_LABEL = re.compile(rf"# raises: \[{SAVED_TENSOR_READ}\]$")
 CITATION = re.compile(r"https://github\.com/pytorch/pytorch/blob/[0-9a-f]{40}/test/\S+\.py")
 TEST_NAME = re.compile(r"\bTest\w*\.test_\w+")
 
@@ -51,23 +42,13 @@ KNOWN_GAPS: dict[str, str] = {
 
 
 class PeerProgram(Program):
-    label_comment: ClassVar[re.Pattern[str]] = re.compile(r"#\s*(error|raises)\b")
-
     @property
     def id(self) -> str:
         return self.path.name
 
     @property
     def buggy(self) -> bool:
-        return bool(self.raising_lines)
-
-    @cached_property
-    def saved_tensor_reads(self) -> set[int]:
-        return {line for line, text in self.comments.items() if RAISES_LABEL.match(text)}
-
-    @property
-    def raising_lines(self) -> set[int]:
-        return set(self.labels) | self.saved_tensor_reads
+        return bool(self.labels)
 
 
 PROGRAMS = [PeerProgram(path) for path in sorted(PEER.glob("*.py"))]
@@ -81,7 +62,7 @@ def param(program: PeerProgram) -> object:
 
 def test_the_set_holds_raising_and_clean_programs() -> None:
     assert sum(bool(p.labels) for p in PROGRAMS) >= 3
-    assert sum(bool(p.saved_tensor_reads) for p in PROGRAMS) >= 3
+    assert sum(p.code == BY_NAME["saved-tensor-after-free"].code for p in PROGRAMS) >= 3
     assert sum(not p.buggy for p in PROGRAMS) >= 10
 
 
@@ -93,11 +74,11 @@ def test_peer_program_is_well_formed(program: PeerProgram) -> None:
     malformed = {
         line: text
         for line, text in program.comments.items()
-        if not (ERROR_LABEL.match(text) and line in program.labels) and line not in program.saved_tensor_reads
+        if not (ERROR_LABEL.match(text) and line in program.labels)
     }
-    assert not malformed, f"write `# error: [rule-name]` or `# raises: [{SAVED_TENSOR_READ}]`: {malformed}"
-    assert len(program.raising_lines) <= 1, f"one raising call a program: {sorted(program.raising_lines)}"
-    not_calls = sorted(line for line in program.raising_lines if line not in program.call_ends)
+    assert not malformed, f"write `# error: [rule-name]`: {malformed}"
+    assert len(set(program.labels)) <= 1, f"one raising call a program: {sorted(set(program.labels))}"
+    not_calls = sorted(line for line in set(program.labels) if line not in program.call_ends)
     assert not not_calls, f"a label must sit on the first line of a call: lines {not_calls}"
 
 
@@ -124,13 +105,13 @@ def test_peer_label_agrees_with_torch(
     if not program.buggy:
         assert not run.raised, describe(run)
         return
-    assert run.raised, f"labelled line {sorted(program.raising_lines)} should raise, but it {describe(run)}"
+    assert run.raised, f"labelled line {sorted(set(program.labels))} should raise, but it {describe(run)}"
     recorded = run.exc_type == "RuntimeError" and any(
         match.record.id == SECOND_BACKWARD_RECORD for match in knowledge_base.match(run.message or "")
     )
     assert recorded, f"not the record's error: {describe(run)}"
-    hit = program.lines_hit(run, program.raising_lines)
-    assert hit == program.raising_lines, f"not raised at the label: {describe(run)}"
+    hit = program.lines_hit(run, set(program.labels))
+    assert hit == set(program.labels), f"not raised at the label: {describe(run)}"
 
 
 @pytest.mark.parametrize("program", [param(p) for p in PROGRAMS])

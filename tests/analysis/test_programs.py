@@ -35,14 +35,14 @@ from typing import ClassVar
 import pytest
 
 from errknow_ls.analysis import check_source
-from errknow_ls.analysis.registry import BY_NAME, SECOND_BACKWARD_RECORD
+from errknow_ls.analysis.registry import BY_CODE, BY_NAME, RULES, SECOND_BACKWARD_RECORD
 from errknow_ls.kb import KnowledgeBase
 from tests.groundtruth.run_fixtures import CASE_PREFIX, MODULE_RUN, Report, Run, run_in_subprocess
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 BUGGY, CLEAN = "buggy", "clean"
-DEAD_END = "EK005"
-RAISING = ("EK001", "EK002", "EK003", "EK004")
+DEAD_END = BY_NAME["retain-graph-in-loop"].code
+RAISING = tuple(rule.code for rule in RULES if rule.raises)
 MINIMUM_PER_FAMILY = dict.fromkeys(RAISING, 9) | {DEAD_END: 6}
 MINIMUM_RAISING_PROGRAMS = 40
 MINIMUM_CLEAN_PROGRAMS = 40
@@ -52,25 +52,9 @@ ERROR_LABEL = re.compile(r"# error: \[(?P<rule>[a-z0-9-]+)\]$")
 
 # The checker's known gaps on this set: program -> what goes wrong (strict xfail; delete when fixed).
 KNOWN_GAPS: dict[str, str] = {
-    "buggy/rl_ddpg_replay_stores_actor_output.py": "missed: the stored action keeps the actor's graph",
     "buggy/rl_dqn_soft_update_without_no_grad.py": "missed: the soft update records a graph on the targets",
-    "buggy/multitask_loss_dict_backward_per_task.py": "missed: the losses are backwarded in a loop over"
-    " the dict's values, one item per iteration; which item shares what is lost in the walk",
-    "buggy/stacked_gru_states_dict_carried.py": "missed: the states carried in a dict whose keys are"
-    " made in a loop (not constants)",
     "buggy/parametrize_cached_context_spans_epochs.py": "missed: parametrize.cached() caching not modelled",
     "buggy/parametrize_cached_two_losses_one_context.py": "missed: parametrize.cached() caching not modelled",
-    "clean/gcn_cached_norm_with_learned_edge_weights_fixed.py": "false EK003: the cache is rebuilt when"
-    " `cached=False`, a flag the loop never changes, but the test is in a method the loop calls",
-    "clean/neg_curriculum_if_elif_without_else.py": "false EK003: the stage is always one of the three"
-    " strings the chain tests, which only a set-of-constants value could show",
-    "clean/neg_losses_list_backward_every_n.py": "false EK003: the path that backwards also empties the"
-    " list, but one state per program point keeps the list's old items with the freed graph",
-    "clean/neg_memory_flag_tested_in_two_methods.py": "false EK003: one flag tested in two methods the"
-    " loop calls is taken true in one and false in the other (only tests in the loop's own body are"
-    " kept consistent)",
-    "clean/rl_neg_nstep_losses_flushed_every_n.py": "false EK003: the path that backwards also empties"
-    " the list, but one state per program point keeps the list's old items with the freed graph",
 }
 
 requires_torch = pytest.mark.skipif(
@@ -127,7 +111,7 @@ class Program:
 
     @property
     def raises(self) -> bool:
-        return self.buggy and self.code != DEAD_END
+        return self.buggy and self.code is not None and BY_CODE[self.code].raises
 
     @cached_property
     def call_ends(self) -> dict[int, int]:

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import ast
 
-from errknow_ls.analysis.events import SecondPass
+from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.fixes import body_anchor, insert_lines_before, replace
 from errknow_ls.analysis.rules.common_fixes import detached
 from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
@@ -59,6 +59,13 @@ from errknow_ls.analysis.values import UNKNOWN, Seq, Tensor, Value, element, joi
 from errknow_ls.core import Applicability, Finding, Fix
 
 CODE = "EK003"
+
+
+def claims(event: Observation) -> bool:
+    """A graph made in an earlier iteration (or call of a training step), carried into this one."""
+    if not isinstance(event, SecondPass):
+        return False
+    return not event.same_tensor and event.carried_over
 
 
 def build(event: SecondPass, ctx: RuleContext) -> Finding:

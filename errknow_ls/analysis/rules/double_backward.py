@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import ast
 
-from errknow_ls.analysis.events import SecondPass
+from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.rules.common_fixes import (
     read_grads,
     recompute_before,
@@ -55,6 +55,14 @@ from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.core import Applicability, Finding
 
 CODE = "EK001"
+
+
+def claims(event: Observation) -> bool:
+    """The same tensor, backwarded again (not by the same call on a later iteration of a loop that
+    began after its graph was built: that is ``pre-loop-graph-backward``)."""
+    if not isinstance(event, SecondPass):
+        return False
+    return event.same_tensor and not (event.free.site is event.site and event.loop is not None)
 
 
 def build(event: SecondPass, ctx: RuleContext) -> Finding:

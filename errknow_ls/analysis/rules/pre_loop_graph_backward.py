@@ -50,7 +50,7 @@ from __future__ import annotations
 import ast
 import itertools
 
-from errknow_ls.analysis.events import SecondPass
+from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.fixes import (
     body_anchor,
     code_of_statement,
@@ -65,6 +65,17 @@ from errknow_ls.analysis.values import Value
 from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Span
 
 CODE = "EK002"
+
+
+def claims(event: Observation) -> bool:
+    """A graph built before the loop that is still running, freed by one iteration's backward and
+    reached again by a later one's (not through names the loop carries, and not a loop over
+    tensors, where each iteration may backward another one)."""
+    if not isinstance(event, SecondPass):
+        return False
+    if event.same_tensor:
+        return event.free.site is event.site and event.loop is not None
+    return not event.carried_over and event.loop is not None and not event.loop_walks_tensors
 
 
 def build(event: SecondPass, ctx: RuleContext) -> Finding:

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import ast
 
-from errknow_ls.analysis.events import SecondPass
+from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.fixes import delete_statement, replace
 from errknow_ls.analysis.rules.common_fixes import (
     differentiable_grad,
@@ -58,6 +58,18 @@ from errknow_ls.analysis.source import called_names
 from errknow_ls.core import Applicability, Edit, Finding, Fix
 
 CODE = "EK004"
+
+
+def claims(event: Observation) -> bool:
+    """Another tensor whose graph shares the freed part, neither carried across iterations nor built
+    before a loop whose iterations each backward it."""
+    if not isinstance(event, SecondPass):
+        return False
+    if event.same_tensor or event.carried_over:
+        return False
+    return event.loop is None or event.loop_walks_tensors
+
+
 BLOCKING_CALLS = frozenset({"step", "zero_grad", "backward", "grad", "clip_grad_norm_", "clip_grad_value_"})
 
 

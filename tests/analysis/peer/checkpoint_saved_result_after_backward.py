@@ -18,7 +18,7 @@ def read_checkpointed_result_after_backward() -> None:
     result.grad_fn._saved_result
     result.grad_fn._saved_result
     result.sum().backward()
-    print(result.grad_fn._saved_result)  # raises: [saved-tensor-after-free]
+    print(result.grad_fn._saved_result)  # error: [saved-tensor-after-free]
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ def node_saved_tensors_after_backward() -> None:
     out = Keep.apply(leaf)
     assert out.grad_fn.saved_tensors[1] is None
     out.sum().backward()
-    print(out.grad_fn.saved_tensors)  # raises: [saved-tensor-after-free]
+    print(out.grad_fn.saved_tensors)  # error: [saved-tensor-after-free]
 
 
 if __name__ == "__main__":

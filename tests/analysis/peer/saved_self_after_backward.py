@@ -10,7 +10,7 @@ def read_saved_input_after_backward() -> None:
     cube = leaf * square
     assert cube.grad_fn._saved_other is square
     cube.sum().backward()
-    print(cube.grad_fn._saved_self)  # raises: [saved-tensor-after-free]
+    print(cube.grad_fn._saved_self)  # error: [saved-tensor-after-free]
 
 
 if __name__ == "__main__":

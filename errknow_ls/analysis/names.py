@@ -1,0 +1,191 @@
+"""Names a module's code binds somewhere: a name bound nowhere raises NameError when it is read.
+
+Python looks a name up in the function's scopes, the module's globals and the builtins. A name
+that no statement of the module binds — no assignment, parameter, import, definition, ``global``,
+``except … as``, pattern capture — and that is not a builtin is unbound wherever it is read, unless
+something binds module globals by other means. Those means are visible in the text (``exec``,
+``globals()``, ``vars()``, a star import, the ``builtins`` module, ``sys.modules``, IPython's
+``get_ipython``); a module that uses one of them binds an unknown set of names, and nothing is
+concluded from it. A name another module sets on this one (``import train; train.lr = 1``) is not
+seen; concluding NameError then only loses findings on that path, never makes one.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Container
+from weakref import WeakKeyDictionary
+
+MODULE_GLOBALS = frozenset(
+    {
+        "__name__",
+        "__doc__",
+        "__package__",
+        "__loader__",
+        "__spec__",
+        "__file__",
+        "__cached__",
+        "__builtins__",
+        "__annotations__",
+        "__path__",
+        "__class__",  # the implicit closure cell of a method that uses super()
+    }
+)
+"""Names the import system (or the compiler, in methods) binds in every module."""
+IPYTHON_NAMES = frozenset({"get_ipython", "display", "In", "Out", "exit", "quit"})
+"""Names IPython binds in a notebook's namespace; its output history (``_``, ``_3``, ``_i3``) is
+why no name that starts with an underscore is concluded unbound."""
+DYNAMIC_BINDERS = frozenset({"exec", "globals", "vars", "__builtins__", "get_ipython", "__import__"})
+"""Builtins through which code can bind names the text does not show."""
+
+_BOUND: WeakKeyDictionary[ast.Module, frozenset[str] | None] = WeakKeyDictionary()
+
+
+def bound_anywhere(tree: ast.Module) -> frozenset[str] | None:
+    """Every name the module binds somewhere, with the builtins; None when the module can bind
+    names its text does not show."""
+    if tree in _BOUND:
+        return _BOUND[tree]
+    found = _bound_names(tree)
+    _BOUND[tree] = found
+    return found
+
+
+def _bound_names(tree: ast.Module) -> frozenset[str] | None:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if _binds_unseen_names(node):
+            return None
+        _bind(node, names)
+    return frozenset(names) | MODULE_GLOBALS | IPYTHON_NAMES | frozenset(dir(builtins))
+
+
+def _binds_unseen_names(node: ast.AST) -> bool:
+    match node:
+        case ast.Name(id=name, ctx=ast.Load()):
+            return name in DYNAMIC_BINDERS
+        case ast.Attribute(value=ast.Name(id="sys"), attr="modules"):
+            return True
+        case ast.Import(names=aliases):
+            return any(alias.name in ("builtins", "__builtin__") for alias in aliases)
+        case ast.ImportFrom(module=module, names=aliases):
+            return module in ("builtins", "__builtin__") or any(a.name == "*" for a in aliases)
+    return False
+
+
+def raises_name_error(name: str, tree: ast.Module, module_names: Container[str] | None) -> bool:
+    """Reading ``name`` (found in no scope of the running code) raises NameError: no code of the
+    module binds it, or only module-level code does and ``module_names`` — the module's globals as
+    they are at this point of a run of the module from its top — lacks it (not bound yet)."""
+    if name.startswith("_"):
+        return False  # IPython's output history (`_`, `_3`, `_i3`) and other underscore magic
+    bound = bound_anywhere(tree)
+    if bound is None:
+        return False
+    if name not in bound:
+        return True
+    return module_names is not None and name not in module_names and name in _module_level_only(tree)
+
+
+_MODULE_LEVEL: WeakKeyDictionary[ast.Module, frozenset[str]] = WeakKeyDictionary()
+
+
+def _module_level_only(tree: ast.Module) -> frozenset[str]:
+    """Names that only statements at the module's own level bind (no function, class body,
+    lambda or comprehension binds them, and no ``global`` or ``nonlocal`` names them)."""
+    if tree not in _MODULE_LEVEL:
+        outer: set[str] = set()
+        inner: set[str] = set()
+        for statement in tree.body:
+            _collect(statement, outer, inner)
+        _MODULE_LEVEL[tree] = frozenset(outer - inner)
+    return _MODULE_LEVEL[tree]
+
+
+_SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+def _collect(node: ast.AST, outer: set[str], inner: set[str]) -> None:
+    """Sort the names ``node`` binds into the module's scope (``outer``) and any other (``inner``)."""
+    if isinstance(node, ast.pattern):  # the interpreter does not bind captures: left unknown
+        for child in ast.walk(node):
+            _bind(child, inner)
+        return
+    if isinstance(node, _SCOPES):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            outer.add(node.name)
+        for child in ast.walk(node):
+            if child is not node:
+                _bind(child, inner)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            inner.update(a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg))
+        return
+    _bind(node, outer)
+    for child in ast.iter_child_nodes(node):
+        _collect(child, outer, inner)
+
+
+def _bind(node: ast.AST, names: set[str]) -> None:
+    match node:
+        case ast.Name(id=name, ctx=ast.Store() | ast.Del()):
+            names.add(name)
+        case ast.FunctionDef(name=name) | ast.AsyncFunctionDef(name=name) | ast.ClassDef(name=name):
+            names.add(name)
+        case ast.Import(names=aliases):
+            names.update(alias.asname or alias.name.split(".")[0] for alias in aliases)
+        case ast.ImportFrom(names=aliases):
+            names.update(alias.asname or alias.name for alias in aliases)
+        case ast.Global(names=declared) | ast.Nonlocal(names=declared):
+            names.update(declared)
+        case ast.ExceptHandler(name=str() as name):
+            names.add(name)
+        case ast.MatchAs(name=str() as name) | ast.MatchStar(name=str() as name):
+            names.add(name)
+        case ast.MatchMapping(rest=str() as name):
+            names.add(name)
+        case ast.arg(arg=name):
+            names.add(name)
+
+
+MAX_LITERAL_NODES = 256
+"""Larger literals (a vocabulary table) are not worth reading as values."""
+_CONSTANTS: WeakKeyDictionary[ast.Module, list[ast.stmt]] = WeakKeyDictionary()
+
+
+def constant_assignments(tree: ast.Module) -> list[ast.stmt]:
+    """Module-level ``NAME = <literal>`` statements whose name nothing else binds: whenever the
+    module's functions run after it, the name holds that literal (``STAGES = ("easy", "hard")``)."""
+    if tree not in _CONSTANTS:
+        _CONSTANTS[tree] = _constant_assignments(tree)
+    return _CONSTANTS[tree]
+
+
+def _constant_assignments(tree: ast.Module) -> list[ast.stmt]:
+    counts: dict[str, int] = {}
+    for node in ast.walk(tree):
+        names: set[str] = set()
+        _bind(node, names)
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+    found: list[ast.stmt] = []
+    for statement in tree.body:
+        match statement:
+            case ast.Assign(targets=[ast.Name(id=name)], value=value) if counts.get(name) == 1:
+                if sum(1 for _ in ast.walk(value)) > MAX_LITERAL_NODES:
+                    continue
+                try:
+                    ast.literal_eval(value)
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    continue
+                found.append(statement)
+    return found
