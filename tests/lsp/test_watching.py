@@ -126,6 +126,53 @@ async def test_a_log_document_flags_its_message_line_and_the_source_line(session
     assert "retain_graph" in hover.contents.value
 
 
+BARE_LOG = """\
+2026-12-01 10:00:01 INFO epoch 3 step 1200 loss 0.412
+[rank1]: RuntimeError: CUDA error: an illegal memory access was encountered
+2026-12-01 10:00:02 INFO rank 1 failed; retrying the step on the next batch
+ValueError: unknown scheduler 'cosine2' in config.yaml
+Traceback (most recent call last):
+  File "/opt/train/train.py", line 88, in <module>
+    raise RuntimeError("an illegal memory access was encountered")
+RuntimeError: an illegal memory access was encountered
+"""
+"""A training log where one rank reports a GPU error on one line, without a traceback; a line of the
+program's own that names no error a record knows, just before a traceback whose source line quotes a
+record's message."""
+BARE_LINE = 1
+FRAME_SOURCE_LINE = 6
+
+
+async def hover_text(session: Session, uri: str, line: int) -> str | None:
+    hover = await session.client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line, 30))
+    )
+    if hover is None:
+        return None
+    assert isinstance(hover.contents, types.MarkupContent)
+    return hover.contents.value
+
+
+async def test_hover_on_an_error_line_logged_without_a_traceback_shows_its_record(session: Session) -> None:
+    log_file = session.root / "logs" / "train.log"
+    log_file.parent.mkdir()
+    log_file.write_text(BARE_LOG, encoding="utf-8")
+    await session.start()
+    change = types.FileEvent(uri=log_file.as_uri(), type=types.FileChangeType.Changed)
+    session.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[change]))
+    assert await read_bytes(session, "train.log", 1) == len(BARE_LOG.encode())
+    log_uri = open_log(session, "logs/train.log", BARE_LOG)
+    on_log = await shown(session, log_uri, lambda found: len(found) == 2, is_open=True)
+    assert [d.range.start.line for d in on_log] == [BARE_LINE, len(BARE_LOG.splitlines()) - 1]
+    assert on_log[0].code == "pytorch/cuda-illegal-memory-access"
+    text = await hover_text(session, log_uri, BARE_LINE)
+    assert text is not None
+    assert "CUDA_LAUNCH_BLOCKING=1" in text
+    assert "without a traceback there are no frames, so no source line" in text
+    assert await hover_text(session, log_uri, BARE_LINE + 2) is None  # the program's own ValueError
+    assert await hover_text(session, log_uri, FRAME_SOURCE_LINE) is None  # inside the traceback
+
+
 @pytest.mark.parametrize("profile", ["emacs-29"], indirect=True)
 async def test_closing_the_log_takes_its_diagnostics_back(session: Session) -> None:
     source = workspace_source(session)

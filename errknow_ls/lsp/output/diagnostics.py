@@ -14,7 +14,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from errknow_ls.core import Position
-from errknow_ls.kb.explain import Context, render
+from errknow_ls.kb.explain import LABELS, Context, language, render
 from errknow_ls.lsp import convert
 from errknow_ls.lsp.checking import Result
 from errknow_ls.lsp.output.paths import WorkspaceFiles
@@ -196,7 +196,9 @@ def findings(
             )
         if log_uri is not None:
             logged = log_lines[tb.message_line] if log_lines and tb.message_line < len(log_lines) else None
-            log_hits.append(LogHit(log_uri, tb.message_line, logged, tb.exception_line, record_id, where))
+            log_hits.append(
+                LogHit(log_uri, tb.message_line, logged, tb.exception_line, record_id, where, tb.bare)
+            )
     return log_hits, source_hits
 
 
@@ -215,6 +217,8 @@ def hover(session: Session, uri: str, position: types.Position, markdown: bool) 
         return None
     record = session.kb.get(hit.record_id) if hit.record_id else None
     here = _short(hit.exception_line)
+    if isinstance(hit, LogHit) and hit.bare:
+        here = f"{here}\n\n{LABELS[language(session.locale)]['bare']}"
     if record is None:
         text = f"{here}\n\nNo record explains this error."
     else:

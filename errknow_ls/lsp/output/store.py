@@ -30,6 +30,8 @@ class LogHit:
     record_id: str | None
     where: str | None
     """``train.py:33``, the user frame as found in the workspace."""
+    bare: bool = False
+    """An error line logged without a traceback: no frames, so no source line."""
 
 
 @dataclass(frozen=True, slots=True)
