@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 CODE = "runtime"
+"""The code column of every finding from a run: what kind of finding it is (the record it matched
+rides in ``data``, and hover names it)."""
 MESSAGE_CHARS = 200
 
 
@@ -70,7 +72,7 @@ def _log_diagnostic(hit: LogHit, encoding: str) -> types.Diagnostic:
         range=_line_range(hit.line, hit.text, encoding),
         message=_short(hit.exception_line) + where,
         severity=types.DiagnosticSeverity.Error,
-        code=hit.record_id or CODE,
+        code=CODE,
         source=convert.SOURCE,
         data=_data(hit.record_id, hit.uri),
     )
@@ -88,7 +90,7 @@ def _source_diagnostic(hit: SourceHit, encoding: str) -> types.Diagnostic:
         range=_line_range(hit.line, hit.text, encoding),
         message=f"{_short(hit.exception_line)}\nraised here in the run logged in {hit.label}",
         severity=types.DiagnosticSeverity.Error,
-        code=hit.record_id or CODE,
+        code=CODE,
         source=convert.SOURCE,
         related_information=related,
         data=_data(hit.record_id, hit.origin),
