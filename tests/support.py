@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -45,3 +46,26 @@ def copy_into(directory: Path, *files: Path) -> Path:
     for file in files:
         shutil.copyfile(file, directory / file.name)
     return directory
+
+
+ENGLISH = re.compile(r"[A-Za-z]+(?:[ '-]+[A-Za-z]+){2,}")
+"""Three Latin words in a row: a phrase of English (``detach``, ``GAN``, ``torch 2.13`` are not)."""
+_CODE = re.compile(r"```.*?```|`[^`]*`|\]\([^)]*\)|https?://\S+", re.DOTALL)
+IDENTIFIERS = (
+    "errknow-ls",
+    "double-backward",
+    "pre-loop-graph-backward",
+    "carried-graph-backward",
+    "shared-graph-backward",
+    "retain-graph-in-loop",
+)
+"""Latin text a Chinese reader is shown as it is: the tool's and the rules' names."""
+
+
+def english_left(text: str) -> list[str]:
+    """English phrases in ``text`` outside code spans and blocks, link targets and the tool's and
+    rules' names: what a test of the Chinese locale finds untranslated."""
+    prose = _CODE.sub(" ", text)
+    for identifier in sorted(IDENTIFIERS, key=len, reverse=True):
+        prose = prose.replace(identifier, " ")
+    return ENGLISH.findall(prose)
