@@ -114,6 +114,8 @@ class Context:
     """What is known beyond the record: the finding here, the fixes offered, the workspace's torch."""
 
     here: str | None = None
+    here_quotes_message: bool = False
+    """``here`` is the exception's own line: the record's message is not quoted again."""
     why: str | None = None
     """Why this finding's pattern raises, in its rule's words: what ``brief`` says instead of the
     record's general root cause."""
@@ -143,7 +145,8 @@ def render(
 
     if context.here:
         section(label["here"], context.here)
-    section(label["message"], code(in_language(record.signature_zh, record.signature, lang)))
+    if not context.here_quotes_message:
+        section(label["message"], code(in_language(record.signature_zh, record.signature, lang)))
     section(label["why"], in_language(record.root_cause_zh, record.root_cause, lang))
     if record.dead_ends:
         section(label["dont"], "\n".join(_dead_end(record, i, lang) for i in range(len(record.dead_ends))))
@@ -327,6 +330,13 @@ def _related(record: Record, context: Context, lang: str, code: Callable[[str], 
     if not ids:
         return []
     shown = [
-        f"- {code(rid)}" + (f": {context.related[rid]}" if rid in context.related else "") for rid in ids
+        f"- {code(rid)}" + (f": {_headline(context.related[rid])}" if rid in context.related else "")
+        for rid in ids
     ]
     return [LABELS[lang]["related"] + ":\n" + "\n".join(shown)]
+
+
+def _headline(signature: str, limit: int = 100) -> str:
+    """A neighbour's message named by its first clause, not quoted whole."""
+    first = signature.split(". ", 1)[0].split(" (", 1)[0].strip()
+    return first if len(first) <= limit else first[: limit - 1] + "…"

@@ -126,6 +126,7 @@ async def test_a_log_document_flags_its_message_line_and_the_source_line(session
     )
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert "retain_graph" in hover.contents.value
+    assert hover.contents.value.count("Trying to backward through the graph a second time") == 1  # once
 
 
 @pytest.mark.parametrize("profile", ["emacs-29"], indirect=True)

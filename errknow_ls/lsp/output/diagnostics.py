@@ -220,7 +220,7 @@ def hover(session: Session, uri: str, position: types.Position, markdown: bool) 
     if record is None:
         text = f"{here}\n\nNo record explains this error."
     else:
-        context = Context(here=here, related=session.kb.signatures)
+        context = Context(here=here, here_quotes_message=True, related=session.kb.signatures)
         text = render(record, context, session.locale, markdown)
     kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
     return types.Hover(contents=types.MarkupContent(kind=kind, value=text))
