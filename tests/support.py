@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
+
+from errknow_ls.analysis.registry import RULES
 
 REPO = Path(__file__).resolve().parents[1]
 RECORDS = REPO / "records"
@@ -55,3 +58,19 @@ def assert_readme_table(name: str, printed: str, command: str) -> None:
     assert start in readme and end in readme
     table = readme.split(start, 1)[1].split(end, 1)[0]
     assert table == printed, f"regenerate the README table with: {command}"
+
+
+ENGLISH = re.compile(r"[A-Za-z]+(?:[ '-]+[A-Za-z]+){2,}")
+"""Three Latin words in a row: a phrase of English (``detach``, ``GAN``, ``torch 2.13`` are not)."""
+_CODE = re.compile(r"```.*?```|`[^`]*`|\]\([^)]*\)|https?://\S+", re.DOTALL)
+IDENTIFIERS = ("errknow-ls", *(rule.name for rule in RULES))
+"""Latin text a Chinese reader is shown as it is: the tool's and the rules' names."""
+
+
+def english_left(text: str) -> list[str]:
+    """English phrases in ``text`` outside code spans and blocks, link targets and the tool's and
+    rules' names: what a test of the Chinese locale finds untranslated."""
+    prose = _CODE.sub(" ", text)
+    for identifier in sorted(IDENTIFIERS, key=len, reverse=True):
+        prose = prose.replace(identifier, " ")
+    return ENGLISH.findall(prose)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from errknow_ls.core.translation import language
 from errknow_ls.kb.model import DeadEnd, Record, Workaround, applies, measured
 
-LABELS = {
+LABELS: dict[str, dict[str, Any]] = {
     "en": {
         "here": "What happened here",
         "why": "Why",
@@ -33,6 +35,23 @@ LABELS = {
         "related": "Related errors",
         "message": "The error",
         "bare": "Only the message was given: without a traceback there are no frames, so no source line.",
+        "colon": ": ",
+        "fix": "Quick fix",
+        "fixes": "Fixes (none is safe to apply unread)",
+        "other_fixes": "Other fixes",
+        "no_fix": "No automatic fix: see the record.",
+        "not_offered": "{title} (shown only, not applied)",
+        "more": (
+            "More — the error's text, what not to do, every workaround, torch versions ({tier} record): "
+            "`errknow-ls explain {id}`"
+        ),
+        "tiers": {
+            "verified": "verified",
+            "reproduced": "reproduced",
+            "cited": "cited",
+            "community": "community",
+            "ai_generated": "AI-generated",
+        },
     },
     "zh": {
         "here": "这里发生了什么",
@@ -55,15 +74,39 @@ LABELS = {
         "related": "相关错误",
         "message": "错误信息",
         "bare": "只给出了错误信息：没有回溯就没有调用帧，因此无法定位源代码行。",  # noqa: RUF001
+        "colon": "：",  # noqa: RUF001
+        "fix": "快速修复",
+        "fixes": "修复（没有可以不经检查直接应用的安全修复）",  # noqa: RUF001
+        "other_fixes": "其他修复",
+        "no_fix": "没有自动修复：请查看记录。",  # noqa: RUF001
+        "not_offered": "{title}（仅供参考，不会自动应用）",  # noqa: RUF001
+        "more": (
+            "更多——错误全文、不要这样做、所有解决办法、受影响的 torch 版本（{tier}的记录）："  # noqa: RUF001
+            "`errknow-ls explain {id}`"
+        ),
+        "tiers": {
+            "verified": "已验证",
+            "reproduced": "已复现",
+            "cited": "有引用来源",
+            "community": "社区提供",
+            "ai_generated": "AI 生成",
+        },
     },
 }
 
 
 @dataclass(frozen=True, slots=True)
 class QuickFix:
+    """A fix as the quick-fix menu offers it."""
+
     title: str
-    applicability: str
+    """Exactly the menu's title, its applicability included (``… (unsafe)``)."""
     workaround: int | None
+    """Index into the record's ``workarounds`` the fix applies, if any."""
+    offered: bool = True
+    """False for a display-only fix, which the menu does not offer."""
+    preferred: bool = False
+    """The one the menu prefers (``isPreferred``)."""
 
 
 @dataclass(slots=True)
@@ -71,14 +114,15 @@ class Context:
     """What is known beyond the record: the finding here, the fixes offered, the workspace's torch."""
 
     here: str | None = None
+    here_quotes_message: bool = False
+    """``here`` is the exception's own line: the record's message is not quoted again."""
+    why: str | None = None
+    """Why this finding's pattern raises, in its rule's words: what ``brief`` says instead of the
+    record's general root cause."""
     fixes: Sequence[QuickFix] = ()
     torch_version: str | None = None
     related: Mapping[str, str] = field(default_factory=dict)
     """Record id -> signature, for the transition graph's neighbours that are loaded."""
-
-
-def language(locale: str | None) -> str:
-    return "zh" if locale and locale.lower().startswith("zh") else "en"
 
 
 def _percent(rate: float) -> str:
@@ -101,10 +145,11 @@ def render(
 
     if context.here:
         section(label["here"], context.here)
-    section(label["message"], code(in_language(record.signature_zh, record.signature, lang)))
+    if not context.here_quotes_message:
+        section(label["message"], code(in_language(record.signature_zh, record.signature, lang)))
     section(label["why"], in_language(record.root_cause_zh, record.root_cause, lang))
     if record.dead_ends:
-        section(label["dont"], "\n".join(_dead_end(dead, lang) for dead in record.dead_ends))
+        section(label["dont"], "\n".join(_dead_end(record, i, lang) for i in range(len(record.dead_ends))))
     if record.workarounds:
         section(label["do"], _workarounds(record, context, lang))
     parts.extend(_versions(record, context, lang, markdown))
@@ -115,7 +160,7 @@ def render(
         parts.append(f"{label['docs']}: {link}")
     trust = label["trust"].format(
         id=record.id,
-        tier=record.verification_tier,
+        tier=tier(record, lang),
         confidence=record.confidence,
         evidence=record.evidence_count,
     )
@@ -129,6 +174,12 @@ def rate_phrase(rate: float | None, sources: Sequence[str], lang: str, failing: 
     runs clean in 1 of 1)`` for one measured on the variants it is meant for, `` (works 80% of the
     time)`` for a cited one, nothing for none: a count over a few reproductions is not a share of
     the world."""
+    said = rate_text(rate, sources, lang, failing)
+    return f" ({said})" if said else ""
+
+
+def rate_text(rate: float | None, sources: Sequence[str], lang: str, failing: bool) -> str:
+    """What ``rate_phrase`` says, without its parentheses."""
     if rate is None:
         return ""
     label = LABELS[lang]
@@ -139,9 +190,9 @@ def rate_phrase(rate: float | None, sources: Sequence[str], lang: str, failing: 
         count = cases - clean if failing else clean
         scope = applies(list(sources))
         if scope is not None and scope[0] < scope[1]:
-            return f" ({label[key + '_applied'].format(count=count, cases=cases, variants=scope[1])})"
-        return f" ({label[key + '_counted'].format(count=count, cases=cases)})"
-    return f" ({label[key].format(rate=_percent(rate))})"
+            return str(label[key + "_applied"].format(count=count, cases=cases, variants=scope[1]))
+        return str(label[key + "_counted"].format(count=count, cases=cases))
+    return str(label[key].format(rate=_percent(rate)))
 
 
 def in_language(zh: str | None, en: str, lang: str) -> str:
@@ -171,9 +222,72 @@ def ranked_workarounds(record: Record, lang: str) -> list[tuple[int, str]]:
     ]
 
 
-def _dead_end(dead: DeadEnd, lang: str) -> str:
+def dead_end(record: Record, index: int, lang: str) -> tuple[str, str]:
+    """A dead end in ``lang``: what people try, and why it fails (Chinese where written)."""
+    dead: DeadEnd = record.dead_ends[index]
+    zh = record.dead_ends_zh[index] if index < len(record.dead_ends_zh) else None
+    if lang == "zh" and zh and zh.strip():
+        action, _, reason = zh.strip().partition(" — ")
+        return action, reason
+    return dead.action, dead.why_fails
+
+
+def tier(record: Record, lang: str) -> str:
+    """The record's verification tier, as a reader of ``lang`` says it."""
+    return str(LABELS[lang]["tiers"].get(record.verification_tier, record.verification_tier))
+
+
+def _dead_end(record: Record, index: int, lang: str) -> str:
+    dead = record.dead_ends[index]
     rate = rate_phrase(dead.fail_rate, dead.sources, lang, failing=True)
-    return f"- {dead.action}{rate} — {dead.why_fails}" if dead.action else f"- {dead.why_fails}{rate}"
+    action, reason = dead_end(record, index, lang)
+    if not action:
+        return f"- {reason}{rate}"
+    return f"- {action}{rate} — {reason}" if reason else f"- {action}{rate}"
+
+
+def brief(record: Record, context: Context, locale: str | None = None, markdown: bool = True) -> str:
+    """A finding explained by what to do first: what happened here, the fix the quick-fix menu
+    prefers, why, the other fixes, each fix with its rate; the rest of the record (what not to do,
+    the error's text, every workaround) is one command away."""
+    lang = language(locale)
+    label = LABELS[lang]
+    parts = [context.here] if context.here else []
+
+    def section(title: str, body: str) -> None:
+        parts.append(
+            f"**{title}**{label['colon']}{body}" if markdown else f"{title.upper()}{label['colon']}{body}"
+        )
+
+    def line(fix: QuickFix) -> str:
+        title = fix.title if fix.offered else label["not_offered"].format(title=fix.title)
+        if fix.workaround is None or fix.workaround >= len(record.workarounds):
+            return title
+        chosen = record.workarounds[fix.workaround]
+        rate = rate_text(chosen.success_rate, chosen.sources, lang, failing=False)
+        return f"{title} — {rate}" if rate else title
+
+    preferred = [fix for fix in context.fixes if fix.preferred]
+    others = [fix for fix in context.fixes if not fix.preferred]
+
+    def listed(title: str) -> None:
+        heading = f"**{title}**" if markdown else title.upper()
+        parts.append(heading + "\n" + "\n".join(f"- {line(fix)}" for fix in others))
+
+    if preferred:
+        section(label["fix"], line(preferred[0]))
+    elif others:
+        listed(label["fixes"])  # nothing is preferred: the fixes still come first
+    if context.why:
+        section(label["why"], context.why)
+    if preferred and others:
+        listed(label["other_fixes"])
+    if not context.fixes:
+        parts.append(label["no_fix"])
+    parts.extend(_versions(record, context, lang, markdown, mine_only=True))
+    more = label["more"].format(id=record.id, tier=tier(record, lang))
+    parts.append(more if markdown else more.replace("`", ""))
+    return "\n\n".join(parts)
 
 
 def _workarounds(record: Record, context: Context, lang: str) -> str:
@@ -190,17 +304,23 @@ def _workarounds(record: Record, context: Context, lang: str) -> str:
     return "\n".join(lines)
 
 
-def _versions(record: Record, context: Context, lang: str, markdown: bool) -> list[str]:
+def _versions(
+    record: Record, context: Context, lang: str, markdown: bool, *, mine_only: bool = False
+) -> list[str]:
+    """The affected torch versions and whether the workspace's is among them (``mine_only``: that
+    verdict alone, where there is one)."""
     if not record.versions:
         return []
     label = LABELS[lang]
-    line = f"{label['versions']}: {', '.join(v.version for v in record.versions)}"
+    line = f"{label['versions']}{label['colon']}{', '.join(v.version for v in record.versions)}"
     if context.torch_version:
         affected = record.affects(context.torch_version)
         key = {True: "yours_in", False: "yours_out", None: "yours_unknown"}[affected]
         mine = label[key].format(version=context.torch_version)
+        if mine_only:
+            return [f"{label['versions']}{label['colon']}{mine}"]
         line += f" — {mine}" if markdown else f" ({mine})"
-    return [line]
+    return [] if mine_only else [line]
 
 
 def _related(record: Record, context: Context, lang: str, code: Callable[[str], str]) -> list[str]:
@@ -210,6 +330,13 @@ def _related(record: Record, context: Context, lang: str, code: Callable[[str], 
     if not ids:
         return []
     shown = [
-        f"- {code(rid)}" + (f": {context.related[rid]}" if rid in context.related else "") for rid in ids
+        f"- {code(rid)}" + (f": {_headline(context.related[rid])}" if rid in context.related else "")
+        for rid in ids
     ]
     return [LABELS[lang]["related"] + ":\n" + "\n".join(shown)]
+
+
+def _headline(signature: str, limit: int = 100) -> str:
+    """A neighbour's message named by its first clause, not quoted whole."""
+    first = signature.split(". ", 1)[0].split(" (", 1)[0].strip()
+    return first if len(first) <= limit else first[: limit - 1] + "…"

@@ -31,12 +31,13 @@ def _check_zh(where: str, loaded: LoadedRecord) -> Iterator[Problem]:
             yield Problem(where, name, "empty")
         elif not is_chinese(text):
             yield Problem(where, name, "not Chinese text")
-    if len(record.workarounds_zh) != len(record.workarounds):
-        counts = f"has {len(record.workarounds_zh)}, workarounds has {len(record.workarounds)}"
-        yield Problem(where, "workarounds_zh", counts)
-    for i, text in enumerate(record.workarounds_zh):
-        if not is_chinese(text):
-            yield Problem(where, f"workarounds_zh.{i}", "not Chinese text")
+    for name, english in (("workarounds_zh", "workarounds"), ("dead_ends_zh", "dead_ends")):
+        translated, originals = getattr(record, name), getattr(record, english)
+        if len(translated) != len(originals):
+            yield Problem(where, name, f"has {len(translated)}, {english} has {len(originals)}")
+        for i, text in enumerate(translated):
+            if not is_chinese(text):
+                yield Problem(where, f"{name}.{i}", "not Chinese text")
 
 
 def _check_texts(where: str, loaded: LoadedRecord) -> Iterator[Problem]:

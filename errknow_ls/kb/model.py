@@ -98,7 +98,7 @@ class Change(_Strict):
     """Field path -> the value it held before this change."""
 
 
-OMITTED_WHEN_EMPTY = ("citations", "history")
+OMITTED_WHEN_EMPTY = ("citations", "history", "dead_ends_zh")
 """Fields added after the seed format: left out of a dump when empty, so seed-format records round-trip."""
 
 
@@ -118,6 +118,8 @@ class Record(_Strict):
     versions: list[VersionInfo] = Field(default_factory=list)
     os_specific: dict[str, Any] = Field(default_factory=dict)
     dead_ends: list[DeadEnd] = Field(default_factory=list)
+    dead_ends_zh: list[str] = Field(default_factory=list)
+    """Each dead end in Chinese, ``what people try — why it fails``, in ``dead_ends``'s order."""
     workarounds: list[Workaround] = Field(default_factory=list)
     workarounds_zh: list[str] = Field(default_factory=list)
     transition_graph: TransitionGraph = Field(default_factory=TransitionGraph)

@@ -16,6 +16,32 @@ from errknow_ls.lsp import convert
 
 FIX_ALL = "source.fixAll.errknow"
 KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL]
+TITLES = {
+    "en": {
+        Applicability.SAFE: "{title} (safe)",
+        Applicability.UNSAFE: "{title} (unsafe)",
+        "disable": "Disable {code} for this line",
+        "fix_all": "errknow: apply all safe fixes",
+    },
+    "zh": {
+        Applicability.SAFE: "{title}（安全）",  # noqa: RUF001
+        Applicability.UNSAFE: "{title}（不安全）",  # noqa: RUF001
+        "disable": "在这一行禁用 {code}",
+        "fix_all": "errknow：应用所有安全修复",  # noqa: RUF001
+    },
+}
+"""What the menu says, in each language; a fix's title says how safe it is, as hover repeats it."""
+
+
+def menu_title(fix: Fix, lang: str) -> str:
+    """A fix's title as the quick-fix menu and hover show it: its applicability stated."""
+    template = TITLES[lang].get(fix.applicability, "{title}")
+    return template.format(title=fix.title)
+
+
+def preferred(fixes: Sequence[Fix]) -> Fix | None:
+    """The fix the menu prefers (``isPreferred``): the first safe one; an unsafe fix never is."""
+    return next((f for f in fixes if f.applicability == Applicability.SAFE), None)
 
 
 class Pending(BaseModel):
@@ -48,6 +74,8 @@ class Target:
     """The client resolves ``edit`` on ``codeAction/resolve``."""
     document_changes: bool
     """The client takes versioned ``documentChanges`` (else plain ``changes``)."""
+    language: str = "en"
+    """``en`` or ``zh``: the language of the titles."""
 
     def edit(self, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
         if not self.document_changes:
@@ -98,16 +126,15 @@ def quick_fixes(
     target: Target, diagnostic: types.Diagnostic, data: convert.DiagnosticData
 ) -> list[types.CodeAction]:
     actions = []
-    preferred = next((f for f in data.fixes if f.applicability == Applicability.SAFE.value), None)
+    chosen = preferred(data.fixes)
     for fix in data.fixes:
-        if fix.applicability == Applicability.DISPLAY_ONLY.value:
+        if fix.applicability == Applicability.DISPLAY_ONLY:
             continue
-        suffix = " (unsafe)" if fix.applicability == Applicability.UNSAFE.value else ""
         action = types.CodeAction(
-            title=f"{fix.title}{suffix}",
+            title=menu_title(fix, target.language),
             kind=types.CodeActionKind.QuickFix,
             diagnostics=[diagnostic],
-            is_preferred=fix is preferred,
+            is_preferred=fix is chosen,
         )
         if target.lazy:
             action.data = Pending(uri=target.uri, version=target.version, fix=fix).model_dump(mode="json")
@@ -125,7 +152,7 @@ def disable_for_line(
     span = Span.of(data.line, change.start, data.line, change.end)
     edit = types.TextEdit(range=target.positions.to_range(span), new_text=change.content)
     return types.CodeAction(
-        title=f"Disable {data.code} for this line",
+        title=TITLES[target.language]["disable"].format(code=data.code),
         kind=types.CodeActionKind.QuickFix,
         diagnostics=[diagnostic],
         edit=target.edit([edit]),
@@ -148,7 +175,7 @@ def safe_fixes(source: str, findings: Iterable[Finding]) -> list[Fix]:
     """Each finding's first safe fix, skipping any that would overlap one already taken."""
     chosen: list[Fix] = []
     for finding in findings:
-        fix = next((f for f in finding.fixes if f.applicability == Applicability.SAFE), None)
+        fix = preferred(finding.fixes)
         if fix is None:
             continue
         try:
@@ -170,7 +197,7 @@ def fix_all(target: Target, findings: Sequence[Finding]) -> types.CodeAction | N
     edit = fix_all_edit(target, findings)
     if edit is None:
         return None
-    action = types.CodeAction(title="errknow: apply all safe fixes", kind=FIX_ALL)
+    action = types.CodeAction(title=TITLES[target.language]["fix_all"], kind=FIX_ALL)
     if target.lazy:
         action.data = Pending(uri=target.uri, version=target.version, fix_all=True).model_dump(mode="json")
     else:

@@ -23,6 +23,7 @@ from lsprotocol import types
 
 from errknow_ls.analysis import Cache, check_source
 from errknow_ls.analysis.cells import CellProgram
+from errknow_ls.analysis.rules import localized
 from errknow_ls.core import Finding
 from errknow_ls.lsp import convert
 from errknow_ls.lsp.snapshots import Part, Snapshot
@@ -63,6 +64,8 @@ class Analyzer:
     """The rules for a document or notebook URI (its project's)."""
     doc_urls: Mapping[str, str] = field(default_factory=dict)
     """Record id -> its documentation URL."""
+    language: str = "en"
+    """The language findings are told in (``en`` or ``zh``)."""
     cache: Cache = field(default_factory=Cache, compare=False)
     """Parsed chunks and checked units, by content: kept from one generation to the next."""
 
@@ -88,7 +91,7 @@ class Analyzer:
     def _check(self, text: str, rules: RuleSelection, document: str) -> list[Finding]:
         ignore = rules.ignored()
         result = check_source(text, select=rules.select, ignore=ignore, cache=self.cache, document=document)
-        return result.findings
+        return [localized(finding, self.language) for finding in result.findings]
 
     def _related_across(
         self, snapshot: Snapshot, program: CellProgram, finding: Finding
@@ -139,7 +142,9 @@ def _check_isolated(results: Connection, analyzer: _Sent, snapshot: Snapshot) ->
     """In the child process: the check, sent back whole."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # the server's stdout is the client's: never ours
     results.send(
-        Analyzer(analyzer.generation, analyzer.encoding, analyzer.rules, analyzer.doc_urls).run(snapshot)
+        Analyzer(
+            analyzer.generation, analyzer.encoding, analyzer.rules, analyzer.doc_urls, analyzer.language
+        ).run(snapshot)
     )
     results.close()
 
@@ -152,6 +157,7 @@ class _Sent:
     encoding: str
     rules: _Fixed
     doc_urls: dict[str, str]
+    language: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +251,11 @@ class Checks:
         # What the child needs, and can be sent: this document's rules, and no parse cache.
         mine = self.analyzer
         analyzer = _Sent(
-            mine.generation, mine.encoding, _Fixed(mine.rules(snapshot.key)), dict(mine.doc_urls)
+            mine.generation,
+            mine.encoding,
+            _Fixed(mine.rules(snapshot.key)),
+            dict(mine.doc_urls),
+            mine.language,
         )
         process = context.Process(target=_check_isolated, args=(sending, analyzer, snapshot), daemon=True)
         process.start()

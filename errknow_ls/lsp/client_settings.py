@@ -32,7 +32,7 @@ class Settings(BaseModel):
     """Extra record directories: after the built-in ones and ``--records``, before the project's
     (``[tool.errknow]`` ``records``, then ``.errknow/records``)."""
     locale: str | None = None
-    """``en`` or ``zh``; by default the client's ``initialize.locale``."""
+    """``en`` or ``zh``; by default (``auto``, or none) the client's ``initialize.locale``."""
     exclude: list[str] = Field(default_factory=list)
     """Gitignore-style patterns the workspace scan skips, besides ``.gitignore`` and the project's."""
     log_level: Literal["error", "warning", "info", "debug"] = Field(default="warning", alias="logLevel")
@@ -41,6 +41,11 @@ class Settings(BaseModel):
     scan_workspace: bool = Field(default=True, alias="scanWorkspace")
     log_globs: list[str] = Field(default_factory=lambda: list(DEFAULT_LOG_GLOBS), alias="logGlobs")
     """Workspace log files watched for tracebacks, read as they grow."""
+
+    @field_validator("locale", mode="before")
+    @classmethod
+    def _auto_locale(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and value.strip().lower() in {"", "auto"} else value
 
     @field_validator("select", "ignore", "records", "exclude", "log_globs", mode="before")
     @classmethod

@@ -12,6 +12,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from errknow_ls import __version__
+from errknow_ls.core.translation import language
 from errknow_ls.kb import KnowledgeBase
 from errknow_ls.lsp import publishing, scan
 from errknow_ls.lsp.checking import Analyzer
@@ -53,6 +54,7 @@ def apply(session: Session) -> None:
             encoding=session.workspace.position_encoding or types.PositionEncodingKind.Utf16,
             rules=_rules_by_path(session.projects, settings),
             doc_urls={r.id: r.official_doc_url for r in session.kb.records if r.official_doc_url},
+            language=language(session.locale),
             cache=session.checks.analyzer.cache,
         )
     )

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from errknow_ls.kb import Record
-from errknow_ls.kb.explain import LABELS, in_language, ranked_workarounds, rate_phrase
+from errknow_ls.kb.explain import LABELS, dead_end, in_language, ranked_workarounds, rate_phrase, tier
 from errknow_ls.tracebacks import Frame, Traceback, TracebackMatch
 
 WIDTH = 100
@@ -18,6 +18,7 @@ UNMATCHED_CHARS = 160
 HEADINGS = {  # the CLI's own; the record's sections are headed as in hover (kb.explain.LABELS)
     "en": {
         "record": "explained by",
+        "confidence": "confidence",
         "what": "What happened",
         "where": "Where in your code",
         "no_frame": "no frame of your own code in the traceback",
@@ -33,6 +34,7 @@ HEADINGS = {  # the CLI's own; the record's sections are headed as in hover (kb.
     },
     "zh": {
         "record": "对应记录",
+        "confidence": "置信度",
         "what": "发生了什么",
         "where": "出错的是你代码中的",
         "no_frame": "回溯中没有你自己代码的帧",
@@ -109,7 +111,7 @@ def _shorten(text: str, limit: int = MESSAGE_CHARS) -> str:
 def _explained(incident: _Incident, record: Record, locale: str) -> Iterator[str]:
     words = HEADINGS[locale]
     tb = incident.traceback
-    about = f"{record.id} ({record.verification_tier}, confidence {record.confidence:.2f})"
+    about = f"{record.id} ({tier(record, locale)}, {words['confidence']} {record.confidence:.2f})"
     yield f"{incident.places[0]}: {tb.exception or words['message']} — {words['record']} {about}"
     yield f"  {words['what']}"
     yield from _wrap(_shorten(tb.exception_line))
@@ -127,10 +129,11 @@ def _explained(incident: _Incident, record: Record, locale: str) -> Iterator[str
     yield from _wrap(in_language(record.root_cause_zh, record.root_cause, locale))
     if record.dead_ends:
         yield f"  {label['dont']}"
-        for dead_end in record.dead_ends:
-            rate = rate_phrase(dead_end.fail_rate, dead_end.sources, locale, failing=True)
-            yield from _wrap(f"✗ {dead_end.action}{rate}", hanging=2)
-            yield from _wrap(dead_end.why_fails, "      ")
+        for index, dead in enumerate(record.dead_ends):
+            rate = rate_phrase(dead.fail_rate, dead.sources, locale, failing=True)
+            action, reason = dead_end(record, index, locale)
+            yield from _wrap(f"✗ {action}{rate}", hanging=2)
+            yield from _wrap(reason, "      ")
     if record.workarounds:
         yield f"  {label['do']}"
         for n, (_, text) in enumerate(ranked_workarounds(record, locale), start=1):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from errknow_ls.analysis.rules import why
 from tests.support import REPO, SHIPPED_FILE, read_json
 
 HERE = Path(__file__).resolve().parent
@@ -18,7 +19,9 @@ ARTIFACTS = REPO / "test-artifacts"
 VENV_BIN = Path(sys.executable).parent
 SERVER = VENV_BIN / "errknow-ls"
 ROOT_CAUSE = str(read_json(SHIPPED_FILE)["root_cause"]).split(",")[0]
-"""The opening of the shipped record's root cause, read from the record: hover and explanations quote it."""
+"""The opening of the shipped record's root cause, read from the record: explanations quote it."""
+PATTERN_WHY = why("EK002").split(";")[0]
+"""The opening of why the fixture's pattern (EK002) raises, read from the rule: its hover leads with it."""
 SECOND_BACKWARD = (
     "RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed when you call "

@@ -64,7 +64,7 @@ def test_eglot_diagnostics_and_code_actions(emacs: str, project: Path) -> None:
     assert diagnostic["line"] == 18
     assert diagnostic["type"] == "eglot-error"
     assert "[EK002]" in diagnostic["text"]
-    assert seen["actions"][0] == "Compute `features` inside the loop, on every iteration"  # safe, preferred
+    assert seen["actions"][0] == "Compute `features` inside the loop, on every iteration (safe)"  # preferred
     assert "Disable EK002 for this line" in seen["actions"]
     assert "for epoch in range(5):\n    features = backbone(inputs)\n" in seen["fixed"]
     assert (project / "warmup_probe.py").read_text(encoding="utf-8") == seen["fixed"]

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.editors.support import (
+    PATTERN_WHY,
     ROOT_CAUSE,
     SECOND_BACKWARD,
     VENV_BIN,
@@ -101,10 +102,10 @@ def test_buggy_script_diagnostics_hover_and_fix(nvim: Path, project: Path) -> No
     assert (finding["lnum"], finding["col"], finding["code"]) == (17, 4, "EK002")
     assert finding["source"] == "errknow"
     assert "`loss`" in finding["message"]
-    assert ROOT_CAUSE in seen["hover"]
+    assert PATTERN_WHY in seen["hover"]
     preferred = [action for action in seen["actions"] if action.get("preferred")]
     titles = [action["title"] for action in preferred]
-    assert titles == ["Compute `features` inside the loop, on every iteration"]
+    assert titles == ["Compute `features` inside the loop, on every iteration (safe)"]
     assert "select_prompts" not in seen, "the preferred fix was ambiguous"
 
     fixed = (project / "warmup_probe.py").read_text(encoding="utf-8")

@@ -27,13 +27,14 @@ import pytest
 from tests.editors.support import (
     ALL_SCENARIOS,
     ARTIFACTS,
+    PATTERN_WHY,
     ROOT_CAUSE,
     VENV_BIN,
     check_clean,
     make_project,
     more_scenarios,
 )
-from tests.support import REPO
+from tests.support import REPO, english_left
 
 EXTENSION = REPO / "editors" / "vscode"
 E2E = EXTENSION / "e2e"
@@ -252,7 +253,7 @@ def scenario(
 def test_buggy_script_problems_hover_quick_fix_save(vscode_run: dict[str, Any]) -> None:
     root = Path(vscode_run["root"])
     assert vscode_run["problems_open"]["errors"] == 1  # EK002 is an error
-    assert ROOT_CAUSE in vscode_run["hover"]
+    assert PATTERN_WHY in vscode_run["hover"]
     assert vscode_run["focused_action"].startswith("Compute `features` inside the loop")
     assert "for epoch in range(5):\n    features = backbone(inputs)\n" in vscode_run["saved_text"]
     assert vscode_run["problems_fixed"]["label"] == "No Problems"
@@ -268,6 +269,18 @@ def test_buggy_script_problems_hover_quick_fix_save(vscode_run: dict[str, Any]) 
     )
     assert bare.returncode != 0
     assert vscode_run["toasts"] == []  # no error (or any other message) popped up
+
+
+def test_chinese_shows_no_english_string(vscode_run: dict[str, Any]) -> None:
+    # errknow.locale set to zh in the workspace: the diagnostic's message, its related places, the
+    # hover (the rule's documentation too) and the quick-fix menu, as the user reads them.
+    hover = vscode_run["zh_hover"]
+    assert "原因" in hover and "它检查什么" in hover, hover
+    assert english_left(hover) == [], hover
+    titles = vscode_run["zh_actions"]
+    assert any(title.endswith("（安全）") for title in titles), titles  # noqa: RUF001
+    assert "在这一行禁用 EK002" in titles, titles
+    assert all(english_left(title) == [] for title in titles), titles
 
 
 def test_terminal_output_is_forwarded(vscode_run: dict[str, Any]) -> None:

@@ -24,8 +24,15 @@ def test_a_record_named_under_two_relations_is_listed_once_where_it_first_appear
         leads_to=["test/a", "test/c", "test/b"],
         preceded_by=["test/c", "test/d"],
     )
-    markdown = render(record, Context(related={"test/a": "A failed"}), "en")
-    assert _related_lines(markdown) == ["- `test/b`", "- `test/a`: A failed", "- `test/c`", "- `test/d`"]
+    long = "RuntimeError: A failed (or something near it). Here is why, at length."
+    markdown = render(record, Context(related={"test/a": long}), "en")
+    # A neighbour is named by its message's first clause, not quoted whole.
+    assert _related_lines(markdown) == [
+        "- `test/b`",
+        "- `test/a`: RuntimeError: A failed",
+        "- `test/c`",
+        "- `test/d`",
+    ]
 
 
 def test_no_related_section_without_neighbours() -> None:

@@ -167,13 +167,14 @@ def test_a_link_named_from_both_ends_lints_clean(tmp_path: Path) -> None:
 
 
 def test_seed_record_lints_with_its_known_defects(tmp_path: Path) -> None:
-    # The seed as it was handed over: untranslated workarounds and dead ends with no action.
+    # The seed as it was handed over: untranslated workarounds and dead ends, dead ends with no action.
     seed = KB_FIXTURES / "seed_000_b5a85d4833bd05f3.json"
     directory = copy_into(tmp_path / "records", seed)
     where = directory / seed.name
     assert [str(p) for p in lint([directory])] == [
         f"{where}: workarounds_zh.0: not Chinese text",
         f"{where}: workarounds_zh.1: not Chinese text",
+        f"{where}: dead_ends_zh: has 0, dead_ends has 2",
         f"{where}: dead_ends.0.action: empty",
         f"{where}: dead_ends.1.action: empty",
         # Its rates were guesses: no source says where any of them came from.

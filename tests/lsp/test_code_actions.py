@@ -45,7 +45,9 @@ async def _actions(
     actions = [a for a in result or [] if isinstance(a, types.CodeAction)]
     resolved = []
     for action in actions:
-        if action.kind == types.CodeActionKind.QuickFix and action.title.startswith("Disable"):
+        if action.kind == types.CodeActionKind.QuickFix and action.title.startswith(
+            ("Disable", "在这一行禁用")
+        ):
             assert action.edit is not None  # cheap: never deferred
         else:
             assert (action.edit is None) == session.resolves_lazily
@@ -151,12 +153,29 @@ async def test_fix_all_applies_safe_fixes_only(session: Session) -> None:
     quick = await _actions(session, uri, [diagnostic], line=12, only=[types.CodeActionKind.QuickFix])
     # (detaching `out` in the first loss is not offered: `a` learns through nothing else, so it
     # would stop training the layer)
-    assert [(a.title.endswith("(unsafe)"), a.is_preferred) for a in quick[:3]] == [
-        (False, True),  # the safe one is preferred
-        (True, False),
-        (True, False),
+    assert [(a.title.rsplit(" ", 1)[-1], a.is_preferred) for a in quick[:3]] == [
+        ("(safe)", True),  # the safe one is preferred, and its title says so, as hover does
+        ("(unsafe)", False),
+        ("(unsafe)", False),
     ]
     assert quick[3].title == "Disable EK004 for this line"
+
+
+async def test_diagnostics_and_actions_in_chinese(session: Session) -> None:
+    await session.start(options={"locale": "zh"})
+    uri = session.open("multi.py", SAFE_FIXABLE)
+    (diagnostic,) = await session.diagnostics(uri)
+    assert diagnostic.code == "EK004"  # the rule's code, as in English
+    assert "共享计算图" in diagnostic.message
+    assert [r.message for r in diagnostic.related_information or []] == [
+        "`a` 的反向传播在这里释放了共享的计算图",
+        "计算图的共享部分在这里构建",
+    ]
+    quick = await _actions(session, uri, [diagnostic], line=12, only=[types.CodeActionKind.QuickFix])
+    assert quick[0].title == "把损失相加后只反向传播一次：`(a + b).backward()`（安全）"  # noqa: RUF001
+    assert quick[0].is_preferred
+    assert all(a.title.endswith("（不安全）") for a in quick[1:3])  # noqa: RUF001
+    assert quick[3].title == "在这一行禁用 EK004"
 
 
 async def test_no_fix_all_without_a_safe_fix(session: Session) -> None:

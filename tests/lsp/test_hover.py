@@ -34,31 +34,26 @@ def _fake_torch(root: Path, version: str) -> None:
     )
 
 
-async def test_hover_explains_the_finding_from_its_record(session: Session) -> None:
+async def test_hover_leads_with_the_finding_its_fixes_and_why(session: Session) -> None:
     await session.start()
     uri = session.open("train.py", BUGGY)
     contents = await _hover(session, uri)
     text = contents.value
     assert contents.kind == types.MarkupKind.Markdown
-    assert "`EK001` (double-backward): `loss` is backwarded a second time" in text  # what happened here
-    assert "Calling backward() twice on the same graph" in text  # the root cause
-    assert "**What not to do**" in text and "(fails in 4 of 5 reproductions)" in text
-    do = text[text.index("**What to do**") :]
-    # Each fix says where it applies and how it fares there; ranked by that rate, then by its reach.
-    first, last = (
-        "applies to 3 of 5 reproductions; runs clean in 3 of 3",
-        "runs clean in 1 of 5 reproductions",
-    )
-    assert (
-        do.index(first) < do.index("applies to 1 of 5 reproductions; runs clean in 1 of 1") < do.index(last)
-    )
-    assert "quick fix: Keep the graph for the second pass" in do  # which workaround the fix applies
-    assert "Affected torch versions: 1.10" in text
-    assert "[https://pytorch.org/docs/stable/autograd.html" in text
-    assert (
-        "Record `pytorch/grad-accumulation-required-grad-false`: verified, confidence 85%, 5 evidence" in text
-    )
-    assert "### What it does" in text  # and the rule's own documentation
+    lead, rule = text.split("\n\n---\n\n")
+    here = "**EK001** `double-backward`: `loss` is backwarded a second time"
+    # Nothing here is safe, so nothing is preferred: the fixes, titled as the menu titles them, and
+    # each with how its record workaround fares on the reproductions.
+    fix = "Keep the graph for the second pass: `retain_graph=True` at line 7 (unsafe)"
+    assert f"**Fixes (none is safe to apply unread)**\n- {fix} — runs clean in 1 of 5 reproductions" in lead
+    why = "**Why**: A backward frees the tensors its graph saved"  # this rule's pattern, not the record's
+    assert lead.index(here) < lead.index(fix) < lead.index(why)
+    assert "gradient accumulation" not in text and "Related errors" not in text
+    assert text.count("Trying to backward through the graph a second time") == 1
+    assert "`errknow-ls explain pytorch/grad-accumulation-required-grad-false`" in lead  # the rest
+    assert len(lead) < 1200
+    assert rule.startswith("## double-backward (EK001)") and "### What it does" in rule
+    assert "### Why is this bad?" not in rule  # said once, above
 
 
 @pytest.mark.parametrize(
@@ -73,18 +68,21 @@ async def test_hover_says_whether_the_workspace_torch_is_affected(
     assert f"your torch {version} {verdict}" in (await _hover(session, uri)).value
 
 
-async def test_hover_in_the_client_locale_falls_back_per_field(session: Session) -> None:
-    await session.start(locale="zh-CN")
+@pytest.mark.parametrize("setting", [{}, {"locale": "auto"}])
+async def test_hover_in_the_client_locale(session: Session, setting: dict[str, str]) -> None:
+    await session.start(locale="zh-CN", options=setting)
     uri = session.open("train.py", BUGGY)
     text = (await _hover(session, uri)).value
-    assert "**不要这样做**" in text and "在同一个计算图上第二次调用" in text
-    assert "Add retain_graph=True to every backward()" in text  # no Chinese for dead ends: English
+    assert "`loss` 被第二次反向传播：第 7 行的反向传播已经释放了它的计算图" in text  # noqa: RUF001
+    assert "为第二次反向传播保留计算图：在第 7 行使用 `retain_graph=True`（不安全）" in text  # noqa: RUF001
+    assert "**原因**：反向传播会释放计算图为求梯度而保存的张量" in text  # noqa: RUF001
+    assert "## double-backward (EK001)\n\n### 它检查什么" in text
 
 
 async def test_the_locale_setting_wins_over_the_client_locale(session: Session) -> None:
     await session.start(locale="zh-CN", options={"locale": "en"})
     uri = session.open("train.py", BUGGY)
-    assert "**What not to do**" in (await _hover(session, uri)).value
+    assert "**Why**: A backward frees" in (await _hover(session, uri)).value
 
 
 async def test_hover_is_plain_text_when_the_client_has_no_markdown(session: Session) -> None:
@@ -97,9 +95,10 @@ async def test_hover_is_plain_text_when_the_client_has_no_markdown(session: Sess
     contents = await _hover(session, uri)
     assert contents.kind == types.MarkupKind.PlainText
     explanation = contents.value.split("\n---\n")[0]
-    assert "WHAT NOT TO DO" in explanation
+    assert explanation.startswith("EK001 double-backward: ")
+    assert "WHY: A backward frees" in explanation and "FIXES (NONE IS SAFE TO APPLY UNREAD)" in explanation
     assert "**" not in explanation and "](" not in explanation
-    assert "Docs: https://pytorch.org/docs/stable/autograd.html" in explanation
+    assert "errknow-ls explain pytorch/grad-accumulation-required-grad-false" in explanation
 
 
 async def test_no_hover_away_from_a_finding(session: Session) -> None:

@@ -117,6 +117,8 @@ async def test_a_log_document_flags_its_message_line_and_the_source_line(session
     (on_source,) = await shown(session, source.as_uri(), bool)
     assert on_source.range.start == types.Position(32, 8)
     assert "raised here in the run logged in train_run.log" in on_source.message
+    # The code column names what kind of finding it is, not a record id (hover names the record).
+    assert on_log.code == on_source.code == "runtime"
     assert on_source.related_information is not None
     assert on_source.related_information[0].location.uri == log_uri
     hover = await session.client.text_document_hover_async(
@@ -124,6 +126,7 @@ async def test_a_log_document_flags_its_message_line_and_the_source_line(session
     )
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert "retain_graph" in hover.contents.value
+    assert hover.contents.value.count("Trying to backward through the graph a second time") == 1  # once
 
 
 BARE_LOG = """\

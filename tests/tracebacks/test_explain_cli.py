@@ -192,15 +192,19 @@ def test_zh_uses_zh_fields_and_falls_back_per_field(
     flat = "".join(out.split())
     assert "".join(record["root_cause_zh"].split()) in flat
     assert "".join(record["workarounds_zh"][0].split()) in flat
-    assert "".join(record["dead_ends"][0]["action"].split()) in flat  # dead ends have no _zh fields
+    action, why = record["dead_ends_zh"][0].split(" — ")
+    assert "".join(action.split()) in flat and "".join(why.split()) in flat
     assert "不要这样做" in out and "应该这样做" in out
+    assert "已验证" in out and "verified" not in out
     record["root_cause_zh"] = ""
     record["workarounds_zh"] = record["workarounds_zh"][:1]
+    record["dead_ends_zh"] = []
     write_json(tmp_path / "records" / "override.json", record)
     _, out, _ = explain(capsys, str(EXAMPLE), "--locale", "zh", "--records", str(tmp_path / "records"))
     flat = "".join(out.split())
     assert "".join(record["root_cause"].split()) in flat
     assert "".join(record["workarounds"][1]["action"].split()) in flat
+    assert "".join(record["dead_ends"][0]["action"].split()) in flat
 
 
 def test_records_option_adds_a_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

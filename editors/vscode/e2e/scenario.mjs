@@ -5,8 +5,9 @@
 // Environment: ERRKNOW_E2E_URL (code-server, folder opened), ERRKNOW_E2E_ROOT (that folder),
 // ERRKNOW_E2E_ARTIFACTS (screenshots), ERRKNOW_E2E_OUT (the JSON), ERRKNOW_E2E_LOGS (code-server's
 // user data logs), ERRKNOW_E2E_RUN (the failing command to type in the terminal), ERRKNOW_E2E_DIAGNOSTIC_MS (how long to wait for the terminal's diagnostic),
-// ERRKNOW_E2E_FIRST_RUN=1 (only the first-run message, in a workspace whose interpreter does not run).
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+// ERRKNOW_E2E_FIRST_RUN=1 (only the first-run message, in a workspace whose interpreter does not run),
+// ERRKNOW_E2E_CHINESE=0 (leaves out the step in Chinese).
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 
@@ -107,6 +108,15 @@ async function goToLine(page, line) {
   await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
 }
 
+/** Ctrl+. on the cursor's line: the quick-fix menu, once it lists something. */
+async function quickFixMenu(page) {
+  await page.keyboard.press("Control+.");
+  const menu = page.locator(".action-widget");
+  await menu.waitFor({ state: "visible", timeout: 20_000 });
+  await menu.locator(".monaco-list-row").first().waitFor();
+  return menu;
+}
+
 async function sourceScenario(page) {
   await openFile(page, "warmup_probe.py");
   seen.problems_open = await waitProblems(page, "some", 60_000);
@@ -126,10 +136,7 @@ async function sourceScenario(page) {
   await hover.waitFor({ state: "hidden" });
 
   // Ctrl+. lists the actions; the one the server prefers comes first and Enter applies it.
-  await page.keyboard.press("Control+.");
-  const menu = page.locator(".action-widget");
-  await menu.waitFor({ state: "visible", timeout: 20_000 });
-  await menu.locator(".monaco-list-row").first().waitFor();
+  const menu = await quickFixMenu(page);
   seen.actions = await menu.locator(".monaco-list-row").allInnerTexts();
   seen.focused_action = await menu.locator(".monaco-list-row.focused").first().innerText();
   await shot(page, "3-quick-fix-menu");
@@ -177,6 +184,61 @@ async function terminalScenario(page) {
   await page.locator(".markers-panel").waitFor({ state: "visible" });
   seen.problem_rows = await rows.allInnerTexts();
   await shot(page, "6-problems-after-run");
+}
+
+/** Text the user reads in an element, without code (spans and blocks, whatever renders them in the
+ * monospace font), which stays as written in every language. */
+async function prose(locator) {
+  return locator.evaluate((element) => {
+    const isCode = (node) => node.matches("code, pre") || /monospace/i.test(getComputedStyle(node).fontFamily);
+    const code = [...element.querySelectorAll("*")].filter(isCode);
+    for (const node of code) node.setAttribute("data-errknow-code", "");
+    const copy = element.cloneNode(true);
+    for (const node of code) node.removeAttribute("data-errknow-code");
+    for (const node of copy.querySelectorAll("[data-errknow-code]")) node.replaceWith(" ");
+    document.body.appendChild(copy); // innerText needs the copy laid out
+    const text = copy.innerText;
+    copy.remove();
+    return text;
+  });
+}
+
+/** The user sets errknow.locale to zh in the workspace's settings and undoes the fix: the finding's
+ * message, hover and quick-fix titles come back in Chinese. */
+async function chineseScenario(page) {
+  const folder = join(root, ".vscode");
+  const file = join(folder, "settings.json");
+  const settings = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(file, JSON.stringify({ ...settings, "errknow.locale": "zh" }, null, 1));
+  await openFile(page, "warmup_probe.py");
+  await page.keyboard.press("Control+Z");
+  await waitProblems(page, "some", 30_000);
+  await goToLine(page, 18);
+  await page.keyboard.press("End");
+  await page.keyboard.press("Home");
+  // The setting may reach the server after the undo's check: ask for the hover until it is in Chinese.
+  const hover = page.locator(".monaco-hover:not(.hidden)", { hasText: "原因" }).first();
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    await page.keyboard.press("Control+K");
+    await page.keyboard.press("Control+I");
+    try {
+      await hover.waitFor({ state: "visible", timeout: 3_000 });
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await page.keyboard.press("Escape");
+    }
+  }
+  seen.zh_hover = await prose(hover);
+  await shot(page, "8-zh-hover");
+  await page.keyboard.press("Escape");
+  await hover.waitFor({ state: "hidden" });
+  const menu = await quickFixMenu(page);
+  seen.zh_actions = await menu.locator(".monaco-list-row").allInnerTexts();
+  await shot(page, "9-zh-quick-fix-menu");
+  await page.keyboard.press("Escape");
 }
 
 async function explainScenario(page) {
@@ -249,6 +311,9 @@ try {
     await sourceScenario(page);
     if (process.env.ERRKNOW_E2E_TERMINAL !== "0") {
       await terminalScenario(page);
+    }
+    if (process.env.ERRKNOW_E2E_CHINESE !== "0") {
+      await chineseScenario(page);
     }
     if (process.env.ERRKNOW_E2E_EXPLAIN === "1") {
       await explainScenario(page);

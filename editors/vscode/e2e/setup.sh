@@ -9,7 +9,8 @@ if [[ -f "$stamp" && "$stamp" -nt "$here/package-lock.json" && "$stamp" -nt "$0"
     exit 0
 fi
 
-debian=(build-essential python3 pkg-config libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev ripgrep chromium)
+# fonts-wqy-microhei: a font for Chinese, so that the screenshots of the zh step show its text.
+debian=(build-essential python3 pkg-config libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev ripgrep chromium fonts-wqy-microhei)
 missing=()
 for package in "${debian[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' || missing+=("$package")

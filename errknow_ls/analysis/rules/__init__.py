@@ -10,13 +10,16 @@ walking this package: adding a rule is a registry entry, a file, fixtures.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import pkgutil
+import re
 from collections.abc import Callable
 from types import ModuleType
 
 from errknow_ls.analysis.events import Observation
 from errknow_ls.analysis.registry import BY_CODE
+from errknow_ls.analysis.rules import zh
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.core import Finding
 
@@ -46,9 +49,43 @@ def claiming(event: Observation) -> tuple[str, Callable[[Observation, RuleContex
     return None
 
 
-def documentation(code: str) -> str:
-    """The rule's own docs (its module docstring), as hover and ``--explain`` show them."""
+def documentation(code: str, lang: str = "en") -> str:
+    """The rule's own docs (its module docstring, or its Chinese in ``zh``), as hover and
+    ``--explain`` show them."""
+    if lang == "zh" and code in zh.DOCUMENTATION:
+        return zh.DOCUMENTATION[code]
     for module in RULE_MODULES:
         if code == module.CODE:
             return (module.__doc__ or "").strip()
     return ""
+
+
+_WHY = re.compile(r"^### (?:Why is this bad\?|为什么有问题？)\n(.*?)(?=^### |\Z)", re.M | re.S)  # noqa: RUF001
+
+
+def why(code: str, lang: str = "en") -> str:
+    """Why the rule's pattern raises: its documentation's *Why is this bad?* section, which explains
+    this pattern (the record's root cause speaks of the error in general)."""
+    found = _WHY.search(documentation(code, lang))
+    if not found:
+        return ""
+    lines = [line.strip() for line in found[1].strip().splitlines()]
+    return ("" if lang == "zh" else " ").join(lines)  # Chinese wraps lines without a space
+
+
+def documentation_without_why(code: str, lang: str = "en") -> str:
+    """The documentation below a hover that has already said why."""
+    return _WHY.sub("", documentation(code, lang)).strip()
+
+
+def localized(finding: Finding, lang: str) -> Finding:
+    """The finding as a person reading ``lang`` sees it: message, related places and fix titles."""
+    if lang != "zh":
+        return finding
+    say = zh.MESSAGES.translate
+    return dataclasses.replace(
+        finding,
+        message=say(finding.message),
+        related=tuple(dataclasses.replace(r, message=say(r.message)) for r in finding.related),
+        fixes=tuple(dataclasses.replace(f, title=say(f.title)) for f in finding.fixes),
+    )

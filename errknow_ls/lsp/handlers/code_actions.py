@@ -5,6 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.workspace import TextDocument
 
+from errknow_ls.core.translation import language
 from errknow_ls.lsp import actions, publishing
 from errknow_ls.lsp.convert import Positions
 from errknow_ls.lsp.languageserver import ErrknowServer
@@ -33,6 +34,7 @@ def _target(session: Session, document: TextDocument) -> actions.Target:
         source=document.source,
         lazy=bool(resolve_support and "edit" in resolve_support.properties),
         document_changes=bool(workspace_edit and workspace_edit.document_changes),
+        language=language(session.locale),
     )
 
 

@@ -7,8 +7,9 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
+from errknow_ls.core.translation import language
 from errknow_ls.kb import KnowledgeBase, Record
-from errknow_ls.kb.explain import LABELS, Context, language, render
+from errknow_ls.kb.explain import LABELS, Context, render
 from errknow_ls.lsp.languageserver import ErrknowServer
 from errknow_ls.lsp.session import Session
 from errknow_ls.tracebacks import bare_messages, match_tracebacks, read_tracebacks

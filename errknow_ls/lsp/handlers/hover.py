@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from errknow_ls.analysis.rules import documentation
-from errknow_ls.core import Finding
+from errknow_ls.analysis.rules import documentation_without_why, why
+from errknow_ls.core import Applicability, Finding
 from errknow_ls.core.environment import torch_version
-from errknow_ls.kb.explain import Context, QuickFix, render
-from errknow_ls.lsp import publishing
+from errknow_ls.core.translation import language
+from errknow_ls.kb.explain import Context, QuickFix, brief
+from errknow_ls.kb.model import Record
+from errknow_ls.lsp import actions, publishing
 from errknow_ls.lsp.convert import Positions
 from errknow_ls.lsp.languageserver import ErrknowServer
 from errknow_ls.lsp.output import diagnostics as output_diagnostics
 from errknow_ls.lsp.session import Session
 from errknow_ls.lsp.snapshots import open_document
+
+SEPARATOR = "\n\n---\n\n"
+"""Between the finding explained and the rule's documentation."""
 
 
 def register(server: ErrknowServer, session: Session) -> None:
@@ -52,20 +57,37 @@ def _markdown(session: Session) -> bool:
 
 
 def explain(session: Session, finding: Finding, markdown: bool) -> str:
-    """The record's explanation of a finding, then the rule's own documentation."""
+    version = torch_version(session.roots(), session.settings.interpreter)
+    return hover_text(finding, session.kb.get(finding.record_id), session.locale, markdown, version)
+
+
+def hover_text(
+    finding: Finding, record: Record | None, locale: str | None, markdown: bool, torch: str | None = None
+) -> str:
+    """What happened here, the fix the quick-fix menu prefers, why, then the other fixes and what
+    not to do (from the record), then the rule's own documentation."""
+    lang = language(locale)
     here = (
-        f"`{finding.code}` ({finding.name}): {finding.message}"
+        f"**{finding.code}** `{finding.name}`: {finding.message}"
         if markdown
-        else f"{finding.code} ({finding.name}): {finding.message}"
+        else f"{finding.code} {finding.name}: {finding.message}"
     )
-    rule = documentation(finding.code)
-    record = session.kb.get(finding.record_id)
+    rule = documentation_without_why(finding.code, lang)
     if record is None:
-        return f"{here}\n\n{rule}"
+        return f"{here}{SEPARATOR}{rule}"
+    chosen = actions.preferred(finding.fixes)
     context = Context(
         here=here,
-        fixes=[QuickFix(f.title, f.applicability.value, f.workaround) for f in finding.fixes],
-        torch_version=torch_version(session.roots(), session.settings.interpreter),
-        related=session.kb.signatures,
+        why=why(finding.code, lang),
+        fixes=[
+            QuickFix(
+                actions.menu_title(fix, lang),
+                fix.workaround,
+                offered=fix.applicability != Applicability.DISPLAY_ONLY,
+                preferred=fix is chosen,
+            )
+            for fix in finding.fixes
+        ],
+        torch_version=torch,
     )
-    return f"{render(record, context, session.locale, markdown)}\n\n---\n\n{rule}"
+    return f"{brief(record, context, locale, markdown)}{SEPARATOR}{rule}"

@@ -14,7 +14,8 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from errknow_ls.core import Position
-from errknow_ls.kb.explain import LABELS, Context, language, render
+from errknow_ls.core.translation import language
+from errknow_ls.kb.explain import LABELS, Context, render
 from errknow_ls.lsp import convert
 from errknow_ls.lsp.checking import Result
 from errknow_ls.lsp.output.paths import WorkspaceFiles
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 CODE = "runtime"
+"""The code column of every finding from a run: what kind of finding it is (the record it matched
+rides in ``data``, and hover names it)."""
 MESSAGE_CHARS = 200
 
 
@@ -70,7 +73,7 @@ def _log_diagnostic(hit: LogHit, encoding: str) -> types.Diagnostic:
         range=_line_range(hit.line, hit.text, encoding),
         message=_short(hit.exception_line) + where,
         severity=types.DiagnosticSeverity.Error,
-        code=hit.record_id or CODE,
+        code=CODE,
         source=convert.SOURCE,
         data=_data(hit.record_id, hit.uri),
     )
@@ -88,7 +91,7 @@ def _source_diagnostic(hit: SourceHit, encoding: str) -> types.Diagnostic:
         range=_line_range(hit.line, hit.text, encoding),
         message=f"{_short(hit.exception_line)}\nraised here in the run logged in {hit.label}",
         severity=types.DiagnosticSeverity.Error,
-        code=hit.record_id or CODE,
+        code=CODE,
         source=convert.SOURCE,
         related_information=related,
         data=_data(hit.record_id, hit.origin),
@@ -222,7 +225,7 @@ def hover(session: Session, uri: str, position: types.Position, markdown: bool) 
     if record is None:
         text = f"{here}\n\nNo record explains this error."
     else:
-        context = Context(here=here, related=session.kb.signatures)
+        context = Context(here=here, here_quotes_message=True, related=session.kb.signatures)
         text = render(record, context, session.locale, markdown)
     kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
     return types.Hover(contents=types.MarkupContent(kind=kind, value=text))

@@ -1,0 +1,352 @@
+"""The rules in Chinese: each rule's documentation, and the catalog of what its findings say
+(messages, related places, fix titles), English template -> Chinese."""
+
+# ruff: noqa: RUF001
+
+from __future__ import annotations
+
+from errknow_ls.core.translation import Catalog
+
+DOCUMENTATION = {
+    "EK001": """## double-backward (EK001)
+
+### 它检查什么
+对一个张量执行反向传播（`t.backward()`、`torch.autograd.backward(t)`、`torch.autograd.grad(t, ...)`，
+或 `accelerator.backward(t)` 之类的包装），而更早的一次反向传播已经走过同一个计算图、且没有保留
+计算图（`retain_graph=True`）。
+
+### 为什么有问题？
+反向传播会释放计算图为求梯度而保存的张量。再次走过同一个计算图会在运行时抛出
+`RuntimeError: Trying to backward through the graph a second time`，可能是在训练几个小时之后。
+
+### 示例
+```python
+loss = criterion(model(x), y)
+grads = torch.autograd.grad(loss, model.parameters())
+loss.backward()
+```
+
+### 应改为
+```python
+loss = criterion(model(x), y)
+grads = torch.autograd.grad(loss, model.parameters(), retain_graph=True)
+loss.backward()
+```
+
+### 修复的安全性
+当较早的调用是 `torch.autograd.grad`（它只读取梯度）时，给它加上 `retain_graph=True` 是安全的；
+在 `.backward()` 之后则不安全，因为梯度会累加两次，这很少是本意。如果 `torch.autograd.grad`
+只是再次求取同一损失的 `.backward()` 刚算出的梯度（为了记录其范数），修复会改为从 `.grad`
+读取（一份拷贝）：不安全，因为 `.grad` 里还有那次反向传播之前已有的值。如果第二次反向传播之后
+紧接着的代码读取 `.grad`，说明第二次反向传播是有意的，这时保留计算图排在删除第二次反向传播之前。
+
+### 参考
+- [torch.Tensor.backward](https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html)
+- [Autograd 机制](https://pytorch.org/docs/stable/notes/autograd.html)""",
+    "EK002": """## pre-loop-graph-backward (EK002)
+
+### 它检查什么
+循环中的反向传播走到了在循环之前只构建一次的计算图节点：损失本身、来自模块或参数运算的中间结果
+（也包括自定义 `autograd.Function` 的 `.apply`），或在 `__init__` 中只计算一次、却在每个训练步中
+使用的参数变换（`self.w2 = self.w * 2`）。
+
+### 为什么有问题？
+第一次迭代的反向传播释放了这部分共享计算图所保存的张量；第二次迭代就会抛出
+`RuntimeError: Trying to backward through the graph a second time`。加上 `retain_graph=True`
+可以让错误消失，但训练用的一直是过时的前向传播结果，这正是知识库记录的第一个误区。
+
+### 示例
+```python
+output = model(inputs)
+for step in range(100):
+    optimizer.zero_grad()
+    loss = criterion(output, targets)
+    loss.backward()
+    optimizer.step()
+```
+
+### 应改为
+```python
+for step in range(100):
+    optimizer.zero_grad()
+    output = model(inputs)
+    loss = criterion(output, targets)
+    loss.backward()
+    optimizer.step()
+```
+
+### 修复的安全性
+在循环内重新计算前向传播是安全的：每次迭代都会看到优化器刚更新过的参数，这正是训练循环的本意。
+把 `__init__` 中的参数变换内联到使用处是不安全的（它把代码移到了别的方法里）。如果过时的值无法在
+循环中重新计算，而损失又通过循环自己的前向传播学习，那么它们是循环只读取的目标（一次 rollout 的
+旧对数概率、保存在 `__init__` 中的预测）：在保存处或循环之前把它们 detach 是不安全的，因为这会
+截断第一次迭代经过它们传回的梯度。
+
+### 参考
+- [Autograd 机制](https://pytorch.org/docs/stable/notes/autograd.html)""",
+    "EK003": """## carried-graph-backward (EK003)
+
+### 它检查什么
+反向传播走到了在循环的较早迭代（或训练步方法的较早一次调用）中产生、并被带入本次迭代的计算图
+节点：未经 `.detach()` 就传回的 RNN 隐藏状态（包括元组 `(h, c)`）、累计量 `total = total + loss`、
+保存在列表中的输出或损失（由循环或前向钩子保存）、在训练步之间保存在 `self` 上的状态。对象在其
+方法的多次调用之间保存在自身上的状态，报告在该方法中的反向传播处。
+
+### 为什么有问题？
+较早一次迭代的反向传播已经释放了这部分计算图。本次迭代的反向传播又要经过它，于是抛出
+`RuntimeError: Trying to backward through the graph a second time`。加上 `retain_graph=True`
+可以运行，但计算图和它占用的内存会随每一步增长。
+
+### 示例
+```python
+hidden = model.init_hidden(batch_size)
+for inputs, targets in batches:
+    output, hidden = model(inputs, hidden)
+    loss = criterion(output, targets)
+    loss.backward()
+```
+
+### 应改为
+```python
+hidden = model.init_hidden(batch_size)
+for inputs, targets in batches:
+    hidden = hidden.detach()
+    output, hidden = model(inputs, hidden)
+    loss = criterion(output, targets)
+    loss.backward()
+```
+
+### 修复的安全性
+在每次迭代开头 detach 被带入的张量（或张量元组）是安全的：这就是截断的随时间反向传播，是标准
+写法；在对象自己的方法保存状态的地方保存 detach 后的值（`self.center = ...`、记忆库的
+`self.bank[idx] = z`）同样安全。detach 被带入的列表中的元素是不安全的：之后的反向传播不再能到达
+较早元素的计算图。针对列表的两种修复也不安全：在反向传播之后追加、并被之后迭代读取的历史（用于
+损失加权的早先损失）改为保存 detach 后的副本；为某一步的损失填充却从不清空的列表（一个回合的
+对数概率、前向钩子收集的激活）改为在每次迭代开头清空。
+
+### 参考
+- [pytorch/examples word_language_model `repackage_hidden`](https://github.com/pytorch/examples/blob/main/word_language_model/main.py)
+- [Autograd 机制](https://pytorch.org/docs/stable/notes/autograd.html)""",
+    "EK004": """## shared-graph-backward (EK004)
+
+### 它检查什么
+两个损失共享部分计算图（不只是参数）时，标记其中的第二次反向传播：共享主干上的多任务或辅助损失，
+共享主体上的 actor 与 critic 损失，或判别器损失使用了生成器的输出却没有 `.detach()`、随后生成器
+一步又对它反向传播的 GAN。
+
+### 为什么有问题？
+第一次反向传播释放了共享部分保存的张量；第二次就会抛出
+`RuntimeError: Trying to backward through the graph a second time`。
+
+### 示例
+```python
+features = encoder(x)
+loss_cls = criterion(classifier(features), labels)
+loss_rec = mse(decoder(features), x)
+loss_cls.backward()
+loss_rec.backward()
+```
+
+### 应改为
+```python
+features = encoder(x)
+loss_cls = criterion(classifier(features), labels)
+loss_rec = mse(decoder(features), x)
+(loss_cls + loss_rec).backward()
+```
+
+### 修复的安全性
+把损失（或被反向传播的量，例如 `scaler.scale(loss)`）相加后只做一次反向传播是安全的：梯度与两次
+反向传播相同。在第一个损失中 detach 共享张量，在 GAN 的判别器一步中是安全的（两次反向传播之间有
+一次优化器步），在其他情况下不安全，因为它在共享部分截断了第一个损失的梯度。在第一次反向传播上
+使用 `retain_graph=True` 是不安全的：中间的优化器步会修改第二次反向传播需要的张量。
+
+### 参考
+- [DCGAN 示例，`fake.detach()`](https://github.com/pytorch/examples/blob/main/dcgan/main.py)
+- [Autograd 机制](https://pytorch.org/docs/stable/notes/autograd.html)""",
+    "EK005": """## retain-graph-in-loop (EK005)
+
+### 它检查什么
+循环的每次迭代都在反向传播上使用 `retain_graph=True`，而计算图每次迭代都会重建，并且同一次迭代中
+之后没有别的反向传播再经过它。
+
+### 为什么有问题？
+这是知识库为“第二次反向传播”错误记录的第一个误区：它让错误消失，却让每次迭代保存的张量在计算图
+仍被引用时一直存活；如果有张量在迭代之间传递，计算图和内存会不断增长，直到运行因内存不足而终止。
+
+### 示例
+```python
+for inputs, targets in loader:
+    loss = criterion(model(inputs), targets)
+    loss.backward(retain_graph=True)
+    optimizer.step()
+```
+
+### 应改为
+```python
+for inputs, targets in loader:
+    loss = criterion(model(inputs), targets)
+    loss.backward()
+    optimizer.step()
+```
+
+### 修复的安全性
+当之后没有反向传播会到达被保留的计算图时，删除 `retain_graph=True` 是安全的。如果之后的迭代会
+到达它（计算图跨迭代传递），只删除它就会报错；此时修复仅供参考：先 detach 被传递的状态。
+
+### 参考
+- [torch.Tensor.backward，`retain_graph`](https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html)""",
+    "EK006": """## saved-tensor-after-free (EK006)
+
+### 它检查什么
+在一次没有 `retain_graph=True` 的反向传播释放了计算图节点之后，读取该节点为反向传播保存的张量——
+`t.grad_fn._saved_self`、`t.grad_fn._saved_result`、`t.grad_fn.saved_tensors`。
+
+### 为什么有问题？
+反向传播会释放计算图保存的张量。之后再读取它们，会抛出与第二次反向传播相同的
+`RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors
+after they have already been freed)`。检查计算图的代码（调试辅助函数、自定义 `Function` 的测试）
+在训练步的反向传播之后就会遇到它。
+
+### 示例
+```python
+y = x * w
+loss = y.sum()
+loss.backward()
+print(y.grad_fn._saved_self)
+```
+
+### 应改为
+```python
+y = x * w
+saved = y.grad_fn._saved_self  # 在反向传播释放它之前读取
+loss = y.sum()
+loss.backward()
+```
+
+### 修复的安全性
+给释放该节点的反向传播加上 `retain_graph=True` 会让保存的张量继续存活；它算出的梯度不变，但计算图
+占用的内存要等到计算图被丢弃才释放，之后再经过它的反向传播也不再报错：不安全（安全的修复只切断或
+重建计算图，见 `fix_safety.py`）。在反向传播之前读取保存的值是更好的改法，留给作者来做。
+
+### 参考
+- [Autograd 机制：保存的张量](https://pytorch.org/docs/stable/notes/autograd.html#saved-tensors)""",
+}
+"""Each rule's documentation in Chinese, under the same headings as its module docstring."""
+
+MESSAGES = Catalog.of(
+    [
+        # double-backward
+        (
+            "`{tensor}` is backwarded a second time: the backward at line {line} already freed its graph",
+            "`{tensor}` 被第二次反向传播：第 {line} 行的反向传播已经释放了它的计算图",
+        ),
+        ("`{tensor}`'s graph is freed here", "`{tensor}` 的计算图在这里被释放"),
+        # pre-loop-graph-backward
+        (
+            "`{tensor}` reaches a graph built once, before the loop at line {line}: the first iteration's "
+            "backward freed it, so the next one raises",
+            "`{tensor}` 走到了第 {line} 行在循环之前只构建一次的计算图：第一次迭代的反向传播已经释放了它，"
+            "所以下一次迭代会报错",
+        ),
+        (
+            "`{tensor}` reaches a graph built once, before the loop: the first iteration's backward freed "
+            "it, so the next one raises",
+            "`{tensor}` 走到了在循环之前只构建一次的计算图："
+            "第一次迭代的反向传播已经释放了它，所以下一次迭代会报错",
+        ),
+        ("the graph is freed here on the first iteration", "第一次迭代时计算图在这里被释放"),
+        ("built here, once, outside the loop", "在这里、循环之外只构建了一次"),
+        ("{verb} `{names}` inside the loop, on every iteration", "在循环内每次迭代都{verb} `{names}`"),
+        ("Compute", "计算"),
+        ("Recompute", "重新计算"),
+        (
+            "Compute `{names}` where it is used, on every call",
+            "在使用处、每次调用时计算 `{names}`",
+        ),
+        (
+            "Detach {shown}, built once and only read by the loop (it learns through its own forward pass)",
+            "detach {shown}：它只构建一次、循环只读取它（损失通过循环自己的前向传播学习）",
+        ),
+        # carried-graph-backward
+        (
+            "`{tensor}` reaches the graph of {what} through {shown}; {what}'s backward already freed it",
+            "`{tensor}` 经由 {shown} 走到了{what}的计算图；{what}的反向传播已经释放了它",
+        ),
+        ("the graph of {what} is freed here", "{what}的计算图在这里被释放"),
+        ("the previous call", "上一次调用"),
+        ("the previous iteration", "上一次迭代"),
+        ("a value", "一个值"),
+        (
+            "Store {shown} detached where it is updated, after each step",
+            "每一步之后，在更新 {shown} 的地方保存 detach 后的值",
+        ),
+        ("Keep detached copies in {shown}", "在 {shown} 中保存 detach 后的副本"),
+        ("Empty {shown} at the start of each {where}", "在每次{where}开头清空 {shown}"),
+        ("Detach {shown} at the start of each {where}", "在每次{where}开头 detach {shown}"),
+        ("call", "调用"),
+        ("iteration", "迭代"),
+        # shared-graph-backward
+        (
+            "`{tensor}` shares a graph through `{shared}` with `{other}`, whose backward at line {line} "
+            "already freed it",
+            "`{tensor}` 经由 `{shared}` 与 `{other}` 共享计算图，"
+            "而 `{other}` 在第 {line} 行的反向传播已经释放了它",
+        ),
+        (
+            "`{tensor}` shares a graph with `{other}`, whose backward at line {line} already freed it",
+            "`{tensor}` 与 `{other}` 共享计算图，而 `{other}` 在第 {line} 行的反向传播已经释放了它",
+        ),
+        ("`{other}`'s backward frees the shared graph here", "`{other}` 的反向传播在这里释放了共享的计算图"),
+        ("the shared part of the graph is built here", "计算图的共享部分在这里构建"),
+        ("Sum the losses and backward once: `{total}`", "把损失相加后只反向传播一次：`{total}`"),
+        ("Sum the losses and backward once", "把损失相加后只反向传播一次"),
+        (
+            "Detach `{name}` in the first loss (`{code}`)",
+            "在第一个损失中 detach `{name}`（`{code}`）",
+        ),
+        (
+            "Detach `{name}` where the second loss uses it (`{code}`)",
+            "在第二个损失使用 `{name}` 的地方 detach 它（`{code}`）",
+        ),
+        # retain-graph-in-loop
+        (
+            "`retain_graph=True` on `{tensor}`'s backward on every iteration while the graph is rebuilt "
+            "every iteration: its saved tensors stay alive",
+            "`{tensor}` 的反向传播每次迭代都使用 `retain_graph=True`，而计算图每次迭代都会重建："
+            "它保存的张量会一直存活",
+        ),
+        (
+            "Remove `retain_graph=True`: nothing backwards through this graph again",
+            "删除 `retain_graph=True`：之后没有反向传播再经过这个计算图",
+        ),
+        # saved-tensor-after-free
+        (
+            "`{read}` reads what `{tensor}`'s graph saved, which the backward at line {line} already freed",
+            "`{read}` 读取了 `{tensor}` 的计算图保存的张量，而第 {line} 行的反向传播已经释放了它",
+        ),
+        ("the backward that freed it", "释放它的反向传播"),
+        (
+            "Keep the saved tensors: `retain_graph=True` at line {line}",
+            "保留保存的张量：在第 {line} 行使用 `retain_graph=True`",
+        ),
+        # fixes several rules share
+        ("Recompute `{names}` before the second backward", "在第二次反向传播之前重新计算 `{names}`"),
+        ("Remove the second backward (one backward per step)", "删除第二次反向传播（每步只反向传播一次）"),
+        (
+            "Keep the graph for the second pass: `retain_graph=True` at line {line}",
+            "为第二次反向传播保留计算图：在第 {line} 行使用 `retain_graph=True`",
+        ),
+        (
+            "Make the gradient at line {line} differentiable: `create_graph=True`",
+            "让第 {line} 行的梯度可微：`create_graph=True`",
+        ),
+        (
+            "Read the gradient the backward at line {line} left in `.grad`",
+            "读取第 {line} 行的反向传播留在 `.grad` 中的梯度",
+        ),
+        # the checker
+        ("the call that reaches this backward the second time", "第二次到达这次反向传播的调用"),
+    ]
+)
+"""What the rules' findings say (messages, related places, fix titles), in Chinese."""

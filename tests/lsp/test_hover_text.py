@@ -1,0 +1,129 @@
+"""The hover of every finding the rules make on the fixture files and the buggy programs, in English
+and Chinese: it leads with the finding, then the fix the quick-fix menu prefers (titled as the menu
+titles it), then why this pattern raises, then the other fixes with their rates, all under 1,200
+characters before the rule's documentation, saying the exception once; and in Chinese, no English
+sentence anywhere a person reads (message, related places, fix titles, hover, rule documentation)."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+
+from errknow_ls.analysis import RULES, check_source
+from errknow_ls.analysis.rules import documentation, localized, why
+from errknow_ls.core import Applicability, Finding
+from errknow_ls.kb import KnowledgeBase
+from errknow_ls.kb.explain import rate_text
+from errknow_ls.lsp import actions
+from errknow_ls.lsp.handlers.hover import SEPARATOR, hover_text
+from tests.support import IDENTIFIERS, english_left
+
+ANALYSIS = Path(__file__).parents[1] / "analysis"
+FILES = sorted([*(ANALYSIS / "fixtures").rglob("*.py"), *(ANALYSIS / "programs" / "buggy").rglob("*.py")])
+LEAD_CHARS = 1200
+EXCEPTION = "Trying to backward through the graph a second time"
+
+
+@functools.cache
+def _kb() -> KnowledgeBase:
+    return KnowledgeBase.load()
+
+
+@functools.cache
+def _findings() -> tuple[tuple[str, Finding], ...]:
+    found = []
+    for path in FILES:
+        for finding in check_source(path.read_text(encoding="utf-8")).findings:
+            found.append((str(path.relative_to(ANALYSIS)), finding))
+    return tuple(found)
+
+
+def test_the_allowed_names_are_the_rules() -> None:
+    assert set(IDENTIFIERS) == {"errknow-ls", *(rule.name for rule in RULES)}
+
+
+def test_every_rule_has_findings_to_hover() -> None:
+    assert {f.code for _, f in _findings()} == {rule.code for rule in RULES}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_hover_leads_with_the_finding_then_the_preferred_fix_then_why(lang: str) -> None:
+    for where, english in _findings():
+        finding = localized(english, lang)
+        record = _kb().get(finding.record_id)
+        assert record is not None
+        text = hover_text(finding, record, lang, markdown=True, torch="2.13.0")
+        lead, rule = text.split(SEPARATOR, 1)
+        assert len(lead) < LEAD_CHARS, (where, len(lead), lead)
+        chosen = actions.preferred(finding.fixes)
+        others = [lead.index(actions.menu_title(f, lang)) for f in finding.fixes if f is not chosen]
+        reason = lead.index(why(finding.code, lang))
+        if chosen is not None:  # the finding, the preferred fix, why, the other fixes
+            order = [
+                lead.index(finding.message),
+                lead.index(actions.menu_title(chosen, lang)),
+                reason,
+                *others,
+            ]
+        else:  # nothing preferred: the finding, the fixes, why
+            order = [lead.index(finding.message), *others, reason]
+        assert order == sorted(order), (where, lead)
+        for fix in finding.fixes:  # each fix with its measured rate, as the record has it
+            if fix.workaround is not None:
+                workaround = record.workarounds[fix.workaround]
+                rate = rate_text(workaround.success_rate, workaround.sources, lang, failing=False)
+                assert f"{actions.menu_title(fix, lang)} — {rate}" in lead, (where, lead)
+        assert text.count(EXCEPTION) <= 1, where  # the exception's text once
+        assert "Related errors" not in text and record.root_cause not in text, where
+        assert rule == documentation(finding.code, lang).replace(_why_section(finding.code, lang), "").strip()
+
+
+def _why_section(code: str, lang: str) -> str:
+    doc = documentation(code, lang)
+    heading = "### 为什么有问题？" if lang == "zh" else "### Why is this bad?"  # noqa: RUF001
+    start = doc.index(heading)
+    return doc[start : doc.index("### ", start + len(heading))]
+
+
+def test_each_rule_says_why_its_own_pattern_raises() -> None:
+    reasons = {rule.code: why(rule.code) for rule in RULES}
+    assert all(reasons.values()) and len(set(reasons.values())) == len(RULES)
+    assert all("accumulation" not in reason for reason in reasons.values())
+
+
+def test_hover_and_menu_state_applicability_the_same_way() -> None:
+    for where, finding in _findings():
+        text = hover_text(finding, _kb().get(finding.record_id), "en", markdown=True)
+        for fix in finding.fixes:
+            if fix.applicability == Applicability.DISPLAY_ONLY:
+                continue
+            title = actions.menu_title(fix, "en")
+            assert title.endswith(f"({fix.applicability.value})"), title
+            assert title in text, where
+
+
+def test_chinese_leaves_no_english_sentence() -> None:
+    for where, english in _findings():
+        finding = localized(english, "zh")
+        shown = [
+            finding.message,
+            *(related.message for related in finding.related),
+            *(actions.menu_title(fix, "zh") for fix in finding.fixes),
+            hover_text(finding, _kb().get(finding.record_id), "zh", markdown=True, torch="2.13.0"),
+        ]
+        for text in shown:
+            assert english_left(text) == [], (where, text)
+    menu = actions.TITLES["zh"]
+    assert english_left(f"{menu['disable'].format(code='EK001')} {menu['fix_all']}") == []
+
+
+def test_the_check_for_english_finds_english() -> None:
+    assert english_left("在这一行 Keep the graph for the second pass `retain_graph=True`") == [
+        "Keep the graph for the second pass"
+    ]
+    assert (
+        english_left("`double-backward` 在 torch 2.13 中 detach `h`, 见 [DCGAN 示例](https://x.y/a b c)")
+        == []
+    )
