@@ -54,6 +54,10 @@ class Session:
         self.scan_task: asyncio.Task[None] | None = None
         self.scanned: set[str] = set()
         """URIs of the workspace's files (open or not) that the last scan took in."""
+        self.stale_importers: dict[str, Path] = {}
+        """Closed files to check again, by URI: they import a module that changed (``importers``)."""
+        self.importers_task: asyncio.Task[None] | None = None
+        """What checks ``stale_importers``, while there are any."""
         self.watching: tuple[str, list[str]] | None = None
         """The id of our file-watching registration with the client, and its glob patterns."""
         self._tasks: set[asyncio.Task[Any]] = set()

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument, Workspace
 
 
@@ -26,10 +30,18 @@ class Snapshot:
     parts: tuple[Part, ...]
     notebook: bool = False
     """Cells: IPython magics are blanked, and findings go to the cell they are in."""
+    unsaved: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """The open Python documents' texts by their files' real paths: what the project's modules
+    say for the checker (what the user sees, saved or not)."""
+    epoch: int = 0
+    """How many times a module this document read had changed when the snapshot was taken (see
+    ``Checks.invalidate``): a result stands for its version and this count."""
 
     @classmethod
-    def of_text(cls, uri: str, version: int | None, text: str) -> Snapshot:
-        return cls(uri, version, (Part(uri, version, text),))
+    def of_text(
+        cls, uri: str, version: int | None, text: str, unsaved: Mapping[str, str] | None = None
+    ) -> Snapshot:
+        return cls(uri, version, (Part(uri, version, text),), unsaved=unsaved or {})
 
 
 PYTHON_IDS = frozenset({"python", "python3", "py"})
@@ -66,7 +78,27 @@ def snapshot_of(workspace: Workspace, uri: str) -> Snapshot | None:
     document = workspace.text_documents.get(unquote(uri))
     if document is None or not is_python(workspace, uri):
         return None
-    return Snapshot.of_text(document.uri, document.version, document.source)
+    return Snapshot.of_text(document.uri, document.version, document.source, open_modules(workspace))
+
+
+@functools.lru_cache(maxsize=4096)
+def module_key(uri: str) -> str | None:
+    """The real path of the file a ``file:`` URI names, as the project's modules are keyed; None
+    for other schemes (an untitled buffer, a notebook cell)."""
+    if not uri.startswith("file:"):
+        return None
+    path = to_fs_path(uri)
+    return os.path.realpath(path) if path else None
+
+
+def open_modules(workspace: Workspace) -> dict[str, str]:
+    """The open Python documents' texts, by their files' real paths (notebook cells are no modules)."""
+    texts = {}
+    for uri, document in list(workspace.text_documents.items()):
+        key = module_key(uri)
+        if key is not None and key.endswith(".py") and is_python(workspace, uri):
+            texts[key] = document.source
+    return texts
 
 
 def _notebook_snapshot(workspace: Workspace, notebook: types.NotebookDocument) -> Snapshot:

@@ -1,4 +1,5 @@
-"""Text document sync: check on open and change, clear on close."""
+"""Text document sync: check on open and change, clear on close; what imports the document is
+checked again with its new text (the editor's on open and change, the disk's on close)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from errknow_ls.lsp import publishing, scan
+from errknow_ls.lsp import importers, publishing, scan
 from errknow_ls.lsp.languageserver import ErrknowServer
 from errknow_ls.lsp.output import logs
 from errknow_ls.lsp.session import Session
@@ -24,11 +25,13 @@ def did_open(session: Session, params: types.DidOpenTextDocumentParams) -> None:
     if session.channel.pull_open and uri in session.channel.pushed:
         publishing.push(session, uri, [], None)  # pushed while closed; the client pulls it from now on
     session.spawn(publishing.refresh(session, uri))
+    importers.module_changed(session, [uri])
     logs.did_open(session, params)
 
 
 def did_change(session: Session, params: types.DidChangeTextDocumentParams) -> None:
     session.spawn(publishing.refresh(session, params.text_document.uri))
+    importers.module_changed(session, [params.text_document.uri])
     logs.did_change(session, params)
 
 
@@ -40,3 +43,4 @@ def did_close(session: Session, params: types.DidCloseTextDocumentParams) -> Non
     path = to_fs_path(uri)
     if uri in session.scanned and path and Path(path).is_file():
         session.spawn(scan.check_file(session, uri, Path(path)))  # back to what is on disk
+    importers.module_changed(session, [uri])
