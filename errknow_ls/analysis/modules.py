@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from errknow_ls.analysis.chunks import PARSE_ERRORS
+from errknow_ls.analysis.prefilter import might_backward
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,33 +62,60 @@ def digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
+@dataclass(frozen=True, slots=True)
+class ParsedModule:
+    """What a module's text says, worked out once per text: its tree and what checks ask of it."""
+
+    tree: ast.Module
+    defined: frozenset[str]
+    """Every function and class it defines, at any depth."""
+    may_backward: bool
+    """It holds the words a backward needs (``might_backward``): without them, no code of its own
+    can run one."""
+    imports: tuple[ast.Import | ast.ImportFrom, ...]
+    """Its module-level import statements."""
+
+
 class ParsedModules:
-    """Syntax trees of the project's modules by the hash of their text, the most recent kept:
-    shared by every check in a process (a helper module imported by fifty files is parsed once)."""
+    """The project's modules, parsed, by the hash of their text, the most recent kept: shared by
+    every check in a process (a helper module imported by fifty files is parsed and walked once)."""
 
     def __init__(self, keep: int = 256) -> None:
         self.keep = keep
-        self._trees: OrderedDict[str, ast.Module | None] = OrderedDict()
+        self._parsed: OrderedDict[str, ParsedModule | None] = OrderedDict()
         self._lock = threading.Lock()
 
     def parse(self, module: ModuleText) -> ast.Module | None:
         """The module's tree, or None when it does not parse or is too large to read."""
+        parsed = self.read(module)
+        return None if parsed is None else parsed.tree
+
+    def read(self, module: ModuleText) -> ParsedModule | None:
+        """The module parsed, or None when it does not parse or is too large to read."""
         if len(module.text) > MAX_MODULE_CHARS:
             return None
         key = digest(module.text)
         with self._lock:
-            if key in self._trees:
-                self._trees.move_to_end(key)
-                return self._trees[key]
+            if key in self._parsed:
+                self._parsed.move_to_end(key)
+                return self._parsed[key]
         try:
-            tree: ast.Module | None = ast.parse(module.text)
+            tree = ast.parse(module.text)
         except (*PARSE_ERRORS, RecursionError):
-            tree = None
+            parsed = None
+        else:
+            defined = frozenset(
+                n.name
+                for n in ast.walk(tree)
+                if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            )
+            imports = tuple(stmt for stmt in tree.body if isinstance(stmt, ast.Import | ast.ImportFrom))
+            parsed = ParsedModule(tree, defined, might_backward(module.text), imports)
         with self._lock:
-            self._trees[key] = tree
-            while len(self._trees) > self.keep:
-                self._trees.popitem(last=False)
-        return tree
+            self._parsed[key] = parsed
+            while len(self._parsed) > self.keep:
+                self._parsed.popitem(last=False)
+        return parsed
 
 
 PARSED = ParsedModules()

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from errknow_ls.analysis import check_source
+from errknow_ls.analysis.modules import ModuleText, ParsedModules
 from errknow_ls.analysis.registry import BY_NAME
 from errknow_ls.project.modules import ProjectModules
 
@@ -93,3 +94,14 @@ def test_a_changed_module_is_read_again(tmp_path: Path) -> None:
     cut = "def smooth(state, factor=0.9):\n    return (state * factor).detach()\n"
     (tmp_path / "utils.py").write_text(cut, encoding="utf-8")
     assert check_source(text, cache=cache, modules=ProjectModules.for_file(entry)).findings == []
+
+
+def test_a_module_is_parsed_once_per_text() -> None:
+    """Two files with the same text, or one read by many checks, are parsed and walked once."""
+    parsed = ParsedModules()
+    text = (PROJECTS / "helper_keeps_the_graph" / "utils.py").read_text(encoding="utf-8")
+    first = parsed.read(ModuleText("a/utils.py", text))
+    assert first is not None and first.defined == {"smooth"} and not first.may_backward
+    assert parsed.read(ModuleText("b/utils.py", text)) is first
+    assert parsed.read(ModuleText("a/utils.py", text + "\n")) is not first
+    assert parsed.read(ModuleText("bad.py", "def (:\n")) is None
