@@ -248,9 +248,10 @@ class Checks:
     def stored_all(self) -> list[Result]:
         return list(self._by_uri.values())
 
-    def snapshot(self, workspace: Workspace, uri: str) -> Snapshot | None:
-        """The open document (or notebook) as it is now, with its epoch; None once closed."""
-        taken = snapshot_of(workspace, uri)
+    def snapshot(self, workspace: Workspace, uri: str, unsaved: Mapping[str, str]) -> Snapshot | None:
+        """The open document (or notebook) as it is now, with its epoch and the open modules'
+        ``unsaved`` texts; None once closed."""
+        taken = snapshot_of(workspace, uri, unsaved)
         return None if taken is None else self.stamped(taken)
 
     def stamped(self, snapshot: Snapshot) -> Snapshot:

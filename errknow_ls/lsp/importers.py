@@ -21,8 +21,12 @@ if TYPE_CHECKING:
 
 
 def module_changed(session: Session, uris: Iterable[str], checked_anyway: Iterable[str] = ()) -> None:
-    """The modules at ``uris`` say something new: check again what imports them (but not the
-    ``checked_anyway`` files, which the caller checks itself)."""
+    """The modules at ``uris`` say something new (in the editor, or on disk): the checks read their
+    texts from now on, and what imports them is checked again (but not the ``checked_anyway``
+    files, which the caller checks itself)."""
+    uris = list(uris)
+    for uri in uris:
+        session.open_modules.update(session.workspace, uri)
     modules = {key for uri in uris if (key := module_key(uri)) is not None}
     skip = set(checked_anyway)
     importers = session.checks.readers(modules) - skip

@@ -17,7 +17,7 @@ from errknow_ls.core.files import MAX_SOURCE_BYTES, read_regular
 from errknow_ls.lsp import publishing
 from errknow_ls.lsp.checked_files import Scope
 from errknow_ls.lsp.checking import StaleCheck
-from errknow_ls.lsp.snapshots import Snapshot, is_open, open_modules
+from errknow_ls.lsp.snapshots import Snapshot, is_open
 
 if TYPE_CHECKING:
     from errknow_ls.lsp.session import Session
@@ -70,7 +70,7 @@ async def check_file(session: Session, uri: str, path: Path) -> None:
         log.warning("cannot read %s: %s", path, exc)
         return
     session.checks.invalidate(uri)  # what is stored stands until this check replaces it
-    snapshot = session.checks.stamped(Snapshot.of_text(uri, None, text, open_modules(session.workspace)))
+    snapshot = session.checks.stamped(Snapshot.of_text(uri, None, text, session.open_modules.texts))
     try:
         results = await session.checks.results(snapshot)
     except StaleCheck:  # opened, or changed on disk again, meanwhile

@@ -70,15 +70,16 @@ def is_python(workspace: Workspace, uri: str) -> bool:
     return (document.language_id or "python").lower() in PYTHON_IDS or uri.endswith((".py", ".pyi"))
 
 
-def snapshot_of(workspace: Workspace, uri: str) -> Snapshot | None:
-    """The open document (or the notebook a cell belongs to) as it is now; None once closed."""
+def snapshot_of(workspace: Workspace, uri: str, unsaved: Mapping[str, str] | None = None) -> Snapshot | None:
+    """The open document (or the notebook a cell belongs to) as it is now, with the open modules'
+    ``unsaved`` texts (``OpenModules.texts``); None once closed."""
     notebook = notebook_of(workspace, uri)
     if notebook is not None:
         return _notebook_snapshot(workspace, notebook)
     document = workspace.text_documents.get(unquote(uri))
     if document is None or not is_python(workspace, uri):
         return None
-    return Snapshot.of_text(document.uri, document.version, document.source, open_modules(workspace))
+    return Snapshot.of_text(document.uri, document.version, document.source, unsaved)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -91,14 +92,31 @@ def module_key(uri: str) -> str | None:
     return os.path.realpath(path) if path else None
 
 
-def open_modules(workspace: Workspace) -> dict[str, str]:
-    """The open Python documents' texts, by their files' real paths (notebook cells are no modules)."""
-    texts = {}
-    for uri, document in list(workspace.text_documents.items()):
-        key = module_key(uri)
-        if key is not None and key.endswith(".py") and is_python(workspace, uri):
+@functools.lru_cache(maxsize=4096)
+def _module_file(uri: str) -> str | None:
+    key = module_key(uri)
+    return key if key is not None and key.endswith(".py") else None
+
+
+class OpenModules:
+    """The open ``*.py`` documents' texts, by their files' real paths: one mapping, replaced (never
+    changed) at each edit, so that a snapshot keeps the texts it was taken with at no cost."""
+
+    def __init__(self) -> None:
+        self.texts: Mapping[str, str] = {}
+
+    def update(self, workspace: Workspace, uri: str) -> None:
+        """The document at ``uri`` was opened, edited or closed."""
+        key = _module_file(uri)
+        if key is None:
+            return
+        document = workspace.text_documents.get(unquote(uri))
+        texts = dict(self.texts)
+        if document is None:
+            texts.pop(key, None)
+        else:
             texts[key] = document.source
-    return texts
+        self.texts = texts
 
 
 def _notebook_snapshot(workspace: Workspace, notebook: types.NotebookDocument) -> Snapshot:

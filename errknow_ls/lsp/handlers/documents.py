@@ -24,23 +24,23 @@ def did_open(session: Session, params: types.DidOpenTextDocumentParams) -> None:
     uri = params.text_document.uri
     if session.channel.pull_open and uri in session.channel.pushed:
         publishing.push(session, uri, [], None)  # pushed while closed; the client pulls it from now on
-    session.spawn(publishing.refresh(session, uri))
     importers.module_changed(session, [uri])
+    session.spawn(publishing.refresh(session, uri))
     logs.did_open(session, params)
 
 
 def did_change(session: Session, params: types.DidChangeTextDocumentParams) -> None:
-    session.spawn(publishing.refresh(session, params.text_document.uri))
     importers.module_changed(session, [params.text_document.uri])
+    session.spawn(publishing.refresh(session, params.text_document.uri))
     logs.did_change(session, params)
 
 
 def did_close(session: Session, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
+    importers.module_changed(session, [uri])
     session.checks.forget(uri)
     publishing.clear(session, uri)
     logs.did_close(session, params)
     path = to_fs_path(uri)
     if uri in session.scanned and path and Path(path).is_file():
         session.spawn(scan.check_file(session, uri, Path(path)))  # back to what is on disk
-    importers.module_changed(session, [uri])
