@@ -33,65 +33,20 @@ def lines(diagnostics: list[types.Diagnostic]) -> list[int]:
     return [d.range.start.line for d in diagnostics]
 
 
-async def shown(session: Session, uri: str, since: int) -> list[int]:
-    """The lines the editor flags in the open ``uri``, once the server has answered for what
-    changed after ``since`` publications: a pulling client pulls (the server takes each change
-    before the next request), a pushed one gets the importer's diagnostics published again."""
-    if session.pulls:
-        return lines(await session.pull(uri))
-
-    def latest() -> types.PublishDiagnosticsParams | None:
-        return next((p for p in reversed(session.published[since:]) if p.uri == uri), None)
-
-    return lines(list((await session.until(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, latest)).diagnostics))
-
-
-async def test_an_unsaved_edit_of_an_imported_helper_changes_its_importer(session: Session) -> None:
-    train, utils = write_project(session.root, CUTS)
-    await session.start()
-    train_uri = session.open("train.py", TRAIN)
-    assert await session.diagnostics(train_uri) == []
-    utils_uri = session.open("utils.py", CUTS)
-    await session.diagnostics(utils_uri)
-    since = len(session.published)
-    session.change(utils_uri, KEEPS)  # not saved: the disk still cuts the graph
-    assert await shown(session, train_uri, since) == [BACKWARD_LINE]
-    assert utils.read_text(encoding="utf-8") == CUTS
-    since = len(session.published)
-    session.change(utils_uri, CUTS)
-    assert await shown(session, train_uri, since) == []
-    since = len(session.published)
-    session.change(utils_uri, KEEPS)
-    assert await shown(session, train_uri, since) == [BACKWARD_LINE]
-    since = len(session.published)
-    session.close(utils_uri)  # the edit is dropped: back to what the disk says
-    assert await shown(session, train_uri, since) == []
-    assert train.read_text(encoding="utf-8") == TRAIN
-
-
-async def test_a_helper_changed_on_disk_changes_its_open_importer(session: Session) -> None:
-    _, utils = write_project(session.root, CUTS)
-    await session.start()
-    train_uri = session.open("train.py", TRAIN)
-    assert await session.diagnostics(train_uri) == []
-    for helper, expected in ((KEEPS, [BACKWARD_LINE]), (CUTS, [])):
-        since = len(session.published)
-        utils.write_text(helper, encoding="utf-8")
-        session.client.workspace_did_change_watched_files(
-            types.DidChangeWatchedFilesParams(
-                changes=[types.FileEvent(uri=utils.as_uri(), type=types.FileChangeType.Changed)]
-            )
-        )
-        assert await shown(session, train_uri, since) == expected
-
-
-async def closed_file_shows(session: Session, uri: str, expected: list[int], since: int) -> None:
-    """Wait until the workspace's diagnostics of the closed ``uri`` flag ``expected`` (pulled when
-    the server asks a client that pulls the workspace to pull again, else published after
-    ``since`` publications); a server that never gets there fails the test at the timeout."""
+async def flagged(
+    session: Session, uri: str, expected: list[int], since: int, *, closed: bool = False
+) -> None:
+    """Wait until the editor flags ``expected`` lines of ``uri`` (open, or ``closed``): pulled (an
+    open document once, the server taking each change before the next request; a closed one again
+    at each ``workspace/diagnostic/refresh``), or in the last publication after ``since`` (an
+    earlier one may still be of the text before). A server that never gets there fails the test at
+    the timeout."""
     async with asyncio.timeout(WAIT):
         while True:
-            if session.pulls_workspace:
+            if session.pulls and not closed:  # at once: no wait could make up for a stale answer
+                assert lines(await session.pull(uri)) == expected
+                return
+            if session.pulls_workspace and closed:
                 session.refreshes.clear()  # a refresh asked from now on is one more pull
                 report = await session.client.workspace_diagnostic_async(
                     types.WorkspaceDiagnosticParams(previous_result_ids=[])
@@ -108,11 +63,50 @@ async def closed_file_shows(session: Session, uri: str, expected: list[int], sin
                 await session.client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
 
 
+async def test_an_unsaved_edit_of_an_imported_helper_changes_its_importer(session: Session) -> None:
+    train, utils = write_project(session.root, CUTS)
+    await session.start()
+    train_uri = session.open("train.py", TRAIN)
+    assert await session.diagnostics(train_uri) == []
+    utils_uri = session.open("utils.py", CUTS)
+    await session.diagnostics(utils_uri)
+    since = len(session.published)
+    session.change(utils_uri, KEEPS)  # not saved: the disk still cuts the graph
+    await flagged(session, train_uri, [BACKWARD_LINE], since)
+    assert utils.read_text(encoding="utf-8") == CUTS
+    since = len(session.published)
+    session.change(utils_uri, CUTS)
+    await flagged(session, train_uri, [], since)
+    since = len(session.published)
+    session.change(utils_uri, KEEPS)
+    await flagged(session, train_uri, [BACKWARD_LINE], since)
+    since = len(session.published)
+    session.close(utils_uri)  # the edit is dropped: back to what the disk says
+    await flagged(session, train_uri, [], since)
+    assert train.read_text(encoding="utf-8") == TRAIN
+
+
+async def test_a_helper_changed_on_disk_changes_its_open_importer(session: Session) -> None:
+    _, utils = write_project(session.root, CUTS)
+    await session.start()
+    train_uri = session.open("train.py", TRAIN)
+    assert await session.diagnostics(train_uri) == []
+    for helper, expected in ((KEEPS, [BACKWARD_LINE]), (CUTS, [])):
+        since = len(session.published)
+        utils.write_text(helper, encoding="utf-8")
+        session.client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=utils.as_uri(), type=types.FileChangeType.Changed)]
+            )
+        )
+        await flagged(session, train_uri, expected, since)
+
+
 async def test_a_closed_importer_is_checked_again_when_its_helper_changes(session: Session) -> None:
     train, utils = write_project(session.root, KEEPS)
     await session.start()
     await session.progress_ended()
-    await closed_file_shows(session, train.as_uri(), [BACKWARD_LINE], 0)
+    await flagged(session, train.as_uri(), [BACKWARD_LINE], 0, closed=True)
     since = len(session.published)
     utils.write_text(CUTS, encoding="utf-8")
     session.client.workspace_did_change_watched_files(
@@ -120,9 +114,9 @@ async def test_a_closed_importer_is_checked_again_when_its_helper_changes(sessio
             changes=[types.FileEvent(uri=utils.as_uri(), type=types.FileChangeType.Changed)]
         )
     )
-    await closed_file_shows(session, train.as_uri(), [], since)
+    await flagged(session, train.as_uri(), [], since, closed=True)
     utils_uri = session.open("utils.py", CUTS)
     await session.diagnostics(utils_uri)
     since = len(session.published)
     session.change(utils_uri, KEEPS)  # unsaved: the closed importer sees it too
-    await closed_file_shows(session, train.as_uri(), [BACKWARD_LINE], since)
+    await flagged(session, train.as_uri(), [BACKWARD_LINE], since, closed=True)
