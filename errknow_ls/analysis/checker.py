@@ -485,20 +485,17 @@ def _reaching_definitions(
     if module.key in seen:
         return None
     seen.add(module.key)
-    tree = PARSED.parse(module)
-    if tree is None:
+    parsed = PARSED.read(module)
+    if parsed is None:
         return None
-    defined = frozenset(
-        n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-    )
-    if might_backward(module.text):
-        return defined
+    if parsed.may_backward:
+        return parsed.defined
     if depth <= 0:
         return None
-    for stmt in tree.body:
+    for stmt in parsed.imports:
         for _, found in _imports_of(stmt, modules, module.key):
             if _reaching_definitions(found, modules, depth - 1, seen) is not None:
-                return defined
+                return parsed.defined
     return None
 
 

@@ -8,28 +8,35 @@ event loop touches the workspace and the client.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import logging
 import multiprocessing
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Generic, TypeVar
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
+from pygls.workspace import Workspace
 
-from errknow_ls.analysis import Cache, check_source
+from errknow_ls.analysis import Cache, CheckResult, check_source
 from errknow_ls.analysis.cells import CellProgram
 from errknow_ls.analysis.rules import localized
 from errknow_ls.core import Finding
 from errknow_ls.lsp import convert
-from errknow_ls.lsp.snapshots import Part, Snapshot
+from errknow_ls.lsp.snapshots import Part, Snapshot, snapshot_of
 from errknow_ls.project import RuleSelection
+from errknow_ls.project.modules import ProjectModules
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 _SERIALS = itertools.count(1)
 ISOLATED_CHARS = 2_000_000
 """A snapshot this large (some 50,000 lines) is checked in a process of its own: the server's own
@@ -48,10 +55,8 @@ class Result:
     diagnostics: tuple[types.Diagnostic, ...]
     serial: int = field(default_factory=lambda: next(_SERIALS))
     """Unique per result: the ``resultId`` of pull diagnostics."""
-
-    @property
-    def key(self) -> tuple[int | None, int]:
-        return self.version, self.generation
+    read: tuple[str, ...] = ()
+    """The project's modules the check read, by real path: it is checked again when one changes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +67,8 @@ class Analyzer:
     encoding: str = types.PositionEncodingKind.Utf16
     rules: Callable[[str], RuleSelection] = field(default=lambda _uri: RuleSelection())
     """The rules for a document or notebook URI (its project's)."""
+    roots: Callable[[str], tuple[Path, ...]] = field(default=lambda _uri: ())
+    """The import roots of a document's project (none outside the workspace's folders)."""
     doc_urls: Mapping[str, str] = field(default_factory=dict)
     """Record id -> its documentation URL."""
     language: str = "en"
@@ -73,13 +80,25 @@ class Analyzer:
         rules = self.rules(snapshot.key)
         if snapshot.notebook:
             return self._run_cells(snapshot, rules)
-        return [self._result(part, self._check(part.text, rules, part.uri), rules) for part in snapshot.parts]
+        results = []
+        for part in snapshot.parts:
+            checked = self._check(part.text, rules, part.uri, self._modules(part.uri, snapshot))
+            read = tuple(dict.fromkeys(dependency.key for dependency in checked.read))
+            results.append(self._result(part, checked.findings, rules, read=read))
+        return results
+
+    def _modules(self, uri: str, snapshot: Snapshot) -> ProjectModules | None:
+        """The project's modules as a file imports them, the open documents' texts first; none for
+        a document that is no file (an untitled buffer), like ``check`` on standard input."""
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        return ProjectModules.for_file(Path(path), self.roots(uri), snapshot.unsaved) if path else None
 
     def _run_cells(self, snapshot: Snapshot, rules: RuleSelection) -> list[Result]:
         program = CellProgram.join([part.text for part in snapshot.parts])
         per_part: list[list[Finding]] = [[] for _ in snapshot.parts]
         related: dict[int, list[types.DiagnosticRelatedInformation]] = {}
-        for finding in self._check(program.text, rules, snapshot.key):
+        # Cells import no project modules, as ``check`` reads a notebook.
+        for finding in self._check(program.text, rules, snapshot.key).findings:
             index, moved = program.to_cell(finding)
             related[id(moved)] = self._related_across(snapshot, program, finding)
             per_part[index].append(moved)
@@ -88,10 +107,18 @@ class Analyzer:
             for part, found in zip(snapshot.parts, per_part, strict=True)
         ]
 
-    def _check(self, text: str, rules: RuleSelection, document: str) -> list[Finding]:
-        ignore = rules.ignored()
-        result = check_source(text, select=rules.select, ignore=ignore, cache=self.cache, document=document)
-        return [localized(finding, self.language) for finding in result.findings]
+    def _check(
+        self, text: str, rules: RuleSelection, document: str, modules: ProjectModules | None = None
+    ) -> CheckResult:
+        result = check_source(
+            text,
+            select=rules.select,
+            ignore=rules.ignored(),
+            cache=self.cache,
+            document=document,
+            modules=modules,
+        )
+        return dataclasses.replace(result, findings=[localized(f, self.language) for f in result.findings])
 
     def _related_across(
         self, snapshot: Snapshot, program: CellProgram, finding: Finding
@@ -111,6 +138,7 @@ class Analyzer:
         findings: list[Finding],
         rules: RuleSelection,
         related: Mapping[int, list[types.DiagnosticRelatedInformation]] | None = None,
+        read: tuple[str, ...] = (),
     ) -> Result:
         positions = convert.Positions(part.text, self.encoding)
         diagnostics = []
@@ -127,11 +155,12 @@ class Analyzer:
                     related=related.get(id(finding)) if related else None,
                 )
             )
-        return Result(part.uri, part.version, self.generation, tuple(findings), tuple(diagnostics))
+        return Result(part.uri, part.version, self.generation, tuple(findings), tuple(diagnostics), read=read)
 
 
-Key = tuple[int | None, int]
-"""A snapshot's version and the analyzer generation that checked it."""
+Key = tuple[int | None, int, int]
+"""A snapshot's version, the analyzer generation that checked it, and its epoch (how many times
+the modules it read had changed)."""
 
 
 class StaleCheck(Exception):
@@ -143,7 +172,12 @@ def _check_isolated(results: Connection, analyzer: _Sent, snapshot: Snapshot) ->
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # the server's stdout is the client's: never ours
     results.send(
         Analyzer(
-            analyzer.generation, analyzer.encoding, analyzer.rules, analyzer.doc_urls, analyzer.language
+            analyzer.generation,
+            analyzer.encoding,
+            analyzer.rules,
+            analyzer.roots,
+            analyzer.doc_urls,
+            analyzer.language,
         ).run(snapshot)
     )
     results.close()
@@ -155,19 +189,20 @@ class _Sent:
 
     generation: int
     encoding: str
-    rules: _Fixed
+    rules: _Fixed[RuleSelection]
+    roots: _Fixed[tuple[Path, ...]]
     doc_urls: dict[str, str]
     language: str
 
 
 @dataclass(frozen=True, slots=True)
-class _Fixed:
-    """The rules of one document, resolved in the server (the resolver is not sent to a child)."""
+class _Fixed(Generic[T]):
+    """What one document's resolver gave, resolved in the server (a resolver is not sent to a child)."""
 
-    rules: RuleSelection
+    value: T
 
-    def __call__(self, _uri: str) -> RuleSelection:
-        return self.rules
+    def __call__(self, _uri: str) -> T:
+        return self.value
 
 
 def _receive(results: Connection, process: BaseProcess) -> list[Result]:
@@ -193,7 +228,9 @@ class Checks:
     """The newest results per document, and at most one check in flight per document version.
 
     Asking for the results of a version already being checked waits for that check; asking for a
-    newer version starts a new one (the older one still finishes, for whoever awaits it).
+    newer version starts a new one (the older one still finishes, for whoever awaits it). Which
+    documents read which of the project's modules is kept too (from each result's ``read``): when a
+    module changes, the documents that read it are :meth:`invalidate`-d and checked again.
     """
 
     def __init__(self, executor: Executor | None = None) -> None:
@@ -204,6 +241,12 @@ class Checks:
         self._running: dict[str, tuple[Key, asyncio.Future[list[Result]]]] = {}
         self._processes: dict[str, BaseProcess] = {}
         """The child process checking a large snapshot, by document."""
+        self._epochs: dict[str, int] = {}
+        """By document: how many times a module it read changed (a stored result is then stale)."""
+        self._readers: dict[str, set[str]] = {}
+        """By module (real path): the documents whose last result read it."""
+        self._read: dict[str, frozenset[str]] = {}
+        """By document: the modules its last result read (the index above, the other way)."""
 
     def reconfigure(self, analyzer: Analyzer) -> None:
         """New settings or records: every stored result is stale from now on."""
@@ -216,6 +259,40 @@ class Checks:
     def stored_all(self) -> list[Result]:
         return list(self._by_uri.values())
 
+    def snapshot(self, workspace: Workspace, uri: str, unsaved: Mapping[str, str]) -> Snapshot | None:
+        """The open document (or notebook) as it is now, with its epoch and the open modules'
+        ``unsaved`` texts; None once closed."""
+        taken = snapshot_of(workspace, uri, unsaved)
+        return None if taken is None else self.stamped(taken)
+
+    def stamped(self, snapshot: Snapshot) -> Snapshot:
+        """``snapshot`` with its document's epoch now."""
+        return replace(snapshot, epoch=self._epochs.get(snapshot.key, 0))
+
+    def readers(self, modules: Iterable[str]) -> set[str]:
+        """The documents whose last result read one of ``modules`` (real paths)."""
+        return {key for module in modules for key in self._readers.get(module, ())}
+
+    def invalidate(self, key: str) -> None:
+        """What the document's stored result was checked from changed (a module it read, or a
+        closed file on disk): it stays until the next check of the document replaces it, and no
+        longer answers for the document."""
+        self._epochs[key] = self._epochs.get(key, 0) + 1
+
+    def _index(self, key: str, results: list[Result]) -> None:
+        """Which modules ``key``'s results read, replacing what its earlier results read."""
+        for module in self._read.pop(key, ()):
+            readers = self._readers.get(module)
+            if readers is not None:
+                readers.discard(key)
+                if not readers:
+                    del self._readers[module]
+        read = frozenset(module for result in results for module in result.read)
+        if read:
+            self._read[key] = read
+        for module in read:
+            self._readers.setdefault(module, set()).add(key)
+
     def forget(self, key: str) -> None:
         """A document closed (or a file deleted): drop its results and any check in flight."""
         self._running.pop(key, None)
@@ -224,9 +301,11 @@ class Checks:
         for result in results:
             self._by_uri.pop(result.uri, None)
         self._by_uri.pop(key, None)
+        self._index(key, [])
+        self._epochs.pop(key, None)
 
     def key_of(self, snapshot: Snapshot) -> Key:
-        return snapshot.version, self.analyzer.generation
+        return snapshot.version, self.analyzer.generation, snapshot.epoch
 
     async def results(self, snapshot: Snapshot) -> list[Result]:
         key = self.key_of(snapshot)
@@ -254,6 +333,7 @@ class Checks:
             mine.generation,
             mine.encoding,
             _Fixed(mine.rules(snapshot.key)),
+            _Fixed(mine.roots(snapshot.key)),
             dict(mine.doc_urls),
             mine.language,
         )
@@ -293,3 +373,4 @@ class Checks:
         self._done[key] = (running[0], results)
         for result in results:
             self._by_uri[result.uri] = result
+        self._index(key, results)

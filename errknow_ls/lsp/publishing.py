@@ -17,7 +17,7 @@ from lsprotocol import types
 
 from errknow_ls.lsp.checking import Result, StaleCheck
 from errknow_ls.lsp.output import diagnostics as output_diagnostics
-from errknow_ls.lsp.snapshots import is_open, open_document, snapshot_of
+from errknow_ls.lsp.snapshots import Snapshot, is_open, open_document
 
 if TYPE_CHECKING:
     from errknow_ls.lsp.session import Session
@@ -69,7 +69,7 @@ async def refresh(session: Session, uri: str) -> None:
     One loop per document: edits that arrive meanwhile only make the loop go round once more,
     and a result for an older version is never published over a newer one.
     """
-    snapshot = snapshot_of(session.workspace, uri)
+    snapshot = _snapshot(session, uri)
     if snapshot is None or snapshot.key in session.refreshing:
         return
     key = snapshot.key
@@ -81,9 +81,9 @@ async def refresh(session: Session, uri: str) -> None:
             try:
                 results = await session.checks.results(snapshot)
             except StaleCheck:  # a newer version is being checked: go round for it
-                snapshot = snapshot_of(session.workspace, key)
+                snapshot = _snapshot(session, key)
                 continue
-            current = snapshot_of(session.workspace, snapshot.key)
+            current = _snapshot(session, snapshot.key)
             if current is not None and session.checks.key_of(current) == session.checks.key_of(snapshot):
                 for result in results:
                     publish(session, result)
@@ -95,6 +95,10 @@ async def refresh(session: Session, uri: str) -> None:
         session.refreshing.discard(key)
         if not session.refreshing:
             session.documents_idle.set()
+
+
+def _snapshot(session: Session, uri: str) -> Snapshot | None:
+    return session.checks.snapshot(session.workspace, uri, session.open_modules.texts)
 
 
 def closed_file_result(session: Session, uri: str) -> Result | None:
@@ -109,7 +113,7 @@ async def current(session: Session, uri: str) -> Result | None:
     """The result for the document's current version (checked now if need be); None if not open."""
     await session.ready.wait()
     wanted = unquote(uri)
-    while (snapshot := snapshot_of(session.workspace, uri)) is not None:
+    while (snapshot := _snapshot(session, uri)) is not None:
         try:
             results = await session.checks.results(snapshot)
         except StaleCheck:  # edited meanwhile: the result for the newer version

@@ -6,7 +6,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -24,12 +24,13 @@ from errknow_ls.lsp.client_settings import (
     parse_settings,
     unknown_rules,
 )
-from errknow_ls.project import Project, ProjectSettings, RuleSelection
+from errknow_ls.project import Project, ProjectSettings, RuleSelection, import_roots
 
 if TYPE_CHECKING:
     from errknow_ls.lsp.session import Session
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 CONFIGURATION_TIMEOUT = 5.0
 
 
@@ -53,6 +54,7 @@ def apply(session: Session) -> None:
             generation=session.checks.analyzer.generation + 1,
             encoding=session.workspace.position_encoding or types.PositionEncodingKind.Utf16,
             rules=_rules_by_path(session.projects, settings),
+            roots=_roots_by_path(session.projects),
             doc_urls={r.id: r.official_doc_url for r in session.kb.records if r.official_doc_url},
             language=language(session.locale),
             cache=session.checks.analyzer.cache,
@@ -63,13 +65,20 @@ def apply(session: Session) -> None:
 def _rules_by_path(projects: list[Project], settings: Settings) -> Callable[[str], RuleSelection]:
     """The rules of the innermost workspace folder holding a file; the editor's alone elsewhere."""
     given = editor_selectors(settings)
-    by_root = sorted(
-        ((p.root, p.rules(given, settings.severity)[0]) for p in projects),
-        key=lambda pair: -len(pair[0].parts),
-    )
     default = Project(Path(), ProjectSettings()).rules(given, settings.severity)[0]
+    return _by_folder([(p.root, p.rules(given, settings.severity)[0]) for p in projects], default)
 
-    def rules(uri: str) -> RuleSelection:
+
+def _roots_by_path(projects: list[Project]) -> Callable[[str], tuple[Path, ...]]:
+    """The import roots of the innermost workspace folder holding a file; none elsewhere."""
+    return _by_folder([(p.root, tuple(import_roots(p.root))) for p in projects], ())
+
+
+def _by_folder(values: list[tuple[Path, T]], default: T) -> Callable[[str], T]:
+    """A URI's value: that of the innermost folder holding its file, else ``default``."""
+    by_root = sorted(values, key=lambda pair: -len(pair[0].parts))
+
+    def of(uri: str) -> T:
         path = to_fs_path(uri)
         if path:
             for root, found in by_root:
@@ -77,7 +86,7 @@ def _rules_by_path(projects: list[Project], settings: Settings) -> Callable[[str
                     return found
         return default
 
-    return rules
+    return of
 
 
 def record_dirs(session: Session) -> list[Path]:

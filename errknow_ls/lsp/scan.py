@@ -69,9 +69,10 @@ async def check_file(session: Session, uri: str, path: Path) -> None:
     except OSError as exc:
         log.warning("cannot read %s: %s", path, exc)
         return
-    session.checks.forget(uri)
+    session.checks.invalidate(uri)  # what is stored stands until this check replaces it
+    snapshot = session.checks.stamped(Snapshot.of_text(uri, None, text, session.open_modules.texts))
     try:
-        results = await session.checks.results(Snapshot.of_text(uri, None, text))
+        results = await session.checks.results(snapshot)
     except StaleCheck:  # opened, or changed on disk again, meanwhile
         return
     for result in results:

@@ -21,6 +21,7 @@ from errknow_ls.lsp.checking import Checks
 from errknow_ls.lsp.client_settings import Settings
 from errknow_ls.lsp.languageserver import ErrknowServer
 from errknow_ls.lsp.output.store import OutputFindings
+from errknow_ls.lsp.snapshots import OpenModules
 from errknow_ls.project import Project
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,12 @@ class Session:
         self.scan_task: asyncio.Task[None] | None = None
         self.scanned: set[str] = set()
         """URIs of the workspace's files (open or not) that the last scan took in."""
+        self.open_modules = OpenModules()
+        """The open documents' texts, for the checks to read the project's modules from."""
+        self.stale_importers: dict[str, Path] = {}
+        """Closed files to check again, by URI: they import a module that changed (``importers``)."""
+        self.importers_task: asyncio.Task[None] | None = None
+        """What checks ``stale_importers``, while there are any."""
         self.watching: tuple[str, list[str]] | None = None
         """The id of our file-watching registration with the client, and its glob patterns."""
         self._tasks: set[asyncio.Task[Any]] = set()

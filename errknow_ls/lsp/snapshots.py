@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument, Workspace
 
 
@@ -26,10 +30,18 @@ class Snapshot:
     parts: tuple[Part, ...]
     notebook: bool = False
     """Cells: IPython magics are blanked, and findings go to the cell they are in."""
+    unsaved: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """The open Python documents' texts by their files' real paths: what the project's modules
+    say for the checker (what the user sees, saved or not)."""
+    epoch: int = 0
+    """How many times a module this document read had changed when the snapshot was taken (see
+    ``Checks.invalidate``): a result stands for its version and this count."""
 
     @classmethod
-    def of_text(cls, uri: str, version: int | None, text: str) -> Snapshot:
-        return cls(uri, version, (Part(uri, version, text),))
+    def of_text(
+        cls, uri: str, version: int | None, text: str, unsaved: Mapping[str, str] | None = None
+    ) -> Snapshot:
+        return cls(uri, version, (Part(uri, version, text),), unsaved=unsaved or {})
 
 
 PYTHON_IDS = frozenset({"python", "python3", "py"})
@@ -58,15 +70,53 @@ def is_python(workspace: Workspace, uri: str) -> bool:
     return (document.language_id or "python").lower() in PYTHON_IDS or uri.endswith((".py", ".pyi"))
 
 
-def snapshot_of(workspace: Workspace, uri: str) -> Snapshot | None:
-    """The open document (or the notebook a cell belongs to) as it is now; None once closed."""
+def snapshot_of(workspace: Workspace, uri: str, unsaved: Mapping[str, str] | None = None) -> Snapshot | None:
+    """The open document (or the notebook a cell belongs to) as it is now, with the open modules'
+    ``unsaved`` texts (``OpenModules.texts``); None once closed."""
     notebook = notebook_of(workspace, uri)
     if notebook is not None:
         return _notebook_snapshot(workspace, notebook)
     document = workspace.text_documents.get(unquote(uri))
     if document is None or not is_python(workspace, uri):
         return None
-    return Snapshot.of_text(document.uri, document.version, document.source)
+    return Snapshot.of_text(document.uri, document.version, document.source, unsaved)
+
+
+@functools.lru_cache(maxsize=4096)
+def module_key(uri: str) -> str | None:
+    """The real path of the file a ``file:`` URI names, as the project's modules are keyed; None
+    for other schemes (an untitled buffer, a notebook cell)."""
+    if not uri.startswith("file:"):
+        return None
+    path = to_fs_path(uri)
+    return os.path.realpath(path) if path else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _module_file(uri: str) -> str | None:
+    key = module_key(uri)
+    return key if key is not None and key.endswith(".py") else None
+
+
+class OpenModules:
+    """The open ``*.py`` documents' texts, by their files' real paths: one mapping, replaced (never
+    changed) at each edit, so that a snapshot keeps the texts it was taken with at no cost."""
+
+    def __init__(self) -> None:
+        self.texts: Mapping[str, str] = {}
+
+    def update(self, workspace: Workspace, uri: str) -> None:
+        """The document at ``uri`` was opened, edited or closed."""
+        key = _module_file(uri)
+        if key is None:
+            return
+        document = workspace.text_documents.get(unquote(uri))
+        texts = dict(self.texts)
+        if document is None:
+            texts.pop(key, None)
+        else:
+            texts[key] = document.source
+        self.texts = texts
 
 
 def _notebook_snapshot(workspace: Workspace, notebook: types.NotebookDocument) -> Snapshot:

@@ -1,5 +1,6 @@
 """The user's project: where it is, its ``[tool.errknow]``, its files, its import roots, the rules
-that run on it. The CLI's runner and the language server read a project only through here."""
+that run on it. The CLI's runner and the language server read a project only through here; its
+modules, as the checker reads them, through ``errknow_ls.project.modules`` (imported on first use)."""
 
 from __future__ import annotations
 

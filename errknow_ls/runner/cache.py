@@ -190,16 +190,14 @@ class CheckCache:
 
     def _still_read_the_same(self, read: list[tuple[str, str]]) -> bool:
         """Every module a cached check read still hashes as it did (each read once a run)."""
-        from errknow_ls.analysis.modules import digest  # noqa: PLC0415 (only entries that read modules)
+        # Only entries that read modules load these (they load part of the checker).
+        from errknow_ls.analysis.modules import digest  # noqa: PLC0415
+        from errknow_ls.project.modules import DISK  # noqa: PLC0415
 
         for key, then in read:
             if key not in self._module_digests:
-                try:
-                    text = read_bytes(Path(key)).decode("utf-8")
-                except (SourceFileError, UnicodeDecodeError):
-                    self._module_digests[key] = ""
-                else:
-                    self._module_digests[key] = digest(text)
+                text = DISK.text(key)  # as the checks of this run read it
+                self._module_digests[key] = "" if text is None else digest(text)
             if self._module_digests[key] != then:
                 return False
         return True

@@ -60,7 +60,7 @@ class FileJob:
     data: bytes | None = None
     """The file's bytes when they come from elsewhere (standard input); else read from ``path``."""
     roots: tuple[Path, ...] = ()
-    """The project's configured root(s), from which its modules import each other."""
+    """The configured project's import roots, from which its modules import each other."""
     write_inside: tuple[str, ...] | None = None
     """Real paths a fixed file's own real path must be (or be below) to be written; ``None``: any."""
 
@@ -112,9 +112,9 @@ def _check_file(job: FileJob) -> FileResult:
         return FileResult(job.path, error=str(exc))
     data = source.origin.data if source.origin else source.text.encode(source.encoding)
 
-    from errknow_ls.analysis.modules import FileModules  # noqa: PLC0415 (the checker is loaded lazily: see check_source)
+    from errknow_ls.project.modules import ProjectModules  # noqa: PLC0415 (loads part of the checker: see check_source)
 
-    modules = FileModules.for_file(job.path, job.roots)
+    modules = ProjectModules.for_file(job.path, job.roots)
     read: list[Dependency] = []
 
     def check(text: str) -> tuple[list[Finding], list[str]]:

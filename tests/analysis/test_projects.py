@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from errknow_ls.analysis import check_source
-from errknow_ls.analysis.modules import FileModules
+from errknow_ls.analysis.modules import ModuleText, ParsedModules
 from errknow_ls.analysis.registry import BY_NAME
+from errknow_ls.project.modules import ProjectModules
 
 PROJECTS = Path(__file__).resolve().parent / "projects"
 ENTRIES = sorted(PROJECTS.glob("*/train.py"))
@@ -65,7 +66,7 @@ def test_the_label_is_what_torch_does(entry: Path) -> None:
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=ids)
 def test_the_checker_finds_exactly_the_labels(entry: Path) -> None:
-    result = check_source(entry.read_text(encoding="utf-8"), modules=FileModules.for_file(entry))
+    result = check_source(entry.read_text(encoding="utf-8"), modules=ProjectModules.for_file(entry))
     assert result.errors == []
     assert {f.span.start.line + 1: f.code for f in result.findings} == labels(entry)
     assert result.read, "the project's own modules were read"
@@ -88,8 +89,19 @@ def test_a_changed_module_is_read_again(tmp_path: Path) -> None:
     entry, cache = tmp_path / "train.py", Cache()
     text = entry.read_text(encoding="utf-8")
     assert [
-        f.code for f in check_source(text, cache=cache, modules=FileModules.for_file(entry)).findings
+        f.code for f in check_source(text, cache=cache, modules=ProjectModules.for_file(entry)).findings
     ] == ["EK003"]
     cut = "def smooth(state, factor=0.9):\n    return (state * factor).detach()\n"
     (tmp_path / "utils.py").write_text(cut, encoding="utf-8")
-    assert check_source(text, cache=cache, modules=FileModules.for_file(entry)).findings == []
+    assert check_source(text, cache=cache, modules=ProjectModules.for_file(entry)).findings == []
+
+
+def test_a_module_is_parsed_once_per_text() -> None:
+    """Two files with the same text, or one read by many checks, are parsed and walked once."""
+    parsed = ParsedModules()
+    text = (PROJECTS / "helper_keeps_the_graph" / "utils.py").read_text(encoding="utf-8")
+    first = parsed.read(ModuleText("a/utils.py", text))
+    assert first is not None and first.defined == {"smooth"} and not first.may_backward
+    assert parsed.read(ModuleText("b/utils.py", text)) is first
+    assert parsed.read(ModuleText("a/utils.py", text + "\n")) is not first
+    assert parsed.read(ModuleText("bad.py", "def (:\n")) is None

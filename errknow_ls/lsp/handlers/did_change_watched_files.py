@@ -1,5 +1,5 @@
 """workspace/didChangeWatchedFiles: re-check changed files (a directory's event stands for the files
-below it); settings files re-read everything."""
+below it) and the files that import them; settings files re-read everything."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import logging
 
 from lsprotocol import types
 
-from errknow_ls.lsp import reconfigure, scan
+from errknow_ls.lsp import importers, reconfigure, scan
 from errknow_ls.lsp.checked_files import PYPROJECT, Scope, client_path, file_events
 from errknow_ls.lsp.languageserver import ErrknowServer
 from errknow_ls.lsp.output import logs
@@ -37,3 +37,4 @@ def did_change_watched_files(session: Session, params: types.DidChangeWatchedFil
             session.scanned.add(change.uri)
             changed[change.uri] = path
     session.spawn(scan.check_files(session, changed))
+    importers.module_changed(session, [change.uri for change, _ in paths], checked_anyway=changed)

@@ -1,4 +1,5 @@
-"""Text document sync: check on open and change, clear on close."""
+"""Text document sync: check on open and change, clear on close; what imports the document is
+checked again with its new text (the editor's on open and change, the disk's on close)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from errknow_ls.lsp import publishing, scan
+from errknow_ls.lsp import importers, publishing, scan
 from errknow_ls.lsp.languageserver import ErrknowServer
 from errknow_ls.lsp.output import logs
 from errknow_ls.lsp.session import Session
@@ -23,17 +24,20 @@ def did_open(session: Session, params: types.DidOpenTextDocumentParams) -> None:
     uri = params.text_document.uri
     if session.channel.pull_open and uri in session.channel.pushed:
         publishing.push(session, uri, [], None)  # pushed while closed; the client pulls it from now on
+    importers.module_changed(session, [uri])
     session.spawn(publishing.refresh(session, uri))
     logs.did_open(session, params)
 
 
 def did_change(session: Session, params: types.DidChangeTextDocumentParams) -> None:
+    importers.module_changed(session, [params.text_document.uri])
     session.spawn(publishing.refresh(session, params.text_document.uri))
     logs.did_change(session, params)
 
 
 def did_close(session: Session, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
+    importers.module_changed(session, [uri])
     session.checks.forget(uri)
     publishing.clear(session, uri)
     logs.did_close(session, params)

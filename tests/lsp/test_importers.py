@@ -1,0 +1,122 @@
+"""A file that imports the project's own module is checked again when that module changes: edited
+in the editor and not saved (what the user sees counts), or changed on disk; once per editor
+profile, over stdio."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from lsprotocol import types
+
+from tests.lsp.session import WAIT, Session
+from tests.support import REPO
+
+PROJECT = REPO / "tests" / "analysis" / "projects" / "helper_keeps_the_graph"
+TRAIN = (PROJECT / "train.py").read_text(encoding="utf-8")
+"""Imports ``smooth`` from ``utils`` and carries a state through it from one step to the next."""
+BACKWARD_LINE = next(n for n, line in enumerate(TRAIN.splitlines()) if "# error:" in line)
+"""0-based: the backward that reaches the previous iteration's graph when ``smooth`` keeps it
+(``tests/analysis/test_projects.py`` runs the project under torch to prove it)."""
+CUTS = "def smooth(state, factor=0.9):\n    return state.detach()\n"
+KEEPS = "def smooth(state, factor=0.9):\n    return state\n"
+
+
+def write_project(root: Path, helper: str) -> tuple[Path, Path]:
+    train, utils = root / "train.py", root / "utils.py"
+    train.write_text(TRAIN, encoding="utf-8")
+    utils.write_text(helper, encoding="utf-8")
+    return train, utils
+
+
+def lines(diagnostics: list[types.Diagnostic]) -> list[int]:
+    return [d.range.start.line for d in diagnostics]
+
+
+async def flagged(
+    session: Session, uri: str, expected: list[int], since: int, *, closed: bool = False
+) -> None:
+    """Wait until the editor flags ``expected`` lines of ``uri`` (open, or ``closed``): pulled (an
+    open document once, the server taking each change before the next request; a closed one again
+    at each ``workspace/diagnostic/refresh``), or in the last publication after ``since`` (an
+    earlier one may still be of the text before). A server that never gets there fails the test at
+    the timeout."""
+    async with asyncio.timeout(WAIT):
+        while True:
+            if session.pulls and not closed:  # at once: no wait could make up for a stale answer
+                assert lines(await session.pull(uri)) == expected
+                return
+            if session.pulls_workspace and closed:
+                session.refreshes.clear()  # a refresh asked from now on is one more pull
+                report = await session.client.workspace_diagnostic_async(
+                    types.WorkspaceDiagnosticParams(previous_result_ids=[])
+                )
+                items = [i for i in report.items if i.uri == uri]
+                assert len(items) == 1 and isinstance(items[0], types.WorkspaceFullDocumentDiagnosticReport)
+                if lines(list(items[0].items)) == expected:
+                    return
+                await session.refreshes.wait()
+            else:
+                published = [p for p in session.published[since:] if p.uri == uri]
+                if published and lines(list(published[-1].diagnostics)) == expected:
+                    return
+                await session.client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+
+async def test_an_unsaved_edit_of_an_imported_helper_changes_its_importer(session: Session) -> None:
+    train, utils = write_project(session.root, CUTS)
+    await session.start()
+    train_uri = session.open("train.py", TRAIN)
+    assert await session.diagnostics(train_uri) == []
+    utils_uri = session.open("utils.py", CUTS)
+    await session.diagnostics(utils_uri)
+    since = len(session.published)
+    session.change(utils_uri, KEEPS)  # not saved: the disk still cuts the graph
+    await flagged(session, train_uri, [BACKWARD_LINE], since)
+    assert utils.read_text(encoding="utf-8") == CUTS
+    since = len(session.published)
+    session.change(utils_uri, CUTS)
+    await flagged(session, train_uri, [], since)
+    since = len(session.published)
+    session.change(utils_uri, KEEPS)
+    await flagged(session, train_uri, [BACKWARD_LINE], since)
+    since = len(session.published)
+    session.close(utils_uri)  # the edit is dropped: back to what the disk says
+    await flagged(session, train_uri, [], since)
+    assert train.read_text(encoding="utf-8") == TRAIN
+
+
+async def test_a_helper_changed_on_disk_changes_its_open_importer(session: Session) -> None:
+    _, utils = write_project(session.root, CUTS)
+    await session.start()
+    train_uri = session.open("train.py", TRAIN)
+    assert await session.diagnostics(train_uri) == []
+    for helper, expected in ((KEEPS, [BACKWARD_LINE]), (CUTS, [])):
+        since = len(session.published)
+        utils.write_text(helper, encoding="utf-8")
+        session.client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=utils.as_uri(), type=types.FileChangeType.Changed)]
+            )
+        )
+        await flagged(session, train_uri, expected, since)
+
+
+async def test_a_closed_importer_is_checked_again_when_its_helper_changes(session: Session) -> None:
+    train, utils = write_project(session.root, KEEPS)
+    await session.start()
+    await session.progress_ended()
+    await flagged(session, train.as_uri(), [BACKWARD_LINE], 0, closed=True)
+    since = len(session.published)
+    utils.write_text(CUTS, encoding="utf-8")
+    session.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=utils.as_uri(), type=types.FileChangeType.Changed)]
+        )
+    )
+    await flagged(session, train.as_uri(), [], since, closed=True)
+    utils_uri = session.open("utils.py", CUTS)
+    await session.diagnostics(utils_uri)
+    since = len(session.published)
+    session.change(utils_uri, KEEPS)  # unsaved: the closed importer sees it too
+    await flagged(session, train.as_uri(), [BACKWARD_LINE], since, closed=True)
