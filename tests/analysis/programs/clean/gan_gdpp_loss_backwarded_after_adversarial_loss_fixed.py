@@ -1,8 +1,10 @@
 """GAN on a ring of Gaussians with the GDPP diversity loss added to the generator.
 
-Twin of buggy/gan_gdpp_loss_backwarded_after_adversarial_loss.py, fixed as the paper
-writes the generator's objective (quoted in the report): loss_g = loss_adv + loss_gdpp,
-one loss and one backward through the shared discriminator features.
+Twin of buggy/gan_gdpp_loss_backwarded_after_adversarial_loss.py with the fix merged for
+the report (https://github.com/facebookresearch/pytorch_GAN_zoo/pull/85, "set
+lossGFake.backward(retain_graph=True) to enable GDPP loss for training"): the
+adversarial loss's backward keeps the graph, so the GDPP loss can backward through the
+same discriminator features afterwards.
 """
 
 import math
@@ -58,8 +60,9 @@ def main(steps=6, batch=64, z_dim=4):
             _, phi_real = D(real)
         loss_adv = F.softplus(-fake_score).mean()
         opt_g.zero_grad()
+        loss_adv.backward(retain_graph=True)
         loss_gdpp = gdpp_loss(phi_fake, phi_real)
-        (loss_adv + loss_gdpp).backward()
+        loss_gdpp.backward()
         assert all(p.grad is not None for p in G.parameters())
         opt_g.step()
         print(f"step {step}: D {loss_d.item():.3f} G {loss_adv.item():.3f} GDPP {loss_gdpp.item():.4f}")
