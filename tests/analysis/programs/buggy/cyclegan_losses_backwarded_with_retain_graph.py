@@ -23,7 +23,7 @@ def discriminator():
     return nn.Sequential(nn.Conv2d(1, 8, 4, stride=2, padding=1), nn.LeakyReLU(0.2), nn.Conv2d(8, 1, 3, padding=1))
 
 
-def main(steps=3, lambda_cyc=10.0):
+def main(steps=2, lambda_cyc=10.0):
     torch.manual_seed(0)
     g_ab, g_ba, d_a, d_b = generator(), generator(), discriminator(), discriminator()
     opt_g = torch.optim.Adam([*g_ab.parameters(), *g_ba.parameters()], lr=2e-4, betas=(0.5, 0.999))

@@ -37,7 +37,7 @@ def make_data(n, noise):
     return x, torch.where(flip, 1 - y, y)
 
 
-def main(steps=5, lr=0.1):
+def main(steps=3, lr=0.1):
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 2))
     vnet = nn.Sequential(nn.Linear(1, 16), nn.ReLU(), nn.Linear(16, 1), nn.Sigmoid())

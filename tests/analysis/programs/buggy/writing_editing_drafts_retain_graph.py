@@ -14,7 +14,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-VOCAB, DIM, LENGTH = 12, 24, 7
+VOCAB, DIM, LENGTH = 12, 12, 7
 
 
 class WritingEditing(nn.Module):
@@ -26,7 +26,7 @@ class WritingEditing(nn.Module):
         self.decoder = nn.GRU(DIM, DIM, batch_first=True)
         self.out = nn.Linear(DIM, VOCAB)
 
-    def forward(self, title, target, passes=3):
+    def forward(self, title, target, passes=2):
         _, h = self.encoder(self.embed(title))
         inputs = self.embed(F.pad(target[:, :-1], (1, 0)))
         logits, draft = [], None
@@ -38,7 +38,7 @@ class WritingEditing(nn.Module):
         return logits
 
 
-def main(epochs=3, batches=4):
+def main(epochs=2, batches=2):
     torch.manual_seed(0)
     model = WritingEditing()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)

@@ -29,7 +29,7 @@ class AdaRoundLinear(nn.Module):
         return F.linear(x, w, self.bias)
 
 
-def reconstruct(fp_block, q_block, cached_inp, cached_out, iters=40, weight=0.01):
+def reconstruct(fp_block, q_block, cached_inp, cached_out, iters=12, weight=0.01):
     params = [m.alpha for m in q_block if isinstance(m, AdaRoundLinear)]
     optimizer = torch.optim.Adam(params, lr=1e-2)
     for i in range(iters):
@@ -41,7 +41,7 @@ def reconstruct(fp_block, q_block, cached_inp, cached_out, iters=40, weight=0.01
         err.backward()
         assert all(p.grad is not None for p in params)
         optimizer.step()
-        if i % 20 == 0:
+        if i % 6 == 0:
             print(f"iter {i}: rec {rec.item():.5f}")
 
 
@@ -49,7 +49,7 @@ def main():
     torch.manual_seed(0)
     fp_block = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 16))
     q_block = nn.Sequential(AdaRoundLinear(fp_block[0]), nn.ReLU(), AdaRoundLinear(fp_block[2]))
-    cached_inp = torch.randn(128, 16)
+    cached_inp = torch.randn(32, 16)
     with torch.no_grad():
         cached_out = fp_block(cached_inp)
     reconstruct(fp_block, q_block, cached_inp, cached_out)

@@ -20,7 +20,7 @@ def ring(n, modes=8, radius=2.0):
 
 
 class Discriminator(nn.Module):
-    def __init__(self, hidden=64):
+    def __init__(self, hidden=16):
         super().__init__()
         self.features = nn.Sequential(nn.Linear(2, hidden), nn.LeakyReLU(0.2), nn.Linear(hidden, hidden), nn.LeakyReLU(0.2))
         self.score = nn.Linear(hidden, 1)
@@ -39,7 +39,7 @@ def gdpp_loss(phi_fake, phi_real):
     return F.mse_loss(fake_vals, real_vals) / real_vals.abs().max()
 
 
-def main(steps=6, batch=64, z_dim=4):
+def main(steps=3, batch=32, z_dim=4):
     torch.manual_seed(0)
     G = nn.Sequential(nn.Linear(z_dim, 64), nn.ReLU(), nn.Linear(64, 2))
     D = Discriminator()

@@ -18,7 +18,7 @@ def log_reward(states):
     return -(states.sum(1) - 2.5).abs()
 
 
-def main(batches=3, batch_size=8):
+def main(batches=2, batch_size=8):
     torch.manual_seed(0)
     policy = nn.Sequential(nn.Linear(2 * LENGTH, 32), nn.ReLU(), nn.Linear(32, 3 + 2))
     optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)

@@ -29,7 +29,7 @@ class GCN(nn.Module):
         return adj_norm @ h @ self.w2
 
 
-def train_surrogate(model, adj_norm, x, labels, idx_train, epochs=30):
+def train_surrogate(model, adj_norm, x, labels, idx_train, epochs=10):
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=5e-4)
     for epoch in range(epochs):
         loss = F.cross_entropy(model(adj_norm, x)[idx_train], labels[idx_train])
@@ -37,7 +37,7 @@ def train_surrogate(model, adj_norm, x, labels, idx_train, epochs=30):
         loss.backward()
         assert model.w1.grad is not None and model.w2.grad is not None
         optimizer.step()
-        if epoch % 10 == 0:
+        if epoch % 5 == 0:
             print(f"epoch {epoch}: loss {loss.item():.4f}")
     return model
 

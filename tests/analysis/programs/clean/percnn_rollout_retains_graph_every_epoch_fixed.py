@@ -35,7 +35,7 @@ class PeRCNNCell(nn.Module):
         return u + self.dt * (self.diff(padded) + reaction)
 
 
-def main(epochs=20, steps=10):
+def main(epochs=6, steps=6):
     torch.manual_seed(0)
     u0 = 0.5 + 0.2 * torch.sin(torch.linspace(0, 6.28, 32)).view(1, 1, 32)
     truth = simulate(u0, steps)
@@ -51,7 +51,7 @@ def main(epochs=20, steps=10):
         loss.backward()
         assert all(p.grad is not None for p in model.parameters())
         optimizer.step()
-        if epoch % 5 == 0:
+        if epoch % 3 == 0:
             print(f"epoch {epoch}: loss {loss.item():.6f}")
 
 

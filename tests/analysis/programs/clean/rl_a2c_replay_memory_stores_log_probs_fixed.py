@@ -55,7 +55,7 @@ def learn(agent, optimizer, batch, gamma=0.95):
     return critic_loss.item()
 
 
-def main(steps=30, batch_size=8):
+def main(steps=12, batch_size=8):
     random.seed(0)
     torch.manual_seed(0)
     agent = ActorCritic()
@@ -68,7 +68,7 @@ def main(steps=30, batch_size=8):
         memory.append((action, state, reward, nxt, done))
         loss = learn(agent, optimizer, random.sample(memory, min(len(memory), batch_size)))
         state = 0 if done else nxt
-        if t % 10 == 0:
+        if t % 4 == 0:
             print(f"step {t}: critic loss {loss:.4f}")
 
 
