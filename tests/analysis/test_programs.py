@@ -61,8 +61,6 @@ KNOWN_GAPS: dict[str, str] = {
     " is backwarded, one slice per iteration, inside a hook-holding helper object's __call__",
     "buggy/maml_functional_forward_reads_weight_norm_attribute.py": "missed: the `weight` attribute"
     " that the old weight_norm sets when applied (a graph on weight_g/weight_v) is not modelled",
-    "buggy/pgd_embedding_attack_loss_from_first_forward.py": "found as EK002 (pre-loop graph), not EK004:"
-    " the first raise is the adversarial loss colliding with the clean loss backwarded just before",
     "buggy/rl_a2c_replay_memory_stores_log_probs.py": "missed: log-probabilities stored in tuples of a"
     " replay list and drawn again with random.sample",
     "buggy/simgnn_process_batch_retains_graph.py": "missed: the retaining backward is in a helper"
@@ -73,8 +71,6 @@ KNOWN_GAPS: dict[str, str] = {
     " after each update is not modelled, so the carried membrane keeps its old graph",
     "buggy/normalizing_flow_transform_cache_reused_after_step.py": "missed: torch.distributions"
     " transforms with cache_size=1 return the cached inverse (and its old graph) for the same input",
-    "buggy/deep_mutual_learning_peer_outputs_not_detached.py": "missed: the peers' losses are built and"
-    " backwarded in a loop over list indices (outputs[i], outputs[1 - i]) that share the forward passes",
 }
 
 requires_torch = pytest.mark.skipif(

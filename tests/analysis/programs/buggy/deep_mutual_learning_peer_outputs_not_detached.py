@@ -32,7 +32,7 @@ def main(steps=3, classes=4):
             other = outputs[1 - i]
             loss = F.cross_entropy(outputs[i], y) + kl(outputs[i], other)
             optimizers[i].zero_grad()
-            loss.backward()  # error: [shared-graph-backward]
+            loss.backward()  # error: [pre-loop-graph-backward]
             optimizers[i].step()
             losses.append(loss.item())
         print(f"step {step}: peer losses {losses[0]:.3f} {losses[1]:.3f}")

@@ -76,7 +76,7 @@ def main(steps=3, k=3):
                 pgd.restore_grad()
             logits = module(input_ids)
             logits, loss_adv = get_train_loss(outputs, labels)
-            loss_adv.backward()  # error: [shared-graph-backward]
+            loss_adv.backward()  # error: [pre-loop-graph-backward]
         pgd.restore()
         optimizer.step()
         optimizer.zero_grad()
