@@ -238,8 +238,8 @@ def test_dead_end_labels_pass_retain_graph_true(program: Program) -> None:
 @pytest.fixture(scope="module")
 def report() -> Report:
     # One process runs every program (~440 of them); on a shared, loaded machine that can take
-    # several minutes, so the harness gets more than its default 300 s before it is called hung.
-    return run_in_subprocess([program.path for program in ALL_PROGRAMS], timeout=900.0)
+    # many minutes, so the harness gets more than its default 300 s before it is called hung.
+    return run_in_subprocess([program.path for program in ALL_PROGRAMS], timeout=1800.0)
 
 
 @pytest.fixture(scope="module")
