@@ -61,14 +61,10 @@ KNOWN_GAPS: dict[str, str] = {
     " is backwarded, one slice per iteration, inside a hook-holding helper object's __call__",
     "buggy/maml_functional_forward_reads_weight_norm_attribute.py": "missed: the `weight` attribute"
     " that the old weight_norm sets when applied (a graph on weight_g/weight_v) is not modelled",
-    "buggy/rl_a2c_replay_memory_stores_log_probs.py": "missed: log-probabilities stored in tuples of a"
-    " replay list and drawn again with random.sample",
     "buggy/simgnn_process_batch_retains_graph.py": "missed: the retaining backward is in a helper"
     " called from a generator expression inside sum()",
     "buggy/writing_editing_drafts_retain_graph.py": "missed: the retained loss is a sum over a list the"
     " model's forward builds in a loop over editing passes",
-    "clean/snn_manual_tbptt_membrane_not_detached_fixed.py": "false EK003: the in-place mem.detach_()"
-    " after each update is not modelled, so the carried membrane keeps its old graph",
     "buggy/normalizing_flow_transform_cache_reused_after_step.py": "missed: torch.distributions"
     " transforms with cache_size=1 return the cached inverse (and its old graph) for the same input",
     "clean/gp_posterior_mean_cache_not_detached_mc_acquisition_fixed.py": "false EK003: the"
