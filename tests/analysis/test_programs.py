@@ -55,6 +55,21 @@ KNOWN_GAPS: dict[str, str] = {
     "buggy/rl_dqn_soft_update_without_no_grad.py": "missed: the soft update records a graph on the targets",
     "buggy/parametrize_cached_context_spans_epochs.py": "missed: parametrize.cached() caching not modelled",
     "buggy/parametrize_cached_two_losses_one_context.py": "missed: parametrize.cached() caching not modelled",
+    "buggy/brecq_block_reconstruction_retains_graph.py": "missed: the retained loss is rebuilt every"
+    " iteration through project-defined modules (AdaRound layers) and a generator sum",
+    "buggy/gradcam_on_generated_batch_per_image.py": "missed: the generator output made before the loop"
+    " is backwarded, one slice per iteration, inside a hook-holding helper object's __call__",
+    "buggy/maml_functional_forward_reads_weight_norm_attribute.py": "missed: the `weight` attribute"
+    " that the old weight_norm sets when applied (a graph on weight_g/weight_v) is not modelled",
+    "buggy/simgnn_process_batch_retains_graph.py": "missed: the retaining backward is in a helper"
+    " called from a generator expression inside sum()",
+    "buggy/writing_editing_drafts_retain_graph.py": "missed: the retained loss is a sum over a list the"
+    " model's forward builds in a loop over editing passes",
+    "buggy/normalizing_flow_transform_cache_reused_after_step.py": "missed: torch.distributions"
+    " transforms with cache_size=1 return the cached inverse (and its old graph) for the same input",
+    "clean/gp_posterior_mean_cache_not_detached_mc_acquisition_fixed.py": "false EK003: the"
+    " detach_test_caches=True given to the constructor selects the detached cache in posterior(), but"
+    " the undetached branch is taken too",
 }
 
 requires_torch = pytest.mark.skipif(
@@ -221,7 +236,9 @@ def test_dead_end_labels_pass_retain_graph_true(program: Program) -> None:
 
 @pytest.fixture(scope="module")
 def report() -> Report:
-    return run_in_subprocess([program.path for program in ALL_PROGRAMS])
+    # One process runs every program (~440 of them); on a shared, loaded machine that can take
+    # many minutes, so the harness gets more than its default 300 s before it is called hung.
+    return run_in_subprocess([program.path for program in ALL_PROGRAMS], timeout=1800.0)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,43 @@
+"""GAN on 1-D Gaussian data where the generator is updated first and the discriminator
+second, both from one generated batch.
+
+Report: https://whosebug.com/question/5232549/How-does-PyTorch-s-loss-backward-work-when-retain-graph-True-is-specified
+(a mirror of the Stack Overflow question "How does PyTorch's loss.backward() work when
+retain_graph=True is specified?") -- the asker trains the generator first and then the
+discriminator; loss_d.backward() raised "Trying to backward through the graph a second
+time", and retain_graph=True on loss_g made it go away. The answer: the discriminator's
+loss goes back through the generator's output, whose graph loss_g.backward() freed; the
+two networks share one graph, and the discriminator should see the fake batch detached.
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def main(steps=5, batch=64, z_dim=4):
+    torch.manual_seed(0)
+    net_g = nn.Sequential(nn.Linear(z_dim, 32), nn.ReLU(), nn.Linear(32, 1))
+    net_d = nn.Sequential(nn.Linear(1, 32), nn.LeakyReLU(0.2), nn.Linear(32, 1))
+    optim_g = torch.optim.Adam(net_g.parameters(), lr=1e-3)
+    optim_d = torch.optim.Adam(net_d.parameters(), lr=1e-3)
+    ones, zeros = torch.ones(batch, 1), torch.zeros(batch, 1)
+    for step in range(steps):
+        real = 2.0 + 0.5 * torch.randn(batch, 1)
+        fake = net_g(torch.randn(batch, z_dim))
+
+        loss_g = F.binary_cross_entropy_with_logits(net_d(fake), ones)
+        optim_g.zero_grad()
+        loss_g.backward()
+        optim_g.step()
+
+        loss_d = F.binary_cross_entropy_with_logits(net_d(real), ones)
+        loss_d = loss_d + F.binary_cross_entropy_with_logits(net_d(fake), zeros)
+        optim_d.zero_grad()
+        loss_d.backward()  # error: [shared-graph-backward]
+        optim_d.step()
+        print(f"step {step}: loss_g {loss_g.item():.3f} loss_d {loss_d.item():.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+"""ReStyle-style iterative inversion: an encoder looks at the target image together with
+the current reconstruction and predicts a residual on the latent code; a frozen generator
+decodes the code; every refinement iteration has its own loss and backward.
+
+Twin of buggy/restyle_iterative_refinement_outputs_not_detached.py, as ReStyle's
+coach does it: after each iteration's backward the reconstruction and the latent are
+cloned and detached before they are fed to the next iteration.
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+IMG, LATENT = 64, 8
+
+
+def main(batches=3, n_iters=3):
+    torch.manual_seed(0)
+    decoder = nn.Sequential(nn.Linear(LATENT, 32), nn.Tanh(), nn.Linear(32, IMG))
+    decoder.requires_grad_(False)
+    encoder = nn.Sequential(nn.Linear(2 * IMG, 64), nn.ReLU(), nn.Linear(64, LATENT))
+    optimizer = torch.optim.Adam(encoder.parameters(), lr=1e-3)
+    avg_latent = torch.zeros(1, LATENT)
+    avg_image = decoder(avg_latent)
+    for batch in range(batches):
+        y = decoder(torch.randn(4, LATENT)) + 0.05 * torch.randn(4, IMG)
+        y_hat, latent = avg_image.expand(4, -1), avg_latent.expand(4, -1)
+        for it in range(n_iters):
+            codes = latent + encoder(torch.cat([y, y_hat], dim=1))
+            y_hat = decoder(codes)
+            latent = codes
+            loss = F.mse_loss(y_hat, y)
+            optimizer.zero_grad()
+            loss.backward()
+            assert all(p.grad is not None for p in encoder.parameters())
+            optimizer.step()
+            y_hat, latent = y_hat.clone().detach(), latent.clone().detach()
+        print(f"batch {batch}: final refinement loss {loss.item():.4f}")
+
+
+if __name__ == "__main__":
+    main()
