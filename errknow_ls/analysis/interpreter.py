@@ -864,7 +864,9 @@ class Interpreter:
         return _join_many(given)
 
     def if_exp(self, test: ast.expr, body: ast.expr, orelse: ast.expr) -> Value:
-        self.eval(test)
+        truth = _truth(self.eval(test))
+        if truth is not None:  # a known test: only that branch is evaluated
+            return self.eval(body if truth else orelse)
         with self._maybe_evaluated():  # one of the two, as the test says
             return join(self.eval(body), self.eval(orelse))
 

@@ -70,9 +70,6 @@ KNOWN_GAPS: dict[str, str] = {
     " model's forward builds in a loop over editing passes",
     "buggy/normalizing_flow_transform_cache_reused_after_step.py": "missed: torch.distributions"
     " transforms with cache_size=1 return the cached inverse (and its old graph) for the same input",
-    "clean/gp_posterior_mean_cache_not_detached_mc_acquisition_fixed.py": "false EK003: the"
-    " detach_test_caches=True given to the constructor selects the detached cache in posterior(), but"
-    " the undetached branch is taken too",
 }
 
 requires_torch = pytest.mark.skipif(
