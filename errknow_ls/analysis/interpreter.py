@@ -1815,11 +1815,22 @@ class Interpreter:
         if not self.loop_stack:
             return
         key, iteration = self.loop_stack[-1]
-        rebuilt = any(t.root is not None and (key, iteration) in self.nodes[t.root].loops for t in roots)
+        rebuilt = any(
+            all((key, iteration) in self.nodes[top].loops for top in self._tops(t)) for t in roots if t.nodes
+        )
         if rebuilt and id(node) not in self.retain_sites:
             self.retain_sites[id(node)] = RetainSite(
                 node, self.loops[key].loop, foreign=self._home() is not None
             )
+
+    def _tops(self, tensor: Tensor) -> frozenset[int]:
+        """The nodes a backward from ``tensor`` starts at: its own (its root), or, for a value that
+        may be one of several tensors (a sum built in a loop, joined over its iterations), each of
+        theirs: the nodes no other of its nodes leads to."""
+        if tensor.root is not None:
+            return frozenset({tensor.root})
+        below = frozenset().union(*(self.nodes[n].below for n in tensor.nodes))
+        return tensor.nodes - below
 
     # ----------------------------------------------------------------- helpers
 
