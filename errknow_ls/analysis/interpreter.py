@@ -180,6 +180,8 @@ class Interpreter:
         self._forced: dict[int, int] = {}
         """``if`` chains (by id) whose branch the current run of a loop has chosen."""
         self._set_attributes: frozenset[str] | None = None
+        self._invariant_memo: dict[ast.stmt, list[ast.If]] = {}
+        """Each loop's loop-invariant ``if`` chains (see ``_invariant_chains``)."""
         self.stepping: set[int] = set()
         """Loops (by key) in which an optimizer stepped or parameters were updated in place."""
 
@@ -530,11 +532,7 @@ class Interpreter:
         # chains without an `else`: where none of their branches runs, what an earlier iteration
         # left stays, and only a consistent path tells whether that can happen (a chain with an
         # `else` always runs a branch: splitting on it costs a run and shows little)
-        chains = [
-            s
-            for s in _ifs_in(body)
-            if not _chain_else(s) and id(s) not in self._forced and self._invariant(s, loop)
-        ]
+        chains = [s for s in self._invariant_chains(loop, body) if id(s) not in self._forced]
         options: list[dict[int, int]] = [{}]
         for chain in chains:
             tests = [test for test, _ in _chain_of(chain)]
@@ -543,8 +541,17 @@ class Interpreter:
                 options = [{**o, id(chain): i} for o in options for i in range(count)]
         return options
 
-    def _invariant(self, stmt: ast.If, loop: ast.stmt) -> bool:
-        assigned = _assigned_in(loop)
+    def _invariant_chains(self, loop: ast.stmt, body: list[ast.stmt]) -> list[ast.If]:
+        """The ``if`` chains without an ``else`` in the loop's body whose tests the loop leaves
+        alone: found once per loop (a loop runs at every call of its function)."""
+        known = self._invariant_memo.get(loop)
+        if known is None:
+            assigned = _assigned_in(loop)
+            known = [s for s in _ifs_in(body) if not _chain_else(s) and self._invariant(s, assigned)]
+            self._invariant_memo[loop] = known
+        return known
+
+    def _invariant(self, stmt: ast.If, assigned: frozenset[str]) -> bool:
         for test, _ in _chain_of(stmt):
             for node in ast.walk(test):
                 if isinstance(node, ast.Call | ast.NamedExpr | ast.Await | ast.Yield):
