@@ -129,7 +129,7 @@ def join_all(states: list[State], alias: Alias | None = None) -> State:
     live = [s for s in states if not s.dead]
     if not live:
         return State(dead=True)
-    result = live[0].copy()
+    result = live[0].copy() if len(live) == 1 else live[0]  # a join makes a new state: no copy first
     for state in live[1:]:
         result = result.join(state, alias)
     return result
