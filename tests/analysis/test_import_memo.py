@@ -8,7 +8,8 @@ import itertools
 from pathlib import Path
 
 from errknow_ls.analysis.interpreter import _IMPORT_MEMO, Interpreter
-from errknow_ls.analysis.modules import FileModules, digest
+from errknow_ls.analysis.modules import digest
+from errknow_ls.project.modules import ProjectModules
 
 HELPERS = """\
 import torch
@@ -37,14 +38,14 @@ class Config:
 """
 
 
-def project(tmp_path: Path, helpers: str = HELPERS) -> FileModules:
+def project(tmp_path: Path, helpers: str = HELPERS) -> ProjectModules:
     (tmp_path / "helpers.py").write_text(helpers, encoding="utf-8")
     (tmp_path / "common.py").write_text(COMMON, encoding="utf-8")
     (tmp_path / "train.py").write_text("import helpers\n", encoding="utf-8")
-    return FileModules.for_file(tmp_path / "train.py")
+    return ProjectModules.for_file(tmp_path / "train.py")
 
 
-def after_import(modules: FileModules, text: str = "import helpers\n") -> Interpreter:
+def after_import(modules: ProjectModules, text: str = "import helpers\n") -> Interpreter:
     interpreter = Interpreter(ast.parse(text), modules=modules)
     interpreter.run_module(False)
     return interpreter
@@ -102,5 +103,5 @@ def test_a_unit_that_read_an_import_before_gets_what_a_fresh_read_gives(tmp_path
     modules = project(tmp_path)
     after_import(modules)  # remembers helpers, with common read inside it
     text = "import common\nimport helpers\n"
-    fresh = FileModules.for_file(tmp_path / "train.py")  # another source: nothing remembered
+    fresh = ProjectModules.for_file(tmp_path / "train.py")  # another source: nothing remembered
     assert seen(after_import(modules, text)) == seen(after_import(fresh, text))
