@@ -15,7 +15,10 @@ The corpus is the folder ``benchmarks/corpus/build.py`` rebuilds from the pinned
 - wall times, all in this run: the cold check (an empty cache, which it fills) against
   ``ruff check --select E9,F --no-cache`` on the same files (issue 17: within 3x), then the warm
   check (every file unchanged; target 0.2x). ruff and the warm check are medians of N runs
-  (default 3), interleaved so that a load that comes and goes weighs on both.
+  (default 3), interleaved so that a load that comes and goes weighs on both;
+- the floor of a cold check: CPython's ``ast.parse`` of what the checker parses in the candidate
+  files (those with a word every finding needs; a notebook's code cells joined), on one core in
+  this process, which a checker built on Python's ``ast`` cannot go under.
 
 ``--json FILE`` writes the counts, the findings and the times. Nothing passes or fails.
 """
@@ -39,7 +42,11 @@ import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from errknow_ls.analysis.cells import CellProgram
+from errknow_ls.analysis.prefilter import might_backward
 from errknow_ls.project.discovery import Excluder, discover
+from errknow_ls.runner.notebooks import is_notebook, parse_notebook
+from errknow_ls.runner.sourcefile import SourceFileError
 
 HERE = Path(__file__).resolve().parent
 TRIAGE_ROW = re.compile(
@@ -67,6 +74,10 @@ class Corpus:
     lines: int = 0
     unparsable: int = 0
     call_sites: CallSites = field(default_factory=CallSites)
+    candidates: int = 0
+    """Files the checker reads (the others lack every word a finding needs)."""
+    parse_seconds: float = 0.0
+    """``ast.parse`` of the candidates' Python (a notebook's code cells joined), one core."""
 
 
 def dotted(node: ast.expr) -> str | None:
@@ -129,6 +140,9 @@ def survey(corpus: Path, listed: list[str]) -> Corpus:
         source = path.read_bytes()
         result.files += 1
         result.lines += source.count(b"\n")
+        if might_backward(source):
+            result.candidates += 1
+            result.parse_seconds += parse_time(path, source)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -138,6 +152,26 @@ def survey(corpus: Path, listed: list[str]) -> Corpus:
             continue
         count_call_sites(tree, result.call_sites)
     return result
+
+
+def parse_time(path: Path, source: bytes) -> float:
+    """Seconds CPython's parser takes on what the checker parses in ``path`` (0 when nothing)."""
+    try:
+        text = (
+            CellProgram.join(parse_notebook(source.decode("utf-8")).sources()).text
+            if is_notebook(path)
+            else source
+        )
+    except (SourceFileError, UnicodeDecodeError):
+        return 0.0
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+    except (SyntaxError, ValueError):
+        pass
+    return time.perf_counter() - start
 
 
 def timed(command: list[str]) -> tuple[float, subprocess.CompletedProcess[str]]:
@@ -248,7 +282,7 @@ def compare_with_triage(findings: list[Found], triage: Path) -> dict[str, list[t
     return comparison
 
 
-def print_times(times: Times, repeat: int) -> None:
+def print_times(times: Times, repeat: int, corpus: Corpus) -> None:
     ruff = times.ruff_no_cache
     print(f"\n{'ruff check --select E9,F --no-cache':37} {ruff:7.2f} s   (median of {repeat + 1})")
     for label, seconds in (
@@ -256,6 +290,11 @@ def print_times(times: Times, repeat: int) -> None:
         (f"errknow-ls check, warm (median of {repeat})", times.check_warm),
     ):
         print(f"{label:37} {seconds:7.2f} s   {seconds / ruff:5.2f}x ruff")
+    floor = corpus.parse_seconds
+    print(
+        f"{'floor: ast.parse of the candidates':37} {floor:7.2f} s   {floor / ruff:5.2f}x ruff "
+        f"({corpus.candidates:,} files, one core; the cold check is {times.check_cold / floor:.1f}x it)"
+    )
 
 
 def main() -> int:
@@ -286,7 +325,7 @@ def main() -> int:
     print_corpus(corpus, len(listed))
     print_findings(findings)
     comparison = compare_with_triage(findings, args.triage) if args.triage else {}
-    print_times(times, args.repeat)
+    print_times(times, args.repeat, corpus)
     if args.json:
         report = {
             "corpus": asdict(corpus) | {"call_sites_total": corpus.call_sites.total},

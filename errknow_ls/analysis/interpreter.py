@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import itertools
+import threading
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -82,6 +84,58 @@ MAX_CHOICES = 6
 """Runs of one loop, one per way its loop-invariant ``if`` chains can go, at the most."""
 MAX_MODULES = 64
 """Modules of the project one unit may read (each read once)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _ImportEffects:
+    """The interpreter before it read a module: what the read changed is measured from here."""
+
+    serial: int
+    total_steps: int
+    steps: int
+    modules: int
+    read_again: int
+    classes: dict[str, ClassInfo]
+    forward_calls: set[ast.AST]
+    module_calls: set[ast.AST]
+    others: tuple[object, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _ImportRun:
+    """What reading a module did: the modules read (it first, then those it imported), each with
+    the hash of its text and its names; the steps it took; the classes and forward calls it made."""
+
+    modules: tuple[tuple[str, str, dict[str, Value], ast.Module], ...]
+    earlier: tuple[tuple[str, str, dict[str, Value]], ...]
+    """Modules read before it that it imports, as they were: a replay needs them so."""
+    steps: int
+    classes: tuple[tuple[str, ClassInfo], ...]
+    forward_calls: frozenset[ast.AST]
+    module_calls: frozenset[ast.AST]
+
+
+class _ImportMemo:
+    """Module reads by the modules they came from (while those are in use: one check's), by
+    module key and text hash."""
+
+    def __init__(self) -> None:
+        self._by_source: weakref.WeakKeyDictionary[ModuleSource, dict[tuple[object, ...], _ImportRun]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._lock = threading.Lock()
+
+    def get(self, source: ModuleSource | None) -> dict[tuple[object, ...], _ImportRun] | None:
+        if source is None:
+            return None
+        with self._lock:
+            try:
+                return self._by_source.setdefault(source, {})
+            except TypeError:  # a source that cannot be referred to weakly is not remembered
+                return None
+
+
+_IMPORT_MEMO = _ImportMemo()
 
 
 class BudgetExceeded(Exception):
@@ -180,6 +234,12 @@ class Interpreter:
         self._forced: dict[int, int] = {}
         """``if`` chains (by id) whose branch the current run of a loop has chosen."""
         self._set_attributes: frozenset[str] | None = None
+        self._read_again: list[str] = []
+        """Modules an import found already read (see ``_remember``)."""
+        self._dead_reads = 0
+        """Module reads that a NameError ended (see ``_remember``)."""
+        self._invariant_memo: dict[ast.stmt, list[ast.If]] = {}
+        """Each loop's loop-invariant ``if`` chains (see ``_invariant_chains``)."""
         self.stepping: set[int] = set()
         """Loops (by key) in which an optimizer stepped or parameters were updated in place."""
 
@@ -422,11 +482,16 @@ class Interpreter:
         if found is None:
             return None
         if found.key in self.namespaces:
+            self._read_again.append(found.key)
+            return ModuleRef(found.key)
+        said = digest(found.text)
+        if self._replay(found.key, said):
             return ModuleRef(found.key)
         tree = PARSED.parse(found)
         if tree is None:
             return None
-        self.read[found.key] = digest(found.text)
+        before = self._import_effects()
+        self.read[found.key] = said
         self.trees[found.key] = tree
         namespace = self.namespaces[found.key] = {}  # before running it: an import cycle ends here
         saved, saved_no_grad, saved_stmt = self.state, self.no_grad, self._current_stmt
@@ -437,9 +502,127 @@ class Interpreter:
                     if isinstance(stmt, MODULE_DEFINITIONS):
                         self.exec_stmt(stmt)
             namespace.update(self.state.env)
+            self._dead_reads += self.state.dead  # a NameError ended it: what it did is not replayed
         finally:
             self.state, self.no_grad, self._current_stmt = saved, saved_no_grad, saved_stmt
+        self._remember(found.key, said, before)
         return ModuleRef(found.key)
+
+    # A module's read is the same in every unit of a check that reads it first (the same text,
+    # the same modules found for its imports): where it made nothing but its names, classes and
+    # steps, the next unit replays it. Performance only: a replay leaves the interpreter as the
+    # run would have (the same steps, serial numbers, names, classes and forward calls).
+
+    def _serial_now(self) -> int:
+        now = next(self._serial)
+        self._serial = itertools.count(now)
+        return now
+
+    def _import_effects(self) -> _ImportEffects:
+        return _ImportEffects(
+            self._serial_now(),
+            self.total_steps,
+            self.steps,
+            len(self.namespaces),
+            len(self._read_again),
+            dict(self.classes),
+            set(self.forward_calls),
+            set(self.module_calls),
+            self._other_effects(),
+        )
+
+    def _other_effects(self) -> tuple[object, ...]:
+        """What reading a module changes only when it runs code (a call, a loop, a backward)."""
+        return (
+            len(self.nodes),
+            len(self.events),
+            len(self.retain_sites),
+            len(self.loops),
+            self.tick,
+            self.step_tick,
+            len(self.stepping),
+            len(self.forward_hooks),
+            len(self._closures),
+            len(self.called_functions),
+            len(self._raised_by),
+            self._raised,
+            id(self.globals),
+            self._dead_reads,
+            self._conditional,
+            self._module_running,
+        )
+
+    def _remember(self, key: str, said: str, before: _ImportEffects) -> None:
+        memo = _IMPORT_MEMO.get(self.modules)
+        if memo is None:
+            return
+        added = list(self.namespaces)[before.modules :]
+        serials = self._serial_now() - before.serial
+        steps = self.total_steps - before.total_steps
+        classes = tuple((n, c) for n, c in self.classes.items() if before.classes.get(n) is not c)
+        if (
+            serials != len(added)  # only the modules' own frames: no call, object or loop
+            or self.steps - before.steps != steps
+            or len(self.namespaces) >= MAX_MODULES
+            or self._other_effects() != before.others
+            or any(k not in self.read or k not in self.trees for k in added)
+            or any(n in before.classes for n, _ in classes)  # it replaced no class known before
+        ):
+            return
+        earlier = dict.fromkeys(k for k in self._read_again[before.read_again :] if k not in added)
+        if any(k not in self.read for k in earlier):
+            return
+        memo[self._memo_key(key, said)] = _ImportRun(
+            tuple((k, self.read[k], dict(self.namespaces[k]), self.trees[k]) for k in added),
+            tuple((k, self.read[k], dict(self.namespaces[k])) for k in earlier),
+            steps,
+            classes,
+            frozenset(self.forward_calls - before.forward_calls),
+            frozenset(self.module_calls - before.module_calls),
+        )
+
+    def _memo_key(self, key: str, said: str) -> tuple[object, ...]:
+        """What a read depends on besides the texts: whether a NameError in it may end a path."""
+        return (key, said, bool(self._conditional), self._module_running)
+
+    def _replay(self, key: str, said: str) -> bool:
+        """Replay the remembered read of the module at ``key`` (whose text hashes to ``said``),
+        where it would run the same now; False when it must run."""
+        memo = _IMPORT_MEMO.get(self.modules)
+        run = memo.get(self._memo_key(key, said)) if memo is not None else None
+        if run is None or self.modules is None:
+            return False
+        if len(self.namespaces) + len(run.modules) >= MAX_MODULES:
+            return False
+        if any(name in self.classes for name, _ in run.classes):
+            return False
+        if (
+            self.steps + run.steps > max(STEP_BUDGET, self.budget)
+            or self.total_steps + run.steps > self.budget
+        ):
+            return False  # the budget runs out inside: running it stops where it would
+        for other, other_said, namespace in run.earlier:  # it finds them read, with these names
+            if self.read.get(other) != other_said or self.namespaces.get(other) != namespace:
+                return False
+        for other, other_said, _, _ in run.modules:
+            if other in self.namespaces:
+                return False
+            if other != key:
+                text = self.modules.text(other)
+                if text is None or digest(text) != other_said:
+                    return False
+        for other, other_said, namespace, tree in run.modules:
+            self.read[other] = other_said
+            self.trees[other] = tree
+            self.namespaces[other] = dict(namespace)
+        self._serial = itertools.count(self._serial_now() + len(run.modules))
+        self.steps += run.steps
+        self.total_steps += run.steps
+        for name, info in run.classes:
+            self.classes[name] = info
+        self.forward_calls |= run.forward_calls
+        self.module_calls |= run.module_calls
+        return True
 
     def exec_if(self, test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt]) -> None:
         chain = _elif_chain(test, body, orelse)
@@ -530,11 +713,7 @@ class Interpreter:
         # chains without an `else`: where none of their branches runs, what an earlier iteration
         # left stays, and only a consistent path tells whether that can happen (a chain with an
         # `else` always runs a branch: splitting on it costs a run and shows little)
-        chains = [
-            s
-            for s in _ifs_in(body)
-            if not _chain_else(s) and id(s) not in self._forced and self._invariant(s, loop)
-        ]
+        chains = [s for s in self._invariant_chains(loop, body) if id(s) not in self._forced]
         options: list[dict[int, int]] = [{}]
         for chain in chains:
             tests = [test for test, _ in _chain_of(chain)]
@@ -543,8 +722,17 @@ class Interpreter:
                 options = [{**o, id(chain): i} for o in options for i in range(count)]
         return options
 
-    def _invariant(self, stmt: ast.If, loop: ast.stmt) -> bool:
-        assigned = _assigned_in(loop)
+    def _invariant_chains(self, loop: ast.stmt, body: list[ast.stmt]) -> list[ast.If]:
+        """The ``if`` chains without an ``else`` in the loop's body whose tests the loop leaves
+        alone: found once per loop (a loop runs at every call of its function)."""
+        known = self._invariant_memo.get(loop)
+        if known is None:
+            assigned = _assigned_in(loop)
+            known = [s for s in _ifs_in(body) if not _chain_else(s) and self._invariant(s, assigned)]
+            self._invariant_memo[loop] = known
+        return known
+
+    def _invariant(self, stmt: ast.If, assigned: frozenset[str]) -> bool:
         for test, _ in _chain_of(stmt):
             for node in ast.walk(test):
                 if isinstance(node, ast.Call | ast.NamedExpr | ast.Await | ast.Yield):

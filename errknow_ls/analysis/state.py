@@ -71,8 +71,8 @@ class State:
     def _joined(self, other: State) -> State:
         env = _join_maps(self.env, other.env)
         heap = _join_maps(self.heap, other.heap)
-        freed = {n: f for n, f in self.freed.items() if n in other.freed or n in self.held()}
-        freed.update((n, f) for n, f in other.freed.items() if n in self.freed or n in other.held())
+        freed = _still_freed(self.freed, other.freed, self)
+        freed.update(_still_freed(other.freed, self.freed, other))
         retained = {**other.retained, **self.retained}
         return State(env, heap, freed, retained, False)
 
@@ -97,6 +97,21 @@ Alias = Callable[[int], int]
 """Makes a twin of a graph node (the same site, loops and inputs) and gives its id."""
 
 
+def _still_freed(mine: dict[int, Free], theirs: dict[int, Free], state: State) -> dict[int, Free]:
+    """The frees of ``mine`` that stand after a join: freed on both paths, or still held on this
+    one (what the state holds is found once, and only when a free is on this path alone)."""
+    kept: dict[int, Free] = {}
+    held: frozenset[int] | None = None
+    for node, free in mine.items():
+        if node not in theirs:
+            if held is None:
+                held = state.held()
+            if node not in held:
+                continue
+        kept[node] = free
+    return kept
+
+
 def _held_by(values: Iterable[Value]) -> frozenset[int]:
     return frozenset().union(*(nodes_of(v) for v in values))
 
@@ -114,7 +129,7 @@ def join_all(states: list[State], alias: Alias | None = None) -> State:
     live = [s for s in states if not s.dead]
     if not live:
         return State(dead=True)
-    result = live[0].copy()
+    result = live[0].copy() if len(live) == 1 else live[0]  # a join makes a new state: no copy first
     for state in live[1:]:
         result = result.join(state, alias)
     return result

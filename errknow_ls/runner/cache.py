@@ -35,6 +35,7 @@ from errknow_ls.core.files import MIB, UnreadableFile, read_regular
 from errknow_ls.project import RuleSelection
 from errknow_ls.runner.engine import FileJob, FileResult, check_files
 from errknow_ls.runner.fixing import Offsets, applicable
+from errknow_ls.runner.notebooks import is_notebook
 from errknow_ls.runner.sourcefile import SourceFileError, content_digest, decode_source, read_bytes
 
 CACHE_DIRNAME = ".errknow_cache"
@@ -58,6 +59,11 @@ class _Entry:
     errors: list[str]
     read: list[tuple[str, str]] = field(default_factory=list)
     """The project's modules the check read, with the hash of each text then."""
+    cells: list[int] = field(default_factory=list)
+    """A notebook's: the code cell each finding is in (see ``FileResult.cells``)."""
+
+
+ENTRY_KEYS = frozenset({"findings", "errors", "read", "cells"})
 
 
 class _Damaged(ValueError):
@@ -71,6 +77,8 @@ def _encode(entry: _Entry) -> str:
     }
     if entry.read:
         data["read"] = [list(pair) for pair in entry.read]
+    if entry.cells:
+        data["cells"] = entry.cells
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -81,9 +89,14 @@ def _is_read_pair(pair: object) -> bool:
 def _decode(raw: str) -> _Entry:
     """What ``_encode`` wrote, every type checked; raises ``ValueError`` otherwise."""
     data = json.loads(raw)
-    if type(data) is not dict or not {"findings", "errors"} <= set(data) <= {"findings", "errors", "read"}:
+    if type(data) is not dict or not {"findings", "errors"} <= set(data) <= ENTRY_KEYS:
         raise _Damaged(raw)
     findings, errors, read = data["findings"], data["errors"], data.get("read", [])
+    cells = data.get("cells", [])
+    if type(cells) is not list or any(type(c) is not int for c in cells):
+        raise _Damaged(raw)
+    if type(findings) is list and len(cells) not in (0, len(findings)):
+        raise _Damaged(raw)
     if type(findings) is not list or type(errors) is not list or any(type(e) is not str for e in errors):
         raise _Damaged(raw)
     if type(read) is not list or any(
@@ -91,7 +104,7 @@ def _decode(raw: str) -> _Entry:
         for pair in read
     ):
         raise _Damaged(raw)
-    return _Entry([decode_finding(item) for item in findings], errors, [(k, d) for k, d in read])
+    return _Entry([decode_finding(item) for item in findings], errors, [(k, d) for k, d in read], cells)
 
 
 def checker_fingerprint(package: Path = PACKAGE, parts: Sequence[str] = CHECKER_PACKAGES) -> str:
@@ -179,14 +192,15 @@ class CheckCache:
             return None
         if entry.read and not self._still_read_the_same(entry.read):
             return None  # a module it read changed: check again
-        if not _fits(entry, path, data, info.st_size):
+        if not _fits(entry, path, None if is_notebook(path) else data, info.st_size):
             self._results.pop(digest, None)
             self._changed = True
             return None
         if self._files.get(name) != [*stat, digest]:
             self._files[name] = [*stat, digest]
             self._changed = True
-        return FileResult(path, entry.findings, check_errors=entry.errors, digest=digest)
+        cells = tuple(entry.cells)
+        return FileResult(path, entry.findings, check_errors=entry.errors, digest=digest, cells=cells)
 
     def _still_read_the_same(self, read: list[tuple[str, str]]) -> bool:
         """Every module a cached check read still hashes as it did (each read once a run)."""
@@ -224,7 +238,8 @@ class CheckCache:
             return
         if any(error.startswith(INTERNAL_ERROR) for error in result.check_errors):
             return
-        entry = _Entry(list(result.findings), list(result.check_errors), list(result.read))
+        findings, errors = list(result.findings), list(result.check_errors)
+        entry = _Entry(findings, errors, list(result.read), list(result.cells))
         self._results[result.digest] = _encode(entry)
         self._files[name] = [*stat, result.digest]
         self._changed = True

@@ -173,8 +173,13 @@ def _check_notebook(job: FileJob, source: SourceFile, notebook: Notebook) -> Fil
     def unfixed() -> FileResult:
         findings, errors = check(program.text)
         located = [program.to_cell(f) for f in findings]
+        data = source.origin.data if source.origin else source.text.encode(source.encoding)
         return FileResult(
-            job.path, [f for _, f in located], check_errors=errors, cells=tuple(c for c, _ in located)
+            job.path,
+            [f for _, f in located],
+            check_errors=errors,
+            digest=content_digest(data),
+            cells=tuple(c for c, _ in located),
         )
 
     if not job.fix:

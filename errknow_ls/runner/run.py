@@ -22,9 +22,8 @@ from errknow_ls.project import (
     select_rules,
 )
 from errknow_ls.runner.cache import CACHE_DIRNAME, CheckCache, cache_key, check_files_cached
-from errknow_ls.runner.engine import FileJob, FileResult, check_file, check_files
+from errknow_ls.runner.engine import FileJob, FileResult, check_file
 from errknow_ls.runner.formats import diff, render, statistics
-from errknow_ls.runner.notebooks import is_notebook
 from errknow_ls.runner.options import (
     CheckOptions,
     ExitCode,
@@ -108,7 +107,7 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     cache = None if directory is None else CheckCache(directory, cache_key(rules))
     if cache is not None and cache.problem is not None:
         print(cache.problem, file=err)
-    results = [without_ignored(result, per_file) for result in _checked(jobs, cache)]
+    results = [without_ignored(result, per_file) for result in check_files_cached(jobs, cache)]
     cache_problem = None if cache is None else cache.save()
     if cache_problem is not None:
         print(cache_problem, file=err)
@@ -122,17 +121,6 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
         return _print_diff(report, out, err)
     _print_report(options, report, out)
     return exit_code(options, report)
-
-
-def _checked(jobs: Sequence[FileJob], cache: CheckCache | None) -> list[FileResult]:
-    """Every job's result, sorted by path; notebooks are never cached (their findings' cells are not
-    part of a cache entry)."""
-    notebooks = [job for job in jobs if is_notebook(job.path)]
-    if not notebooks:
-        return check_files_cached(jobs, cache)
-    files = [job for job in jobs if not is_notebook(job.path)]
-    results = [*check_files_cached(files, cache), *check_files(notebooks)]
-    return sorted(results, key=lambda r: str(r.path))
 
 
 def _check_stdin(

@@ -18,13 +18,14 @@ from typing import Any
 
 import pytest
 
-from errknow_ls.cli import EXIT_FOUND, EXIT_OK
+from errknow_ls.cli import EXIT_ERROR, EXIT_FOUND, EXIT_OK
 from errknow_ls.core import Finding, Severity
 from errknow_ls.project import RuleSelection
 from errknow_ls.runner import cache
 from errknow_ls.runner.cache import CACHE_DIRNAME, cache_key, checker_fingerprint
 from tests.core.test_codec import FINDING
 from tests.runner.test_check_cli import CLEAN, DOUBLE, GRAD_FIXED, GRAD_THEN_BACKWARD, Run, write
+from tests.runner.test_check_notebooks import training_notebook
 from tests.support import REPO
 
 FIXTURES = REPO / "tests" / "analysis" / "fixtures"
@@ -343,3 +344,16 @@ def test_a_result_that_read_a_project_module_stands_only_while_the_module_says_t
         "def smooth(state, factor=0.9):\n    return (state * factor).detach()\n"
     )
     assert run("--output-format", "json", "train.py")[:2] == (EXIT_OK, "[]\n")
+
+
+def test_a_warm_run_says_of_a_notebook_what_the_cold_run_said(run: Run, tmp_path: Path) -> None:
+    """The finding and its cell come from the cache: the notebook's bytes were swapped for others of
+    the same size and time, which only a run that trusted the cache still reports on."""
+    notebook = training_notebook(tmp_path / "train.ipynb")
+    age(notebook)
+    cold = run("--output-format", "json")
+    assert cold[0] == EXIT_FOUND
+    assert [item["cell"] for item in json.loads(cold[1])] == [2]
+    swap_keeping_size_and_time(notebook, "")
+    assert run("--output-format", "json") == cold
+    assert run("--output-format", "json", "--no-cache")[0] == EXIT_ERROR, "the file is no notebook any more"
