@@ -255,11 +255,7 @@ def per_file_ignores(settings: ProjectSettings, err: TextIO) -> PerFileIgnores:
     """``per-file-ignores``; a selector that names no rule is a warning."""
     per_file, unknown = PerFileIgnores.resolve(settings.root, settings.per_file_ignores)
     for glob, names in unknown:
-        described = ", ".join(repr(name) for name in names)
-        print(
-            f"warning: [tool.errknow] per-file-ignores: {glob!r}: no rule matches {described}; ignored",
-            file=err,
-        )
+        print(f"warning: {PerFileIgnores.describe_unknown(glob, names)}", file=err)
     return per_file
 
 
