@@ -52,6 +52,59 @@ def _char_units(char: str, encoding: str) -> int:
     return 2 if ord(char) > 0xFFFF else 1
 
 
+def _column_from_client(line: str, character: int, encoding: str) -> int:
+    """The code-point column of a column in the client's units; past the end of the line, its end."""
+    if encoding == types.PositionEncodingKind.Utf32 or line.isascii():
+        return min(character, len(line))
+    units = 0
+    for index, char in enumerate(line):
+        if units >= character:
+            return index
+        units += _char_units(char, encoding)
+    return len(line)
+
+
+SCANNED_CHARS = 1 << 16
+"""How much of a text ``line_start`` counts line breaks in at a time (in C), before it walks them."""
+
+
+def line_start(text: str, line: int) -> int:
+    """Where ``line`` (0-based, line breaks as LSP counts them) starts in ``text``; past the last
+    line, the end of the text. In time proportional to that offset, most of it in C: a huge
+    document is never split into its lines."""
+    start, remaining = 0, line
+    while remaining > 0:
+        end = min(len(text), start + SCANNED_CHARS)
+        if end < len(text) and text[end - 1] == "\r" and text[end] == "\n":
+            end += 1  # one break, never counted twice
+        breaks = text.count("\n", start, end) + text.count("\r", start, end) - text.count("\r\n", start, end)
+        if breaks >= remaining:
+            for found in _LINE_BREAK.finditer(text, start, end):
+                remaining -= 1
+                if remaining == 0:
+                    return found.end()
+        if end == len(text):
+            return len(text)
+        remaining -= breaks
+        start = end
+    return start
+
+
+def offset_of(text: str, position: types.Position, encoding: str) -> int:
+    """The code-point offset in ``text`` of a client position (past the end of a line: its end)."""
+    start = line_start(text, position.line)
+    found = _LINE_BREAK.search(text, start)
+    end = found.start() if found else len(text)
+    return start + _column_from_client(text[start:end], position.character, encoding)
+
+
+def apply_change(text: str, where: types.Range, new_text: str, encoding: str) -> str:
+    """``text`` with the client's range replaced by ``new_text`` (an incremental change)."""
+    start = offset_of(text, where.start, encoding)
+    end = max(start, offset_of(text, where.end, encoding))
+    return "".join((text[:start], new_text, text[end:]))
+
+
 class Positions:
     """Code points <-> client units for one text, in the negotiated position encoding."""
 
@@ -80,14 +133,9 @@ class Positions:
     def from_client(self, position: types.Position) -> Position:
         """The code-point position of a client position; past the end of a line means its end."""
         text = self.line(position.line)
-        if self._ascii or self.encoding == types.PositionEncodingKind.Utf32:
+        if self._ascii:
             return Position(position.line, min(position.character, len(text)))
-        units = 0
-        for index, char in enumerate(text):
-            if units >= position.character:
-                return Position(position.line, index)
-            units += _char_units(char, self.encoding)
-        return Position(position.line, len(text))
+        return Position(position.line, _column_from_client(text, position.character, self.encoding))
 
     def to_range(self, span: Span) -> types.Range:
         return types.Range(start=self.to_client(span.start), end=self.to_client(span.end))

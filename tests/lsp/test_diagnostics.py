@@ -45,6 +45,21 @@ async def test_an_edit_in_client_units_after_an_emoji_lands_where_the_client_mea
     assert diagnostic.range.start.character == session.column(edited, edited.index(CALL))
 
 
+async def test_an_edit_after_a_form_feed_lands_on_the_line_the_client_meant(session: Session) -> None:
+    """A form feed (a page break) is inside a line for editors and LSP, not a line break."""
+    text = "# page one\x0c# page two\n" + CLEAN
+    uri = session.uri("train.py")
+    await session.start()
+    session.open("train.py", text)
+    assert await session.diagnostics(uri) == []
+    line = CLEAN.splitlines()[BUGGY_LINE]
+    end = types.Position(BUGGY_LINE + 1, session.column(line, len(line)))
+    session.edit(uri, types.TextDocumentContentChangePartial(range=types.Range(end, end), text=f"; {CALL}"))
+    (diagnostic,) = await session.diagnostics(uri)
+    edited = BUGGY.splitlines()[BUGGY_LINE]
+    assert diagnostic.range.start == types.Position(BUGGY_LINE + 1, session.column(edited, edited.index(CALL)))
+
+
 async def test_a_document_gets_push_or_pull_never_both(session: Session) -> None:
     await session.start()
     uri = session.open("train.py", BUGGY)
