@@ -13,12 +13,12 @@ import itertools
 import logging
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.context import ForkServerContext, SpawnContext
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -53,6 +53,8 @@ class Result:
     """Which settings and records produced it (see :class:`Analyzer`)."""
     findings: tuple[Finding, ...]
     diagnostics: tuple[types.Diagnostic, ...]
+    encoded: str = "[]"
+    """``diagnostics`` as JSON (``convert.encode_diagnostics``): what publishing sends."""
     serial: int = field(default_factory=lambda: next(_SERIALS))
     """Unique per result: the ``resultId`` of pull diagnostics."""
     read: tuple[str, ...] = ()
@@ -155,7 +157,10 @@ class Analyzer:
                     related=related.get(id(finding)) if related else None,
                 )
             )
-        return Result(part.uri, part.version, self.generation, tuple(findings), tuple(diagnostics), read=read)
+        encoded = convert.encode_diagnostics(diagnostics)
+        return Result(
+            part.uri, part.version, self.generation, tuple(findings), tuple(diagnostics), encoded, read=read
+        )
 
 
 Key = tuple[int | None, int, int]
@@ -167,9 +172,16 @@ class StaleCheck(Exception):
     """The check was stopped: a newer version of its document was asked for, or it closed."""
 
 
-def _check_isolated(results: Connection, analyzer: _Sent, snapshot: Snapshot) -> None:
-    """In the child process: the check, sent back whole."""
+TEXT_CHUNK_BYTES = 1 << 20
+"""A large document goes to its checking process in pieces this big: each piece holds the GIL only
+while it is encoded, and the event loop runs between them (one pickle of 30 MB held it 0.1 s)."""
+
+
+def _check_isolated(texts: Connection, results: Connection, analyzer: _Sent, snapshot: Snapshot) -> None:
+    """In the child process: the texts of ``snapshot``'s parts, then the check, sent back whole."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # the server's stdout is the client's: never ours
+    parts = tuple(dataclasses.replace(part, text=_receive_text(texts)) for part in snapshot.parts)
+    texts.close()
     results.send(
         Analyzer(
             analyzer.generation,
@@ -178,9 +190,22 @@ def _check_isolated(results: Connection, analyzer: _Sent, snapshot: Snapshot) ->
             analyzer.roots,
             analyzer.doc_urls,
             analyzer.language,
-        ).run(snapshot)
+        ).run(dataclasses.replace(snapshot, parts=parts))
     )
     results.close()
+
+
+def _send_text(texts: Connection, text: str) -> None:
+    for start in range(0, len(text), TEXT_CHUNK_BYTES):
+        texts.send_bytes(text[start : start + TEXT_CHUNK_BYTES].encode("utf-8", "surrogatepass"))
+    texts.send_bytes(b"")
+
+
+def _receive_text(texts: Connection) -> str:
+    chunks = []
+    while chunk := texts.recv_bytes():
+        chunks.append(chunk.decode("utf-8", "surrogatepass"))
+    return "".join(chunks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,16 +230,51 @@ class _Fixed(Generic[T]):
         return self.value
 
 
-def _receive(results: Connection, process: BaseProcess) -> list[Result]:
-    """In a thread of the server: the child's results; StaleCheck if it was ended first."""
-    try:
-        received: list[Result] = results.recv()
-    except (EOFError, OSError):
-        raise StaleCheck from None
-    finally:
-        results.close()
-        process.join()
-    return received
+class _Isolated:
+    """A check in a process of its own, started, fed and awaited by a worker thread: starting a
+    process (the fork server's first start imports the server's modules) and sending it the
+    document never hold up the event loop."""
+
+    def __init__(self, analyzer: _Sent, snapshot: Snapshot) -> None:
+        context = _context()
+        self._texts_in, self._texts_out = context.Pipe(duplex=False)
+        self._results_in, self._results_out = context.Pipe(duplex=False)
+        self._snapshot = snapshot
+        bare = dataclasses.replace(
+            snapshot, parts=tuple(dataclasses.replace(p, text="") for p in snapshot.parts)
+        )
+        self._process = context.Process(
+            target=_check_isolated, args=(self._texts_in, self._results_out, analyzer, bare), daemon=True
+        )
+        self._stopped = threading.Event()
+
+    def run(self) -> list[Result]:
+        """In a worker thread: start the process, send it the texts, wait for its results;
+        StaleCheck if it was stopped first."""
+        try:
+            if not self._stopped.is_set():
+                self._process.start()
+            if self._stopped.is_set():  # stopped while it started: the event loop could not end it
+                self.stop()
+                raise StaleCheck
+            self._texts_in.close()
+            self._results_out.close()
+            for part in self._snapshot.parts:
+                _send_text(self._texts_out, part.text)
+            received: list[Result] = self._results_in.recv()
+        except (EOFError, OSError):
+            raise StaleCheck from None
+        finally:
+            self._texts_out.close()
+            self._results_in.close()
+            if self._process.pid is not None:
+                self._process.join()
+        return received
+
+    def stop(self) -> None:
+        self._stopped.set()
+        if self._process.is_alive():
+            self._process.terminate()
 
 
 def _context() -> ForkServerContext | SpawnContext:
@@ -239,7 +299,7 @@ class Checks:
         self._done: dict[str, tuple[Key, list[Result]]] = {}
         self._by_uri: dict[str, Result] = {}
         self._running: dict[str, tuple[Key, asyncio.Future[list[Result]]]] = {}
-        self._processes: dict[str, BaseProcess] = {}
+        self._processes: dict[str, _Isolated] = {}
         """The child process checking a large snapshot, by document."""
         self._epochs: dict[str, int] = {}
         """By document: how many times a module it read changed (a stored result is then stale)."""
@@ -325,8 +385,6 @@ class Checks:
         loop = asyncio.get_running_loop()
         if sum(len(part.text) for part in snapshot.parts) < ISOLATED_CHARS:
             return loop.run_in_executor(self._executor, self.analyzer.run, snapshot)
-        context = _context()
-        receiving, sending = context.Pipe(duplex=False)
         # What the child needs, and can be sent: this document's rules, and no parse cache.
         mine = self.analyzer
         analyzer = _Sent(
@@ -337,11 +395,9 @@ class Checks:
             dict(mine.doc_urls),
             mine.language,
         )
-        process = context.Process(target=_check_isolated, args=(sending, analyzer, snapshot), daemon=True)
-        process.start()
-        sending.close()
-        self._processes[snapshot.key] = process
-        return loop.run_in_executor(None, _receive, receiving, process)
+        isolated = _Isolated(analyzer, snapshot)
+        self._processes[snapshot.key] = isolated
+        return loop.run_in_executor(None, isolated.run)
 
     def stop_all(self) -> None:
         """The session ends: no child process outlives it (a thread waits for each one's results)."""
@@ -349,10 +405,10 @@ class Checks:
             self._stop(key)
 
     def _stop(self, key: str) -> None:
-        process = self._processes.pop(key, None)
-        if process is not None and process.is_alive():
+        isolated = self._processes.pop(key, None)
+        if isolated is not None:
             log.info("the check of %s went stale: stopped", key)
-            process.terminate()
+            isolated.stop()
 
     def _store(
         self,

@@ -6,11 +6,14 @@ The core counts columns in code points. The client counts them in the encoding n
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Sequence
 from typing import Annotated
 
 from lsprotocol import types
 from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer, ValidationError
+from pygls.protocol import default_converter
 
 from errknow_ls.core import Finding, Fix, Position, Severity, Span
 from errknow_ls.core.codec import decode_fix, encode_fix
@@ -28,6 +31,8 @@ SETTING_SEVERITIES = {
     "information": types.DiagnosticSeverity.Information,
     "hint": types.DiagnosticSeverity.Hint,
 }
+_CONVERTER = default_converter()  # type: ignore[no-untyped-call]
+"""pygls' own: what ``encode_diagnostics`` writes is what pygls would write."""
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 """Line ends as LSP (and Python) count them: not form feeds or U+2028."""
 
@@ -216,3 +221,9 @@ def to_diagnostic(
         related_information=related or None,
         data=data.model_dump(mode="json"),
     )
+
+
+def encode_diagnostics(diagnostics: Sequence[types.Diagnostic]) -> str:
+    """The JSON of a list of diagnostics, as pygls writes it: made where they are made, in a worker,
+    so that publishing thousands of them never holds up the event loop."""
+    return json.dumps(_CONVERTER.unstructure(list(diagnostics), list[types.Diagnostic]))

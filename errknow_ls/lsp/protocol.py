@@ -226,6 +226,16 @@ class ErrknowProtocol(LanguageServerProtocol):
                 return
             failed = {"code": INTERNAL_ERROR, "message": f"the result could not be serialized: {exc}"}
             body = json.dumps({"jsonrpc": self.VERSION, "id": msg_id, "error": failed})
+        self._write_body(body)
+
+    def notify_encoded(self, method: str, params: str) -> None:
+        """A notification whose params are JSON already (encoded in a worker, off the event loop)."""
+        if self.writer is not None:
+            envelope = f'"jsonrpc": "{self.VERSION}", "method": {json.dumps(method)}'
+            self._write_body(f'{{{envelope}, "params": {params}}}')
+
+    def _write_body(self, body: str) -> None:
+        assert self.writer is not None
         encoded = body.encode(self.CHARSET)
         self.writer.write(b"Content-Length: %d\r\n\r\n" % len(encoded) + encoded)
 

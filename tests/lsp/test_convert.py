@@ -3,15 +3,27 @@ incremental changes applied where the client put them."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
+from pygls.protocol import default_converter
 
 from errknow_ls.core import Position
-from errknow_ls.lsp.convert import SCANNED_CHARS, Positions, apply_change, line_start, split_lines
+from errknow_ls.lsp.checking import Analyzer
+from errknow_ls.lsp.convert import (
+    SCANNED_CHARS,
+    Positions,
+    apply_change,
+    encode_diagnostics,
+    line_start,
+    split_lines,
+)
+from errknow_ls.lsp.snapshots import Snapshot
+from tests.lsp.session import BUGGY
 
 LINE = 'x = "é中😋"; y'
 TEXT = f"import torch\r\n{LINE}\nlast"
@@ -94,3 +106,13 @@ def test_line_starts_across_the_scanned_chunks() -> None:
     for line in lines[:-1]:
         expected.append(expected[-1] + len(line) + 2)
     assert [line_start(text, n) for n in range(len(lines) + 2)] == [*expected, len(text), len(text)]
+
+
+def test_diagnostics_encoded_in_a_worker_are_what_pygls_would_write() -> None:
+    (result,) = Analyzer().run(Snapshot.of_text("file:///w/train.py", 3, BUGGY))
+    assert result.diagnostics
+    message = types.PublishDiagnosticsNotification(
+        params=types.PublishDiagnosticsParams("file:///w/train.py", list(result.diagnostics), 3)
+    )
+    pygls_writes = json.loads(json.dumps(default_converter().unstructure(message)))
+    assert json.loads(encode_diagnostics(result.diagnostics)) == pygls_writes["params"]["diagnostics"]
