@@ -14,7 +14,7 @@ import logging
 import multiprocessing
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
@@ -29,7 +29,8 @@ from pygls.workspace import Workspace
 from errknow_ls.analysis import Cache, CheckResult, check_source
 from errknow_ls.analysis.cells import CellProgram
 from errknow_ls.analysis.rules import localized
-from errknow_ls.core import Finding
+from errknow_ls.core import Finding, Position, Span
+from errknow_ls.core.findings import read_limit_note
 from errknow_ls.lsp import convert
 from errknow_ls.lsp.snapshots import Part, Snapshot, snapshot_of
 from errknow_ls.project import RuleSelection
@@ -53,6 +54,7 @@ class Result:
     """Which settings and records produced it (see :class:`Analyzer`)."""
     findings: tuple[Finding, ...]
     diagnostics: tuple[types.Diagnostic, ...]
+    """One per finding, in their order, then one per limit that stopped the checker (``Note``)."""
     encoded: str = "[]"
     """``diagnostics`` as JSON (``convert.encode_diagnostics``): what publishing sends."""
     serial: int = field(default_factory=lambda: next(_SERIALS))
@@ -86,7 +88,9 @@ class Analyzer:
         for part in snapshot.parts:
             checked = self._check(part.text, rules, part.uri, self._modules(part.uri, snapshot))
             read = tuple(dict.fromkeys(dependency.key for dependency in checked.read))
-            results.append(self._result(part, checked.findings, rules, read=read))
+            results.append(
+                self._result(part, checked.findings, limit_notes(checked.errors), rules, read=read)
+            )
         return results
 
     def _modules(self, uri: str, snapshot: Snapshot) -> ProjectModules | None:
@@ -98,15 +102,21 @@ class Analyzer:
     def _run_cells(self, snapshot: Snapshot, rules: RuleSelection) -> list[Result]:
         program = CellProgram.join([part.text for part in snapshot.parts])
         per_part: list[list[Finding]] = [[] for _ in snapshot.parts]
+        notes_per_part: list[list[Note]] = [[] for _ in snapshot.parts]
         related: dict[int, list[types.DiagnosticRelatedInformation]] = {}
         # Cells import no project modules, as ``check`` reads a notebook.
-        for finding in self._check(program.text, rules, snapshot.key).findings:
+        checked = self._check(program.text, rules, snapshot.key)
+        findings, notes = checked.findings, limit_notes(checked.errors)
+        for finding in findings:
             index, moved = program.to_cell(finding)
             related[id(moved)] = self._related_across(snapshot, program, finding)
             per_part[index].append(moved)
+        for line, message in notes:
+            index, span = program.locate(Span(Position(line, 0), Position(line, 0)))
+            notes_per_part[index].append((span.start.line, message))
         return [
-            self._result(part, found, rules, related)
-            for part, found in zip(snapshot.parts, per_part, strict=True)
+            self._result(part, found, noted, rules, related=related)
+            for part, found, noted in zip(snapshot.parts, per_part, notes_per_part, strict=True)
         ]
 
     def _check(
@@ -138,7 +148,9 @@ class Analyzer:
         self,
         part: Part,
         findings: list[Finding],
+        notes: list[Note],
         rules: RuleSelection,
+        *,
         related: Mapping[int, list[types.DiagnosticRelatedInformation]] | None = None,
         read: tuple[str, ...] = (),
     ) -> Result:
@@ -157,10 +169,27 @@ class Analyzer:
                     related=related.get(id(finding)) if related else None,
                 )
             )
+        diagnostics += [convert.limit_diagnostic(positions, line, message) for line, message in notes]
         encoded = convert.encode_diagnostics(diagnostics)
         return Result(
             part.uri, part.version, self.generation, tuple(findings), tuple(diagnostics), encoded, read=read
         )
+
+
+Note = tuple[int, str]
+"""Where a limit stopped the checker (a 0-based line), and what it says."""
+
+
+def limit_notes(errors: Sequence[str]) -> list[Note]:
+    """The checker's limit notes (its other errors are not the user's to see here), each on its
+    line; one that names no line (the module's, or "N more functions") on the first."""
+    notes = []
+    for error in errors:
+        read = read_limit_note(error)
+        if read is not None:
+            line, message = read
+            notes.append((max(0, (line or 1) - 1), message))
+    return notes
 
 
 Key = tuple[int | None, int, int]

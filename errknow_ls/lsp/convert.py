@@ -185,6 +185,20 @@ def to_text_edits(positions: Positions, fix: Fix) -> list[types.TextEdit]:
     return [types.TextEdit(range=positions.to_range(e.span), new_text=e.content) for e in fix.edits]
 
 
+def limit_diagnostic(positions: Positions, line: int, message: str) -> types.Diagnostic:
+    """Where a limit stopped the checker (a budget, a depth): an information diagnostic on that line
+    (a function's ``def``, a statement), as pyright marks code too complex to analyze. It has no
+    code: it is no rule's finding, and nothing can fix or silence it."""
+    text = positions.line(line)
+    span = Span(Position(line, len(text) - len(text.lstrip())), Position(line, len(text)))
+    return types.Diagnostic(
+        range=positions.to_range(span),
+        message=message,
+        severity=types.DiagnosticSeverity.Information,
+        source=SOURCE,
+    )
+
+
 def to_diagnostic(
     uri: str,
     version: int | None,
