@@ -114,5 +114,6 @@ def test_diagnostics_encoded_in_a_worker_are_what_pygls_would_write() -> None:
     message = types.PublishDiagnosticsNotification(
         params=types.PublishDiagnosticsParams("file:///w/train.py", list(result.diagnostics), 3)
     )
-    pygls_writes = json.loads(json.dumps(default_converter().unstructure(message)))
+    converter = default_converter()  # type: ignore[no-untyped-call]
+    pygls_writes = json.loads(json.dumps(converter.unstructure(message)))
     assert json.loads(encode_diagnostics(result.diagnostics)) == pygls_writes["params"]["diagnostics"]
