@@ -300,7 +300,13 @@ def _rewrite_in_place(target: Path, data: bytes, origin: ReadFile | None) -> Non
         except BaseException:
             journal.unlink(missing_ok=True)
             raise
-    _write_in_place(target, data)
+    try:
+        _write_in_place(target, data)
+    except OSError as exc:
+        raise SourceFileError(
+            f"cannot write: {exc.strerror or exc}; it may be rewritten part-way: the next --fix run "
+            f"completes it from {journal.name}"
+        ) from exc
     journal.unlink()
     _fsync_directory(target.parent)
 
