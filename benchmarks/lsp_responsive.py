@@ -6,6 +6,10 @@ edits one line of the huge file (which makes the check in flight stale) and hove
 new version is published. Prints the worst and median hover latency in each phase, how long each
 check of the huge file took, and the ratio of the worst hover to the 100 ms the issue asks for.
 
+The first hover of each phase is sent right behind the message that opens (31 MB) or edits the huge
+file, in the same ordered stream: it waits for that message to be read and decoded, which no server
+can skip. It is printed apart; "during the check" is every hover after it.
+
     python benchmarks/lsp_responsive.py [--lines 1000000] [--every 0.05]
 """
 
@@ -40,11 +44,14 @@ async def _hovers_until(editor: Editor, uri: str, done: asyncio.Future[float], e
 
 
 def _report(phase: str, latencies: list[float], took: float) -> None:
-    worst = max(latencies)
+    first, during = latencies[0], latencies[1:] or latencies
+    worst = max(during)
     print(
-        f"{phase}: check {took:.1f} s; {len(latencies)} hovers on another document, "
-        f"median {statistics.median(latencies) * 1000:.0f} ms, worst {worst * 1000:.0f} ms "
-        f"({worst / TARGET:.2f}x the {TARGET * 1000:.0f} ms target)"
+        f"{phase}: check {took:.1f} s; the hover behind the message {first * 1000:.0f} ms; "
+        f"{len(during)} hovers on another document during the check, "
+        f"median {statistics.median(during) * 1000:.0f} ms, worst {worst * 1000:.0f} ms "
+        f"({worst / TARGET:.2f}x the {TARGET * 1000:.0f} ms target)",
+        flush=True,
     )
 
 

@@ -134,6 +134,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         stdin=sys.stdin.buffer.read() if reads_stdin else None,
         stdin_filename=args.stdin_filename,
         fix_symlink_targets=args.fix_symlink_targets,
+        fix_hard_links=args.fix_hard_links,
         select=args.select,
         extend_select=args.extend_select,
         ignore=args.ignore,
@@ -257,6 +258,12 @@ def _add_check_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         "--fix-symlink-targets",
         action="store_true",
         help="with --fix, also rewrite files that symlinks lead to outside the checked paths",
+    )
+    check.add_argument(
+        "--fix-hard-links",
+        action="store_true",
+        help="with --fix, also rewrite files that have other names (hard links), in place under every "
+        "name; a run killed meanwhile is completed by the next --fix run",
     )
     check.add_argument(
         "--diff",

@@ -74,3 +74,18 @@ def english_left(text: str) -> list[str]:
     for identifier in sorted(IDENTIFIERS, key=len, reverse=True):
         prose = prose.replace(identifier, " ")
     return ENGLISH.findall(prose)
+
+
+def stopped_by_the_budget() -> str:
+    """A program whose ``train`` (``def`` on line 71) runs more statements than the checker's budget
+    allows before its double backward: 400 calls of a helper that loops."""
+    body = "".join(f"            a{i} = {i}\n" for i in range(60))
+    loops = "def helper(x):\n    for i in range(3):\n        for j in range(3):\n"
+    helper = loops + body + "    return x\n\n\n"
+    train = "def train():\n    model = nn.Linear(4, 1)\n" + "    x = helper(1)\n" * 400
+    double_backward = "    loss = model(torch.randn(3, 4)).sum()\n    loss.backward()\n    loss.backward()\n"
+    return "import torch\nimport torch.nn as nn\n\n\n" + helper + train + double_backward
+
+
+STOPPED_DEF_LINE = 71
+"""1-based: the line of ``def train`` in ``stopped_by_the_budget()``."""

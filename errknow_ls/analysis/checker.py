@@ -38,7 +38,7 @@ from errknow_ls.analysis.rules import claiming, retain_graph_in_loop
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.source import SourceText, called_names, describe, parse
 from errknow_ls.core import Finding
-from errknow_ls.core.findings import NOT_FULLY_CHECKED
+from errknow_ls.core.findings import limit_note
 from errknow_ls.core.suppression import suppressed
 
 INTERNAL_ERROR = "internal error"
@@ -70,8 +70,9 @@ class CheckResult:
         return [e for e in self.errors if e.startswith(INTERNAL_ERROR)]
 
 
-Entries = list[tuple[str, Callable[[], None]]]
-"""Entry points by name: what one unit's interpreter runs, one after the other."""
+Entries = list[tuple[str, int | None, Callable[[], None]]]
+"""Entry points by name and ``def`` line (none for the module): what one unit's interpreter runs,
+one after the other."""
 Loc = tuple[str, int, int, int | None, int | None]
 """A node by its type and extent: how findings of separately checked units are matched."""
 
@@ -523,15 +524,14 @@ def _too_deep(chunks: Iterable[Chunk]) -> list[str]:
 
 
 def deep_statement_note(line: int) -> str:
-    return (
-        f"{NOT_FULLY_CHECKED}: line {line}: a statement nested more than {MAX_DEPTH} levels deep was skipped"
-    )
+    return limit_note(f"a statement nested more than {MAX_DEPTH} levels deep was skipped", line)
 
 
 def deep_expression_note(line: int) -> str:
-    return (
-        f"{NOT_FULLY_CHECKED}: line {line}: an expression nested more than {MAX_EXPRESSION_DEPTH} levels "
-        "deep was skipped (its value is unknown; the rest of the statement was checked)"
+    return limit_note(
+        f"an expression nested more than {MAX_EXPRESSION_DEPTH} levels deep was skipped "
+        "(its value is unknown; the rest of the statement was checked)",
+        line,
     )
 
 
@@ -671,7 +671,7 @@ def _run_bodies(unit: Unit, source: SourceText, bodies: list[Body], modules: Mod
     module = ast.Module(body=[s for b in bodies for s in b], type_ignores=[])
     interpreter = Interpreter(module, unit.budget, modules)
     if unit.kind == "module":
-        errors = _run_all(interpreter, [("<module>", lambda: interpreter.run_module(True))])
+        errors = _run_all(interpreter, [("<module>", None, lambda: interpreter.run_module(True))])
         first = 0
     else:
         interpreter.run_module(unit.body_relevant)  # the module unit reports where this stops
@@ -748,7 +748,7 @@ def _entries(interpreter: Interpreter, unit: Unit, body: Body) -> Entries:
         return []
     (node,) = body
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-        return [(node.name, partial(interpreter.run_function, node))]
+        return [(node.name, node.lineno, partial(interpreter.run_function, node))]
     return _method_entries(interpreter, [node], unit.relevant)
 
 
@@ -761,7 +761,7 @@ def _method_entries(interpreter: Interpreter, classes: list[ast.stmt], relevant:
         for name, method in info.methods.items():
             if name != "__init__" and name in relevant and method in info.node.body:
                 run = partial(interpreter.run_method, info, method)
-                entries.append((f"{info.node.name}.{name}", run))
+                entries.append((f"{info.node.name}.{name}", method.lineno, run))
     return entries
 
 
@@ -848,13 +848,13 @@ def _without_deep_parts(module: ast.Module) -> tuple[ast.Module, list[str]]:
 def _run_entries(interpreter: Interpreter, module: ast.Module) -> list[str]:
     """Run every entry point; one that fails inside the checker is reported, the rest still run."""
     relevant = _module_relevant(module)
-    module_entry = ("<module>", lambda: interpreter.run_module(_body_is_relevant(module, relevant)))
+    module_entry = ("<module>", None, lambda: interpreter.run_module(_body_is_relevant(module, relevant)))
     errors = _run_all(interpreter, [module_entry])
     interpreter.forget_module_graphs()
     entries: Entries = []
     for stmt in module.body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name in relevant:
-            entries.append((stmt.name, partial(interpreter.run_function, stmt)))
+            entries.append((stmt.name, stmt.lineno, partial(interpreter.run_function, stmt)))
     top_level: list[ast.stmt] = [s for s in module.body if isinstance(s, ast.ClassDef)]
     return errors + _run_all(interpreter, entries + _method_entries(interpreter, top_level, relevant))
 
@@ -864,19 +864,17 @@ def _run_all(interpreter: Interpreter, entries: Entries) -> list[str]:
     MAX_STOP_NOTES by name, then how many more)."""
     errors = []
     stopped: list[str] = []
-    for name, run in entries:
+    for name, line, run in entries:
         interpreter.stopped = None
         try:
             run()
         except Exception as exc:
             errors.append(f"{INTERNAL_ERROR} while checking {name}: {type(exc).__name__}: {exc}")
         if interpreter.stopped is not None:
-            stopped.append(
-                f"{NOT_FULLY_CHECKED}: {name}: {interpreter.stopped}; what follows was not checked"
-            )
+            stopped.append(limit_note(f"{name}: {interpreter.stopped}; what follows was not checked", line))
     if len(stopped) > MAX_STOP_NOTES:
         more = len(stopped) - MAX_STOP_NOTES
-        stopped[MAX_STOP_NOTES:] = [f"{NOT_FULLY_CHECKED}: {more:,} more functions stopped at the budget"]
+        stopped[MAX_STOP_NOTES:] = [limit_note(f"{more:,} more functions stopped at the budget")]
     return errors + stopped
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 
 from errknow_ls.core.positions import Span
@@ -73,4 +74,24 @@ class Finding:
 
 NOT_FULLY_CHECKED = "not fully checked"
 """How the checker reports a limit that stopped part of its analysis (never silently): the start
-of each such entry of its errors, which the CLI prints as a note."""
+of each such entry of its errors, which the CLI prints as a note and the server shows as an
+information diagnostic."""
+_LIMIT_LINE = re.compile(rf"{NOT_FULLY_CHECKED}: line (\d+): ")
+
+
+def limit_note(what: str, line: int | None = None) -> str:
+    """The note for a limit: ``not fully checked: line N: what``. ``line`` (1-based) is the
+    statement skipped, or the ``def`` of the function a budget stopped; none for the module."""
+    where = "" if line is None else f"line {line}: "
+    return f"{NOT_FULLY_CHECKED}: {where}{what}"
+
+
+def read_limit_note(note: str) -> tuple[int | None, str] | None:
+    """The line (1-based, if any) and what a ``limit_note`` says, without its line; None if
+    ``note`` is not one (a syntax error, an internal error)."""
+    if not note.startswith(NOT_FULLY_CHECKED):
+        return None
+    found = _LIMIT_LINE.match(note)
+    if found is None:
+        return None, note
+    return int(found.group(1)), f"{NOT_FULLY_CHECKED}: {note[found.end() :]}"

@@ -111,7 +111,8 @@ def in_range(
 ) -> list[tuple[types.Diagnostic, convert.DiagnosticData]]:
     """Our own diagnostics on the lines of ``span``: for clients that send none back (ALE)."""
     found = []
-    for diagnostic, finding in zip(diagnostics, findings, strict=True):
+    # The checker's limit notes follow the findings' diagnostics, without a finding or a fix.
+    for diagnostic, finding in zip(diagnostics, findings, strict=False):
         data = convert.parse_data(diagnostic.data)
         if (
             data is not None

@@ -13,12 +13,12 @@ import itertools
 import logging
 import multiprocessing
 import os
-from collections.abc import Callable, Iterable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.context import ForkServerContext, SpawnContext
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -29,7 +29,8 @@ from pygls.workspace import Workspace
 from errknow_ls.analysis import Cache, CheckResult, check_source
 from errknow_ls.analysis.cells import CellProgram
 from errknow_ls.analysis.rules import localized
-from errknow_ls.core import Finding
+from errknow_ls.core import Finding, Position, Span
+from errknow_ls.core.findings import read_limit_note
 from errknow_ls.lsp import convert
 from errknow_ls.lsp.snapshots import Part, Snapshot, snapshot_of
 from errknow_ls.project import RuleSelection
@@ -53,6 +54,9 @@ class Result:
     """Which settings and records produced it (see :class:`Analyzer`)."""
     findings: tuple[Finding, ...]
     diagnostics: tuple[types.Diagnostic, ...]
+    """One per finding, in their order, then one per limit that stopped the checker (``Note``)."""
+    encoded: str = "[]"
+    """``diagnostics`` as JSON (``convert.encode_diagnostics``): what publishing sends."""
     serial: int = field(default_factory=lambda: next(_SERIALS))
     """Unique per result: the ``resultId`` of pull diagnostics."""
     read: tuple[str, ...] = ()
@@ -84,7 +88,9 @@ class Analyzer:
         for part in snapshot.parts:
             checked = self._check(part.text, rules, part.uri, self._modules(part.uri, snapshot))
             read = tuple(dict.fromkeys(dependency.key for dependency in checked.read))
-            results.append(self._result(part, checked.findings, rules, read=read))
+            results.append(
+                self._result(part, checked.findings, limit_notes(checked.errors), rules, read=read)
+            )
         return results
 
     def _modules(self, uri: str, snapshot: Snapshot) -> ProjectModules | None:
@@ -96,15 +102,21 @@ class Analyzer:
     def _run_cells(self, snapshot: Snapshot, rules: RuleSelection) -> list[Result]:
         program = CellProgram.join([part.text for part in snapshot.parts])
         per_part: list[list[Finding]] = [[] for _ in snapshot.parts]
+        notes_per_part: list[list[Note]] = [[] for _ in snapshot.parts]
         related: dict[int, list[types.DiagnosticRelatedInformation]] = {}
         # Cells import no project modules, as ``check`` reads a notebook.
-        for finding in self._check(program.text, rules, snapshot.key).findings:
+        checked = self._check(program.text, rules, snapshot.key)
+        findings, notes = checked.findings, limit_notes(checked.errors)
+        for finding in findings:
             index, moved = program.to_cell(finding)
             related[id(moved)] = self._related_across(snapshot, program, finding)
             per_part[index].append(moved)
+        for line, message in notes:
+            index, span = program.locate(Span(Position(line, 0), Position(line, 0)))
+            notes_per_part[index].append((span.start.line, message))
         return [
-            self._result(part, found, rules, related)
-            for part, found in zip(snapshot.parts, per_part, strict=True)
+            self._result(part, found, noted, rules, related=related)
+            for part, found, noted in zip(snapshot.parts, per_part, notes_per_part, strict=True)
         ]
 
     def _check(
@@ -136,7 +148,9 @@ class Analyzer:
         self,
         part: Part,
         findings: list[Finding],
+        notes: list[Note],
         rules: RuleSelection,
+        *,
         related: Mapping[int, list[types.DiagnosticRelatedInformation]] | None = None,
         read: tuple[str, ...] = (),
     ) -> Result:
@@ -155,7 +169,27 @@ class Analyzer:
                     related=related.get(id(finding)) if related else None,
                 )
             )
-        return Result(part.uri, part.version, self.generation, tuple(findings), tuple(diagnostics), read=read)
+        diagnostics += [convert.limit_diagnostic(positions, line, message) for line, message in notes]
+        encoded = convert.encode_diagnostics(diagnostics)
+        return Result(
+            part.uri, part.version, self.generation, tuple(findings), tuple(diagnostics), encoded, read=read
+        )
+
+
+Note = tuple[int, str]
+"""Where a limit stopped the checker (a 0-based line), and what it says."""
+
+
+def limit_notes(errors: Sequence[str]) -> list[Note]:
+    """The checker's limit notes (its other errors are not the user's to see here), each on its
+    line; one that names no line (the module's, or "N more functions") on the first."""
+    notes = []
+    for error in errors:
+        read = read_limit_note(error)
+        if read is not None:
+            line, message = read
+            notes.append((max(0, (line or 1) - 1), message))
+    return notes
 
 
 Key = tuple[int | None, int, int]
@@ -167,9 +201,16 @@ class StaleCheck(Exception):
     """The check was stopped: a newer version of its document was asked for, or it closed."""
 
 
-def _check_isolated(results: Connection, analyzer: _Sent, snapshot: Snapshot) -> None:
-    """In the child process: the check, sent back whole."""
+TEXT_CHUNK_BYTES = 1 << 20
+"""A large document goes to its checking process in pieces this big: each piece holds the GIL only
+while it is encoded, and the event loop runs between them (one pickle of 30 MB held it 0.1 s)."""
+
+
+def _check_isolated(texts: Connection, results: Connection, analyzer: _Sent, snapshot: Snapshot) -> None:
+    """In the child process: the texts of ``snapshot``'s parts, then the check, sent back whole."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # the server's stdout is the client's: never ours
+    parts = tuple(dataclasses.replace(part, text=_receive_text(texts)) for part in snapshot.parts)
+    texts.close()
     results.send(
         Analyzer(
             analyzer.generation,
@@ -178,9 +219,22 @@ def _check_isolated(results: Connection, analyzer: _Sent, snapshot: Snapshot) ->
             analyzer.roots,
             analyzer.doc_urls,
             analyzer.language,
-        ).run(snapshot)
+        ).run(dataclasses.replace(snapshot, parts=parts))
     )
     results.close()
+
+
+def _send_text(texts: Connection, text: str) -> None:
+    for start in range(0, len(text), TEXT_CHUNK_BYTES):
+        texts.send_bytes(text[start : start + TEXT_CHUNK_BYTES].encode("utf-8", "surrogatepass"))
+    texts.send_bytes(b"")
+
+
+def _receive_text(texts: Connection) -> str:
+    chunks = []
+    while chunk := texts.recv_bytes():
+        chunks.append(chunk.decode("utf-8", "surrogatepass"))
+    return "".join(chunks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,16 +259,51 @@ class _Fixed(Generic[T]):
         return self.value
 
 
-def _receive(results: Connection, process: BaseProcess) -> list[Result]:
-    """In a thread of the server: the child's results; StaleCheck if it was ended first."""
-    try:
-        received: list[Result] = results.recv()
-    except (EOFError, OSError):
-        raise StaleCheck from None
-    finally:
-        results.close()
-        process.join()
-    return received
+class _Isolated:
+    """A check in a process of its own, started, fed and awaited by a worker thread: starting a
+    process (the fork server's first start imports the server's modules) and sending it the
+    document never hold up the event loop."""
+
+    def __init__(self, analyzer: _Sent, snapshot: Snapshot) -> None:
+        context = _context()
+        self._texts_in, self._texts_out = context.Pipe(duplex=False)
+        self._results_in, self._results_out = context.Pipe(duplex=False)
+        self._snapshot = snapshot
+        bare = dataclasses.replace(
+            snapshot, parts=tuple(dataclasses.replace(p, text="") for p in snapshot.parts)
+        )
+        self._process = context.Process(
+            target=_check_isolated, args=(self._texts_in, self._results_out, analyzer, bare), daemon=True
+        )
+        self._stopped = threading.Event()
+
+    def run(self) -> list[Result]:
+        """In a worker thread: start the process, send it the texts, wait for its results;
+        StaleCheck if it was stopped first."""
+        try:
+            if not self._stopped.is_set():
+                self._process.start()
+            if self._stopped.is_set():  # stopped while it started: the event loop could not end it
+                self.stop()
+                raise StaleCheck
+            self._texts_in.close()
+            self._results_out.close()
+            for part in self._snapshot.parts:
+                _send_text(self._texts_out, part.text)
+            received: list[Result] = self._results_in.recv()
+        except (EOFError, OSError):
+            raise StaleCheck from None
+        finally:
+            self._texts_out.close()
+            self._results_in.close()
+            if self._process.pid is not None:
+                self._process.join()
+        return received
+
+    def stop(self) -> None:
+        self._stopped.set()
+        if self._process.is_alive():
+            self._process.terminate()
 
 
 def _context() -> ForkServerContext | SpawnContext:
@@ -239,7 +328,7 @@ class Checks:
         self._done: dict[str, tuple[Key, list[Result]]] = {}
         self._by_uri: dict[str, Result] = {}
         self._running: dict[str, tuple[Key, asyncio.Future[list[Result]]]] = {}
-        self._processes: dict[str, BaseProcess] = {}
+        self._processes: dict[str, _Isolated] = {}
         """The child process checking a large snapshot, by document."""
         self._epochs: dict[str, int] = {}
         """By document: how many times a module it read changed (a stored result is then stale)."""
@@ -325,8 +414,6 @@ class Checks:
         loop = asyncio.get_running_loop()
         if sum(len(part.text) for part in snapshot.parts) < ISOLATED_CHARS:
             return loop.run_in_executor(self._executor, self.analyzer.run, snapshot)
-        context = _context()
-        receiving, sending = context.Pipe(duplex=False)
         # What the child needs, and can be sent: this document's rules, and no parse cache.
         mine = self.analyzer
         analyzer = _Sent(
@@ -337,11 +424,9 @@ class Checks:
             dict(mine.doc_urls),
             mine.language,
         )
-        process = context.Process(target=_check_isolated, args=(sending, analyzer, snapshot), daemon=True)
-        process.start()
-        sending.close()
-        self._processes[snapshot.key] = process
-        return loop.run_in_executor(None, _receive, receiving, process)
+        isolated = _Isolated(analyzer, snapshot)
+        self._processes[snapshot.key] = isolated
+        return loop.run_in_executor(None, isolated.run)
 
     def stop_all(self) -> None:
         """The session ends: no child process outlives it (a thread waits for each one's results)."""
@@ -349,10 +434,10 @@ class Checks:
             self._stop(key)
 
     def _stop(self, key: str) -> None:
-        process = self._processes.pop(key, None)
-        if process is not None and process.is_alive():
+        isolated = self._processes.pop(key, None)
+        if isolated is not None:
             log.info("the check of %s went stale: stopped", key)
-            process.terminate()
+            isolated.stop()
 
     def _store(
         self,

@@ -6,11 +6,14 @@ The core counts columns in code points. The client counts them in the encoding n
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Sequence
 from typing import Annotated
 
 from lsprotocol import types
 from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer, ValidationError
+from pygls.protocol import default_converter
 
 from errknow_ls.core import Finding, Fix, Position, Severity, Span
 from errknow_ls.core.codec import decode_fix, encode_fix
@@ -28,6 +31,8 @@ SETTING_SEVERITIES = {
     "information": types.DiagnosticSeverity.Information,
     "hint": types.DiagnosticSeverity.Hint,
 }
+_CONVERTER = default_converter()  # type: ignore[no-untyped-call]
+"""pygls' own: what ``encode_diagnostics`` writes is what pygls would write."""
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 """Line ends as LSP (and Python) count them: not form feeds or U+2028."""
 
@@ -50,6 +55,72 @@ def _char_units(char: str, encoding: str) -> int:
     if encoding == types.PositionEncodingKind.Utf8:
         return len(char.encode("utf-8"))
     return 2 if ord(char) > 0xFFFF else 1
+
+
+def _column_from_client(line: str, character: int, encoding: str) -> int:
+    """The code-point column of a column in the client's units; past the end of the line, its end."""
+    if encoding == types.PositionEncodingKind.Utf32 or line.isascii():
+        return min(character, len(line))
+    units = 0
+    for index, char in enumerate(line):
+        if units >= character:
+            return index
+        units += _char_units(char, encoding)
+    return len(line)
+
+
+SCANNED_CHARS = 1 << 16
+"""How much of a text ``line_start`` counts line breaks in at a time (in C), before it walks them."""
+
+
+def line_start(text: str, line: int, start: int = 0) -> int:
+    """Where ``line`` (0-based, line breaks as LSP counts them) starts in ``text``, counting from
+    ``start`` (the start of a line); past the last line, the end of the text. In time proportional
+    to the distance, most of it in C: a huge document is never split into its lines."""
+    remaining = line
+    while remaining > 0:
+        end = min(len(text), start + SCANNED_CHARS)
+        if end < len(text) and text[end - 1] == "\r" and text[end] == "\n":
+            end += 1  # one break, never counted twice
+        breaks = text.count("\n", start, end)
+        if text.find("\r", start, end) >= 0:  # rare: a search as fast as the count, not two counts
+            breaks += text.count("\r", start, end) - text.count("\r\n", start, end)
+        if breaks >= remaining:
+            for found in _LINE_BREAK.finditer(text, start, end):
+                remaining -= 1
+                if remaining == 0:
+                    return found.end()
+        if end == len(text):
+            return len(text)
+        remaining -= breaks
+        start = end
+    return start
+
+
+def _offset_in_line(text: str, start: int, character: int, encoding: str) -> int:
+    """The offset of a column in client units on the line starting at ``start``."""
+    found = _LINE_BREAK.search(text, start)
+    end = found.start() if found else len(text)
+    return start + _column_from_client(text[start:end], character, encoding)
+
+
+def offset_of(text: str, position: types.Position, encoding: str) -> int:
+    """The code-point offset in ``text`` of a client position (past the end of a line: its end)."""
+    return _offset_in_line(text, line_start(text, position.line), position.character, encoding)
+
+
+def apply_change(text: str, where: types.Range, new_text: str, encoding: str) -> str:
+    """``text`` with the client's range replaced by ``new_text`` (an incremental change); the end's
+    line is counted on from the start's."""
+    first = line_start(text, where.start.line)
+    start = _offset_in_line(text, first, where.start.character, encoding)
+    lines = where.end.line - where.start.line
+    if lines < 0:  # a range that ends before it starts: an insertion
+        end = start
+    else:
+        last = line_start(text, lines, first)
+        end = max(start, _offset_in_line(text, last, where.end.character, encoding))
+    return "".join((text[:start], new_text, text[end:]))
 
 
 class Positions:
@@ -80,14 +151,9 @@ class Positions:
     def from_client(self, position: types.Position) -> Position:
         """The code-point position of a client position; past the end of a line means its end."""
         text = self.line(position.line)
-        if self._ascii or self.encoding == types.PositionEncodingKind.Utf32:
+        if self._ascii:
             return Position(position.line, min(position.character, len(text)))
-        units = 0
-        for index, char in enumerate(text):
-            if units >= position.character:
-                return Position(position.line, index)
-            units += _char_units(char, self.encoding)
-        return Position(position.line, len(text))
+        return Position(position.line, _column_from_client(text, position.character, self.encoding))
 
     def to_range(self, span: Span) -> types.Range:
         return types.Range(start=self.to_client(span.start), end=self.to_client(span.end))
@@ -132,6 +198,20 @@ def to_text_edits(positions: Positions, fix: Fix) -> list[types.TextEdit]:
     return [types.TextEdit(range=positions.to_range(e.span), new_text=e.content) for e in fix.edits]
 
 
+def limit_diagnostic(positions: Positions, line: int, message: str) -> types.Diagnostic:
+    """Where a limit stopped the checker (a budget, a depth): an information diagnostic on that line
+    (a function's ``def``, a statement), as pyright marks code too complex to analyze. It has no
+    code: it is no rule's finding, and nothing can fix or silence it."""
+    text = positions.line(line)
+    span = Span(Position(line, len(text) - len(text.lstrip())), Position(line, len(text)))
+    return types.Diagnostic(
+        range=positions.to_range(span),
+        message=message,
+        severity=types.DiagnosticSeverity.Information,
+        source=SOURCE,
+    )
+
+
 def to_diagnostic(
     uri: str,
     version: int | None,
@@ -168,3 +248,9 @@ def to_diagnostic(
         related_information=related or None,
         data=data.model_dump(mode="json"),
     )
+
+
+def encode_diagnostics(diagnostics: Sequence[types.Diagnostic]) -> str:
+    """The JSON of a list of diagnostics, as pygls writes it: made where they are made, in a worker,
+    so that publishing thousands of them never holds up the event loop."""
+    return json.dumps(_CONVERTER.unstructure(list(diagnostics), list[types.Diagnostic]))

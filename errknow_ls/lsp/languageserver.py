@@ -45,6 +45,11 @@ class ErrknowServer(LanguageServer):
         """Called once the client's input has ended (the session stops its child processes)."""
         """Told the message of a notification handler that failed (the session tells the user)."""
 
+    def notify_encoded(self, method: str, params: str) -> None:
+        """Send a notification whose params are JSON already (see ``ErrknowProtocol``)."""
+        assert isinstance(self.protocol, ErrknowProtocol)
+        self.protocol.notify_encoded(method, params)
+
     def hang_up(self) -> None:
         """Stop reading the client: the server ends as if its input had ended."""
         if self.connection is not None:

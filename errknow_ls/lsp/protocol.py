@@ -10,6 +10,10 @@
   the first, failed the second with an internal error, and re-initialized on the third).
 - ``didChange`` for a document that is not open, ``notebookDocument/didChange`` for a notebook
   or a cell that is not open, are logged and ignored (pygls raised KeyError and showed it).
+- An incremental change is applied in time proportional to where it lands, lines counted as LSP
+  counts them (``convert.apply_change``): pygls split the whole document into lines and joined them
+  again, on the event loop, for every change (3 s for one character typed into a 1,000,000-line
+  document), and counted form feeds and U+2028 as line breaks, where editors do not.
 - A response whose result cannot be serialized becomes an internal error for its id (pygls logged
   it and sent nothing).
 - The client's answer to a request of ours that we cancelled meanwhile (a workspace scan restarted
@@ -38,6 +42,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol, default_converter, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
+
+from errknow_ls.lsp import convert
 
 log = logging.getLogger(__name__)
 PARSE_ERROR = -32700
@@ -171,9 +177,19 @@ class ErrknowProtocol(LanguageServerProtocol):
     def lsp_text_document__did_change(
         self, params: types.DidChangeTextDocumentParams
     ) -> Generator[Any, Any, None]:
-        if unquote(params.text_document.uri) not in self.workspace.text_documents:
+        document = self.workspace.text_documents.get(unquote(params.text_document.uri))
+        if document is None:
             log.warning("didChange for %s, which is not open: ignored", params.text_document.uri)
             return
+        if any(isinstance(c, types.TextDocumentContentChangePartial) for c in params.content_changes):
+            encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
+            text = document.source
+            for change in params.content_changes:
+                if isinstance(change, types.TextDocumentContentChangePartial):
+                    text = convert.apply_change(text, change.range, change.text, encoding)
+                else:
+                    text = change.text
+            params.content_changes = [types.TextDocumentContentChangeWholeDocument(text=text)]
         yield from super().lsp_text_document__did_change(params)
 
     @lsp_method(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
@@ -210,6 +226,16 @@ class ErrknowProtocol(LanguageServerProtocol):
                 return
             failed = {"code": INTERNAL_ERROR, "message": f"the result could not be serialized: {exc}"}
             body = json.dumps({"jsonrpc": self.VERSION, "id": msg_id, "error": failed})
+        self._write_body(body)
+
+    def notify_encoded(self, method: str, params: str) -> None:
+        """A notification whose params are JSON already (encoded in a worker, off the event loop)."""
+        if self.writer is not None:
+            envelope = f'"jsonrpc": "{self.VERSION}", "method": {json.dumps(method)}'
+            self._write_body(f'{{{envelope}, "params": {params}}}')
+
+    def _write_body(self, body: str) -> None:
+        assert self.writer is not None
         encoded = body.encode(self.CHARSET)
         self.writer.write(b"Content-Length: %d\r\n\r\n" % len(encoded) + encoded)
 

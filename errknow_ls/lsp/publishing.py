@@ -8,6 +8,7 @@ when the client opens it and starts pulling it.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -42,9 +43,22 @@ def publish(session: Session, result: Result) -> None:
         return
     if session.channel.pulls(open_document):
         return
-    diagnostics = output_diagnostics.merged(session, result)
-    if diagnostics or result.uri in session.channel.pushed or result.version is not None:
-        push(session, result.uri, diagnostics, result.version)
+    from_output = output_diagnostics.diagnostics(session, result.uri)
+    if from_output:
+        push(session, result.uri, [*result.diagnostics, *from_output], result.version)
+    elif result.diagnostics or result.uri in session.channel.pushed or result.version is not None:
+        _push_encoded(session, result)
+
+
+def _push_encoded(session: Session, result: Result) -> None:
+    """``push`` of a check's own diagnostics, in the JSON the check made of them (off the event loop)."""
+    if result.diagnostics:
+        session.channel.pushed.add(result.uri)
+    else:
+        session.channel.pushed.discard(result.uri)
+    uri, version = json.dumps(result.uri), json.dumps(result.version)
+    params = f'{{"uri": {uri}, "diagnostics": {result.encoded}, "version": {version}}}'
+    session.client.notify_encoded(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
 
 
 def clear(session: Session, uri: str) -> None:

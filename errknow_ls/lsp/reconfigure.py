@@ -24,7 +24,7 @@ from errknow_ls.lsp.client_settings import (
     parse_settings,
     unknown_rules,
 )
-from errknow_ls.project import Project, ProjectSettings, RuleSelection, import_roots
+from errknow_ls.project import PerFileIgnores, Project, ProjectSettings, RuleSelection, import_roots
 
 if TYPE_CHECKING:
     from errknow_ls.lsp.session import Session
@@ -46,7 +46,7 @@ def apply(session: Session) -> None:
     logging.getLogger("errknow_ls").setLevel(settings.log_level.upper())
     session.projects = [Project.load(root) for root in session.roots()]
     for project in session.projects:
-        for warning in project.settings.warnings:
+        for warning in [*project.settings.warnings, *project.per_file_ignores()[1]]:
             session.tell_once(warning.removeprefix("warning: "))
     _reload_kb(session)
     session.checks.reconfigure(
@@ -63,10 +63,24 @@ def apply(session: Session) -> None:
 
 
 def _rules_by_path(projects: list[Project], settings: Settings) -> Callable[[str], RuleSelection]:
-    """The rules of the innermost workspace folder holding a file; the editor's alone elsewhere."""
+    """The rules of the innermost workspace folder holding a file, less what its project's
+    ``per-file-ignores`` ignore there (as ``check`` does); the editor's alone elsewhere."""
     given = editor_selectors(settings)
     default = Project(Path(), ProjectSettings()).rules(given, settings.severity)[0]
-    return _by_folder([(p.root, p.rules(given, settings.severity)[0]) for p in projects], default)
+    folders: list[tuple[Path, tuple[RuleSelection, PerFileIgnores] | None]] = [
+        (p.root, (p.rules(given, settings.severity)[0], p.per_file_ignores()[0])) for p in projects
+    ]
+    folder_of = _by_folder(folders, None)
+
+    def rules(uri: str) -> RuleSelection:
+        found = folder_of(uri)
+        if found is None:
+            return default
+        selection, per_file = found
+        path = to_fs_path(uri)
+        return per_file.rules_for(Path(path), selection) if path else selection
+
+    return rules
 
 
 def _roots_by_path(projects: list[Project]) -> Callable[[str], tuple[Path, ...]]:

@@ -156,6 +156,12 @@ class PerFileIgnores:
                 codes |= ignored
         return frozenset(codes)
 
+    @staticmethod
+    def describe_unknown(glob: str, names: Sequence[str]) -> str:
+        """The warning for a glob's selectors that name no rule (the CLI's and the server's)."""
+        described = ", ".join(repr(name) for name in names)
+        return f"[tool.errknow] per-file-ignores: {glob!r}: no rule matches {described}; ignored"
+
     def rules_for(self, path: Path | None, rules: RuleSelection) -> RuleSelection:
         """``rules`` with what ``path``'s globs ignore added to ``ignore``."""
         codes = self.codes_for(path)

@@ -8,7 +8,14 @@ from pathlib import Path
 
 from errknow_ls.project.config import ProjectSettings, load_settings
 from errknow_ls.project.discovery import Excluder
-from errknow_ls.project.rules import RuleSelection, Selectors, SeverityName, UnknownSelectors, select_rules
+from errknow_ls.project.rules import (
+    PerFileIgnores,
+    RuleSelection,
+    Selectors,
+    SeverityName,
+    UnknownSelectors,
+    select_rules,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +34,14 @@ class Project:
     ) -> tuple[RuleSelection, list[UnknownSelectors]]:
         """The rules for this folder's files: ``given`` (the editor's) over the project's."""
         return select_rules(given, self.settings.selectors(), severity)
+
+    def per_file_ignores(self) -> tuple[PerFileIgnores, list[str]]:
+        """``per-file-ignores`` (globs relative to the project root, as ``check`` reads them), and a
+        warning for each glob whose selectors name no rule."""
+        per_file, unknown = PerFileIgnores.resolve(
+            self.settings.root or self.root, self.settings.per_file_ignores
+        )
+        return per_file, [PerFileIgnores.describe_unknown(glob, names) for glob, names in unknown]
 
     def excluder(self) -> Excluder:
         """What ``check`` excludes, matched as ``check`` matches it."""

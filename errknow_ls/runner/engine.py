@@ -63,6 +63,8 @@ class FileJob:
     """The configured project's import roots, from which its modules import each other."""
     write_inside: tuple[str, ...] | None = None
     """Real paths a fixed file's own real path must be (or be below) to be written; ``None``: any."""
+    write_hard_links: bool = False
+    """Rewrite a file with other names (hard links) in place; else it is not written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +152,7 @@ def _written(
     if result.fixed_text is None or not job.write:
         return result
     try:
-        write_source(source, result.fixed_text, job.write_inside)
+        write_source(source, result.fixed_text, job.write_inside, hard_links=job.write_hard_links)
     except SourceChanged as exc:
         # What was found is about text the file no longer holds.
         return FileResult(job.path, error=str(exc))

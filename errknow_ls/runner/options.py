@@ -64,6 +64,8 @@ class CheckOptions:
     stdin_filename: Path | None = None
     fix_symlink_targets: bool = False
     """``--fix`` writes a symlinked file's target even outside the checked paths."""
+    fix_hard_links: bool = False
+    """``--fix`` rewrites a file with other names (hard links) in place, through a journal."""
     select: Sequence[str] | None = None
     extend_select: Sequence[str] | None = None
     ignore: Sequence[str] | None = None

@@ -32,7 +32,12 @@ from errknow_ls.runner.options import (
     output_format,
 )
 from errknow_ls.runner.report import Notice, NoticeKind, Report
-from errknow_ls.runner.sourcefile import SourceFileError, decode_source, remove_stale_temps
+from errknow_ls.runner.sourcefile import (
+    SourceFileError,
+    complete_interrupted_rewrites,
+    decode_source,
+    remove_stale_temps,
+)
 
 if TYPE_CHECKING:
     from errknow_ls.kb import KnowledgeBase
@@ -83,6 +88,8 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     notices = [Notice(path, NoticeKind.ERROR, problem) for path, problem in found.errors]
     if options.fix and not options.diff:
         for folder in sorted({file.resolve().parent for file in found.files}):
+            for done in complete_interrupted_rewrites(folder):
+                print(done, file=err)
             for stale in remove_stale_temps(folder):
                 print(f"{stale}: removed, a temporary file of an interrupted --fix run", file=err)
     # Where the project's modules are imported from ([tool.setuptools] & co., src/, the root).
@@ -100,6 +107,7 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
             write=not options.diff,
             roots=roots,
             write_inside=inside,
+            write_hard_links=options.fix_hard_links,
         )
         for path in found.files
     ]
@@ -243,11 +251,7 @@ def per_file_ignores(settings: ProjectSettings, err: TextIO) -> PerFileIgnores:
     """``per-file-ignores``; a selector that names no rule is a warning."""
     per_file, unknown = PerFileIgnores.resolve(settings.root, settings.per_file_ignores)
     for glob, names in unknown:
-        described = ", ".join(repr(name) for name in names)
-        print(
-            f"warning: [tool.errknow] per-file-ignores: {glob!r}: no rule matches {described}; ignored",
-            file=err,
-        )
+        print(f"warning: {PerFileIgnores.describe_unknown(glob, names)}", file=err)
     return per_file
 
 

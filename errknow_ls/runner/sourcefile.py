@@ -3,9 +3,18 @@
 ``--fix`` never loses an edit made meanwhile: the file is read once (a regular file, whole, see
 ``core.files``), and just before the fixed text replaces it, it is read again and must be the same
 file (device, inode, size, modification and change times) with the same bytes; otherwise it is left
-as it is and the run says so. Read-only files are not written, a file with other names (hard links)
-is rewritten in place so every name sees the fix, and a symlink's target outside the checked paths
-is written only when asked.
+as it is and the run says so. Read-only files are not written, and a symlink's target outside the
+checked paths is written only when asked.
+
+A file with other names (hard links) is not written unless asked (``--fix-hard-links``): another name
+may be a package manager's shared cache (uv and pnpm install by hard links) or a backup made with
+``cp -al``, which a fix must not reach unasked. Asked, it is rewritten in place so that every name
+sees the fix, and as no rename can replace what several names share, the rewrite is journaled: its
+text before and after go to a journal beside it (written, read back, synced) before the first byte
+is written over it, and the journal goes once the rewrite is on disk. A run killed inside the rewrite
+leaves the journal, and the next ``--fix`` run completes the rewrite from it, when the file holds
+what a rewrite stopped part-way leaves (the new text up to some byte, the old one after it), and
+otherwise leaves both alone and says so.
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ import errno
 import functools
 import hashlib
 import io
+import json
 import os
 import re
 import stat
@@ -39,6 +49,9 @@ _NEWLINES = ("\r\n", "\n", "\r")
 TEMP_TAG = "errknow-fix"
 _TEMP_NAME = re.compile(rf"^\..+\.{TEMP_TAG}-(?P<pid>\d+)-[^/]*\.tmp$")
 """``.<file>.errknow-fix-<pid>-<random>.tmp``: written beside the file, then renamed over it."""
+JOURNAL_SUFFIX = ".journal"
+_JOURNAL_NAME = re.compile(rf"^\..+\.{TEMP_TAG}-(?P<pid>\d+)-[^/]*\{JOURNAL_SUFFIX}$")
+"""``.<file>.errknow-fix-<pid>-<random>.journal``: a hard-linked file's rewrite in place, until done."""
 NEWLINE = re.compile(r"\r\n|\r|\n")
 """The line breaks Python's tokenizer knows (``str.splitlines`` knows more: form feed, U+2028, ...)."""
 
@@ -137,10 +150,13 @@ def with_newline(content: str, newline: str) -> str:
     return content.replace("\r\n", "\n").replace("\r", "\n").replace("\n", newline)
 
 
-def write_source(source: SourceFile, text: str, inside: Sequence[str] | None = None) -> None:
-    """Replace the file with ``text``, keeping its encoding, mode, (when allowed) owner and other
-    names (hard links), if it is still what was read; ``inside``: the real paths of the directories
-    a symlinked file's target must be in to be written (``None``: anywhere)."""
+def write_source(
+    source: SourceFile, text: str, inside: Sequence[str] | None = None, *, hard_links: bool = False
+) -> None:
+    """Replace the file with ``text``, keeping its encoding, mode and (when allowed) owner, if it is
+    still what was read; ``inside``: the real paths of the directories a symlinked file's target
+    must be in to be written (``None``: anywhere); ``hard_links``: a file with other names is
+    rewritten in place, keeping them (else it is not written)."""
     try:
         data = text.encode(source.encoding)
     except UnicodeEncodeError as exc:
@@ -154,6 +170,12 @@ def write_source(source: SourceFile, text: str, inside: Sequence[str] | None = N
         info = target.stat()
         if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(target, os.W_OK):
             raise SourceFileError(f"read-only (mode {stat.S_IMODE(info.st_mode):04o}): not written")
+        if info.st_nlink > 1 and not hard_links:
+            raise SourceFileError(
+                f"has {info.st_nlink - 1} other name{'s' if info.st_nlink > 2 else ''} (hard links), "
+                "which may be another program's (a package cache, a backup): not written "
+                "(--fix-hard-links rewrites it in place, under every name)"
+            )
         if info.st_nlink > 1:
             _rewrite_in_place(target, data, source.origin)
         else:
@@ -269,31 +291,153 @@ def _renameat2() -> Callable[..., int] | None:
 
 
 def _rewrite_in_place(target: Path, data: bytes, origin: ReadFile | None) -> None:
-    """A file with other names (hard links) keeps its inode: the new bytes go to a temporary copy
-    first, are read back from it, and only then written over the file itself."""
-    temp = _write_temp(target, data)
-    try:
-        if temp.read_bytes() != data:
-            raise SourceFileError("cannot write: the temporary copy did not read back as written")
-        if origin is not None:
-            _unchanged(target, origin)
-        fd = os.open(target, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+    """A file with other names (hard links) keeps its inode: it is rewritten in place, journaled."""
+    old = origin.data if origin is not None else read_file(target).data
+    journal = _write_journal(target, old, data)
+    if origin is not None:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.ftruncate(fd, len(data))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            _unchanged(target, origin)
+        except BaseException:
+            journal.unlink(missing_ok=True)
+            raise
+    try:
+        _write_in_place(target, data)
+    except OSError as exc:
+        raise SourceFileError(
+            f"cannot write: {exc.strerror or exc}; it may be rewritten part-way: the next --fix run "
+            f"completes it from {journal.name}"
+        ) from exc
+    journal.unlink()
+    _fsync_directory(target.parent)
+
+
+def _write_in_place(target: Path, data: bytes) -> None:
+    fd = os.open(target, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
     finally:
-        temp.unlink(missing_ok=True)
+        os.close(fd)
 
 
-def _write_temp(target: Path, data: bytes) -> Path:
+@dataclass(frozen=True, slots=True)
+class _Journal:
+    """What a journal holds: which file (its name beside the journal, device and inode) was being
+    rewritten in place, from what, to what."""
+
+    name: str
+    device: int
+    inode: int
+    old: bytes
+    new: bytes
+
+    def encode(self) -> bytes:
+        header = {"name": self.name, "device": self.device, "inode": self.inode, "old": len(self.old)}
+        return json.dumps(header).encode() + b"\n" + self.old + self.new
+
+    @classmethod
+    def decode(cls, data: bytes) -> _Journal:
+        """ValueError if ``data`` is not a whole journal."""
+        line, _, rest = data.partition(b"\n")
+        header = json.loads(line)
+        old_size = int(header["old"])
+        if not 0 <= old_size <= len(rest):
+            raise ValueError("cut short")
+        name, device, inode = str(header["name"]), int(header["device"]), int(header["inode"])
+        return cls(name, device, inode, rest[:old_size], rest[old_size:])
+
+
+def _write_journal(target: Path, old: bytes, new: bytes) -> Path:
+    info = target.stat()
+    encoded = _Journal(target.name, info.st_dev, info.st_ino, old, new).encode()
+    journal = _write_temp(target, encoded, JOURNAL_SUFFIX)
+    if journal.read_bytes() != encoded:
+        journal.unlink(missing_ok=True)
+        raise SourceFileError("cannot write: the journal did not read back as written")
+    _fsync_directory(target.parent)
+    return journal
+
+
+def complete_interrupted_rewrites(directory: Path) -> list[str]:
+    """Finish the in-place rewrites (of hard-linked files) that a killed ``--fix`` run left
+    journaled in ``directory`` (the run's process is gone); what was done, one message each."""
+    try:
+        paths = sorted(directory.iterdir())
+    except OSError:
+        return []
+    journals = [(path, _JOURNAL_NAME.match(path.name)) for path in paths]
+    return [
+        _complete(path) for path, found in journals if found is not None and not _alive(int(found["pid"]))
+    ]
+
+
+def _complete(journal: Path) -> str:
+    kept = f"{journal}: the journal of an interrupted --fix run (the file's text before and after)"
+    try:
+        found = _Journal.decode(journal.read_bytes())
+    except (OSError, ValueError, KeyError, TypeError):
+        journal.unlink(missing_ok=True)  # cut short: the run died writing it, before the file
+        return f"{journal}: removed, an unfinished journal of an interrupted --fix run"
+    target = journal.parent / found.name
+    try:
+        info = target.stat()
+        now = read_file(target).data
+    except (OSError, SourceFileError):
+        return f"{kept}: {target} cannot be read: kept"
+    if (info.st_dev, info.st_ino) != (found.device, found.inode) or not _part_way(now, found.old, found.new):
+        return f"{kept}: {target} was changed since: kept, the file left as it is"
+    if now != found.new:
+        _write_in_place(target, found.new)
+    journal.unlink()
+    _fsync_directory(target.parent)
+    if now == found.new:
+        return f"{target}: an interrupted --fix run had rewritten it whole; its journal removed"
+    if now == found.old:
+        return f"{target}: an interrupted --fix run had not rewritten it yet: rewritten from its journal"
+    return f"{target}: an interrupted --fix run had rewritten it part-way: completed from its journal"
+
+
+def _part_way(now: bytes, old: bytes, new: bytes) -> bool:
+    """Whether ``now`` is what writing ``new`` over ``old`` from the start leaves when stopped at some
+    byte ``k``: ``new[:k] + old[k:]``, or ``new[:k]`` once past the end of ``old``, or ``new``."""
+    if now in (old, new):
+        return True
+    agreed = _common_prefix(now, new)
+    if len(now) == len(old):
+        return _common_suffix_start(now, old) <= agreed
+    return len(old) < len(now) <= len(new) and agreed == len(now)
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_suffix_start(a: bytes, b: bytes) -> int:
+    """The smallest ``m`` with ``a[m:] == b[m:]``, for ``a`` and ``b`` of one length."""
+    low, high = 0, len(a)
+    while low < high:
+        middle = (low + high) // 2
+        if a[middle:] == b[middle:]:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _write_temp(target: Path, data: bytes, suffix: str = ".tmp") -> Path:
     """``data`` in a new file beside ``target``, on disk (fsync)."""
     prefix = f".{target.name}.{TEMP_TAG}-{os.getpid()}-"
-    fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=".tmp")
+    fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=suffix)
     temp = Path(temp_name)
     try:
         with os.fdopen(fd, "wb") as handle:

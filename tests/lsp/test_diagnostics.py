@@ -7,6 +7,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from tests.lsp.session import BUGGY, BUGGY_LINE, CALL, CLEAN, Session
+from tests.support import STOPPED_DEF_LINE, stopped_by_the_budget
 
 
 async def test_the_diagnostic_is_on_the_exact_call_in_client_units(session: Session) -> None:
@@ -43,6 +44,46 @@ async def test_an_edit_in_client_units_after_an_emoji_lands_where_the_client_mea
     (diagnostic,) = await session.diagnostics(uri)
     edited = BUGGY.splitlines()[BUGGY_LINE]
     assert diagnostic.range.start.character == session.column(edited, edited.index(CALL))
+
+
+async def test_an_edit_after_a_form_feed_lands_on_the_line_the_client_meant(session: Session) -> None:
+    """A form feed (a page break) is inside a line for editors and LSP, not a line break."""
+    text = "# page one\x0c# page two\n" + CLEAN
+    uri = session.uri("train.py")
+    await session.start()
+    session.open("train.py", text)
+    assert await session.diagnostics(uri) == []
+    line = CLEAN.splitlines()[BUGGY_LINE]
+    end = types.Position(BUGGY_LINE + 1, session.column(line, len(line)))
+    session.edit(uri, types.TextDocumentContentChangePartial(range=types.Range(end, end), text=f"; {CALL}"))
+    (diagnostic,) = await session.diagnostics(uri)
+    edited = BUGGY.splitlines()[BUGGY_LINE]
+    column = session.column(edited, edited.index(CALL))
+    assert diagnostic.range.start == types.Position(BUGGY_LINE + 1, column)
+
+
+async def test_a_function_the_budget_stopped_is_shown_at_its_def(session: Session) -> None:
+    """What ``check`` prints as ``note: not fully checked: …`` is an information diagnostic on the
+    line of the ``def`` (as pyright marks code too complex to analyze), without a code or a fix."""
+    await session.start()
+    text = stopped_by_the_budget()
+    uri = session.open("train.py", text)
+    (note,) = await session.diagnostics(uri)
+    assert note.severity == types.DiagnosticSeverity.Information and note.source == "errknow"
+    assert note.message == (
+        "not fully checked: train: stopped after 8,000 interpreted statements, the budget; "
+        "what follows was not checked"
+    )
+    line = STOPPED_DEF_LINE - 1
+    assert note.range == types.Range(types.Position(line, 0), types.Position(line, len("def train():")))
+    assert note.code is None and note.data is None
+    params = types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=note.range,
+        context=types.CodeActionContext(diagnostics=[note]),
+    )
+    actions = await session.client.text_document_code_action_async(params)
+    assert not [a for a in actions or [] if isinstance(a, types.CodeAction) and a.diagnostics]
 
 
 async def test_a_document_gets_push_or_pull_never_both(session: Session) -> None:

@@ -91,6 +91,26 @@ async def test_the_workspace_pyproject_is_read_and_editor_settings_win(session: 
     assert len(await session.diagnostics(uri)) == 1
 
 
+async def test_per_file_ignores_apply_as_check_applies_them(session: Session) -> None:
+    """``per-file-ignores`` globs are relative to the project root, and a bare name matches in any
+    directory, as in ``errknow-ls check``; a selector naming no rule is said once."""
+    (session.root / "pyproject.toml").write_text(
+        "[tool.errknow.per-file-ignores]\n"
+        '"scripts/*.py" = ["EK001", "EK999"]\n'
+        '"demo.py" = ["double-backward"]\n',
+        encoding="utf-8",
+    )
+    await session.start()
+    ignored = [session.open(name, BUGGY) for name in ("scripts/train.py", "pkg/demo.py")]
+    checked = [session.open(name, BUGGY) for name in ("train.py", "pkg/scripts/train.py")]
+    for uri in ignored:
+        assert await session.diagnostics(uri) == [], uri
+    for uri in checked:
+        assert [d.code for d in await session.diagnostics(uri)] == ["EK001"], uri
+    warning = "[tool.errknow] per-file-ignores: 'scripts/*.py': no rule matches 'EK999'; ignored"
+    assert [m.message for m in session.client.messages].count(warning) == 1
+
+
 async def test_extra_record_directories_from_settings(session: Session) -> None:
     await session.start(options={"records": [str(ONE_BROKEN)]})
     warning = await session.until(

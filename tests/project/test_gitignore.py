@@ -1,6 +1,10 @@
 """``.gitignore`` in file discovery, with git itself as the reference: what ``discover`` finds below
 a directory is what ``git ls-files --others --exclude-standard`` lists there (checked suffixes
-only); nested files, negations, directory patterns and anchored patterns included."""
+only); nested files, negations, directory patterns and anchored patterns included, and
+``.git/info/exclude`` and git's global excludes file (``core.excludesFile``) below them.
+
+Git and the reader see the same home directory (the test's), no system configuration and no
+``XDG_CONFIG_HOME``: the developer's own git configuration never leaks in."""
 
 from __future__ import annotations
 
@@ -38,12 +42,27 @@ TREE = {
 }
 
 
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The home directory of git and of the reader alike: the test's, beside the repository."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for name in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_DIR", "GIT_WORK_TREE"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+def git(root: Path, *arguments: str) -> str:
+    env = {"PATH": os.environ["PATH"], "HOME": os.environ["HOME"], "GIT_CONFIG_NOSYSTEM": "1"}
+    done = subprocess.run(["git", *arguments], cwd=root, env=env, check=True, capture_output=True, text=True)
+    return done.stdout
+
+
 def repository(root: Path) -> Path:
     for name, text in TREE.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
-    env = {"PATH": os.environ["PATH"], "HOME": str(root.parent), "GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run(["git", "init", "-q"], cwd=root, env=env, check=True)
+    git(root, "init", "-q")
     # Below every .gitignore: the root's `!notes/keep.ipynb` still re-includes that one.
     (root / ".git" / "info").mkdir(exist_ok=True)
     (root / ".git" / "info" / "exclude").write_text("*.ipynb\n/main.py\n", encoding="utf-8")
@@ -51,16 +70,8 @@ def repository(root: Path) -> Path:
 
 
 def git_lists(root: Path, below: str = ".") -> list[str]:
-    env = {"PATH": os.environ["PATH"], "HOME": str(root.parent), "GIT_CONFIG_NOSYSTEM": "1"}
-    done = subprocess.run(
-        ["git", "ls-files", "--others", "--exclude-standard", below],
-        cwd=root,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return sorted(line for line in done.stdout.splitlines() if line.endswith((".py", ".ipynb")))
+    listed = git(root, "ls-files", "--others", "--exclude-standard", below)
+    return sorted(line for line in listed.splitlines() if line.endswith((".py", ".ipynb")))
 
 
 def found(root: Path, paths: list[str], **options: bool) -> list[str]:
@@ -107,3 +118,71 @@ def test_outside_a_repository_the_walked_directory_bounds_the_gitignore_files(tm
     gitignores = Gitignores(top)
     assert gitignores.boundary == top
     assert sorted(f.relative_to(top).as_posix() for f in discover([top], Excluder()).files) == ["kept.py"]
+
+
+GLOBAL_EXCLUDES = (
+    "a.py\n"  # nothing else decides it: ignored
+    "!main.py\n"  # .git/info/exclude ignores /main.py, and decides first
+    "!pkg/local.py\n"  # pkg/.gitignore ignores it, and decides first
+    "*.ipynb\n"  # the root .gitignore's !notes/keep.ipynb decides first
+    "deep/\n"
+)
+
+
+def test_the_global_excludes_file_decides_below_info_exclude(tmp_path: Path, home: Path) -> None:
+    root = repository(tmp_path / "repo")
+    (home / "global-ignore").write_text(GLOBAL_EXCLUDES, encoding="utf-8")
+    (home / ".gitconfig").write_text("[core]\n\texcludesFile = ~/global-ignore\n", encoding="utf-8")
+    expected = git_lists(root)
+    assert "pkg/a.py" not in expected and "pkg/deep/wanted.py" not in expected
+    assert "main.py" not in expected and "pkg/local.py" not in expected
+    assert "notes/keep.ipynb" in expected
+    assert found(root, ["."]) == expected
+    assert sorted(f.relative_to(root).as_posix() for f in discover([root / "pkg"], Excluder()).files) == (
+        git_lists(root, "pkg")
+    )
+
+
+def test_without_core_excludes_file_git_reads_the_xdg_default(tmp_path: Path, home: Path) -> None:
+    root = repository(tmp_path / "repo")
+    (home / ".config" / "git").mkdir(parents=True)
+    (home / ".config" / "git" / "ignore").write_text("a.py\n", encoding="utf-8")
+    expected = git_lists(root)
+    assert "pkg/a.py" not in expected
+    assert found(root, ["."]) == expected
+
+
+def test_the_repository_configuration_names_its_own_excludes_file(tmp_path: Path, home: Path) -> None:
+    root = repository(tmp_path / "repo")
+    (home / "global-ignore").write_text("a.py\n", encoding="utf-8")
+    (home / ".gitconfig").write_text("[core]\n\texcludesFile = ~/global-ignore\n", encoding="utf-8")
+    (home / "repo-ignore").write_text("top_only.py\n", encoding="utf-8")
+    git(root, "config", "core.excludesFile", str(home / "repo-ignore"))
+    expected = git_lists(root)
+    assert "pkg/a.py" in expected and "pkg/top_only.py" not in expected
+    assert found(root, ["."]) == expected
+
+
+def test_a_worktree_reads_its_repository_info_exclude_and_configuration(tmp_path: Path, home: Path) -> None:
+    """A worktree's ``.git`` is a file; ``info/exclude`` and the configuration are the repository's."""
+    root = repository(tmp_path / "repo")
+    (home / "global-ignore").write_text("a.py\n", encoding="utf-8")
+    git(root, "config", "core.excludesFile", str(home / "global-ignore"))
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "start")
+    git(root, "worktree", "add", "-q", str(tmp_path / "worktree"))
+    worktree = tmp_path / "worktree"
+    for name, text in TREE.items():
+        (worktree / name).parent.mkdir(parents=True, exist_ok=True)
+        (worktree / name).write_text(text, encoding="utf-8")
+    expected = git_lists(worktree)
+    assert "pkg/a.py" not in expected and "main.py" not in expected
+    assert found(worktree, ["."]) == expected
+
+
+def test_a_git_configuration_that_cannot_be_read_leaves_the_rest(
+    tmp_path: Path, home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = repository(tmp_path / "repo")
+    (home / ".gitconfig").write_text("[core\n\texcludesFile = ~/global-ignore\n", encoding="utf-8")
+    assert "pkg/scratch1.py" not in found(root, ["."])  # the .gitignore files still count
+    assert "global excludes file is not applied" in caplog.text

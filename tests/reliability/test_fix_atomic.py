@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from errknow_ls.runner.sourcefile import CHANGED, TEMP_TAG
+from errknow_ls.runner.sourcefile import CHANGED, JOURNAL_SUFFIX, TEMP_TAG
 from tests.reliability.campaign import size
 from tests.support import REPO
 
@@ -257,3 +257,144 @@ def _rewrite_for_a_while(
 
 def test_a_file_rewritten_in_place_during_fix_is_never_torn(tmp_path: Path) -> None:
     print(f"in-place rewrites during --fix: {_race(tmp_path, 41, _rewrite_for_a_while)}")
+
+
+# ------------------------------------------------------------------ hard links, rewritten in place
+
+
+def _linked_tree(tree: Path, files: dict[str, bytes]) -> Path:
+    """``files`` in ``tree``, each with a second name (a hard link) in ``tree/../links``."""
+    links = tree.parent / "links"
+    links.mkdir(exist_ok=True)
+    for name, data in files.items():
+        (tree / name).unlink(missing_ok=True)
+        (links / name).unlink(missing_ok=True)
+        (tree / name).write_bytes(data)
+        (links / name).hardlink_to(tree / name)
+    return links
+
+
+def _journals(tree: Path) -> list[str]:
+    return sorted(path.name for path in tree.iterdir() if path.name.endswith(JOURNAL_SUFFIX))
+
+
+def test_kill_9_during_the_rewrite_of_hard_linked_files_is_completed_by_the_next_run(tmp_path: Path) -> None:
+    """``--fix-hard-links`` rewrites in place (no rename keeps several names): after random kills
+    every file is old, new, or part-way with its journal beside it; the next run completes each
+    part-way file from its journal, under every name, and leaves nothing behind."""
+    originals = _originals()
+    expected = tmp_path / "expected"
+    expected.mkdir()
+    _plant(expected, originals)
+    assert _fix(expected).returncode == 0
+    fixed = {name: (expected / name).read_bytes() for name in originals}
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    rng = random.Random(9)
+    outcomes = {"old": 0, "new": 0, "part-way": 0, "journals": 0}
+    for _ in range(size(ci=3, long=200)):
+        links = _linked_tree(tree, originals)
+        run = subprocess.Popen(
+            [CLI, "check", "--fix", "--fix-hard-links", "--exit-zero", "."],
+            cwd=tree,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            run.wait(timeout=rng.uniform(0.3, 2.5))
+        except subprocess.TimeoutExpired:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+        journals = _journals(tree)
+        outcomes["journals"] += len(journals)
+        for name in originals:
+            data = (tree / name).read_bytes()
+            if data not in (originals[name], fixed[name]):
+                assert any(j.startswith(f".{name}.") for j in journals), f"{name} is torn, with no journal"
+                outcomes["part-way"] += 1
+            else:
+                outcomes["old" if data == originals[name] and data != fixed[name] else "new"] += 1
+        finished = subprocess.run(
+            [CLI, "check", "--fix", "--fix-hard-links", "--exit-zero", "."],
+            cwd=tree,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert finished.returncode == 0, finished.stderr
+        assert {name: (tree / name).read_bytes() for name in originals} == fixed
+        assert {name: (links / name).read_bytes() for name in originals} == fixed
+        assert _temps(tree) == []
+    print(f"after the kills: {outcomes}")
+    assert outcomes["old"] and outcomes["new"]
+
+
+STOPPED_PART_WAY = """\
+import os, sys
+from pathlib import Path
+from errknow_ls.runner.sourcefile import _write_journal
+target, new = Path(sys.argv[1]), Path(sys.argv[2]).read_bytes()
+_write_journal(target, target.read_bytes(), new)
+fd = os.open(target, os.O_WRONLY)
+os.write(fd, new[: int(sys.argv[3])])
+os._exit(9)  # as a kill -9 would: the journal stays
+"""
+
+
+def _stopped_part_way(tmp_path: Path, written: int) -> tuple[Path, Path, bytes, bytes]:
+    """A hard-linked file that a --fix-hard-links run was killed in the middle of rewriting (by our
+    own journaling code, stopped after ``written`` bytes); its two names, old and fixed texts."""
+    old = (FIXES / "ek002_loss_before_loop.in.py").read_bytes()
+    new = (FIXES / "ek002_loss_before_loop.out.py").read_bytes()
+    path = tmp_path / "tree" / "a.py"
+    path.parent.mkdir()
+    path.write_bytes(old)
+    other = tmp_path / "a-backup.py"
+    other.hardlink_to(path)
+    fixed = tmp_path / "fixed.py"
+    fixed.write_bytes(new)
+    killed = subprocess.run(
+        [sys.executable, "-c", STOPPED_PART_WAY, str(path), str(fixed), str(written)], check=False
+    )
+    assert killed.returncode == 9
+    return path, other, old, new
+
+
+def test_a_rewrite_stopped_part_way_is_completed_from_its_journal(tmp_path: Path) -> None:
+    path, other, old, new = _stopped_part_way(tmp_path, 500)
+    torn = path.read_bytes()
+    assert torn not in (old, new) and torn == new[:500] + old[500:]
+    done = _fix_linked(path.parent)
+    assert done.returncode == 0, done.stderr
+    assert f"{path}: an interrupted --fix run had rewritten it part-way: completed from its journal" in (
+        done.stderr
+    )
+    assert path.read_bytes() == other.read_bytes() == new
+    assert sorted(p.name for p in path.parent.iterdir()) == ["a.py"]
+
+
+def test_a_file_changed_after_the_kill_is_left_with_its_journal(tmp_path: Path) -> None:
+    """The user mended or rewrote the file meanwhile: neither it nor the journal is touched."""
+    path, other, _, _ = _stopped_part_way(tmp_path, 500)
+    mended = b"import torch\n# mended by hand\n"
+    with path.open("r+b") as handle:  # in place, as most editors save a hard-linked file
+        handle.truncate(0)
+        handle.write(mended)
+    done = _fix_linked(path.parent)
+    (journal,) = _journals(path.parent)
+    assert f"{journal}: the journal of an interrupted --fix run" in done.stderr.replace(f"{path.parent}/", "")
+    assert "was changed since: kept, the file left as it is" in done.stderr
+    assert path.read_bytes() == other.read_bytes() == mended
+
+
+def _fix_linked(tree: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [CLI, "check", "--fix", "--fix-hard-links", "--no-cache", "."],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )

@@ -24,7 +24,7 @@ from errknow_ls.analysis.checker import CheckResult, deep_expression_note
 from errknow_ls.core import Span
 from errknow_ls.core.findings import NOT_FULLY_CHECKED
 from tests.reliability.campaign import HANG_GUARD_SECONDS, LONG, examples, size
-from tests.support import REPO
+from tests.support import REPO, STOPPED_DEF_LINE, stopped_by_the_budget
 
 # ----------------------------------------------------------------------------- the property
 
@@ -306,17 +306,13 @@ def test_a_long_function_is_checked_to_its_end(statements: int) -> None:
 def test_a_function_stopped_by_the_budget_says_so() -> None:
     """400 calls of a helper that loops: more statements run than any budget allows; the function
     is named, never a silent "All checks passed!"."""
-    body = "".join(f"            a{i} = {i}\n" for i in range(60))
-    helper = (
-        "def helper(x):\n    for i in range(3):\n        for j in range(3):\n" + body + "    return x\n\n\n"
-    )
-    text = helper + TRAIN_HEAD.replace("import torch\nimport torch.nn as nn\n\n\n", "")
-    text = "import torch\nimport torch.nn as nn\n\n\n" + text + "    x = helper(1)\n" * 400 + DOUBLE_BACKWARD
+    text = stopped_by_the_budget()
+    assert text.splitlines()[STOPPED_DEF_LINE - 1] == "def train():"
     result = check_sanely(text)
     assert result.findings == []
     assert result.errors == [
-        f"{NOT_FULLY_CHECKED}: train: stopped after 8,000 interpreted statements, the budget; "
-        "what follows was not checked"
+        f"{NOT_FULLY_CHECKED}: line {STOPPED_DEF_LINE}: train: stopped after 8,000 interpreted statements, "
+        "the budget; what follows was not checked"
     ]
 
 

@@ -208,14 +208,29 @@ def test_a_read_only_file_is_not_written(run: Run, tmp_path: Path) -> None:
     assert path.read_text(encoding="utf-8") == GRAD_THEN_BACKWARD
 
 
+def test_a_hard_linked_file_is_written_only_when_asked(run: Run, tmp_path: Path) -> None:
+    """Another name may be a package manager's cache or a backup: not reached unasked."""
+    path = write(tmp_path / "src" / "a.py", GRAD_THEN_BACKWARD)
+    other = tmp_path / "elsewhere.txt"
+    other.hardlink_to(path)
+    code, out, err = run("--fix", "--no-cache", "src")
+    assert code == EXIT_ERROR
+    assert err == (
+        "src/a.py: error: has 1 other name (hard links), which may be another program's (a package "
+        "cache, a backup): not written (--fix-hard-links rewrites it in place, under every name)\n"
+    )
+    assert out.startswith("src/a.py:8:")
+    assert path.read_text(encoding="utf-8") == other.read_text(encoding="utf-8") == GRAD_THEN_BACKWARD
+
+
 def test_a_hard_linked_file_is_fixed_under_every_name(run: Run, tmp_path: Path) -> None:
     path = write(tmp_path / "src" / "a.py", GRAD_THEN_BACKWARD)
     other = tmp_path / "elsewhere.txt"
     other.hardlink_to(path)
-    assert run("--fix", "--no-cache", "src")[0] == EXIT_OK
+    assert run("--fix", "--fix-hard-links", "--no-cache", "src")[0] == EXIT_OK
     assert path.read_text(encoding="utf-8") == other.read_text(encoding="utf-8") == GRAD_FIXED
     assert path.stat().st_ino == other.stat().st_ino
-    assert [p.name for p in path.parent.iterdir()] == ["a.py"], "no temporary file is left"
+    assert [p.name for p in path.parent.iterdir()] == ["a.py"], "no temporary file or journal is left"
 
 
 def test_a_symlink_out_of_the_checked_tree_is_written_only_when_asked(run: Run, tmp_path: Path) -> None:

@@ -1,0 +1,61 @@
+"""A document over ``ISOLATED_CHARS`` is checked in a process of its own, fed its text a piece at a
+time: the same findings and diagnostics as a check in the server's process, and a newer version
+stops the older one's process. A limit's note goes where it belongs."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from errknow_ls.lsp.checking import ISOLATED_CHARS, TEXT_CHUNK_BYTES, Analyzer, Checks, StaleCheck
+from errknow_ls.lsp.snapshots import Part, Snapshot
+from tests.lsp.session import BUGGY
+from tests.support import stopped_by_the_budget
+
+URI = "file:///project/huge.py"
+NOTEBOOK = "file:///project/train.ipynb"
+
+
+def large_document() -> str:
+    """Comments past the isolation threshold (non-ASCII ones across the pieces' boundaries), then a
+    double backward."""
+    line = "# é中文😋 " + "x" * 60 + "\n"
+    padding = line * (ISOLATED_CHARS // len(line) + 1)
+    assert len(padding) > ISOLATED_CHARS and len(padding.encode()) > 2 * TEXT_CHUNK_BYTES
+    return padding + BUGGY
+
+
+async def test_a_large_document_is_checked_apart_as_it_would_be_here() -> None:
+    text = large_document()
+    snapshot = Snapshot.of_text(URI, 1, text)
+    (isolated,) = await Checks().results(snapshot)
+    (here,) = Analyzer().run(snapshot)
+    assert isolated.findings == here.findings and len(here.findings) == 1
+    assert isolated.diagnostics == here.diagnostics
+    assert here.diagnostics[0].range.start.line == text.count("\n") - 1
+
+
+async def test_a_newer_version_stops_the_older_ones_process() -> None:
+    checks = Checks()
+    text = large_document()
+    first = asyncio.ensure_future(checks.results(Snapshot.of_text(URI, 1, text)))
+    await asyncio.sleep(0)  # the first check is under way
+    second = await checks.results(Snapshot.of_text(URI, 2, text + "x = 1\n"))
+    with pytest.raises(StaleCheck):
+        await first
+    assert [r.version for r in second] == [2] and len(second[0].findings) == 1
+    assert checks.stored(URI) == second[0]
+
+
+def test_a_limit_note_lands_in_the_cell_it_is_about() -> None:
+    """A notebook's cells are checked as one program: the note for the function a budget stopped
+    goes to the cell holding its ``def``, on that cell's own line."""
+    first = "import torch\nimport torch.nn as nn\n"
+    second = stopped_by_the_budget().removeprefix("import torch\nimport torch.nn as nn\n")
+    parts = tuple(Part(f"{NOTEBOOK}#cell{i}", 1, text) for i, text in enumerate((first, second)))
+    results = Analyzer().run(Snapshot(NOTEBOOK, 1, parts, notebook=True))
+    assert [len(result.diagnostics) for result in results] == [0, 1]
+    (note,) = results[1].diagnostics
+    assert note.message.startswith("not fully checked: train: stopped after")
+    assert note.range.start.line == second.splitlines().index("def train():")
