@@ -255,7 +255,7 @@ def check_probe(wire: Wire, uri: str) -> None:
     line = BUGGY.splitlines()[BUGGY_LINE]
     hover = wire.hover(uri, BUGGY_LINE, column("utf-16", line, line.index(CALL) + 2))
     value = (hover.get("result") or {}).get("contents", {}).get("value", "")
-    assert "`EK001` (double-backward)" in value, hover
+    assert "**EK001** `double-backward`" in value, hover
     pulled = wire.pull(uri)
     items = (pulled.get("result") or {}).get("items", [])
     assert [(d["code"], d["range"]["start"]["line"]) for d in items] == [("EK001", BUGGY_LINE)], pulled
