@@ -26,7 +26,16 @@ A fix is safe only when all of these hold:
    optimizer steps), never a tensor the current step's loss must send its gradient through (a
    decoder's hidden state between its time steps: :func:`detach_carried`); losses are summed into
    one backward only where each learns through a part of its own (:func:`sum_losses`).
-5. **A detach respects the value's shape**: a tensor gets ``.detach()``; a list, tuple or dict of
+5. **State is re-initialised only where every iteration re-runs the same sequence**: a state a
+   loop carries and updates within each iteration (a recurrent state stepped over a sequence by an
+   inner loop) is reset at the top of the loop, by re-running the pure statement that initialised
+   it before the loop (``hidden = torch.zeros(n, 8)``) or by storing back the ``None`` the object
+   held when the loop began (``layer.state = None``), when the loop reads nothing of its own
+   iteration (``for epoch in range(epochs)``, its target read only by ``print``): each iteration
+   then starts the same sequence from its start, where carrying the last state (or detaching it) would
+   feed the end of the sequence into its beginning (:func:`reset_state`). Such a state is not
+   detached where it is stored, since that cuts inside a step (:func:`detach_stored`).
+6. **A detach respects the value's shape**: a tensor gets ``.detach()``; a list, tuple or dict of
    tensors gets every item detached in its own shape (:func:`detach_expression`); a value whose
    shape the analysis does not know gets no detach.
 
@@ -40,7 +49,7 @@ import ast
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
 from errknow_ls.analysis.rules.context import RuleContext
-from errknow_ls.analysis.values import Opaque, Seq, Tensor, Value, maybe_of, tensors_in
+from errknow_ls.analysis.values import Const, Opaque, Seq, Tensor, Value, maybe_of, tensors_in
 from errknow_ls.core import Applicability
 
 ASSIGNMENTS = (ast.Assign, ast.AnnAssign)
@@ -183,6 +192,63 @@ def detach_carried(
     stepping = loop.method is not None or loop.key in ctx.stepping
     entry_graph = any(maybe_of(value) for value in entering)
     return wanted if stepping and not entry_graph else Applicability.UNSAFE
+
+
+def updated_within_step(ctx: RuleContext, loop: Loop, value: Value) -> bool:
+    """Part of ``value``'s graph was made in a loop nested inside ``loop`` (a recurrent state stepped
+    over a sequence by an inner loop, or in a forward that loops over time steps)."""
+    for node_id in maybe_of(value):
+        keys = [key for key, _ in ctx.nodes[node_id].loops]
+        if loop.key in keys and keys.index(loop.key) < len(keys) - 1:
+            return True
+    return False
+
+
+def detach_stored(ctx: RuleContext, loop: Loop | None, carried: list[Value]) -> Applicability:
+    """Storing a state detached where an object's own method updates it (rule 4): safe where it is
+    stored once per training step; unsafe where it is updated again within the step (a spiking
+    neuron's membrane over the time steps of one forward): the cut would stop the gradient the
+    step's own loss sends back through the earlier time steps."""
+    if loop is not None and any(updated_within_step(ctx, loop, value) for value in carried):
+        return Applicability.UNSAFE
+    return Applicability.SAFE
+
+
+def repeats_sequence(loop: ast.stmt | None) -> bool:
+    """A ``for`` loop whose body reads nothing of its iteration: its target is read only by
+    ``print`` (``for epoch in range(epochs)``), so every iteration re-runs the same sequence."""
+    if not isinstance(loop, ast.For) or loop.orelse:
+        return False
+    targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    printed: set[int] = set()
+    for stmt in loop.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+                printed |= {id(n) for n in ast.walk(node)}
+    return not any(
+        isinstance(n, ast.Name) and n.id in targets and id(n) not in printed
+        for stmt in loop.body
+        for n in ast.walk(stmt)
+    )
+
+
+def reset_state(
+    ctx: RuleContext, loop: Loop, carried: list[Value], entering: list[Value], initialisers: list[ast.stmt]
+) -> Applicability | None:
+    """Re-initialising carried state at the top of each iteration (rule 5): safe where the loop
+    re-runs the same sequence (:func:`repeats_sequence`), the state is stepped within each
+    iteration (:func:`updated_within_step`), and what re-initialises it is what the state was when
+    the loop began: a ``None`` (``entering``), or pure forward statements that made it without a
+    graph (``initialisers``, rule 2); unsafe where the loop reads something of its iteration (a
+    stream read in chunks, whose state is meant to flow on); not offered otherwise."""
+    if any(maybe_of(value) for value in entering):
+        return None  # what enters the loop has a graph: re-running it is the pre-loop rule's fix
+    if initialisers and recompute(ctx, initialisers, Applicability.SAFE) is None:
+        return None
+    if not initialisers and not all(isinstance(v, Const) and v.value is None for v in entering):
+        return None
+    within = bool(carried) and all(updated_within_step(ctx, loop, value) for value in carried)
+    return Applicability.SAFE if within and repeats_sequence(loop.node) else Applicability.UNSAFE
 
 
 def detach_expression(text: str, value: Value, *, atomic: bool = True) -> str | None:
