@@ -35,6 +35,10 @@ for inputs, targets in batches:
 Detaching a carried tensor (or tuple of tensors) at the top of each iteration is safe: it is
 truncated backpropagation through time, the standard idiom, and so is storing state detached where
 an object's own method stores it (`self.center = ...`, a memory bank's `self.bank[idx] = z`).
+Where every iteration re-runs the same sequence (`for epoch in range(epochs)` stepping a state over
+the same inputs), resetting the state at the top of each iteration (re-running its initial
+assignment, or storing back the `None` an object's state started from) is safe and comes first;
+detaching it there, or storing detached a state updated within one step, is unsafe.
 Detaching the items of a carried list is unsafe: later backwards no longer reach the earlier
 items' graphs. So are the two fixes for lists: a history appended after the backward and read by
 later iterations (earlier losses for loss weighting) keeps detached copies; a list filled for one

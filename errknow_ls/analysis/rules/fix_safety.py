@@ -139,6 +139,46 @@ def recompute(ctx: RuleContext, statements: list[ast.stmt], wanted: Applicabilit
     return wanted if statements and all(forward_only(ctx, s) for s in statements) else None
 
 
+def recompute_in_loop(
+    ctx: RuleContext, statements: list[ast.stmt], loop: ast.stmt, wanted: Applicability
+) -> Applicability | None:
+    """Re-running, inside a loop, statements that built a value once before it (rule 2, and rule 4):
+    as :func:`recompute`, but unsafe where a module those statements call is called again inside
+    the loop (:func:`called_again`): the loop trains that module through its own forward pass, and
+    the value built once is then read as a target (a rollout's advantages from the critic, which a
+    value loss in the loop trains): recomputed on every iteration it would also train the module
+    through the target, which the program did not mean on any later iteration."""
+    allowed = recompute(ctx, statements, wanted)
+    if allowed is Applicability.SAFE and called_again(ctx, statements, loop):
+        return Applicability.UNSAFE
+    return allowed
+
+
+def called_again(ctx: RuleContext, statements: list[ast.stmt], loop: ast.stmt) -> bool:
+    """Every module (or forward of the checked code) the statements call, the same object reached
+    the same way (``critic``, ``self.encoder``), is called again inside ``loop`` where it makes a
+    graph that trains (not under ``no_grad``: a validation pass)."""
+    learning = {id(node.site) for node in ctx.nodes if node.learns}
+
+    def learned_call(node: ast.AST) -> bool:  # a module's forward that made a graph that trains
+        called = node in ctx.module_calls or node in ctx.called_functions
+        return isinstance(node, ast.Call) and called and id(node) in learning
+
+    made = {_callee(ctx, c) for s in statements for c in ast.walk(s) if learned_call(c)}
+    made.discard(None)
+    again = {_callee(ctx, c) for c in ast.walk(loop) if learned_call(c)}
+    return bool(made) and made <= again
+
+
+def _callee(ctx: RuleContext, node: ast.AST) -> str | None:
+    """The callee spelled as a chain of names (``critic``, ``self.encoder``), else None."""
+    func = node.func if isinstance(node, ast.Call) else None
+    chain = func
+    while isinstance(chain, ast.Attribute):
+        chain = chain.value
+    return ctx.text(func) if isinstance(chain, ast.Name) and func is not None else None
+
+
 def retain_removal(site: RetainSite) -> Applicability | None:
     """Removing a ``retain_graph=True`` (rule 3)."""
     if site.unseen:

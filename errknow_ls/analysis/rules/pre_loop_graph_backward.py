@@ -34,7 +34,10 @@ for step in range(100):
 
 ### Fix safety
 Recomputing the forward pass inside the loop is safe: each iteration then sees the parameters the
-optimizer just updated, which is what a training loop means. Inlining a parameter transform from
+optimizer just updated, which is what a training loop means — unless the loop also trains what
+built those values through a forward pass of its own (advantages from a critic that the loop's
+value loss trains): they are then targets, detaching them comes first, and recomputing them is
+unsafe. Inlining a parameter transform from
 `__init__` into its uses is unsafe (it moves code across methods). Where the stale values cannot be
 recomputed in the loop and the loss also learns through the loop's own forward pass, they are
 targets the loop only reads (a rollout's old log-probabilities, predictions kept in `__init__`):
@@ -60,7 +63,7 @@ from errknow_ls.analysis.fixes import (
 )
 from errknow_ls.analysis.rules.common_fixes import ancestors_hold
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded, upward_exposed
-from errknow_ls.analysis.rules.fix_safety import detach_expression, recompute
+from errknow_ls.analysis.rules.fix_safety import detach_expression, recompute_in_loop
 from errknow_ls.analysis.values import Value
 from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Span
 
@@ -87,11 +90,15 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         f"`{tensor}` reaches a graph built once, before the loop{where}: the first iteration's "
         "backward freed it, so the next one raises"
     )
-    candidates = (
-        _recompute(event, ctx, stale),
-        _inline_init(event, ctx, stale),
-        _detach_stale(event, ctx, stale),
-    )
+    recomputed = _recompute(event, ctx, stale)
+    detached = _detach_stale(event, ctx, stale)
+    candidates: tuple[Fix | None, ...]
+    if recomputed is not None and recomputed.applicability is Applicability.UNSAFE:
+        # The loop trains what built the stale values through its own forward pass: they are
+        # targets it reads, and detaching them comes first.
+        candidates = (detached, recomputed, _inline_init(event, ctx, stale))
+    else:
+        candidates = (recomputed, _inline_init(event, ctx, stale), detached)
     fixes = [fix for fix in candidates if fix]
     related = [ctx.related(event.free.site, "the graph is freed here on the first iteration")]
     if first is not None:
@@ -117,7 +124,7 @@ def _recompute(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | N
             return None
         statements[stmt.lineno] = stmt
     ordered = [statements[line] for line in sorted(statements)]
-    applicability = recompute(ctx, ordered, Applicability.SAFE)
+    applicability = recompute_in_loop(ctx, ordered, loop.node, Applicability.SAFE)
     texts = [code_of_statement(ctx.source, stmt) for stmt in ordered]
     anchor = body_anchor(getattr(loop.node, "body", []))
     if applicability is None or anchor is None or any(t is None for t in texts):
