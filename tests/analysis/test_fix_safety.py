@@ -346,3 +346,27 @@ def test_recomputing_after_another_optimizer_stepped_is_not_safe(program: str, s
         assert (
             finding.fixes[0].title == "Sum the losses, backward once, then step `actor_opt` and `critic_opt`"
         )
+
+
+@pytest.mark.parametrize("steps_inside", [False, True])
+def test_a_create_graph_gradient_is_retained_only_where_the_parameters_stay(steps_inside: bool) -> None:
+    """Hessian-vector products from one ``create_graph=True`` gradient: each keeps its graph
+    (``retain_graph=True``, safe). Where an optimizer steps in the loop, the gradient belongs to
+    parameters that changed: retaining it is not offered."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "model = nn.Linear(3, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "params = list(model.parameters())\n"
+        "grads = torch.autograd.grad(model(torch.randn(4, 3)).pow(2).mean(), params, create_graph=True)\n"
+        "vec = [torch.ones_like(p) for p in params]\n"
+        "for _ in range(3):\n"
+        "    hv = torch.autograd.grad(grads, params, grad_outputs=vec)\n"
+        "    vec = [h.detach() for h in hv]\n" + ("    opt.step()\n" if steps_inside else "")
+    )
+    (finding,) = check_source(source).findings
+    retained = [fix for fix in finding.fixes if "retain_graph=True" in fix.title]
+    if steps_inside:
+        assert not retained
+    else:
+        assert [fix.applicability for fix in retained] == [Applicability.SAFE]
+        assert finding.fixes[0] is retained[0]

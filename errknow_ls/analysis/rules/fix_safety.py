@@ -39,6 +39,12 @@ A fix is safe only when all of these hold:
    tensors gets every item detached in its own shape (:func:`detach_expression`); a value whose
    shape the analysis does not know gets no detach.
 
+7. **A graph is retained only where it is truly reused**: ``retain_graph=True`` on a gradient
+   taken again and again from one differentiable gradient (``create_graph=True``, built once:
+   Hessian-vector products, power iteration, conjugate gradient) while no optimizer steps in the
+   loop: every product differentiates the same graph at the same parameters
+   (:func:`retain_reused_gradient`).
+
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
 
@@ -177,6 +183,16 @@ def _callee(ctx: RuleContext, node: ast.AST) -> str | None:
     while isinstance(chain, ast.Attribute):
         chain = chain.value
     return ctx.text(func) if isinstance(chain, ast.Name) and func is not None else None
+
+
+def retain_reused_gradient(ctx: RuleContext, event: SecondPass) -> Applicability | None:
+    """``retain_graph=True`` on a gradient taken in a loop from a differentiable gradient built
+    before it (rule 7): safe where no optimizer steps in the loop and nothing stepped between the
+    passes; not offered otherwise (the parameters changed: the gradient must be taken again)."""
+    loop = event.loop
+    if loop is None or loop.key in ctx.stepping or event.stepped_between:
+        return None
+    return Applicability.SAFE
 
 
 def retain_removal(site: RetainSite) -> Applicability | None:
