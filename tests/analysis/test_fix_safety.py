@@ -370,3 +370,12 @@ def test_a_create_graph_gradient_is_retained_only_where_the_parameters_stay(step
     else:
         assert [fix.applicability for fix in retained] == [Applicability.SAFE]
         assert finding.fixes[0] is retained[0]
+
+
+def test_an_object_state_its_code_never_tests_for_none_is_not_reset() -> None:
+    """A cache kept as a pair (``self._cell_key``, ``self._kvectors``), refreshed when the key
+    changes: storing ``None`` into the value alone would hand ``None`` back on the next call."""
+    programs = Path(__file__).resolve().parent / "programs" / "buggy"
+    source = (programs / "ewald_kvectors_cached_while_cell_unchanged.py").read_text(encoding="utf-8")
+    (finding,) = check_source(source).findings
+    assert not [fix for fix in finding.fixes if fix.title.startswith("Reset")]

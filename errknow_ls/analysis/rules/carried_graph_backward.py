@@ -210,8 +210,9 @@ def _reset(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]]) 
     for raw, name in states:
         entering = event.entry.get(raw)
         if "#" in raw:
-            if not (isinstance(entering, Const) and entering.value is None):
-                return None
+            attr = raw.split("#", 1)[0].removeprefix("self.")
+            if not (isinstance(entering, Const) and entering.value is None) or not _none_handled(ctx, attr):
+                return None  # a None the object's code does not start again from (a cache's pair)
             lines.append(f"{name} = None")
             continue
         made = _initialiser(ctx, block, loop.node, name)
@@ -234,6 +235,21 @@ def _reset(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]]) 
         return None
     shown = ", ".join(f"`{name}`" for _, name in states)
     return Fix(f"Reset {shown} at the start of each iteration", applicability, (edit,), workaround=2)
+
+
+def _none_handled(ctx: RuleContext, attr: str) -> bool:
+    """The object's code tests ``self.<attr> is None`` (and so starts the state again from it)."""
+    return any(
+        isinstance(node, ast.Compare)
+        and _is_attr(node.left, [attr])
+        and isinstance(node.left, ast.Attribute)
+        and isinstance(node.left.value, ast.Name)
+        and node.left.value.id == "self"
+        and isinstance(node.ops[0], ast.Is)
+        and isinstance(node.comparators[0], ast.Constant)
+        and node.comparators[0].value is None
+        for node in ast.walk(ctx.module)
+    )
 
 
 def _initialiser(ctx: RuleContext, block: list[ast.stmt], loop: ast.stmt, name: str) -> ast.stmt | None:

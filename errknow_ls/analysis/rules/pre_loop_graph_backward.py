@@ -41,8 +41,8 @@ unsafe. Where the backward runs in a closure (L-BFGS's `closure()` reading a pre
 before it), the forward is recomputed inside the closure, safely when it is handed to an
 optimizer's `step`, which calls it several times per step. Where the loop takes Hessian-vector
 products of a gradient built once with `create_graph=True` and no optimizer steps in it, the
-product keeps that graph (`retain_graph=True`, safe): that graph is meant to be reused. Inlining a parameter transform from
-`__init__` into its uses is unsafe (it moves code across methods). Where the stale values cannot be
+product keeps that graph (`retain_graph=True`, safe): that graph is meant to be reused.
+Inlining a parameter transform from `__init__` into its uses is unsafe (it moves code across methods). Where the stale values cannot be
 recomputed in the loop and the loss also learns through the loop's own forward pass, they are
 targets the loop only reads (a rollout's old log-probabilities, predictions kept in `__init__`):
 detaching them where they are stored, or before the loop, is unsafe, since it stops the gradient
