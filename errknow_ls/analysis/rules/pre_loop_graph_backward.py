@@ -42,9 +42,9 @@ before it), the forward is recomputed inside the closure, safely when it is hand
 optimizer's `step`, which calls it several times per step. Where the loop takes Hessian-vector
 products of a gradient built once with `create_graph=True` and no optimizer steps in it, the
 product keeps that graph (`retain_graph=True`, safe): that graph is meant to be reused.
-Inlining a parameter transform from `__init__` into its uses is unsafe (it moves code across methods). Where the stale values cannot be
-recomputed in the loop and the loss also learns through the loop's own forward pass, they are
-targets the loop only reads (a rollout's old log-probabilities, predictions kept in `__init__`):
+Inlining a parameter transform from `__init__` into its uses is unsafe (it moves code across
+methods). Where the stale values cannot be recomputed in the loop and the loss also learns
+through the loop's own forward pass, they are targets the loop only reads (a rollout's old log-probabilities, predictions kept in `__init__`):
 detaching them where they are stored, or before the loop, is unsafe, since it stops the gradient
 the first iteration sent through them.
 
