@@ -34,19 +34,19 @@ for step in range(100):
 
 ### Fix safety
 Recomputing the forward pass inside the loop is safe: each iteration then sees the parameters the
-optimizer just updated, which is what a training loop means — unless the loop also trains what
-built those values through a forward pass of its own (advantages from a critic that the loop's
-value loss trains): they are then targets, detaching them comes first, and recomputing them is
-unsafe. Where the backward runs in a closure (L-BFGS's `closure()` reading a prediction made
-before it), the forward is recomputed inside the closure, safely when it is handed to an
-optimizer's `step`, which calls it several times per step. Where the loop takes Hessian-vector
-products of a gradient built once with `create_graph=True` and no optimizer steps in it, the
-product keeps that graph (`retain_graph=True`, safe): that graph is meant to be reused.
-Inlining a parameter transform from `__init__` into its uses is unsafe (it moves code across
-methods). Where the stale values cannot be recomputed in the loop and the loss also learns
-through the loop's own forward pass, they are targets the loop only reads (a rollout's old log-probabilities, predictions kept in `__init__`):
-detaching them where they are stored, or before the loop, is unsafe, since it stops the gradient
-the first iteration sent through them.
+optimizer just updated, which is what a training loop means — unless the loop also trains what built
+those values through a forward pass of its own (advantages from a critic that the loop's value loss
+trains): they are then targets, detaching them comes first, and recomputing them is unsafe. Where
+the backward runs in a closure (L-BFGS's `closure()` reading a prediction made before it), the
+forward is recomputed inside the closure, safely when it is handed to an optimizer's `step`, which
+calls it several times per step. Where the loop takes Hessian-vector products of a gradient built
+once with `create_graph=True` and no optimizer steps in it, the product keeps that graph
+(`retain_graph=True`, safe): that graph is meant to be reused. Inlining a parameter transform from
+`__init__` into its uses is unsafe (it moves code across methods). Where the stale values cannot be
+recomputed in the loop and the loss also learns through the loop's own forward pass, they are
+targets the loop only reads (a rollout's old log-probabilities, predictions kept in `__init__`):
+detaching them where they are stored, or before the loop, is unsafe, since it stops the gradient the
+first iteration sent through them.
 
 ### References
 - [Autograd mechanics](https://pytorch.org/docs/stable/notes/autograd.html)
