@@ -238,14 +238,15 @@ def _reset(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]]) 
 
 
 def _none_handled(ctx: RuleContext, attr: str) -> bool:
-    """The object's code tests ``self.<attr> is None`` (and so starts the state again from it)."""
+    """The object's code tests ``self.<attr> is None`` (or ``is not None``): it starts the state
+    again from ``None``."""
     return any(
         isinstance(node, ast.Compare)
         and _is_attr(node.left, [attr])
         and isinstance(node.left, ast.Attribute)
         and isinstance(node.left.value, ast.Name)
         and node.left.value.id == "self"
-        and isinstance(node.ops[0], ast.Is)
+        and isinstance(node.ops[0], ast.Is | ast.IsNot)
         and isinstance(node.comparators[0], ast.Constant)
         and node.comparators[0].value is None
         for node in ast.walk(ctx.module)
