@@ -278,14 +278,19 @@ RECURRENCE = (
 
 @pytest.mark.parametrize(
     ("target", "index", "reset_safe"),
-    [("epoch", "t", True), ("chunk", "(chunk + t) % 5", False)],
+    [
+        ("epoch", "t", True),
+        ("chunk", "(chunk + t) % 5", False),
+        ("epoch", "torch.randint(5, ()).item()", False),
+    ],
 )
 def test_state_is_reset_safely_only_where_every_iteration_re_runs_the_same_sequence(
     target: str, index: str, reset_safe: bool
 ) -> None:
     """Each epoch steps the state over the same sequence: it starts from the initial state again
     (carrying the last state, detached or not, would feed the sequence's end into its start). A
-    loop that reads its own iteration (a stream in chunks) carries the state on: detach first."""
+    loop that reads its own iteration (a stream in chunks), or draws new inputs, carries the state
+    on: detach first."""
     (finding,) = check_source(RECURRENCE.format(target=target, index=index)).findings
     (reset,) = [fix for fix in finding.fixes if fix.title == "Reset `hidden` at the start of each iteration"]
     assert [edit.content.strip() for edit in reset.edits] == ["hidden = torch.zeros(2, 4)"]

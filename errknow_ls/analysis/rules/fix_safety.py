@@ -272,14 +272,20 @@ def detach_stored(ctx: RuleContext, loop: Loop | None, carried: list[Value]) -> 
 
 def repeats_sequence(loop: ast.stmt | None) -> bool:
     """A ``for`` loop whose body reads nothing of its iteration: its target is read only by
-    ``print`` (``for epoch in range(epochs)``), so every iteration re-runs the same sequence."""
+    ``print`` (``for epoch in range(epochs)``) and it draws no new inputs (``torch.randint``, a
+    distribution's ``sample``, ``next(batches)``), so every iteration re-runs the same sequence."""
     if not isinstance(loop, ast.For) or loop.orelse:
         return False
     targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
     printed: set[int] = set()
     for stmt in loop.body:
         for node in ast.walk(stmt):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+            if not isinstance(node, ast.Call):
+                continue
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if called in api.RANDOM_CREATION_FUNCS or called in api.RANDOM_METHODS or called == "next":
+                return False  # draws new inputs (or takes the next item) on every iteration
+            if isinstance(node.func, ast.Name) and node.func.id == "print":
                 printed |= {id(n) for n in ast.walk(node)}
     return not any(
         isinstance(n, ast.Name) and n.id in targets and id(n) not in printed
