@@ -230,3 +230,157 @@ def test_a_cached_value_refreshed_now_and_then_is_not_detached_safely() -> None:
     )
     (finding,) = check_source(source).findings
     assert all(fix.applicability != Applicability.SAFE for fix in finding.fixes)
+
+
+@pytest.mark.parametrize(("validation_only", "safe"), [(False, False), (True, True)])
+def test_a_value_the_loop_trains_again_is_not_recomputed_safely(validation_only: bool, safe: bool) -> None:
+    """Advantages from a critic the mini-epochs train through their own value loss are targets:
+    detaching them comes first, recomputing is unsafe. A module called again only under
+    ``no_grad`` (a validation pass) trains through nothing else: recomputing stays safe."""
+    again = (
+        "    with torch.no_grad():\n        critic(obs)\n"
+        if validation_only
+        else "    loss = loss + (critic(obs).squeeze(-1) - returns).pow(2).mean()\n"
+    )
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "actor, critic = nn.Linear(4, 3), nn.Linear(4, 1)\n"
+        "opt = torch.optim.SGD([*actor.parameters(), *critic.parameters()], lr=0.1)\n"
+        "obs, returns = torch.randn(6, 4), torch.randn(6)\n"
+        "advantages = returns - critic(obs).squeeze(-1)\n"
+        "for epoch in range(3):\n"
+        "    loss = -(actor(obs)[:, 0] * advantages).mean()\n" + again + "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+    )
+    (finding,) = check_source(source).findings
+    (recomputed,) = [fix for fix in finding.fixes if "inside the loop" in fix.title]
+    assert (recomputed.applicability == Applicability.SAFE) is safe
+    assert finding.fixes[0].title.startswith("Detach") is not safe
+
+
+RECURRENCE = (
+    "import torch\nfrom torch import nn\n"
+    "cell = nn.GRUCell(3, 4)\nopt = torch.optim.SGD(cell.parameters(), lr=0.1)\n"
+    "series = torch.randn(5, 2, 3)\n"
+    "hidden = torch.zeros(2, 4)\n"
+    "for {target} in range(3):\n"
+    "    loss = 0\n"
+    "    for t in range(5):\n"
+    "        hidden = cell(series[{index}], hidden)\n"
+    "        loss = loss + hidden.pow(2).mean()\n"
+    "    opt.zero_grad()\n"
+    "    loss.backward()\n"
+    "    opt.step()\n"
+    "    print(f'{{{target}}}: {{loss.item()}}')\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("target", "index", "reset_safe"),
+    [
+        ("epoch", "t", True),
+        ("chunk", "(chunk + t) % 5", False),
+        ("epoch", "torch.randint(5, ()).item()", False),
+    ],
+)
+def test_state_is_reset_safely_only_where_every_iteration_re_runs_the_same_sequence(
+    target: str, index: str, reset_safe: bool
+) -> None:
+    """Each epoch steps the state over the same sequence: it starts from the initial state again
+    (carrying the last state, detached or not, would feed the sequence's end into its start). A
+    loop that reads its own iteration (a stream in chunks), or draws new inputs, carries the state
+    on: detach first."""
+    (finding,) = check_source(RECURRENCE.format(target=target, index=index)).findings
+    (reset,) = [fix for fix in finding.fixes if fix.title == "Reset `hidden` at the start of each iteration"]
+    assert [edit.content.strip() for edit in reset.edits] == ["hidden = torch.zeros(2, 4)"]
+    assert (reset.applicability == Applicability.SAFE) is reset_safe
+    assert (finding.fixes[0] is reset) is reset_safe
+    (detach,) = [fix for fix in finding.fixes if fix.title.startswith("Detach `hidden`")]
+    assert (detach.applicability == Applicability.SAFE) is not reset_safe
+
+
+def test_state_updated_within_a_step_is_not_stored_detached_safely() -> None:
+    """A membrane potential stepped over a forward's own time steps: storing it detached would cut
+    the step's own gradient (nothing would train); storing back the ``None`` it started from at the
+    start of each epoch is the fix."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "class Leaky(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.lin = nn.Linear(3, 3)\n"
+        "        self.mem = None\n"
+        "    def forward(self, x):\n"
+        "        for t in range(4):\n"
+        "            if self.mem is None:\n"
+        "                self.mem = torch.zeros_like(x)\n"
+        "            self.mem = 0.9 * self.mem + self.lin(x)\n"
+        "        return self.mem\n"
+        "net = Leaky()\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nx = torch.randn(2, 3)\n"
+        "for epoch in range(3):\n"
+        "    loss = net(x).pow(2).mean()\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+    )
+    (finding,) = check_source(source).findings
+    assert finding.fixes[0].title == "Reset `net.mem` at the start of each iteration"
+    assert finding.fixes[0].applicability == Applicability.SAFE
+    (stored,) = [fix for fix in finding.fixes if fix.title.startswith("Store")]
+    assert stored.applicability == Applicability.UNSAFE
+
+
+@pytest.mark.parametrize(
+    ("program", "safe"),
+    [("ek004_recompute_after_step", True), ("ek004_two_optimizers_sum_then_step", False)],
+)
+def test_recomputing_after_another_optimizer_stepped_is_not_safe(program: str, safe: bool) -> None:
+    """One optimizer steps twice (a sharpness-aware update): the second loss is recomputed at the
+    new parameters, safely. Two optimizers, each stepping after its own loss, both losses built by
+    one forward pass (an actor-critic on a shared body): recomputing the critic's loss after the
+    actor stepped, or cutting the body out of the actor's loss, changes what trains; no fix is
+    safe, and summing the losses then stepping each optimizer comes first."""
+    source = (FIXES / f"{program}.in.py").read_text(encoding="utf-8")
+    (finding,) = check_source(source).findings
+    recomputed = [fix for fix in finding.fixes if fix.title.startswith("Recompute")]
+    assert recomputed
+    assert all((fix.applicability == Applicability.SAFE) is safe for fix in recomputed)
+    assert any(fix.applicability == Applicability.SAFE for fix in finding.fixes) is safe
+    if not safe:
+        assert (
+            finding.fixes[0].title == "Sum the losses, backward once, then step `actor_opt` and `critic_opt`"
+        )
+
+
+@pytest.mark.parametrize("steps_inside", [False, True])
+def test_a_create_graph_gradient_is_retained_only_where_the_parameters_stay(steps_inside: bool) -> None:
+    """Hessian-vector products from one ``create_graph=True`` gradient: each keeps its graph
+    (``retain_graph=True``, safe). Where an optimizer steps in the loop, the gradient belongs to
+    parameters that changed: retaining it is not offered."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "model = nn.Linear(3, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "params = list(model.parameters())\n"
+        "grads = torch.autograd.grad(model(torch.randn(4, 3)).pow(2).mean(), params, create_graph=True)\n"
+        "vec = [torch.ones_like(p) for p in params]\n"
+        "for _ in range(3):\n"
+        "    hv = torch.autograd.grad(grads, params, grad_outputs=vec)\n"
+        "    vec = [h.detach() for h in hv]\n" + ("    opt.step()\n" if steps_inside else "")
+    )
+    (finding,) = check_source(source).findings
+    retained = [fix for fix in finding.fixes if "retain_graph=True" in fix.title]
+    if steps_inside:
+        assert not retained
+    else:
+        assert [fix.applicability for fix in retained] == [Applicability.SAFE]
+        assert finding.fixes[0] is retained[0]
+
+
+def test_an_object_state_its_code_never_tests_for_none_is_not_reset() -> None:
+    """A cache kept as a pair (``self._cell_key``, ``self._kvectors``), refreshed when the key
+    changes: storing ``None`` into the value alone would hand ``None`` back on the next call."""
+    programs = Path(__file__).resolve().parent / "programs" / "buggy"
+    source = (programs / "ewald_kvectors_cached_while_cell_unchanged.py").read_text(encoding="utf-8")
+    (finding,) = check_source(source).findings
+    assert not [fix for fix in finding.fixes if fix.title.startswith("Reset")]

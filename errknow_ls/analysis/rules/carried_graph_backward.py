@@ -35,6 +35,10 @@ for inputs, targets in batches:
 Detaching a carried tensor (or tuple of tensors) at the top of each iteration is safe: it is
 truncated backpropagation through time, the standard idiom, and so is storing state detached where
 an object's own method stores it (`self.center = ...`, a memory bank's `self.bank[idx] = z`).
+Where every iteration re-runs the same sequence (`for epoch in range(epochs)` stepping a state over
+the same inputs), resetting the state at the top of each iteration (re-running its initial
+assignment, or storing back the `None` an object's state started from) is safe and comes first;
+detaching it there, or storing detached a state updated within one step, is unsafe.
 Detaching the items of a carried list is unsafe: later backwards no longer reach the earlier
 items' graphs. So are the two fixes for lists: a history appended after the backward and read by
 later iterations (earlier losses for loss weighting) keeps detached copies; a list filled for one
@@ -49,13 +53,14 @@ emptied at the start of each iteration.
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from errknow_ls.analysis.events import Observation, SecondPass
-from errknow_ls.analysis.fixes import body_anchor, insert_lines_before, replace
+from errknow_ls.analysis.fixes import body_anchor, code_of_statement, insert_lines_before, replace
 from errknow_ls.analysis.rules.common_fixes import detached
 from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
-from errknow_ls.analysis.rules.fix_safety import detach_carried, detach_expression
-from errknow_ls.analysis.values import UNKNOWN, Seq, Tensor, Value, element, join
+from errknow_ls.analysis.rules.fix_safety import detach_carried, detach_expression, detach_stored, reset_state
+from errknow_ls.analysis.values import UNKNOWN, Const, Seq, Tensor, Value, element, join
 from errknow_ls.core import Applicability, Finding, Fix
 
 CODE = "EK003"
@@ -84,16 +89,20 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     shown = ", ".join(f"`{name}`" for _, name in carried) or ", ".join(f"`.{a}`" for a in attrs) or "a value"
     what = "the previous call" if event.loop and event.loop.method else "the previous iteration"
     message = f"`{tensor}` reaches the graph of {what} through {shown}; {what}'s backward already freed it"
-    fixes = [
-        fix
-        for fix in [
-            _detach_appended(event, ctx)
-            or _detach(event, ctx, carried)
-            or _detach_stored(event, ctx, attrs)
-            or _clear_each_iteration(event, ctx)
-        ]
-        if fix is not None
-    ]
+    cut = (
+        _detach_appended(event, ctx)
+        or _detach(event, ctx, carried)
+        or _detach_stored(event, ctx, attrs)
+        or _clear_each_iteration(event, ctx)
+    )
+    reset = _reset(event, ctx, carried)
+    if reset is not None and reset.applicability is Applicability.SAFE:
+        # Every iteration re-runs the same sequence: it starts from the initial state, and a cut
+        # that carries the last state on is not what the loop means.
+        candidates = [reset, dataclasses.replace(cut, applicability=Applicability.UNSAFE) if cut else None]
+    else:
+        candidates = [cut, reset]
+    fixes = [fix for fix in candidates if fix is not None]
     related = [ctx.related(event.free.site, f"the graph of {what} is freed here")]
     return ctx.finding(CODE, event.report, message, fixes, related, tensor)
 
@@ -173,12 +182,91 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
     if not edits:
         return None
     shown = ", ".join(f"`self.{a}`" for a in attrs)
+    stored = [value for raw, value in event.carried.items() if "#" in raw]
     return Fix(
         f"Store {shown} detached where it is updated, after each step",
-        Applicability.SAFE,
+        detach_stored(ctx, event.loop, stored),
         tuple(edits),
         workaround=3,
     )
+
+
+def _reset(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]]) -> Fix | None:
+    """Re-initialise the carried state at the top of each iteration: re-run the statement that
+    initialised a local state before the loop (``hidden = torch.zeros(n, 8)``), or store back the
+    ``None`` an object's state held when the loop began (``layer.weight_state = None``)."""
+    loop = event.loop
+    if loop is None or loop.method is not None or not isinstance(loop.node, ast.For | ast.While):
+        return None
+    block = ctx.block_of(loop.node)
+    anchor = body_anchor(loop.node.body)
+    if block is None or anchor is None:
+        return None
+    states = [(raw, name) for raw, name in carried if raw in event.entry] or [
+        (raw, spelled) for raw in sorted(event.carried) if "#" in raw and (spelled := _spelling(raw, event))
+    ]
+    lines: list[str] = []
+    initialisers: list[ast.stmt] = []
+    for raw, name in states:
+        entering = event.entry.get(raw)
+        if "#" in raw:
+            attr = raw.split("#", 1)[0].removeprefix("self.")
+            if not (isinstance(entering, Const) and entering.value is None) or not _none_handled(ctx, attr):
+                return None  # a None the object's code does not start again from (a cache's pair)
+            lines.append(f"{name} = None")
+            continue
+        made = _initialiser(ctx, block, loop.node, name)
+        text = code_of_statement(ctx.source, made) if made is not None else None
+        if made is None or text is None:
+            return None
+        initialisers.append(made)
+        lines.append(text)
+    if not lines:
+        return None
+    applicability = reset_state(
+        ctx,
+        loop,
+        [event.carried[raw] for raw, _ in states],
+        [event.entry[raw] for raw, _ in states if raw in event.entry],
+        initialisers,
+    )
+    edit = insert_lines_before(ctx.source, anchor, lines)
+    if applicability is None or edit is None or _in_header_line(anchor, loop.node):
+        return None
+    shown = ", ".join(f"`{name}`" for _, name in states)
+    return Fix(f"Reset {shown} at the start of each iteration", applicability, (edit,), workaround=2)
+
+
+def _none_handled(ctx: RuleContext, attr: str) -> bool:
+    """The object's code tests ``self.<attr> is None`` (or ``is not None``): it starts the state
+    again from ``None``."""
+    return any(
+        isinstance(node, ast.Compare)
+        and _is_attr(node.left, [attr])
+        and isinstance(node.left, ast.Attribute)
+        and isinstance(node.left.value, ast.Name)
+        and node.left.value.id == "self"
+        and isinstance(node.ops[0], ast.Is | ast.IsNot)
+        and isinstance(node.comparators[0], ast.Constant)
+        and node.comparators[0].value is None
+        for node in ast.walk(ctx.module)
+    )
+
+
+def _initialiser(ctx: RuleContext, block: list[ast.stmt], loop: ast.stmt, name: str) -> ast.stmt | None:
+    """The last statement before ``loop`` in its block, if it assigns ``name`` alone (nothing
+    between it and the loop assigns ``name`` again)."""
+    found: ast.stmt | None = None
+    for stmt in block:
+        if stmt is loop:
+            return found
+        if isinstance(stmt, ast.Assign) and [ctx.text(t) for t in stmt.targets] == [name]:
+            found = stmt
+        elif any(
+            isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(stmt)
+        ):
+            found = None
+    return None
 
 
 def _is_attr(node: ast.expr, attrs: list[str]) -> bool:
@@ -325,7 +413,7 @@ def _detach_line(name: str, value: Value, ctx: RuleContext) -> tuple[str, bool] 
     ):
         # What a module gave back is one value to the analysis, a tensor or an (h, c) pair at run
         # time (an LSTMCell's state): each item is detached in the shape it has when it runs.
-        each = "s.detach() if isinstance(s, torch.Tensor) else tuple(t.detach() for t in s)"
+        each = f"s.detach() if isinstance(s, torch.Tensor) else {_detached_tuple('s')}"
         return f"{name} = [{each} for s in {name}]", False
     expression = detach_expression(name, value)
     if expression is None:
@@ -350,7 +438,22 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]])
             return None
         line, line_safe = made
         safe = safe and line_safe
-        guard = _guard(name, ctx) if isinstance(shape, Tensor) else f"{name} is not None"
+        runtime_shape = (
+            isinstance(shape, Tensor)
+            and _module_output(ctx, shape)
+            and _imports_torch(ctx)
+            and _bound_whole(_loop_body(event), name)
+            and not isinstance(event.entry.get(raw), Tensor)  # a tensor enters: a tensor it stays
+        )
+        if runtime_shape:
+            # A library module's output may be a tuple at run time (an LSTM's ``(h, c)``): each
+            # tensor is detached in the shape it has when it runs.
+            line = (
+                f"{name} = {name}.detach() if isinstance({name}, torch.Tensor) else {_detached_tuple(name)}"
+            )
+        guard = (
+            _guard(name, ctx) if isinstance(shape, Tensor) and not runtime_shape else f"{name} is not None"
+        )
         lines.append(f"if {guard}:\n    {line}" if raw in event.guarded else line)
     edit = insert_lines_before(ctx.source, anchor, lines)
     if edit is None or _in_header_line(anchor, loop.node):
@@ -369,6 +472,30 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]])
         (edit,),
         workaround=3,
     )
+
+
+def _bound_whole(body: list[ast.stmt], name: str) -> bool:
+    """``name`` is bound in ``body`` only as a whole item of what a call returned (``pred, state =
+    model(x, state)``), never unpacked further (``out, (h, c) = lstm(x, (h, c))``: a tensor each)."""
+    whole = nested = False
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if not isinstance(node, ast.Assign):
+                continue
+            for target in node.targets:
+                items = target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
+                whole |= any(isinstance(i, ast.Name) and i.id == name for i in items)
+                nested |= any(
+                    isinstance(n, ast.Name) and n.id == name
+                    for i in items
+                    if isinstance(i, ast.Tuple | ast.List)
+                    for n in ast.walk(i)
+                )
+    return whole and not nested
+
+
+def _detached_tuple(name: str) -> str:
+    return f"tuple(t.detach() for t in {name})"
 
 
 def _guard(name: str, ctx: RuleContext) -> str:

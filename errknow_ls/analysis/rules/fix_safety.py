@@ -26,9 +26,24 @@ A fix is safe only when all of these hold:
    optimizer steps), never a tensor the current step's loss must send its gradient through (a
    decoder's hidden state between its time steps: :func:`detach_carried`); losses are summed into
    one backward only where each learns through a part of its own (:func:`sum_losses`).
-5. **A detach respects the value's shape**: a tensor gets ``.detach()``; a list, tuple or dict of
+5. **State is re-initialised only where every iteration re-runs the same sequence**: a state a
+   loop carries and updates within each iteration (a recurrent state stepped over a sequence by an
+   inner loop) is reset at the top of the loop, by re-running the pure statement that initialised
+   it before the loop (``hidden = torch.zeros(n, 8)``) or by storing back the ``None`` the object
+   held when the loop began (``layer.state = None``), when the loop reads nothing of its own
+   iteration (``for epoch in range(epochs)``, its target read only by ``print``): each iteration
+   then starts the same sequence from its start, where carrying the last state (or detaching it) would
+   feed the end of the sequence into its beginning (:func:`reset_state`). Such a state is not
+   detached where it is stored, since that cuts inside a step (:func:`detach_stored`).
+6. **A detach respects the value's shape**: a tensor gets ``.detach()``; a list, tuple or dict of
    tensors gets every item detached in its own shape (:func:`detach_expression`); a value whose
    shape the analysis does not know gets no detach.
+
+7. **A graph is retained only where it is truly reused**: ``retain_graph=True`` on a gradient
+   taken again and again from one differentiable gradient (``create_graph=True``, built once:
+   Hessian-vector products, power iteration, conjugate gradient) while no optimizer steps in the
+   loop: every product differentiates the same graph at the same parameters
+   (:func:`retain_reused_gradient`).
 
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
@@ -40,7 +55,7 @@ import ast
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
 from errknow_ls.analysis.rules.context import RuleContext
-from errknow_ls.analysis.values import Opaque, Seq, Tensor, Value, maybe_of, tensors_in
+from errknow_ls.analysis.values import Const, Opaque, Seq, Tensor, Value, maybe_of, tensors_in
 from errknow_ls.core import Applicability
 
 ASSIGNMENTS = (ast.Assign, ast.AnnAssign)
@@ -130,6 +145,56 @@ def recompute(ctx: RuleContext, statements: list[ast.stmt], wanted: Applicabilit
     return wanted if statements and all(forward_only(ctx, s) for s in statements) else None
 
 
+def recompute_in_loop(
+    ctx: RuleContext, statements: list[ast.stmt], loop: ast.stmt, wanted: Applicability
+) -> Applicability | None:
+    """Re-running, inside a loop, statements that built a value once before it (rule 2, and rule 4):
+    as :func:`recompute`, but unsafe where a module those statements call is called again inside
+    the loop (:func:`called_again`): the loop trains that module through its own forward pass, and
+    the value built once is then read as a target (a rollout's advantages from the critic, which a
+    value loss in the loop trains): recomputed on every iteration it would also train the module
+    through the target, which the program did not mean on any later iteration."""
+    allowed = recompute(ctx, statements, wanted)
+    if allowed is Applicability.SAFE and called_again(ctx, statements, loop):
+        return Applicability.UNSAFE
+    return allowed
+
+
+def called_again(ctx: RuleContext, statements: list[ast.stmt], loop: ast.stmt) -> bool:
+    """Every module (or forward of the checked code) the statements call, the same object reached
+    the same way (``critic``, ``self.encoder``), is called again inside ``loop`` where it makes a
+    graph that trains (not under ``no_grad``: a validation pass)."""
+    learning = {id(node.site) for node in ctx.nodes if node.learns}
+
+    def learned_call(node: ast.AST) -> bool:  # a module's forward that made a graph that trains
+        called = node in ctx.module_calls or node in ctx.called_functions
+        return isinstance(node, ast.Call) and called and id(node) in learning
+
+    made = {_callee(ctx, c) for s in statements for c in ast.walk(s) if learned_call(c)}
+    made.discard(None)
+    again = {_callee(ctx, c) for c in ast.walk(loop) if learned_call(c)}
+    return bool(made) and made <= again
+
+
+def _callee(ctx: RuleContext, node: ast.AST) -> str | None:
+    """The callee spelled as a chain of names (``critic``, ``self.encoder``), else None."""
+    func = node.func if isinstance(node, ast.Call) else None
+    chain = func
+    while isinstance(chain, ast.Attribute):
+        chain = chain.value
+    return ctx.text(func) if isinstance(chain, ast.Name) and func is not None else None
+
+
+def retain_reused_gradient(ctx: RuleContext, event: SecondPass) -> Applicability | None:
+    """``retain_graph=True`` on a gradient taken in a loop from a differentiable gradient built
+    before it (rule 7): safe where no optimizer steps in the loop and nothing stepped between the
+    passes; not offered otherwise (the parameters changed: the gradient must be taken again)."""
+    loop = event.loop
+    if loop is None or loop.key in ctx.stepping or event.stepped_between:
+        return None
+    return Applicability.SAFE
+
+
 def retain_removal(site: RetainSite) -> Applicability | None:
     """Removing a ``retain_graph=True`` (rule 3)."""
     if site.unseen:
@@ -183,6 +248,69 @@ def detach_carried(
     stepping = loop.method is not None or loop.key in ctx.stepping
     entry_graph = any(maybe_of(value) for value in entering)
     return wanted if stepping and not entry_graph else Applicability.UNSAFE
+
+
+def updated_within_step(ctx: RuleContext, loop: Loop, value: Value) -> bool:
+    """Part of ``value``'s graph was made in a loop nested inside ``loop`` (a recurrent state stepped
+    over a sequence by an inner loop, or in a forward that loops over time steps)."""
+    for node_id in maybe_of(value):
+        keys = [key for key, _ in ctx.nodes[node_id].loops]
+        if loop.key in keys and keys.index(loop.key) < len(keys) - 1:
+            return True
+    return False
+
+
+def detach_stored(ctx: RuleContext, loop: Loop | None, carried: list[Value]) -> Applicability:
+    """Storing a state detached where an object's own method updates it (rule 4): safe where it is
+    stored once per training step; unsafe where it is updated again within the step (a spiking
+    neuron's membrane over the time steps of one forward): the cut would stop the gradient the
+    step's own loss sends back through the earlier time steps."""
+    if loop is not None and any(updated_within_step(ctx, loop, value) for value in carried):
+        return Applicability.UNSAFE
+    return Applicability.SAFE
+
+
+def repeats_sequence(loop: ast.stmt | None) -> bool:
+    """A ``for`` loop whose body reads nothing of its iteration: its target is read only by
+    ``print`` (``for epoch in range(epochs)``) and it draws no new inputs (``torch.randint``, a
+    distribution's ``sample``, ``next(batches)``), so every iteration re-runs the same sequence."""
+    if not isinstance(loop, ast.For) or loop.orelse:
+        return False
+    targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    printed: set[int] = set()
+    for stmt in loop.body:
+        for node in ast.walk(stmt):
+            if not isinstance(node, ast.Call):
+                continue
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if called in api.RANDOM_CREATION_FUNCS or called in api.RANDOM_METHODS or called == "next":
+                return False  # draws new inputs (or takes the next item) on every iteration
+            if isinstance(node.func, ast.Name) and node.func.id == "print":
+                printed |= {id(n) for n in ast.walk(node)}
+    return not any(
+        isinstance(n, ast.Name) and n.id in targets and id(n) not in printed
+        for stmt in loop.body
+        for n in ast.walk(stmt)
+    )
+
+
+def reset_state(
+    ctx: RuleContext, loop: Loop, carried: list[Value], entering: list[Value], initialisers: list[ast.stmt]
+) -> Applicability | None:
+    """Re-initialising carried state at the top of each iteration (rule 5): safe where the loop
+    re-runs the same sequence (:func:`repeats_sequence`), the state is stepped within each
+    iteration (:func:`updated_within_step`), and what re-initialises it is what the state was when
+    the loop began: a ``None`` (``entering``), or pure forward statements that made it without a
+    graph (``initialisers``, rule 2); unsafe where the loop reads something of its iteration (a
+    stream read in chunks, whose state is meant to flow on); not offered otherwise."""
+    if any(maybe_of(value) for value in entering):
+        return None  # what enters the loop has a graph: re-running it is the pre-loop rule's fix
+    if initialisers and recompute(ctx, initialisers, Applicability.SAFE) is None:
+        return None
+    if not initialisers and not all(isinstance(v, Const) and v.value is None for v in entering):
+        return None
+    within = bool(carried) and all(updated_within_step(ctx, loop, value) for value in carried)
+    return Applicability.SAFE if within and repeats_sequence(loop.node) else Applicability.UNSAFE
 
 
 def detach_expression(text: str, value: Value, *, atomic: bool = True) -> str | None:

@@ -34,12 +34,19 @@ for step in range(100):
 
 ### Fix safety
 Recomputing the forward pass inside the loop is safe: each iteration then sees the parameters the
-optimizer just updated, which is what a training loop means. Inlining a parameter transform from
+optimizer just updated, which is what a training loop means — unless the loop also trains what built
+those values through a forward pass of its own (advantages from a critic that the loop's value loss
+trains): they are then targets, detaching them comes first, and recomputing them is unsafe. Where
+the backward runs in a closure (L-BFGS's `closure()` reading a prediction made before it), the
+forward is recomputed inside the closure, safely when it is handed to an optimizer's `step`, which
+calls it several times per step. Where the loop takes Hessian-vector products of a gradient built
+once with `create_graph=True` and no optimizer steps in it, the product keeps that graph
+(`retain_graph=True`, safe): that graph is meant to be reused. Inlining a parameter transform from
 `__init__` into its uses is unsafe (it moves code across methods). Where the stale values cannot be
 recomputed in the loop and the loss also learns through the loop's own forward pass, they are
 targets the loop only reads (a rollout's old log-probabilities, predictions kept in `__init__`):
-detaching them where they are stored, or before the loop, is unsafe, since it stops the gradient
-the first iteration sent through them.
+detaching them where they are stored, or before the loop, is unsafe, since it stops the gradient the
+first iteration sent through them.
 
 ### References
 - [Autograd mechanics](https://pytorch.org/docs/stable/notes/autograd.html)
@@ -55,12 +62,18 @@ from errknow_ls.analysis.fixes import (
     body_anchor,
     code_of_statement,
     delete_statement,
+    insert_keyword,
     insert_lines_before,
     replace,
 )
-from errknow_ls.analysis.rules.common_fixes import ancestors_hold
+from errknow_ls.analysis.rules.common_fixes import ancestors_hold, is_autograd_grad
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded, upward_exposed
-from errknow_ls.analysis.rules.fix_safety import detach_expression, recompute
+from errknow_ls.analysis.rules.fix_safety import (
+    detach_expression,
+    recompute,
+    recompute_in_loop,
+    retain_reused_gradient,
+)
 from errknow_ls.analysis.values import Value
 from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Span
 
@@ -87,11 +100,19 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         f"`{tensor}` reaches a graph built once, before the loop{where}: the first iteration's "
         "backward freed it, so the next one raises"
     )
-    candidates = (
-        _recompute(event, ctx, stale),
-        _inline_init(event, ctx, stale),
-        _detach_stale(event, ctx, stale),
+    recomputed = (
+        _retain_reused_gradient(event, ctx, stale)
+        or _recompute_in_closure(event, ctx, stale)
+        or _recompute(event, ctx, stale)
     )
+    detached = _detach_stale(event, ctx, stale)
+    candidates: tuple[Fix | None, ...]
+    if recomputed is not None and recomputed.applicability is Applicability.UNSAFE:
+        # The loop trains what built the stale values through its own forward pass: they are
+        # targets it reads, and detaching them comes first.
+        candidates = (detached, recomputed, _inline_init(event, ctx, stale))
+    else:
+        candidates = (recomputed, _inline_init(event, ctx, stale), detached)
     fixes = [fix for fix in candidates if fix]
     related = [ctx.related(event.free.site, "the graph is freed here on the first iteration")]
     if first is not None:
@@ -117,7 +138,7 @@ def _recompute(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | N
             return None
         statements[stmt.lineno] = stmt
     ordered = [statements[line] for line in sorted(statements)]
-    applicability = recompute(ctx, ordered, Applicability.SAFE)
+    applicability = recompute_in_loop(ctx, ordered, loop.node, Applicability.SAFE)
     texts = [code_of_statement(ctx.source, stmt) for stmt in ordered]
     anchor = body_anchor(getattr(loop.node, "body", []))
     if applicability is None or anchor is None or any(t is None for t in texts):
@@ -130,6 +151,89 @@ def _recompute(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | N
     verb = "Compute" if deletions else "Recompute"
     return Fix(
         f"{verb} `{names}` inside the loop, on every iteration",
+        applicability,
+        (*deletions, edit),
+        workaround=2,
+    )
+
+
+def _retain_reused_gradient(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | None:
+    """A Hessian-vector product (power iteration, conjugate gradient) in a loop differentiates a
+    gradient taken once before it with ``create_graph=True``: that graph is meant to be reused, so
+    the product keeps it (``retain_graph=True``), as the create_graph gradient intends."""
+    site = event.site
+    if not isinstance(site, ast.Call) or not is_autograd_grad(ctx, site):
+        return None
+    if any(kw.arg in ("retain_graph", "create_graph") for kw in site.keywords):
+        return None
+    made = {id(stmt): stmt for n in stale for _, stmt in ctx.nodes[n].stmts}
+    first = next(
+        (
+            call
+            for stmt in made.values()
+            for call in ast.walk(stmt)
+            if isinstance(call, ast.Call)
+            and is_autograd_grad(ctx, call)
+            and any(
+                kw.arg == "create_graph" and isinstance(kw.value, ast.Constant) and kw.value.value is True
+                for kw in call.keywords
+            )
+        ),
+        None,
+    )
+    applicability = retain_reused_gradient(ctx, event)
+    edit = insert_keyword(ctx.source, site, "retain_graph", "True")
+    if first is None or applicability is None or edit is None:
+        return None
+    return Fix(
+        f"Reuse the graph of the gradient at line {ctx.line_of(first)} on every product: `retain_graph=True`",
+        applicability,
+        (edit,),
+        workaround=0,
+    )
+
+
+def _recompute_in_closure(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | None:
+    """The backward runs in a function nested where the stale values were built (L-BFGS's
+    ``closure()`` reading a ``prediction`` computed before it): re-run their statements at the top
+    of that function, so every call builds its own graph at the current parameters. L-BFGS calls the
+    closure several times within one step, so recomputing in the loop around the step would not do."""
+    backward = ctx.statement_of(event.site)
+    closure = ctx.function_of(backward) if backward is not None else None
+    outer = ctx.function_of(closure) if closure is not None else None
+    if closure is None or not stale:
+        return None
+    statements: dict[int, ast.stmt] = {}
+    for node_id in stale:
+        made = [stmt for _, stmt in ctx.nodes[node_id].stmts if ctx.function_of(stmt) is outer]
+        stmt = made[-1] if made else None
+        if stmt is None or stmt.lineno >= closure.lineno or not ancestors_hold(ctx, stmt, closure):
+            return None
+        statements[stmt.lineno] = stmt
+    ordered = [statements[line] for line in sorted(statements)]
+    scope = outer if outer is not None else ctx.module
+    handed_to_step = any(
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "step"
+        and any(isinstance(arg, ast.Name) and arg.id == closure.name for arg in call.args)
+        for call in ast.walk(scope)
+    )
+    # An optimizer's ``step(closure)`` calls it to re-evaluate the loss at the parameters it tries:
+    # recomputing inside is what the protocol asks for. Any other caller: not shown.
+    applicability = recompute(ctx, ordered, Applicability.SAFE if handed_to_step else Applicability.UNSAFE)
+    texts = [code_of_statement(ctx.source, stmt) for stmt in ordered]
+    anchor = body_anchor(closure.body)
+    if applicability is None or anchor is None or any(t is None for t in texts):
+        return None
+    edit = insert_lines_before(ctx.source, anchor, [t for t in texts if t is not None])
+    if edit is None:
+        return None
+    deletions = _deletions(ctx, ordered, closure)
+    names = ", ".join(dict.fromkeys(ctx.text(_target(stmt)) for stmt in ordered))
+    verb = "Compute" if deletions else "Recompute"
+    return Fix(
+        f"{verb} `{names}` inside `{closure.name}()`, on every call",
         applicability,
         (*deletions, edit),
         workaround=2,

@@ -32,6 +32,10 @@ Summing the losses (or what was backwarded, such as `scaler.scale(loss)`) into o
 safe: the gradients are the same as those of two backwards. Detaching the shared tensor in the
 first loss is safe in a GAN's discriminator step (an optimizer step sits between the two
 backwards) and unsafe elsewhere, since it stops the first loss's gradient at the shared part.
+Where two optimizers each step after their own loss and both losses were built by one forward pass
+(an actor-critic on a shared body), summing the losses, backwarding once and then stepping each
+optimizer comes first; it is unsafe, and so are recomputing the second loss after the first step
+and detaching the shared part in the first loss (that optimizer may own it).
 `retain_graph=True` on the first backward is unsafe: an optimizer step in between then modifies
 tensors the second backward needs.
 
@@ -43,9 +47,10 @@ tensors the second backward needs.
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from errknow_ls.analysis.events import Observation, SecondPass
-from errknow_ls.analysis.fixes import delete_statement, replace
+from errknow_ls.analysis.fixes import delete_statement, insert_lines_before, replace
 from errknow_ls.analysis.rules.common_fixes import (
     differentiable_grad,
     recompute_before,
@@ -83,13 +88,23 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         f"{ctx.line_of(first)} already freed it"
     )
     stepped = steps_between(ctx, event)
-    recompute = recompute_before(event, ctx, Applicability.SAFE if stepped else Applicability.UNSAFE)
+    step_each = _sum_then_step_each(event, ctx) if stepped else None
+    # Two optimizers, each stepping after its own loss's backward, both losses computed from one
+    # forward pass: recomputing the second after the first optimizer stepped changes what the
+    # second learns from; summing them and stepping each after one backward is what they mean.
+    recompute = recompute_before(
+        event, ctx, Applicability.SAFE if stepped and step_each is None else Applicability.UNSAFE
+    )
     detach = _detach(event, ctx, shared)
+    if step_each is not None and detach is not None:
+        # Both losses were built before the first optimizer stepped, which may own the shared part:
+        # cut out of the first loss, that part would stop learning from it.
+        detach = dataclasses.replace(detach, applicability=Applicability.UNSAFE)
     gan_like = shared is not None and any(w in shared[0].lower() for w in ("fake", "gen", "sample", "synth"))
     ordered = [detach, recompute] if gan_like else [recompute, detach]
     retain = retain_first(event, ctx, Applicability.UNSAFE)
     grad = differentiable_grad(event, ctx)
-    summed = [_sum(event, ctx), _sum_loop(event, ctx)]
+    summed = [step_each, _sum(event, ctx), _sum_loop(event, ctx)]
     if detach is not None and not stepped and sum_losses(ctx, event) is Applicability.UNSAFE:
         # One loss learns only through what the other uses as a baseline or target: detaching it
         # in the other comes before summing.
@@ -159,6 +174,65 @@ def _sum(event: SecondPass, ctx: RuleContext) -> Fix | None:
         (delete, replace(ctx.source, second_expr, total)),
         workaround=1,
     )
+
+
+def _sum_then_step_each(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """``a.backward(); opt_a.step(); opt_b.zero_grad(); b.backward(); opt_b.step()`` with two
+    different optimizers -> ``opt_b.zero_grad(); (a + b).backward(); opt_a.step(); opt_b.step()``:
+    one backward, then each optimizer steps its own parameters (unsafe: the shared part now also
+    gets the second loss's gradient)."""
+    first_stmt = _plain_backward(ctx, event.free.site)
+    second_stmt = _plain_backward(ctx, event.site)
+    if first_stmt is None or second_stmt is None or event.report is not event.site:
+        return None
+    between = _between(ctx, first_stmt, second_stmt)
+    block = ctx.block_of(second_stmt)
+    if between is None or block is None:
+        return None
+    steps = [s for s in between if _optimizer_call(s, "step")]
+    if len(steps) != 1 or any(s is not steps[0] and not _optimizer_call(s, "zero_grad") for s in between):
+        return None  # only the first optimizer's step and zero_grad calls stand between
+    after = block[block.index(second_stmt) + 1 :]
+    later = next((s for s in after if _optimizer_call(s, "step")), None)
+    first_opt, second_opt = _receiver(ctx, steps[0]), _receiver(ctx, later)
+    if later is None or first_opt is None or second_opt is None or first_opt == second_opt:
+        return None
+    first_expr = event.free.site.func.value  # type: ignore[attr-defined]
+    second_expr = event.site.func.value  # type: ignore[attr-defined]
+    total = f"({ctx.text(first_expr)} + {ctx.text(second_expr)})"
+    edits = [
+        delete_statement(ctx.source, first_stmt),
+        delete_statement(ctx.source, steps[0]),
+        replace(ctx.source, second_expr, total),
+        insert_lines_before(ctx.source, after[0], [f"{first_opt}.step()"]),
+    ]
+    if any(e is None for e in edits):
+        return None
+    return Fix(
+        f"Sum the losses, backward once, then step `{first_opt}` and `{second_opt}`",
+        Applicability.UNSAFE,
+        tuple(e for e in edits if e is not None),
+        workaround=1,
+    )
+
+
+def _optimizer_call(stmt: ast.stmt, method: str) -> bool:
+    """``stmt`` is only ``<something>.<method>()``."""
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and isinstance(stmt.value.func, ast.Attribute)
+        and stmt.value.func.attr == method
+        and not stmt.value.args
+        and not stmt.value.keywords
+    )
+
+
+def _receiver(ctx: RuleContext, stmt: ast.stmt | None) -> str | None:
+    if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
+        return None
+    func = stmt.value.func
+    return ctx.text(func.value) if isinstance(func, ast.Attribute) else None
 
 
 def _sum_loop(event: SecondPass, ctx: RuleContext) -> Fix | None:

@@ -258,6 +258,14 @@ MESSAGES = Catalog.of(
         ("the graph is freed here on the first iteration", "第一次迭代时计算图在这里被释放"),
         ("built here, once, outside the loop", "在这里、循环之外只构建了一次"),
         ("{verb} `{names}` inside the loop, on every iteration", "在循环内每次迭代都{verb} `{names}`"),
+        (
+            "{verb} `{names}` inside `{closure}()`, on every call",
+            "在 `{closure}()` 内每次调用时都{verb} `{names}`",
+        ),
+        (
+            "Reuse the graph of the gradient at line {line} on every product: `retain_graph=True`",
+            "每次乘积都复用第 {line} 行梯度的计算图：`retain_graph=True`",
+        ),
         ("Compute", "计算"),
         ("Recompute", "重新计算"),
         (
@@ -284,6 +292,7 @@ MESSAGES = Catalog.of(
         ("Keep detached copies in {shown}", "在 {shown} 中保存 detach 后的副本"),
         ("Empty {shown} at the start of each {where}", "在每次{where}开头清空 {shown}"),
         ("Detach {shown} at the start of each {where}", "在每次{where}开头 detach {shown}"),
+        ("Reset {shown} at the start of each iteration", "在每次迭代开头重置 {shown}"),
         ("call", "调用"),
         ("iteration", "迭代"),
         # shared-graph-backward
@@ -301,6 +310,10 @@ MESSAGES = Catalog.of(
         ("the shared part of the graph is built here", "计算图的共享部分在这里构建"),
         ("Sum the losses and backward once: `{total}`", "把损失相加后只反向传播一次：`{total}`"),
         ("Sum the losses and backward once", "把损失相加后只反向传播一次"),
+        (
+            "Sum the losses, backward once, then step `{first}` and `{second}`",
+            "把损失相加后只反向传播一次，再分别调用 `{first}.step()` 和 `{second}.step()`",
+        ),
         (
             "Detach `{name}` in the first loss (`{code}`)",
             "在第一个损失中 detach `{name}`（`{code}`）",
