@@ -64,8 +64,6 @@ KNOWN_GAPS: dict[str, str] = {
     " is backwarded, one slice per iteration, inside a hook-holding helper object's __call__",
     "buggy/maml_functional_forward_reads_weight_norm_attribute.py": "missed: the `weight` attribute"
     " that the old weight_norm sets when applied (a graph on weight_g/weight_v) is not modelled",
-    "buggy/writing_editing_drafts_retain_graph.py": "missed: the retained loss is a sum over a list the"
-    " model's forward builds in a loop over editing passes",
     "buggy/normalizing_flow_transform_cache_reused_after_step.py": "missed: torch.distributions"
     " transforms with cache_size=1 return the cached inverse (and its old graph) for the same input",
 }
