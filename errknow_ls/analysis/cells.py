@@ -19,6 +19,8 @@ MAGIC = re.compile(r"^\s*(?:%|!)")
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 BOUNDARY = "# errknow-cell-boundary"
 MAGIC_PLACEHOLDER = "# errknow-ipython-magic"
+LINE_MENTION = re.compile(r"`[^`]*`|\bline (\d+)\b")
+"""``line 12`` in a finding's words (code quoted in backticks is passed over)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +83,20 @@ class CellProgram:
             Related(_shift(r.span, start), r.message) for r in finding.related if self._inside(index, r.span)
         )
         return index, replace(finding, span=span, fixes=fixes, related=related)
+
+    def name_cells(self, finding: Finding, numbers: Sequence[int]) -> Finding:
+        """The finding with each ``line N`` of the joined program in its message and fix titles
+        said as ``cell K, line M``; ``numbers`` are the cells' numbers as the editor counts them."""
+
+        def said(match: re.Match[str]) -> str:
+            if match.group(1) is None:
+                return match.group(0)
+            line = int(match.group(1)) - 1
+            index = self.cell_at(line)
+            return f"cell {numbers[index]}, line {line - self.starts[index] + 1}"
+
+        fixes = tuple(replace(fix, title=LINE_MENTION.sub(said, fix.title)) for fix in finding.fixes)
+        return replace(finding, message=LINE_MENTION.sub(said, finding.message), fixes=fixes)
 
     def within_cells(self, finding: Finding) -> Finding:
         """The finding in joined lines, with only the fixes that stay inside its cell (a fix applied

@@ -107,8 +107,9 @@ class Analyzer:
         # Cells import no project modules, as ``check`` reads a notebook.
         checked = self._check(program.text, rules, snapshot.key)
         findings, notes = checked.findings, limit_notes(checked.errors)
+        numbers = [part.cell + 1 for part in snapshot.parts]
         for finding in findings:
-            index, moved = program.to_cell(finding)
+            index, moved = program.to_cell(program.name_cells(finding, numbers))
             related[id(moved)] = self._related_across(snapshot, program, finding)
             per_part[index].append(moved)
         for line, message in notes:

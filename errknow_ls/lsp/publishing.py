@@ -101,6 +101,8 @@ async def refresh(session: Session, uri: str) -> None:
             if current is not None and session.checks.key_of(current) == session.checks.key_of(snapshot):
                 for result in results:
                     publish(session, result)
+                if snapshot.notebook:
+                    refresh_pulls(session)  # an edit in one cell moves diagnostics in the others
                 return
             snapshot = current
     except Exception:

@@ -20,6 +20,8 @@ class Part:
     uri: str
     version: int | None
     text: str
+    cell: int = 0
+    """Its place among the notebook's cells, markdown ones too (0 for a text document)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,10 +123,10 @@ class OpenModules:
 
 def _notebook_snapshot(workspace: Workspace, notebook: types.NotebookDocument) -> Snapshot:
     parts = []
-    for cell in notebook.cells:
+    for index, cell in enumerate(notebook.cells):
         if cell.kind != types.NotebookCellKind.Code:
             continue
         document = workspace.text_documents.get(unquote(cell.document))
         if document is not None and (document.language_id or "python").lower() in PYTHON_IDS:
-            parts.append(Part(document.uri, document.version, document.source))
+            parts.append(Part(document.uri, document.version, document.source, index))
     return Snapshot(notebook.uri, notebook.version, tuple(parts), notebook=True)
