@@ -84,16 +84,16 @@ class CellProgram:
         )
         return index, replace(finding, span=span, fixes=fixes, related=related)
 
-    def name_cells(self, finding: Finding, numbers: Sequence[int]) -> Finding:
+    def name_cells(self, finding: Finding) -> Finding:
         """The finding with each ``line N`` of the joined program in its message and fix titles
-        said as ``cell K, line M``; ``numbers`` are the cells' numbers as the editor counts them."""
+        said as ``cell K, line M`` (code cells counted from 1, as ``check`` prints them)."""
 
         def said(match: re.Match[str]) -> str:
             if match.group(1) is None:
                 return match.group(0)
             line = int(match.group(1)) - 1
             index = self.cell_at(line)
-            return f"cell {numbers[index]}, line {line - self.starts[index] + 1}"
+            return f"cell {index + 1}, line {line - self.starts[index] + 1}"
 
         fixes = tuple(replace(fix, title=LINE_MENTION.sub(said, fix.title)) for fix in finding.fixes)
         return replace(finding, message=LINE_MENTION.sub(said, finding.message), fixes=fixes)

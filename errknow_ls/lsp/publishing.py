@@ -161,6 +161,6 @@ def deliver(session: Session, uris: Iterable[str]) -> None:
                 static = stored.diagnostics
         elif (stored := session.checks.stored(uri)) is not None and stored.version is None:
             static = stored.diagnostics
-        push(session, uri, [*static, *output_diagnostics.diagnostics(session, uri)], version)
+        push(session, uri, output_diagnostics.merged_into(session, uri, static), version)
     if refresh and session.channel.refresh:
         session.client.workspace_diagnostic_refresh(None)

@@ -45,11 +45,11 @@ WORDS = {
         "cell": "{notebook}, cell {cell}, line {line}",
     },
     "zh": {
-        "raised": "在{runs}中于此处引发",
+        "raised": "此处在{runs}中引发",
         "logged": "记录于 {log} 的运行",
-        "terminal": "{time} 在{terminal}中的运行",
+        "terminal": " {time} 于{terminal} 的运行",
         "terminal_n": "终端 {number}",
-        "a_terminal": "终端",
+        "a_terminal": "某个终端",
         "output_panel": "输出面板",
         "more": "{first}及另外 {count} 次运行",
         "shown_at": "引发于 {where}",
@@ -253,11 +253,12 @@ def _target(session: Session, frame: Frame, cwd: str | None) -> tuple[str, int, 
 
 
 def place(session: Session, uri: str, line: int) -> str:
-    """``train.py:33``; in a notebook ``nb.ipynb, cell 3, line 2`` (cells as the editor counts them)."""
+    """``train.py:33``; in a notebook ``nb.ipynb, cell 3, line 2`` (code cells counted, as ``check`` does)."""
     notebook = notebook_of(session.workspace, uri)
     if notebook is None:
         return f"{Path(unquote(uri)).name}:{line + 1}"
-    index = next(i for i, cell in enumerate(notebook.cells) if unquote(cell.document) == unquote(uri))
+    code = [cell for cell in notebook.cells if cell.kind == types.NotebookCellKind.Code]
+    index = next(i for i, cell in enumerate(code) if unquote(cell.document) == unquote(uri))
     name = Path(unquote(notebook.uri)).name
     return words(session)["cell"].format(notebook=name, cell=index + 1, line=line + 1)
 
