@@ -154,9 +154,10 @@ def _runs(hits: Sequence[SourceHit], said: dict[str, str]) -> str:
 
 
 def _related(
-    uri: str, hits: Sequence[SourceHit], said: dict[str, str]
+    uri: str, hits: Sequence[SourceHit], said: dict[str, str], *, exception: bool
 ) -> list[types.DiagnosticRelatedInformation]:
-    """One entry per run, newest first: the log's line where it was logged, else the line itself."""
+    """One entry per run, newest first: the log's line where it was logged, else the line itself;
+    with the exception when the diagnostic's own message does not say it."""
     related = []
     for hit in reversed(hits):
         if hit.log_uri is not None and hit.log_line is not None:
@@ -168,7 +169,9 @@ def _related(
             place = types.Location(
                 uri=uri, range=types.Range(types.Position(hit.line, 0), types.Position(hit.line, 0))
             )
-        message = f"{said['raised'].format(runs=run_name(hit.run, said))}: {_short(hit.exception_line)}"
+        message = said["raised"].format(runs=run_name(hit.run, said))
+        if exception:
+            message += f": {_short(hit.exception_line)}"
         related.append(types.DiagnosticRelatedInformation(location=place, message=message))
     return related
 
@@ -183,7 +186,7 @@ def _source_diagnostic(
         severity=types.DiagnosticSeverity.Error,
         code=CODE,
         source=convert.SOURCE,
-        related_information=_related(uri, hits, said),
+        related_information=_related(uri, hits, said, exception=False),
         data=_data(newest.record_id, [hit.run.origin for hit in hits]),
     )
 
@@ -197,7 +200,7 @@ def _joined(
     return attrs.evolve(
         static,
         message=f"{static.message}\n{said['raised'].format(runs=_runs(hits, said))}",
-        related_information=[*(static.related_information or []), *_related(uri, hits, said)],
+        related_information=[*(static.related_information or []), *_related(uri, hits, said, exception=True)],
         data=data,
     )
 
