@@ -4,6 +4,7 @@ bug, the static finding and the runs that raised it together; each run named in 
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -131,12 +132,18 @@ async def test_logs_in_the_workspace_are_read_at_start(session: Session) -> None
     (session.root / "runs").mkdir()
     (session.root / "runs" / "nohup.out").write_text(CAPTURE, encoding="utf-8")
     (session.root / "runs" / "notes.txt").write_text(CAPTURE, encoding="utf-8")  # not a log's name
+    outside = session.root.parent / "outside.log"
+    outside.write_text(CAPTURE, encoding="utf-8")
+    (session.root / "linked.log").symlink_to(outside)  # a link out of the workspace is not ours
+    newest = outside.stat().st_mtime + 10
+    os.utime(session.root / "runs" / "nohup.out", (newest, newest))  # read last of all
     await session.start()
     (on_source,) = await shown(session, source.as_uri(), bool)
     assert on_source.range.start.line == 32
     assert on_source.message.endswith("raised here in the run logged in runs/nohup.out")
     assert await read_bytes(session, "nohup.out", 1) == len(CAPTURE.encode())
-    assert not [m for m in session.client.log_messages if m.message.endswith("bytes of notes.txt")]
+    read = [m.message for m in session.client.log_messages if " bytes of " in m.message]
+    assert read == [f"errknow: read {len(CAPTURE.encode())} bytes of nohup.out"], read
 
 
 @pytest.mark.parametrize("profile", ["vscode-modern", "emacs-29"], indirect=True)

@@ -261,8 +261,10 @@ def place(session: Session, uri: str, line: int) -> str:
     if notebook is None:
         return f"{Path(unquote(uri)).name}:{line + 1}"
     code = [cell for cell in notebook.cells if cell.kind == types.NotebookCellKind.Code]
-    index = next(i for i, cell in enumerate(code) if unquote(cell.document) == unquote(uri))
+    index = next((i for i, cell in enumerate(code) if unquote(cell.document) == unquote(uri)), None)
     name = Path(unquote(notebook.uri)).name
+    if index is None:  # not a code cell (any more)
+        return f"{name}:{line + 1}"
     return words(session)["cell"].format(notebook=name, cell=index + 1, line=line + 1)
 
 
