@@ -191,3 +191,28 @@ async def test_chinese_names_the_run_in_chinese(session: Session) -> None:
     run_output(session, "vscode-terminal://1/bash?run=1", traceback("/mnt/job/step.py", STEP_LINE + 1))
     (flagged,) = await shown(session, uri, bool)
     assert re.search(r"\n此处在 \d\d:\d\d 于终端 2 的运行中引发$", flagged.message), flagged.message
+
+
+@pytest.mark.parametrize("profile", ["neovim-0.11"], indirect=True)
+async def test_a_closed_file_edited_on_disk_loses_the_errors_of_its_edited_lines(session: Session) -> None:
+    uri = write_step(session)
+    await session.start()
+    run_output(session, "vscode-terminal://1/bash?run=1", traceback("/mnt/job/step.py", STEP_LINE + 1))
+    await shown(session, uri, bool)
+    edited = STEP.replace("loss.backward()", "loss.backward(retain_graph=True)")
+    (session.root / "step.py").write_text(edited, encoding="utf-8")
+    change = types.FileEvent(uri=uri, type=types.FileChangeType.Changed)
+    session.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[change]))
+    await shown(session, uri, lambda found: not found)
+
+
+@pytest.mark.parametrize("profile", ["neovim-0.11"], indirect=True)
+async def test_logs_that_new_log_globs_name_are_read_at_once(session: Session) -> None:
+    source = workspace_source(session)
+    (session.root / "run.trainlog").write_text(CAPTURE, encoding="utf-8")
+    await session.start()
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"errknow": {"logGlobs": ["**/*.trainlog"]}})
+    )
+    (on_source,) = await shown(session, source.as_uri(), bool)
+    assert on_source.message.endswith("raised here in the run logged in run.trainlog")

@@ -157,8 +157,24 @@ def watched_changes(session: Session, changes: Sequence[types.FileEvent]) -> lis
         if path and globs.matches(path) and path.suffix != ".py":
             session.spawn(read_log(session, change.uri, path, change.type == types.FileChangeType.Deleted))
         else:
+            flagged = next(
+                (uri for uri in session.output.sources if unquote(uri) == unquote(change.uri)), None
+            )
+            if path and flagged and not open_document(session.workspace, flagged):
+                _file_edited(session, flagged, path)
             rest.append(change)
     return rest
+
+
+def _file_edited(session: Session, uri: str, path: Path) -> None:
+    """A flagged file that is not open changed on disk (a checkout, another editor): its errors from
+    runs stay only on lines that still hold the text they were raised on."""
+    try:
+        lines = convert.split_lines(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        lines = []  # deleted
+    if session.output.drop_edited(uri, lines):
+        publishing.deliver(session, {uri})
 
 
 async def read_log(session: Session, uri: str, path: Path, deleted: bool) -> None:
