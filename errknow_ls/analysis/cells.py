@@ -19,8 +19,8 @@ MAGIC = re.compile(r"^\s*(?:%|!)")
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 BOUNDARY = "# errknow-cell-boundary"
 MAGIC_PLACEHOLDER = "# errknow-ipython-magic"
-LINE_MENTION = re.compile(r"`[^`]*`|\bline (\d+)\b")
-"""``line 12`` in a finding's words (code quoted in backticks is passed over)."""
+LINE_MENTION = re.compile(r"`[^`]*`|\bline (\d+)\b|第 (\d+) 行")
+"""``line 12`` (``第 12 行`` in Chinese) in a finding's words (code quoted in backticks is passed over)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,10 +89,13 @@ class CellProgram:
         said as ``cell K, line M`` (code cells counted from 1, as ``check`` prints them)."""
 
         def said(match: re.Match[str]) -> str:
-            if match.group(1) is None:
+            number = match.group(1) or match.group(2)
+            if number is None:
                 return match.group(0)
-            line = int(match.group(1)) - 1
+            line = int(number) - 1
             index = self.cell_at(line)
+            if match.group(1) is None:
+                return f"第 {index + 1} 个单元格第 {line - self.starts[index] + 1} 行"
             return f"cell {index + 1}, line {line - self.starts[index] + 1}"
 
         fixes = tuple(replace(fix, title=LINE_MENTION.sub(said, fix.title)) for fix in finding.fixes)

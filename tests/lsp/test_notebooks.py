@@ -269,3 +269,11 @@ async def test_a_fix_applied_in_a_cell_leaves_no_stale_diagnostic(session: Sessi
     await _refreshes(session, refreshed + 1)  # every cell's diagnostics are to be pulled again
     for cell in (cells[0], cells[2]):
         assert await session.pull(cell) == []
+
+
+@pytest.mark.parametrize("profile", ["vscode-modern"], indirect=True)
+async def test_in_chinese_the_message_names_the_cell_too(session: Session) -> None:
+    await session.start(locale="zh-cn")
+    cells = _open(session)
+    (diagnostic,) = await session.diagnostics(cells[3])
+    assert "第 2 个单元格第 2 行的反向传播" in diagnostic.message, diagnostic.message

@@ -167,7 +167,9 @@ async def test_hover_on_an_error_line_logged_without_a_traceback_shows_its_recor
     log_uri = open_log(session, "logs/train.log", BARE_LOG)
     on_log = await shown(session, log_uri, lambda found: len(found) == 2, is_open=True)
     assert [d.range.start.line for d in on_log] == [BARE_LINE, len(BARE_LOG.splitlines()) - 1]
-    assert on_log[0].code == "cuda-illegal-memory-access"  # the record's name, not its path
+    assert on_log[0].code == "runtime"  # the kind of finding; the record rides in data, hover names it
+    assert isinstance(on_log[0].data, dict)
+    assert on_log[0].data["runtime"]["record"] == "pytorch/cuda-illegal-memory-access"
     text = await hover_text(session, log_uri, BARE_LINE)
     assert text is not None
     assert "CUDA_LAUNCH_BLOCKING=1" in text
