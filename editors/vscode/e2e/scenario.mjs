@@ -292,6 +292,12 @@ async function notebookScenario(page) {
   seen.notebook_cells_after_fix = await page.locator(".notebook-editor .cell .view-lines").allInnerTexts();
   seen.notebook_squiggles_after_fix = await page.locator(".notebook-editor .squiggly-error").count();
   await shot(page, "12-notebook-fixed-no-stale-squiggle");
+  // Save and close the notebook: the next step starts from a text editor, as the others do.
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Control+S");
+  await page.locator(".tab.active.dirty").waitFor({ state: "detached" });
+  await page.keyboard.press("Control+W");
+  await page.locator('.tab[aria-label*="loop.ipynb"]').waitFor({ state: "detached" });
 }
 
 async function explainScenario(page) {
