@@ -20,8 +20,6 @@ class Part:
     uri: str
     version: int | None
     text: str
-    cell: int = 0
-    """Its place among the notebook's cells, markdown ones too (0 for a text document)."""
 
 
 State = tuple[int | None, tuple[tuple[str, int | None], ...]]
@@ -132,10 +130,10 @@ class OpenModules:
 
 def _notebook_snapshot(workspace: Workspace, notebook: types.NotebookDocument) -> Snapshot:
     parts = []
-    for index, cell in enumerate(notebook.cells):
+    for cell in notebook.cells:
         if cell.kind != types.NotebookCellKind.Code:
             continue
         document = workspace.text_documents.get(unquote(cell.document))
         if document is not None and (document.language_id or "python").lower() in PYTHON_IDS:
-            parts.append(Part(document.uri, document.version, document.source, index))
+            parts.append(Part(document.uri, document.version, document.source))
     return Snapshot(notebook.uri, notebook.version, tuple(parts), notebook=True)
