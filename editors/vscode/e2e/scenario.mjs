@@ -298,6 +298,8 @@ async function notebookScenario(page) {
   await page.locator(".tab.active.dirty").waitFor({ state: "detached" });
   await page.keyboard.press("Control+W");
   await page.locator('.tab[aria-label*="loop.ipynb"]').waitFor({ state: "detached" });
+  await page.locator('.tab[aria-label*="warmup_probe.py"]').first().click();
+  await page.locator('.tab.active[aria-label*="warmup_probe.py"]').waitFor();
 }
 
 async function explainScenario(page) {
