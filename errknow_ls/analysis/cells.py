@@ -19,6 +19,8 @@ MAGIC = re.compile(r"^\s*(?:%|!)")
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 BOUNDARY = "# errknow-cell-boundary"
 MAGIC_PLACEHOLDER = "# errknow-ipython-magic"
+LINE_MENTION = re.compile(r"`[^`]*`|\bline (\d+)\b|第 (\d+) 行")
+"""``line 12`` (``第 12 行`` in Chinese) in a finding's words (code quoted in backticks is passed over)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +83,23 @@ class CellProgram:
             Related(_shift(r.span, start), r.message) for r in finding.related if self._inside(index, r.span)
         )
         return index, replace(finding, span=span, fixes=fixes, related=related)
+
+    def name_cells(self, finding: Finding) -> Finding:
+        """The finding with each ``line N`` of the joined program in its message and fix titles
+        said as ``cell K, line M`` (code cells counted from 1, as ``check`` prints them)."""
+
+        def said(match: re.Match[str]) -> str:
+            number = match.group(1) or match.group(2)
+            if number is None:
+                return match.group(0)
+            line = int(number) - 1
+            index = self.cell_at(line)
+            if match.group(1) is None:
+                return f"第 {index + 1} 个单元格第 {line - self.starts[index] + 1} 行"
+            return f"cell {index + 1}, line {line - self.starts[index] + 1}"
+
+        fixes = tuple(replace(fix, title=LINE_MENTION.sub(said, fix.title)) for fix in finding.fixes)
+        return replace(finding, message=LINE_MENTION.sub(said, finding.message), fixes=fixes)
 
     def within_cells(self, finding: Finding) -> Finding:
         """The finding in joined lines, with only the fixes that stay inside its cell (a fix applied

@@ -32,7 +32,7 @@ from errknow_ls.analysis.rules import localized
 from errknow_ls.core import Finding, Position, Span
 from errknow_ls.core.findings import read_limit_note
 from errknow_ls.lsp import convert
-from errknow_ls.lsp.snapshots import Part, Snapshot, snapshot_of
+from errknow_ls.lsp.snapshots import Part, Snapshot, State, snapshot_of
 from errknow_ls.project import RuleSelection
 from errknow_ls.project.modules import ProjectModules
 
@@ -108,7 +108,7 @@ class Analyzer:
         checked = self._check(program.text, rules, snapshot.key)
         findings, notes = checked.findings, limit_notes(checked.errors)
         for finding in findings:
-            index, moved = program.to_cell(finding)
+            index, moved = program.to_cell(program.name_cells(finding))
             related[id(moved)] = self._related_across(snapshot, program, finding)
             per_part[index].append(moved)
         for line, message in notes:
@@ -192,9 +192,10 @@ def limit_notes(errors: Sequence[str]) -> list[Note]:
     return notes
 
 
-Key = tuple[int | None, int, int]
-"""A snapshot's version, the analyzer generation that checked it, and its epoch (how many times
-the modules it read had changed)."""
+Key = tuple[State, int, int]
+"""A snapshot's state (its version and its parts': a notebook's own version does not move when a
+cell is edited), the analyzer generation that checked it, and its epoch (how many times the modules
+it read had changed)."""
 
 
 class StaleCheck(Exception):
@@ -394,7 +395,7 @@ class Checks:
         self._epochs.pop(key, None)
 
     def key_of(self, snapshot: Snapshot) -> Key:
-        return snapshot.version, self.analyzer.generation, snapshot.epoch
+        return snapshot.state, self.analyzer.generation, snapshot.epoch
 
     async def results(self, snapshot: Snapshot) -> list[Result]:
         key = self.key_of(snapshot)

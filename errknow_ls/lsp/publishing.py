@@ -101,6 +101,8 @@ async def refresh(session: Session, uri: str) -> None:
             if current is not None and session.checks.key_of(current) == session.checks.key_of(snapshot):
                 for result in results:
                     publish(session, result)
+                if snapshot.notebook:
+                    refresh_pulls(session)  # an edit in one cell moves diagnostics in the others
                 return
             snapshot = current
     except Exception:
@@ -159,6 +161,6 @@ def deliver(session: Session, uris: Iterable[str]) -> None:
                 static = stored.diagnostics
         elif (stored := session.checks.stored(uri)) is not None and stored.version is None:
             static = stored.diagnostics
-        push(session, uri, [*static, *output_diagnostics.diagnostics(session, uri)], version)
+        push(session, uri, output_diagnostics.merged_into(session, uri, static), version)
     if refresh and session.channel.refresh:
         session.client.workspace_diagnostic_refresh(None)

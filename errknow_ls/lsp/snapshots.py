@@ -22,6 +22,9 @@ class Part:
     text: str
 
 
+State = tuple[int | None, tuple[tuple[str, int | None], ...]]
+
+
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     key: str
@@ -36,6 +39,12 @@ class Snapshot:
     epoch: int = 0
     """How many times a module this document read had changed when the snapshot was taken (see
     ``Checks.invalidate``): a result stands for its version and this count."""
+
+    @property
+    def state(self) -> State:
+        """What tells this content from another: the version and each part's (a notebook's own
+        version does not move when only a cell's text is edited)."""
+        return self.version, tuple((part.uri, part.version) for part in self.parts)
 
     @classmethod
     def of_text(

@@ -174,7 +174,7 @@ def _check_notebook(job: FileJob, source: SourceFile, notebook: Notebook) -> Fil
 
     def unfixed() -> FileResult:
         findings, errors = check(program.text)
-        located = [program.to_cell(f) for f in findings]
+        located = [program.to_cell(program.name_cells(f)) for f in findings]
         data = source.origin.data if source.origin else source.text.encode(source.encoding)
         return FileResult(
             job.path,
@@ -192,7 +192,8 @@ def _check_notebook(job: FileJob, source: SourceFile, notebook: Notebook) -> Fil
         return dataclasses.replace(
             unfixed(), warnings=[*outcome.warnings, "the fixes would move a cell boundary"]
         )
-    located = [CellProgram.join(cells).to_cell(f) for f in outcome.findings]
+    fixed = CellProgram.join(cells)
+    located = [fixed.to_cell(fixed.name_cells(f)) for f in outcome.findings]
     result = FileResult(
         job.path,
         [f for _, f in located],

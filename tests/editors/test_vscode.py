@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -293,6 +294,28 @@ def test_terminal_run_puts_diagnostic_on_source_line(vscode_run: dict[str, Any])
     rows = "\n".join(vscode_run["problem_rows"])
     assert "steps.py" in rows, vscode_run["problem_rows"]
     assert "[Ln 5" in rows, vscode_run["problem_rows"]
+    # The run in the user's words, never the extension's internal name for it.
+    assert re.search(r"raised here in the run in terminal 1 at \d\d:\d\d", rows), rows
+    assert "vscode-terminal" not in rows
+
+
+def test_runtime_error_is_cleared_after_the_fix_and_a_clean_rerun(vscode_run: dict[str, Any]) -> None:
+    assert "fit.py" in vscode_run["rerun_forwarded"]
+    # The fix alone proves nothing about the run (the line that raised is unchanged): the error waits
+    # for the clean re-run of the same command in the same terminal, and goes with it.
+    assert vscode_run["problems_after_fix"]["errors"] == 1, vscode_run["problems_after_fix"]
+    assert vscode_run["problems_after_rerun"]["label"] == "No Problems"
+    assert vscode_run["problem_rows_after_rerun"] == []
+
+
+def test_a_notebook_fix_leaves_no_stale_squiggle(vscode_run: dict[str, Any]) -> None:
+    rows = "\n".join(vscode_run["notebook_problem_rows"])
+    assert "EK002" in rows, rows
+    assert "before the loop at cell 2, line 1" in rows, rows  # the cell's own line, not the joined program's
+    cells = "\n".join(vscode_run["notebook_cells_after_fix"]).replace("\xa0", " ")  # the editor's spaces
+    assert "for step in range(3):\n    loss = model(inputs).pow(2).sum()\n" in cells, cells
+    assert vscode_run["notebook_problems_after_fix"]["label"] == "No Problems"
+    assert vscode_run["notebook_squiggles_after_fix"] == 0
 
 
 def test_first_run_message_its_setting_and_dont_show_again(first_run: dict[str, Any]) -> None:

@@ -20,26 +20,24 @@ CELLS = [
 MARKDOWN = 2
 
 
-def _open(session: Session) -> list[str]:
-    notebook = session.uri("nb.ipynb")
-    cells = [f"{notebook}#cell{i}" for i in range(len(CELLS))]
-    kinds = [
-        types.NotebookCellKind.Markup if i == MARKDOWN else types.NotebookCellKind.Code
-        for i in range(len(CELLS))
-    ]
+def _open(
+    session: Session, texts: list[str] = CELLS, markdown: int = MARKDOWN, name: str = "nb.ipynb"
+) -> list[str]:
+    """Opens a notebook of these cells, the one at ``markdown`` a markdown cell."""
+    notebook = session.uri(name)
+    cells = [f"{notebook}#cell{i}" for i in range(len(texts))]
+    kind = {True: types.NotebookCellKind.Markup, False: types.NotebookCellKind.Code}
     session.client.notebook_document_did_open(
         types.DidOpenNotebookDocumentParams(
             notebook_document=types.NotebookDocument(
                 uri=notebook,
                 notebook_type="jupyter-notebook",
                 version=1,
-                cells=[types.NotebookCell(kind=k, document=c) for k, c in zip(kinds, cells, strict=True)],
+                cells=[types.NotebookCell(kind=kind[i == markdown], document=c) for i, c in enumerate(cells)],
             ),
             cell_text_documents=[
-                types.TextDocumentItem(
-                    uri=c, language_id="markdown" if i == MARKDOWN else "python", version=1, text=t
-                )
-                for i, (c, t) in enumerate(zip(cells, CELLS, strict=True))
+                types.TextDocumentItem(c, "markdown" if i == markdown else "python", 1, t)
+                for i, (c, t) in enumerate(zip(cells, texts, strict=True))
             ],
         )
     )
@@ -60,6 +58,8 @@ async def test_cells_are_checked_together_with_diagnostics_on_their_cell(session
     assert diagnostic.related_information is not None
     (related,) = diagnostic.related_information
     assert related.location.uri == cells[1] and related.location.range.start.line == 1  # the first backward
+    # Lines in the message are the cells' own, never lines of the cells joined.
+    assert diagnostic.message.endswith("the backward at cell 2, line 2 already freed its graph")
     assert await session.diagnostics(cells[1]) == []
     assert await session.diagnostics(cells[0]) == []
 
@@ -136,7 +136,9 @@ def _change_cells(session: Session, cells: types.NotebookDocumentCellChanges) ->
 
 
 @pytest.mark.parametrize("profile", ["vscode-modern"], indirect=True)
-async def test_an_ipython_traceback_lands_on_the_cell_that_ran_as_in_n(session: Session) -> None:
+async def test_an_ipython_traceback_lands_on_the_cell_that_ran_as_in_n_and_follows_its_edits(
+    session: Session,
+) -> None:
     await session.start()
     cells = _open(session)
     _executed(session, cells, {0: 2, 1: 3})
@@ -146,6 +148,24 @@ async def test_an_ipython_traceback_lands_on_the_cell_that_ran_as_in_n(session: 
     assert on_cell.range.start.character == 0
     assert "RuntimeError" in on_cell.message
     assert runtime(await session.diagnostics(cells[0])) == []
+    # The error follows the cell's edits: one line down with a line added above, gone once its line changes.
+    start = types.Position(0, 0)
+    _set_cell(
+        session,
+        session.uri("nb.ipynb"),
+        cells[1],
+        types.TextDocumentContentChangePartial(range=types.Range(start, start), text="# first, the loss\n"),
+    )
+    (on_cell,) = runtime(await session.pull(cells[1]))
+    assert on_cell.range.start.line == 2  # the same text, one line down
+    end = types.Position(2, len("loss.backward()"))
+    _set_cell(
+        session,
+        session.uri("nb.ipynb"),
+        cells[1],
+        types.TextDocumentContentChangePartial(range=types.Range(end, end), text="  # once"),
+    )
+    assert runtime(await session.pull(cells[1])) == []
 
 
 @pytest.mark.parametrize("profile", ["vscode-modern"], indirect=True)
@@ -165,3 +185,95 @@ async def test_without_execution_summaries_the_saved_execution_counts_decide(ses
     terminal(session, IPYTHON_RUN.replace("Cell In[3]", "Cell In[7]"), source="vscode-notebook://nb")
     (on_cell,) = await shown(session, cells[1], bool, is_open=True)
     assert on_cell.range.start.line == 1
+
+
+TRAINING = [
+    "import torch\nfrom torch import nn\nmodel = nn.Linear(4, 2)\n"
+    "opt = torch.optim.SGD(model.parameters(), lr=0.1)\nx = torch.randn(3, 4)\n",
+    "# The loop",
+    "loss = model(x).pow(2).sum()\nfor step in range(3):\n"
+    "    opt.zero_grad()\n    loss.backward()\n    opt.step()\n",
+]
+
+
+def _apply(text: str, edits: list[types.TextEdit]) -> str:
+    """ASCII cells: UTF-16 columns are code points."""
+    lines = text.splitlines(keepends=True)
+
+    def offset(position: types.Position) -> int:
+        return sum(len(line) for line in lines[: position.line]) + position.character
+
+    for edit in sorted(edits, key=lambda e: offset(e.range.start), reverse=True):
+        text = text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end) :]
+    return text
+
+
+def _set_cell(
+    session: Session, notebook: str, cell: str, change: str | types.TextDocumentContentChangePartial
+) -> None:
+    """The cell's new text, or an edit in it (as VS Code sends them)."""
+    session.versions[cell] += 1
+    session.client.notebook_document_did_change(
+        types.DidChangeNotebookDocumentParams(
+            # VS Code's notebook version stays as it is when only a cell's text changes.
+            notebook_document=types.VersionedNotebookDocumentIdentifier(uri=notebook, version=1),
+            change=types.NotebookDocumentChangeEvent(
+                cells=types.NotebookDocumentCellChanges(
+                    text_content=[
+                        types.NotebookDocumentCellContentChanges(
+                            document=types.VersionedTextDocumentIdentifier(
+                                uri=cell, version=session.versions[cell]
+                            ),
+                            changes=[
+                                types.TextDocumentContentChangeWholeDocument(text=change)
+                                if isinstance(change, str)
+                                else change
+                            ],
+                        )
+                    ]
+                )
+            ),
+        )
+    )
+
+
+async def _refreshes(session: Session, count: int) -> None:
+    """Until the server has asked the client to pull again ``count`` times in all."""
+    while session.client.diagnostic_refresh_count < count:
+        await session.refreshed()
+
+
+@pytest.mark.parametrize("profile", ["vscode-modern"], indirect=True)
+async def test_a_fix_applied_in_a_cell_leaves_no_stale_diagnostic(session: Session) -> None:
+    await session.start()
+    cells = _open(session, TRAINING, markdown=1, name="train.ipynb")
+    (diagnostic,) = await session.diagnostics(cells[2])
+    assert diagnostic.code == "EK002" and diagnostic.range.start.line == 3
+    assert "line 1" in diagnostic.message and "cell" in diagnostic.message
+    actions = await session.client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(cells[2]),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic]),
+        )
+    )
+    preferred = next(a for a in actions or [] if isinstance(a, types.CodeAction) and a.is_preferred)
+    if preferred.edit is None:
+        preferred = await session.client.code_action_resolve_async(preferred)
+    assert preferred.edit is not None and preferred.edit.document_changes
+    (change,) = preferred.edit.document_changes
+    assert isinstance(change, types.TextDocumentEdit) and change.text_document.uri == cells[2]
+    edits = [e for e in change.edits if isinstance(e, types.TextEdit)]
+    refreshed = session.client.diagnostic_refresh_count
+    _set_cell(session, session.uri("train.ipynb"), cells[2], _apply(TRAINING[2], edits))
+    await _refreshes(session, refreshed + 1)  # every cell's diagnostics are to be pulled again
+    for cell in (cells[0], cells[2]):
+        assert await session.pull(cell) == []
+
+
+@pytest.mark.parametrize("profile", ["vscode-modern"], indirect=True)
+async def test_in_chinese_the_message_names_the_cell_too(session: Session) -> None:
+    await session.start(locale="zh-cn")
+    cells = _open(session)
+    (diagnostic,) = await session.diagnostics(cells[3])
+    assert "第 2 个单元格第 2 行的反向传播" in diagnostic.message, diagnostic.message

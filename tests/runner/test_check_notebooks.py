@@ -80,6 +80,8 @@ def test_the_cells_are_one_program_and_the_finding_names_its_cell(run: Run, tmp_
     assert code == EXIT_FOUND
     # Code cell 2 (the notebook's fourth cell), line 4 of that cell, where `loss.backward()` is.
     assert out.startswith("train.ipynb:cell 2:4:5: EK002 [*] `loss` reaches a graph built once")
+    # Lines named in the message are a cell's own too, not lines of the cells joined.
+    assert "built once, before the loop at cell 1, line 7:" in out.splitlines()[0]
 
 
 def test_json_and_sarif_say_the_cell(run: Run, tmp_path: Path) -> None:

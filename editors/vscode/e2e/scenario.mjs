@@ -182,6 +182,8 @@ async function terminalScenario(page) {
   await page.keyboard.press("Control+Shift+M");
   const rows = page.locator(".markers-panel .monaco-list-row");
   await page.locator(".markers-panel").waitFor({ state: "visible" });
+  // fit.py's own finding (the backward in steps.py, reached from fit.py's loop) may come first.
+  await rows.filter({ hasText: "steps.py" }).first().waitFor({ timeout: diagnosticMs }).catch(() => undefined);
   seen.problem_rows = await rows.allInnerTexts();
   await shot(page, "6-problems-after-run");
 }
@@ -239,6 +241,67 @@ async function chineseScenario(page) {
   seen.zh_actions = await menu.locator(".monaco-list-row").allInnerTexts();
   await shot(page, "9-zh-quick-fix-menu");
   await page.keyboard.press("Escape");
+}
+
+/** The user fixes fit.py (the loss computed on every step), saves, and runs it again in the same
+ * terminal: the run ends cleanly, and the error the first run put on steps.py goes. */
+async function rerunScenario(page) {
+  await openFile(page, "fit.py");
+  await goToLine(page, 15); // `    step(loss)`
+  await page.keyboard.press("End");
+  await page.keyboard.press("Home"); // the first non-blank character
+  await page.keyboard.type("loss = (weights * weights).sum(); ");
+  await page.keyboard.press("Control+S");
+  await page.locator(".tab.active.dirty").waitFor({ state: "detached" });
+  seen.problems_after_fix = await problems(page);
+  const runs = () => extensionLog().split("\n").filter((line) => line.includes("terminal: sent") && line.includes("fit.py"));
+  const before = runs().length;
+  await page.keyboard.press("Control+`");
+  await page.locator(".terminal-wrapper.active .xterm").waitFor({ state: "visible" });
+  await page.locator(".terminal-wrapper.active .xterm").click();
+  await page.keyboard.type(env("ERRKNOW_E2E_RUN"));
+  await page.keyboard.press("Enter");
+  seen.rerun_forwarded = await until("the re-run's output to be forwarded", () => runs()[before], 90_000);
+  seen.problems_after_rerun = await waitProblems(page, "none", 30_000);
+  await page.keyboard.press("Control+Shift+M");
+  await page.locator(".markers-panel").waitFor({ state: "visible" });
+  seen.problem_rows_after_rerun = await page.locator(".markers-panel .monaco-list-row").allInnerTexts();
+  await shot(page, "10-runtime-error-cleared-after-fix-and-rerun");
+}
+
+/** A notebook whose last cell backwards a graph built once before its loop: from the Problems panel
+ * to the cell, Ctrl+. and Enter apply the preferred fix; every squiggle goes without another key. */
+async function notebookScenario(page) {
+  await openFile(page, "loop.ipynb");
+  await page.locator(".notebook-editor .cell-list-container").first().waitFor({ timeout: 60_000 });
+  seen.notebook_problems = await waitProblems(page, "some", 60_000);
+  await page.keyboard.press("Control+Shift+M");
+  const row = page.locator(".markers-panel .monaco-list-row", { hasText: "EK002" }).first();
+  await row.waitFor({ state: "visible", timeout: 30_000 });
+  seen.notebook_problem_rows = await page.locator(".markers-panel .monaco-list-row").allInnerTexts();
+  await shot(page, "11-notebook-problem");
+  await row.click();
+  await page.keyboard.press("Enter"); // to the diagnostic, in its cell
+  await page.locator(".notebook-editor .monaco-editor.focused").waitFor({ timeout: 20_000 });
+  await page.keyboard.press("Control+.");
+  const menu = page.locator(".action-widget");
+  await menu.waitFor({ state: "visible", timeout: 20_000 });
+  await menu.locator(".monaco-list-row").first().waitFor();
+  seen.notebook_focused_action = await menu.locator(".monaco-list-row.focused").first().innerText();
+  await page.keyboard.press("Enter");
+  await menu.waitFor({ state: "hidden" });
+  seen.notebook_problems_after_fix = await waitProblems(page, "none", 30_000);
+  seen.notebook_cells_after_fix = await page.locator(".notebook-editor .cell .view-lines").allInnerTexts();
+  seen.notebook_squiggles_after_fix = await page.locator(".notebook-editor .squiggly-error").count();
+  await shot(page, "12-notebook-fixed-no-stale-squiggle");
+  // Save and close the notebook: the next step starts from a text editor, as the others do.
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Control+S");
+  await page.locator(".tab.active.dirty").waitFor({ state: "detached" });
+  await page.keyboard.press("Control+W");
+  await page.locator('.tab[aria-label*="loop.ipynb"]').waitFor({ state: "detached" });
+  await page.locator('.tab[aria-label*="warmup_probe.py"]').first().click();
+  await page.locator('.tab.active[aria-label*="warmup_probe.py"]').waitFor();
 }
 
 async function explainScenario(page) {
@@ -311,7 +374,9 @@ try {
     await sourceScenario(page);
     if (process.env.ERRKNOW_E2E_TERMINAL !== "0") {
       await terminalScenario(page);
+      await rerunScenario(page);
     }
+    await notebookScenario(page);
     if (process.env.ERRKNOW_E2E_CHINESE !== "0") {
       await chineseScenario(page);
     }

@@ -4,6 +4,7 @@ import { ExecuteCommandRequest, type LanguageClient } from "vscode-languageclien
 
 export const EXPLAIN = "errknow.explain";
 export const RECORDS = "errknow.records";
+export const CLEAR_RUNTIME = "errknow.clearRuntimeFindings";
 
 interface Explanation {
   records: string[];
@@ -57,9 +58,17 @@ async function selectedTerminalText(): Promise<string> {
   return text === saved ? "" : text;
 }
 
-export async function explainText(client: LanguageClient | undefined, text: string): Promise<void> {
+/** Whether the server runs; says so when it does not. */
+function isRunning(client: LanguageClient | undefined): client is LanguageClient {
   if (!client?.isRunning()) {
     void vscode.window.showWarningMessage("errknow-ls is not running: run “errknow: Restart the errknow-ls server”.");
+    return false;
+  }
+  return true;
+}
+
+export async function explainText(client: LanguageClient | undefined, text: string): Promise<void> {
+  if (!isRunning(client)) {
     return;
   }
   if (!text.trim()) {
@@ -104,8 +113,7 @@ async function listRecords(client: LanguageClient): Promise<RecordSummary[]> {
 }
 
 export async function showRecords(client: LanguageClient | undefined): Promise<void> {
-  if (!client?.isRunning()) {
-    void vscode.window.showWarningMessage("errknow-ls is not running: run “errknow: Restart the errknow-ls server”.");
+  if (!isRunning(client)) {
     return;
   }
   const items = (await listRecords(client)).map((record) => ({
@@ -122,4 +130,12 @@ export async function showRecords(client: LanguageClient | undefined): Promise<v
   if (picked) {
     await explainText(client, picked.label);
   }
+}
+
+/** Takes back every error runs showed (terminals, logs, notebooks) until a run shows it again. */
+export async function clearRunErrors(client: LanguageClient | undefined): Promise<void> {
+  if (!isRunning(client)) {
+    return;
+  }
+  await client.sendRequest(ExecuteCommandRequest.type, { command: CLEAR_RUNTIME, arguments: [] });
 }

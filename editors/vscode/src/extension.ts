@@ -12,6 +12,7 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 import {
+  clearRunErrors,
   EXPLANATION_SCHEME,
   explainClipboard,
   explainSelection,
@@ -233,6 +234,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("errknow.explainSelection", () => explainSelection(client)),
     vscode.commands.registerCommand("errknow.explainClipboard", () => explainClipboard(client)),
     vscode.commands.registerCommand("errknow.showRecords", () => showRecords(client)),
+    vscode.commands.registerCommand("errknow.clearRunErrors", () => clearRunErrors(client)),
     watchTerminals(() => client, log),
     vscode.workspace.registerTextDocumentContentProvider(EXPLANATION_SCHEME, explanationProvider),
     vscode.workspace.onDidChangeConfiguration((event) => {

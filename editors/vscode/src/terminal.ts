@@ -1,6 +1,7 @@
 // Terminal output to the server: each command run in a terminal with shell integration is read
 // through execution.read() and sent as `errknow/terminalOutput` notifications, a line-aligned
-// chunk at a time, in order, per command.
+// chunk at a time, in order, per command; a last one says the run ended and with which exit code
+// (a clean re-run of the same command in the same terminal takes back the errors earlier runs showed).
 import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
 
@@ -13,7 +14,18 @@ export interface TerminalOutput {
   cwd: string | null;
   /** Which run printed it: the same for every chunk of one command. */
   source: string;
+  /** The terminal's number in the terminal list (1 for the first), as messages name it. */
+  terminal: number | null;
+  /** The command line: with `terminal`, what makes two runs the same program. */
+  command: string;
+  /** The run ended (the last notification of `source`, with no text). */
+  end?: boolean;
+  /** Its exit code, when the shell reported one. */
+  exitCode?: number | null;
 }
+
+const END_WAIT_MS = 2000;
+const ended = new WeakMap<vscode.TerminalShellExecution, (exitCode: number | undefined) => void>();
 
 const FLUSH_MS = 100;
 
@@ -29,17 +41,24 @@ async function forward(
   client: () => LanguageClient | undefined,
   log: vscode.LogOutputChannel,
   event: vscode.TerminalShellExecutionStartEvent,
+  exitCode: Promise<number | undefined>,
 ): Promise<void> {
   const source = sourceOf(event.terminal, await event.terminal.processId);
   const cwd = event.execution.cwd?.fsPath ?? event.shellIntegration.cwd?.fsPath ?? null;
+  const place = vscode.window.terminals.indexOf(event.terminal);
+  const run = { cwd, source, terminal: place < 0 ? null : place + 1, command: event.execution.commandLine.value };
   let pending = "";
   let sent = 0;
   let timer: NodeJS.Timeout | undefined;
-  const send = (text: string): void => {
+  const notify = (message: TerminalOutput): void => {
     const running = client();
-    if (text && running?.isRunning()) {
-      const message: TerminalOutput = { text, cwd, source };
+    if (running?.isRunning()) {
       void running.sendNotification(TERMINAL_OUTPUT, message);
+    }
+  };
+  const send = (text: string): void => {
+    if (text) {
+      notify({ text, ...run });
       sent += text.length;
     }
   };
@@ -57,6 +76,12 @@ async function forward(
   if (pending) {
     send(pending.endsWith("\n") ? pending : pending + "\n");
   }
+  const timeout = new Promise<undefined>((resolve) => {
+    setTimeout(() => {
+      resolve(undefined);
+    }, END_WAIT_MS);
+  });
+  notify({ text: "", ...run, end: true, exitCode: (await Promise.race([exitCode, timeout])) ?? null });
   log.info(`terminal: sent ${sent} characters of \`${event.execution.commandLine.value}\` as ${source}`);
 }
 
@@ -64,12 +89,20 @@ export function watchTerminals(
   client: () => LanguageClient | undefined,
   log: vscode.LogOutputChannel,
 ): vscode.Disposable {
-  return vscode.window.onDidStartTerminalShellExecution((event) => {
+  const started = vscode.window.onDidStartTerminalShellExecution((event) => {
     if (!vscode.workspace.getConfiguration("errknow").get<boolean>("terminal.forward", true)) {
       return;
     }
-    forward(client, log, event).catch((error: unknown) => {
+    const exitCode = new Promise<number | undefined>((resolve) => {
+      ended.set(event.execution, resolve);
+    });
+    forward(client, log, event, exitCode).catch((error: unknown) => {
       log.warn(`terminal: reading the output failed: ${String(error)}`);
     });
   });
+  const finished = vscode.window.onDidEndTerminalShellExecution((event) => {
+    ended.get(event.execution)?.(event.exitCode);
+    ended.delete(event.execution);
+  });
+  return vscode.Disposable.from(started, finished);
 }

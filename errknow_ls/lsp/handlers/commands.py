@@ -1,5 +1,6 @@
 """workspace/executeCommand: ``errknow.explain`` (the explanation of a record id or a pasted
-traceback) and ``errknow.records`` (the records this server has loaded)."""
+traceback), ``errknow.records`` (the records this server has loaded) and
+``errknow.clearRuntimeFindings`` (the errors runs showed go, until a run shows them again)."""
 
 from __future__ import annotations
 
@@ -10,17 +11,20 @@ from pygls.exceptions import JsonRpcInvalidParams
 from errknow_ls.core.translation import language
 from errknow_ls.kb import KnowledgeBase, Record
 from errknow_ls.kb.explain import LABELS, Context, render
+from errknow_ls.lsp import publishing
 from errknow_ls.lsp.languageserver import ErrknowServer
 from errknow_ls.lsp.session import Session
 from errknow_ls.tracebacks import bare_messages, match_tracebacks, read_tracebacks
 
 EXPLAIN = "errknow.explain"
 RECORDS = "errknow.records"
+CLEAR_RUNTIME = "errknow.clearRuntimeFindings"
 
 
 def register(server: ErrknowServer, session: Session) -> None:
     server.command(EXPLAIN)(session.bind(explain))
     server.command(RECORDS)(session.bind(records))
+    server.command(CLEAR_RUNTIME)(session.bind(clear_runtime_findings))
 
 
 async def explain(session: Session, *arguments: Any) -> dict[str, Any]:
@@ -66,3 +70,10 @@ async def records(session: Session, *_arguments: Any) -> list[dict[str, Any]]:
         }
         for record in sorted(kb.records, key=lambda r: r.id)
     ]
+
+
+def clear_runtime_findings(session: Session, *_arguments: Any) -> dict[str, int]:
+    """Every diagnostic from program output goes; ``{"documents": N}``, the documents it left."""
+    changed = session.output.clear()
+    publishing.deliver(session, changed)
+    return {"documents": len(changed)}

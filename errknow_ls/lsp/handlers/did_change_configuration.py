@@ -10,6 +10,7 @@ from errknow_ls.lsp import reconfigure
 from errknow_ls.lsp.client_settings import SECTION, Settings
 from errknow_ls.lsp.file_watching import watch_files
 from errknow_ls.lsp.languageserver import ErrknowServer
+from errknow_ls.lsp.output import logs
 from errknow_ls.lsp.session import Session
 
 
@@ -26,6 +27,7 @@ def _ours(settings: object) -> bool:
 
 
 async def did_change_configuration(session: Session, params: types.DidChangeConfigurationParams) -> None:
+    globs = session.settings.log_globs
     if _ours(params.settings):
         session.client_settings = params.settings
     reconfigure.reconfigure(session)  # before any await: the next request already sees the change
@@ -33,3 +35,5 @@ async def did_change_configuration(session: Session, params: types.DidChangeConf
     if await reconfigure.pull(session) and session.client_settings != before:
         reconfigure.reconfigure(session)
     await watch_files(session)  # new log globs: the client watches them from now on
+    if session.settings.log_globs != globs:
+        await logs.read_workspace_logs(session)  # and the logs they name are read now

@@ -1,5 +1,5 @@
-"""initialize / initialized: what the client can do, the first settings, the workspace scan;
-the watch on the editor's process."""
+"""initialize / initialized: what the client can do, the first settings, the workspace scan and
+its logs; the watch on the editor's process."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from errknow_ls.lsp import parent, reconfigure, scan
 from errknow_ls.lsp.channel import Channel
 from errknow_ls.lsp.file_watching import watch_files
 from errknow_ls.lsp.languageserver import ErrknowServer
+from errknow_ls.lsp.output import logs
 from errknow_ls.lsp.session import Session
 
 
@@ -32,6 +33,7 @@ async def initialized(session: Session, _params: types.InitializedParams) -> Non
     session.ready.set()
     session.spawn(watch_files(session))
     scan.restart(session)
+    session.spawn(logs.read_workspace_logs(session))  # what runs left before this start
 
 
 def shutdown(session: Session, _params: None) -> None:

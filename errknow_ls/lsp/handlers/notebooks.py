@@ -1,4 +1,5 @@
-"""Notebook document sync: a notebook's code cells are checked together, top to bottom."""
+"""Notebook document sync: a notebook's code cells are checked together, top to bottom; after any
+edit every cell's diagnostics are sent again, and a run's errors follow the edited cells."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from lsprotocol import types
 
 from errknow_ls.lsp import publishing
 from errknow_ls.lsp.languageserver import ErrknowServer
+from errknow_ls.lsp.output import logs
 from errknow_ls.lsp.session import Session
 
 
@@ -23,6 +25,9 @@ def did_change(session: Session, params: types.DidChangeNotebookDocumentParams) 
     structure = params.change.cells.structure if params.change.cells else None
     for cell in (structure.did_close or []) if structure else []:
         publishing.clear(session, cell.uri)  # a deleted cell
+    for content in (params.change.cells.text_content or []) if params.change.cells else []:
+        if session.output.sources.get(content.document.uri):
+            logs.source_edited(session, content.document.uri, content.changes)
     session.spawn(publishing.refresh(session, params.notebook_document.uri))
 
 

@@ -1,4 +1,5 @@
-"""``errknow/terminalOutput`` ``{text, cwd, source}``: terminal output streamed by the editor.
+"""``errknow/terminalOutput`` ``{text, cwd, source, terminal?, command?, end?, exitCode?}``: terminal
+output streamed by the editor, and the end of a run.
 
 See ``output.terminals``.
 """
@@ -29,4 +30,22 @@ def terminal_output(session: Session, params: Any) -> None:
     if not isinstance(text, str) or not isinstance(source, str) or not source:
         log.warning("%s without text and source ignored", TERMINAL_OUTPUT)
         return
-    terminals.read_output(session, text, source, cwd if isinstance(cwd, str) else None)
+    terminal, command, ended, exit_code = (
+        _field(params, name) for name in ("terminal", "command", "end", "exitCode")
+    )
+    terminals.read_output(
+        session,
+        terminals.TerminalOutput(
+            text,
+            source,
+            cwd if isinstance(cwd, str) else None,
+            terminal if _whole(terminal) else None,
+            command if isinstance(command, str) else None,
+            ended is True,
+            exit_code if _whole(exit_code) else None,
+        ),
+    )
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

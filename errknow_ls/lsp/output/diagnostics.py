@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+import attrs
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
@@ -19,7 +20,8 @@ from errknow_ls.kb.explain import LABELS, Context, render
 from errknow_ls.lsp import convert
 from errknow_ls.lsp.checking import Result
 from errknow_ls.lsp.output.paths import WorkspaceFiles
-from errknow_ls.lsp.output.store import LogHit, SourceHit
+from errknow_ls.lsp.output.store import LogHit, Run, SourceHit
+from errknow_ls.lsp.snapshots import notebook_of
 from errknow_ls.tracebacks import Frame, Traceback, match_traceback
 
 if TYPE_CHECKING:
@@ -30,30 +32,86 @@ CODE = "runtime"
 """The code column of every finding from a run: what kind of finding it is (the record it matched
 rides in ``data``, and hover names it)."""
 MESSAGE_CHARS = 200
+WORDS = {
+    "en": {
+        "raised": "raised here in {runs}",
+        "logged": "the run logged in {log}",
+        "terminal": "the run in {terminal} at {time}",
+        "terminal_n": "terminal {number}",
+        "a_terminal": "a terminal",
+        "output_panel": "the Output panel",
+        "more": "{first} and {count} more",
+        "shown_at": "raised in {where}",
+        "cell": "{notebook}, cell {cell}, line {line}",
+    },
+    "zh": {
+        "raised": "此处在{runs}中引发",
+        "logged": "记录于 {log} 的运行",
+        "terminal": " {time} 于{terminal} 的运行",
+        "terminal_n": "终端 {number}",
+        "a_terminal": "某个终端",
+        "output_panel": "输出面板",
+        "more": "{first}及另外 {count} 次运行",
+        "shown_at": "引发于 {where}",
+        "cell": "{notebook} 第 {cell} 个单元格第 {line} 行",
+    },
+}
+"""The words of runtime diagnostics; hover and explanations have theirs in ``kb.explain``."""
+
+
+def words(session: Session) -> dict[str, str]:
+    return WORDS[language(session.locale)]
 
 
 def _short(text: str) -> str:
     return text if len(text) <= MESSAGE_CHARS else text[: MESSAGE_CHARS - 1] + "…"
 
 
-def _data(record_id: str | None, origin: str | None) -> dict[str, Any]:
+def _data(record_id: str | None, origins: list[str]) -> dict[str, Any]:
     # Deliberately not convert.DiagnosticData: a code action reads static fixes on this line instead.
-    return {"runtime": {"record": record_id, "origin": origin}}
+    return {"runtime": {"record": record_id, "origins": origins}}
 
 
 def diagnostics(session: Session, uri: str) -> list[types.Diagnostic]:
     """What the runtime shows in ``uri`` (a log or a source file), in the client's units."""
+    return merged_into(session, uri, [])
+
+
+def merged_into(session: Session, uri: str, static: Sequence[types.Diagnostic]) -> list[types.Diagnostic]:
+    """The static diagnostics of ``uri`` with what runs showed there: a run's error on a line where
+    the static check found the same cause (its record) joins that diagnostic, listing the runs;
+    any other goes on its line as its own diagnostic, once however many runs raised it."""
     runtime = session.output
     wanted = unquote(uri)
     encoding = session.workspace.position_encoding or types.PositionEncodingKind.Utf16
-    found: list[types.Diagnostic] = []
+    said = words(session)
+    found = list(static)
     for key, hits in runtime.logs.items():
         if unquote(key) == wanted:
-            found += [_log_diagnostic(hit, encoding) for hit in sorted(hits.values(), key=lambda h: h.line)]
+            found += [
+                _log_diagnostic(hit, encoding, said) for hit in sorted(hits.values(), key=lambda h: h.line)
+            ]
+    groups: dict[tuple[int, str | None, str], list[SourceHit]] = {}
     for key, source_hits in runtime.sources.items():
         if unquote(key) == wanted:
-            found += [_source_diagnostic(hit, encoding) for hit in source_hits]
+            for hit in source_hits:
+                groups.setdefault((hit.line, hit.record_id, hit.exception_line), []).append(hit)
+    for (line, record_id, _), same in sorted(groups.items(), key=lambda item: item[0][0]):
+        index = next((i for i, d in enumerate(found) if _same_cause(d, line, record_id)), None)
+        if index is None:
+            found.append(_source_diagnostic(uri, same, encoding, said))
+        else:
+            found[index] = _joined(found[index], uri, same, said)
     return found
+
+
+def _same_cause(diagnostic: types.Diagnostic, line: int, record_id: str | None) -> bool:
+    data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
+    return (
+        record_id is not None
+        and data.get("record") == record_id
+        and diagnostic.range.start.line <= line <= diagnostic.range.end.line
+    )
 
 
 def _line_range(line: int, text: str | None, encoding: str) -> types.Range:
@@ -67,39 +125,88 @@ def _line_range(line: int, text: str | None, encoding: str) -> types.Range:
     )
 
 
-def _log_diagnostic(hit: LogHit, encoding: str) -> types.Diagnostic:
-    where = f" (raised in {hit.where})" if hit.where else ""
+def _log_diagnostic(hit: LogHit, encoding: str, said: dict[str, str]) -> types.Diagnostic:
+    where = f" ({said['shown_at'].format(where=hit.where)})" if hit.where else ""
     return types.Diagnostic(
         range=_line_range(hit.line, hit.text, encoding),
         message=_short(hit.exception_line) + where,
-        severity=types.DiagnosticSeverity.Error,
+        # Shown on the user's line too: counted there, as an error, once.
+        severity=types.DiagnosticSeverity.Information if hit.where else types.DiagnosticSeverity.Error,
         code=CODE,
         source=convert.SOURCE,
-        data=_data(hit.record_id, hit.uri),
+        data=_data(hit.record_id, [hit.uri]),
     )
 
 
-def _source_diagnostic(hit: SourceHit, encoding: str) -> types.Diagnostic:
-    related = None
-    if hit.log_uri is not None and hit.log_line is not None:
-        location = types.Location(
-            uri=hit.log_uri,
-            range=types.Range(types.Position(hit.log_line, 0), types.Position(hit.log_line, 0)),
-        )
-        related = [types.DiagnosticRelatedInformation(location=location, message=_short(hit.exception_line))]
+def run_name(run: Run, said: dict[str, str]) -> str:
+    """``the run in terminal 2 at 14:03``, ``the run logged in logs/train.log``."""
+    if run.kind == "log":
+        return said["logged"].format(log=run.name)
+    if run.kind == "output":
+        return said["logged"].format(log=said["output_panel"])
+    terminal = said["terminal_n"].format(number=run.name) if run.name else said["a_terminal"]
+    return said["terminal"].format(terminal=terminal, time=run.started)
+
+
+def _runs(hits: Sequence[SourceHit], said: dict[str, str]) -> str:
+    first = run_name(hits[-1].run, said)  # the newest
+    return said["more"].format(first=first, count=len(hits) - 1) if len(hits) > 1 else first
+
+
+def _related(
+    uri: str, hits: Sequence[SourceHit], said: dict[str, str], *, exception: bool
+) -> list[types.DiagnosticRelatedInformation]:
+    """One entry per run, newest first: the log's line where it was logged, else the line itself;
+    with the exception when the diagnostic's own message does not say it."""
+    related = []
+    for hit in reversed(hits):
+        if hit.log_uri is not None and hit.log_line is not None:
+            place = types.Location(
+                uri=hit.log_uri,
+                range=types.Range(types.Position(hit.log_line, 0), types.Position(hit.log_line, 0)),
+            )
+        else:
+            place = types.Location(
+                uri=uri, range=types.Range(types.Position(hit.line, 0), types.Position(hit.line, 0))
+            )
+        message = said["raised"].format(runs=run_name(hit.run, said))
+        if exception:
+            message += f": {_short(hit.exception_line)}"
+        related.append(types.DiagnosticRelatedInformation(location=place, message=message))
+    return related
+
+
+def _source_diagnostic(
+    uri: str, hits: Sequence[SourceHit], encoding: str, said: dict[str, str]
+) -> types.Diagnostic:
+    newest = hits[-1]
     return types.Diagnostic(
-        range=_line_range(hit.line, hit.text, encoding),
-        message=f"{_short(hit.exception_line)}\nraised here in the run logged in {hit.label}",
+        range=_line_range(newest.line, newest.text, encoding),
+        message=f"{_short(newest.exception_line)}\n{said['raised'].format(runs=_runs(hits, said))}",
         severity=types.DiagnosticSeverity.Error,
         code=CODE,
         source=convert.SOURCE,
-        related_information=related,
-        data=_data(hit.record_id, hit.origin),
+        related_information=_related(uri, hits, said, exception=False),
+        data=_data(newest.record_id, [hit.run.origin for hit in hits]),
+    )
+
+
+def _joined(
+    static: types.Diagnostic, uri: str, hits: Sequence[SourceHit], said: dict[str, str]
+) -> types.Diagnostic:
+    """The static finding, confirmed by runs: one diagnostic, the runs in its related information."""
+    data = dict(static.data) if isinstance(static.data, dict) else {}
+    data.update(_data(hits[-1].record_id, [hit.run.origin for hit in hits]))
+    return attrs.evolve(
+        static,
+        message=f"{static.message}\n{said['raised'].format(runs=_runs(hits, said))}",
+        related_information=[*(static.related_information or []), *_related(uri, hits, said, exception=True)],
+        data=data,
     )
 
 
 def merged(session: Session, result: Result) -> list[types.Diagnostic]:
-    return [*result.diagnostics, *diagnostics(session, result.uri)]
+    return merged_into(session, result.uri, result.diagnostics)
 
 
 # ---------------------------------------------------------------------- tracebacks -> findings
@@ -148,6 +255,19 @@ def _target(session: Session, frame: Frame, cwd: str | None) -> tuple[str, int, 
     return (uri, line, lines[line]) if line < len(lines) else None
 
 
+def place(session: Session, uri: str, line: int) -> str:
+    """``train.py:33``; in a notebook ``nb.ipynb, cell 3, line 2`` (code cells counted, as ``check`` does)."""
+    notebook = notebook_of(session.workspace, uri)
+    if notebook is None:
+        return f"{Path(unquote(uri)).name}:{line + 1}"
+    code = [cell for cell in notebook.cells if cell.kind == types.NotebookCellKind.Code]
+    index = next((i for i, cell in enumerate(code) if unquote(cell.document) == unquote(uri)), None)
+    name = Path(unquote(notebook.uri)).name
+    if index is None:  # not a code cell (any more)
+        return f"{name}:{line + 1}"
+    return words(session)["cell"].format(notebook=name, cell=index + 1, line=line + 1)
+
+
 def _cell_uri(session: Session, count: int) -> str | None:
     """The open notebook cell that ran as ``In[count]``: by the client's execution summary, else by
     the execution counts saved in the notebook file."""
@@ -175,8 +295,7 @@ def findings(
     session: Session,
     tracebacks: Iterable[Traceback],
     *,
-    origin: str,
-    label: str,
+    run: Run,
     log_uri: str | None,
     log_lines: list[str] | None = None,
     cwd: str | None = None,
@@ -191,11 +310,9 @@ def findings(
         where = None
         if target is not None:
             uri, line, text = target
-            where = f"{Path(unquote(uri)).name}:{line + 1}"
+            where = place(session, uri, line)
             source_hits.append(
-                SourceHit(
-                    uri, line, text, tb.exception_line, record_id, origin, label, log_uri, tb.message_line
-                )
+                SourceHit(uri, line, text, tb.exception_line, record_id, run, log_uri, tb.message_line)
             )
         if log_uri is not None:
             logged = log_lines[tb.message_line] if log_lines and tb.message_line < len(log_lines) else None

@@ -15,14 +15,17 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 
 from errknow_ls.lsp import convert, publishing
 from errknow_ls.lsp.checked_files import client_path
 from errknow_ls.lsp.output import diagnostics as output_diagnostics
+from errknow_ls.lsp.output.paths import SKIPPED_DIRS
+from errknow_ls.lsp.output.store import Run
 from errknow_ls.lsp.output.watched import LogGlobs, WatchedLog
 from errknow_ls.lsp.session import Session
 from errknow_ls.lsp.snapshots import open_document
+from errknow_ls.project import within
 from errknow_ls.tracebacks import Traceback, bare_messages, match_traceback, read_tracebacks
 
 log = logging.getLogger(__name__)
@@ -42,9 +45,19 @@ def is_log_document(uri: str, language_id: str | None) -> bool:
     return any(fnmatch.fnmatch(name, pattern) for pattern in LOG_NAMES)
 
 
-def _label(uri: str) -> str:
-    path = to_fs_path(uri)
-    return Path(path).name if path and uri.startswith("file:") else uri
+def log_run(session: Session, uri: str) -> Run:
+    """A log as the run it holds: named by its path in the workspace (or the Output panel)."""
+    if uri.startswith("output:"):
+        return Run(uri, uri, "output")
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    name = unquote(uri)
+    if path:
+        name = Path(path).name
+        for root in session.roots():
+            if within(Path(path), root):
+                name = Path(path).relative_to(root).as_posix()
+                break
+    return Run(uri, uri, "log", name)
 
 
 # ---------------------------------------------------------------------- open documents
@@ -68,8 +81,7 @@ def scan_document(session: Session, uri: str) -> None:
     log_hits, source_hits = output_diagnostics.findings(
         session,
         tracebacks,
-        origin=document.uri,
-        label=_label(document.uri),
+        run=log_run(session, document.uri),
         log_uri=document.uri,
         log_lines=lines,
     )
@@ -109,7 +121,7 @@ def did_change(session: Session, params: types.DidChangeTextDocumentParams) -> N
     if document is not None and is_log_document(uri, document.language_id):
         scan_document(session, uri)
     elif session.output.sources.get(uri):
-        _source_edited(session, uri, params.content_changes)
+        source_edited(session, uri, params.content_changes)
 
 
 def did_close(session: Session, params: types.DidCloseTextDocumentParams) -> None:
@@ -117,7 +129,7 @@ def did_close(session: Session, params: types.DidCloseTextDocumentParams) -> Non
     publishing.deliver(session, changed)
 
 
-def _source_edited(
+def source_edited(
     session: Session, uri: str, changes: Sequence[types.TextDocumentContentChangeEvent]
 ) -> None:
     """Runtime diagnostics follow lines moved by edits above them; an edited line loses its own."""
@@ -127,14 +139,9 @@ def _source_edited(
             start, end = change.range.start.line, change.range.end.line
             touched |= {hit.line for hit in session.output.sources.get(uri, []) if start <= hit.line <= end}
             session.output.shift_source(uri, end, change.text.count("\n") - (end - start))
-    document = open_document(session.workspace, uri)
-    lines = convert.split_lines(document.source) if document else []
-    touched |= {
-        hit.line
-        for hit in session.output.sources.get(uri, [])
-        if hit.line >= len(lines) or lines[hit.line] != hit.text
-    }
     session.output.drop_source_lines(uri, touched)
+    document = open_document(session.workspace, uri)
+    session.output.drop_edited(uri, convert.split_lines(document.source) if document else [])
     publishing.deliver(session, {uri})
 
 
@@ -150,8 +157,24 @@ def watched_changes(session: Session, changes: Sequence[types.FileEvent]) -> lis
         if path and globs.matches(path) and path.suffix != ".py":
             session.spawn(read_log(session, change.uri, path, change.type == types.FileChangeType.Deleted))
         else:
+            flagged = next(
+                (uri for uri in session.output.sources if unquote(uri) == unquote(change.uri)), None
+            )
+            if path and flagged and not open_document(session.workspace, flagged):
+                _file_edited(session, flagged, path)
             rest.append(change)
     return rest
+
+
+def _file_edited(session: Session, uri: str, path: Path) -> None:
+    """A flagged file that is not open changed on disk (a checkout, another editor): its errors from
+    runs stay only on lines that still hold the text they were raised on."""
+    try:
+        lines = convert.split_lines(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        lines = []  # deleted
+    if session.output.drop_edited(uri, lines):
+        publishing.deliver(session, {uri})
 
 
 async def read_log(session: Session, uri: str, path: Path, deleted: bool) -> None:
@@ -171,7 +194,19 @@ async def read_log(session: Session, uri: str, path: Path, deleted: bool) -> Non
     session.log_to_client(f"errknow: read {poll.read} bytes of {path.name}", types.MessageType.Log)
     changed = session.output.drop_origin(uri) if poll.restarted else set()
     log_hits, source_hits = output_diagnostics.findings(
-        session, poll.tracebacks, origin=uri, label=path.name, log_uri=uri
+        session, poll.tracebacks, run=log_run(session, uri), log_uri=uri
     )
     changed |= session.output.add(log_hits, source_hits)
     publishing.deliver(session, changed)
+
+
+async def read_workspace_logs(session: Session) -> None:
+    """At start (a reload too): the logs the workspace already holds are read, oldest first."""
+    globs = LogGlobs(session.settings.log_globs, session.roots())
+    loop = asyncio.get_running_loop()
+    paths = await loop.run_in_executor(None, globs.find, SKIPPED_DIRS)
+    for path in paths:
+        uri = from_fs_path(str(path))
+        if uri and uri not in session.output.watched:
+            session.output.watched[uri] = WatchedLog.from_tail(path)
+            await read_log(session, uri, path, deleted=False)
