@@ -188,6 +188,10 @@ def _cut(exc: BaseException, start: int, text: str) -> bool:
     return any(words in exc.msg for words in _OPEN_AT_END) or (exc.lineno or last) >= last
 
 
+INSTANCE_ENTRIES = frozenset({"__init__", "__call__", "forward"})
+"""The methods a class's instance runs when it is made or called."""
+
+
 def calls_by_function(tree: ast.AST, functions: dict[str, set[str]]) -> int:
     """Add the names each function in ``tree`` calls (its nested functions' calls count for it
     too) to ``functions``; return how deep the tree is.
@@ -206,6 +210,11 @@ def calls_by_function(tree: ast.AST, functions: dict[str, set[str]]) -> int:
             name = node.name  # type: ignore[attr-defined]
             functions.setdefault(name, set())
             owners = (*owners, name)
+        elif kind is ast.ClassDef:
+            # Calling a class runs its constructor, and whoever holds the instance may call it
+            # (`cam(image)` runs `__call__`, `model(x)` runs `forward`): the class's name reaches
+            # what those reach.
+            functions.setdefault(node.name, set()).update(INSTANCE_ENTRIES)  # type: ignore[attr-defined]
         elif kind is ast.Call and owners:
             called = call_name(node)  # type: ignore[arg-type]
             for owner in owners:

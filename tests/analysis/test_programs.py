@@ -60,8 +60,6 @@ KNOWN_GAPS: dict[str, str] = {
     "buggy/parametrize_cached_two_losses_one_context.py": "missed: parametrize.cached() caching not modelled",
     "buggy/brecq_block_reconstruction_retains_graph.py": "missed: the retained loss is rebuilt every"
     " iteration through project-defined modules (AdaRound layers) and a generator sum",
-    "buggy/gradcam_on_generated_batch_per_image.py": "missed: the generator output made before the loop"
-    " is backwarded, one slice per iteration, inside a hook-holding helper object's __call__",
     "buggy/maml_functional_forward_reads_weight_norm_attribute.py": "missed: the `weight` attribute"
     " that the old weight_norm sets when applied (a graph on weight_g/weight_v) is not modelled",
     "buggy/normalizing_flow_transform_cache_reused_after_step.py": "missed: torch.distributions"
