@@ -25,8 +25,14 @@ export default tseslint.config(
   {
     files: ["e2e/**/*.mjs", "eslint.config.mjs"],
     languageOptions: {
-      // Node, plus `document` inside the functions Playwright runs in the page.
-      globals: { process: "readonly", console: "readonly", setTimeout: "readonly", document: "readonly" },
+      // Node, plus `document` and `getComputedStyle` inside the functions Playwright runs in the page.
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        setTimeout: "readonly",
+        document: "readonly",
+        getComputedStyle: "readonly",
+      },
     },
   },
 );
