@@ -21,6 +21,7 @@ def language(locale: str | None) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Entry:
+    english: str
     pattern: re.Pattern[str]
     translated: str
 
@@ -36,6 +37,16 @@ def _compile(english: str) -> re.Pattern[str]:
     return re.compile("".join(parts), re.DOTALL)
 
 
+_TRANSLATED: dict[str, re.Pattern[str]] = {}
+
+
+def _translated(entry: _Entry) -> re.Pattern[str]:
+    """The pattern of an entry's translation (its parts named as in the English)."""
+    if entry.translated not in _TRANSLATED:
+        _TRANSLATED[entry.translated] = _compile(entry.translated)
+    return _TRANSLATED[entry.translated]
+
+
 @dataclass(frozen=True, slots=True)
 class Catalog:
     """English templates -> their translation into one language, tried in order."""
@@ -44,7 +55,7 @@ class Catalog:
 
     @classmethod
     def of(cls, pairs: Iterable[tuple[str, str]]) -> Catalog:
-        return cls(tuple(_Entry(_compile(english), translated) for english, translated in pairs))
+        return cls(tuple(_Entry(english, _compile(english), translated) for english, translated in pairs))
 
     def __add__(self, other: Catalog) -> Catalog:
         return Catalog(self.entries + other.entries)
@@ -56,6 +67,14 @@ class Catalog:
             if found is not None:
                 parts = {name: self.find(value) or value for name, value in found.groupdict().items()}
                 return entry.translated.format(**parts)
+        return None
+
+    def template_of(self, text: str) -> str | None:
+        """The English template ``text`` is an instance of, in English or translated (what a fix
+        title says, whatever the names and lines in it), or None."""
+        for entry in self.entries:
+            if entry.pattern.fullmatch(text) is not None or _translated(entry).fullmatch(text) is not None:
+                return entry.english
         return None
 
     def translate(self, text: str) -> str:

@@ -41,6 +41,7 @@ LABELS: dict[str, dict[str, Any]] = {
         "other_fixes": "Other fixes",
         "no_fix": "No automatic fix: see the record.",
         "not_offered": "{title} (shown only, not applied)",
+        "proven": "trains right on {n} test programs",
         "more": (
             "More — the error's text, what not to do, every workaround, torch versions ({tier} record): "
             "`errknow-ls explain {id}`"
@@ -80,6 +81,7 @@ LABELS: dict[str, dict[str, Any]] = {
         "other_fixes": "其他修复",
         "no_fix": "没有自动修复：请查看记录。",  # noqa: RUF001
         "not_offered": "{title}（仅供参考，不会自动应用）",  # noqa: RUF001
+        "proven": "已在 {n} 个测试程序上训练正确",
         "more": (
             "更多——错误全文、不要这样做、所有解决办法、受影响的 torch 版本（{tier}的记录）："  # noqa: RUF001
             "`errknow-ls explain {id}`"
@@ -107,6 +109,9 @@ class QuickFix:
     """False for a display-only fix, which the menu does not offer."""
     preferred: bool = False
     """The one the menu prefers (``isPreferred``)."""
+    proven_by: int = 0
+    """Programs of the suite that this kind of fix turned into ones that train like their
+    hand-written references (``tests/analysis/fixes``): the fix's own evidence."""
 
 
 @dataclass(slots=True)
@@ -261,11 +266,14 @@ def brief(record: Record, context: Context, locale: str | None = None, markdown:
 
     def line(fix: QuickFix) -> str:
         title = fix.title if fix.offered else label["not_offered"].format(title=fix.title)
+        # the fix the menu prefers cites its own evidence; the others, the record's rates only
+        proven = label["proven"].format(n=fix.proven_by) if fix.proven_by and fix.preferred else ""
         if fix.workaround is None or fix.workaround >= len(record.workarounds):
-            return title
+            return f"{title} — {proven}" if proven else title
         chosen = record.workarounds[fix.workaround]
         rate = rate_text(chosen.success_rate, chosen.sources, lang, failing=False)
-        return f"{title} — {rate}" if rate else title
+        evidence = "; ".join(part for part in (rate, proven) if part)
+        return f"{title} — {evidence}" if evidence else title
 
     preferred = [fix for fix in context.fixes if fix.preferred]
     others = [fix for fix in context.fixes if not fix.preferred]

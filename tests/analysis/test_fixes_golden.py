@@ -21,8 +21,10 @@ import pytest
 
 from errknow_ls.analysis import RULES, check_source
 from errknow_ls.analysis.registry import rule
+from errknow_ls.analysis.rules.fix_evidence import PROVEN
 from errknow_ls.cli import EXIT_OK, main
 from errknow_ls.kb import KnowledgeBase
+from tests.analysis.fix_evidence import proven
 from tests.groundtruth.run_fixtures import MODULE_RUN, Run, run_in_subprocess
 from tests.groundtruth.train_check import Training, problems
 from tests.groundtruth.train_check import run_in_subprocess as train_in_subprocess
@@ -83,6 +85,12 @@ def test_inputs_have_findings_of_their_rule_only(source: Path) -> None:
     findings = check_source(source.read_text(encoding="utf-8")).findings
     assert findings, "the input must have a finding to fix"
     assert {f.code for f in findings} == {code_of(source)}
+
+
+def test_the_evidence_each_fix_cites_is_what_the_golden_pairs_prove() -> None:
+    current = proven([p for p in INPUTS if stem(p) not in KNOWN_WRONG])
+    assert current == PROVEN, "regenerate it: python -m tests.analysis.fix_evidence"
+    assert sum(len(pairs) for pairs in PROVEN.values()) >= len(INPUTS) - len(KNOWN_WRONG) - 5
 
 
 def test_pairs_cover_every_rule() -> None:

@@ -13,9 +13,10 @@ import pytest
 
 from errknow_ls.analysis import RULES, check_source
 from errknow_ls.analysis.rules import documentation, localized, why
+from errknow_ls.analysis.rules.evidence import proven_by
 from errknow_ls.core import Applicability, Finding
 from errknow_ls.kb import KnowledgeBase
-from errknow_ls.kb.explain import rate_text
+from errknow_ls.kb.explain import LABELS, rate_text
 from errknow_ls.lsp import actions
 from errknow_ls.lsp.handlers.hover import SEPARATOR, hover_text
 from tests.support import IDENTIFIERS, english_left
@@ -75,6 +76,8 @@ def test_hover_leads_with_the_finding_then_the_preferred_fix_then_why(lang: str)
                 workaround = record.workarounds[fix.workaround]
                 rate = rate_text(workaround.success_rate, workaround.sources, lang, failing=False)
                 assert f"{actions.menu_title(fix, lang)} — {rate}" in lead, (where, lead)
+            if fix is chosen and proven_by(fix.title):  # the preferred fix: the programs it was proven on
+                assert LABELS[lang]["proven"].format(n=proven_by(fix.title)) in lead, (where, lead)
         assert text.count(EXCEPTION) <= 1, where  # the exception's text once
         assert "Related errors" not in text and record.root_cause not in text, where
         assert rule == documentation(finding.code, lang).replace(_why_section(finding.code, lang), "").strip()

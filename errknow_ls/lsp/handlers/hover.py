@@ -5,6 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from errknow_ls.analysis.rules import documentation_without_why, why
+from errknow_ls.analysis.rules.evidence import proven_by
 from errknow_ls.core import Applicability, Finding
 from errknow_ls.core.environment import torch_version
 from errknow_ls.core.translation import language
@@ -85,6 +86,7 @@ def hover_text(
                 fix.workaround,
                 offered=fix.applicability != Applicability.DISPLAY_ONLY,
                 preferred=fix is chosen,
+                proven_by=proven_by(fix.title),
             )
             for fix in finding.fixes
         ],
