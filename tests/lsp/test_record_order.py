@@ -72,9 +72,10 @@ async def test_the_workspace_record_wins_over_settings_and_the_command_line(tmp_
         (diagnostic,) = await session.diagnostics(uri)
         assert diagnostic.code_description is not None
         assert diagnostic.code_description.href == "https://example.org/workspace"
+        # Hover on a static finding explains the rule's pattern, not the record's root cause (issue
+        # 16); it names the record, whose winning layer the codeDescription above shows.
         text = await _hover(session, uri)
-        assert "Cause from the workspace layer." in text and f"Record `{SHIPPED_ID}`" in text
-        assert "Cause from the" not in text.replace("Cause from the workspace layer.", "")
+        assert f"errknow-ls explain {SHIPPED_ID}" in text and "Cause from the" not in text
 
 
 async def test_settings_win_over_the_command_line(tmp_path: Path) -> None:
@@ -89,4 +90,4 @@ async def test_settings_win_over_the_command_line(tmp_path: Path) -> None:
         (diagnostic,) = await session.diagnostics(uri)
         assert diagnostic.code_description is not None
         assert diagnostic.code_description.href == "https://example.org/settings"
-        assert "Cause from the settings layer." in await _hover(session, uri)
+        assert f"errknow-ls explain {SHIPPED_ID}" in await _hover(session, uri)
