@@ -43,9 +43,10 @@ def publish(session: Session, result: Result) -> None:
         return
     if session.channel.pulls(open_document):
         return
-    from_output = output_diagnostics.diagnostics(session, result.uri)
-    if from_output:
-        push(session, result.uri, [*result.diagnostics, *from_output], result.version)
+    if output_diagnostics.diagnostics(session, result.uri):
+        # what runs showed here joins the static finding of the same cause, as `deliver` does
+        merged = output_diagnostics.merged_into(session, result.uri, result.diagnostics)
+        push(session, result.uri, merged, result.version)
     elif result.diagnostics or result.uri in session.channel.pushed or result.version is not None:
         _push_encoded(session, result)
 

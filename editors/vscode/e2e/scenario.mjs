@@ -183,7 +183,8 @@ async function terminalScenario(page) {
   const rows = page.locator(".markers-panel .monaco-list-row");
   await page.locator(".markers-panel").waitFor({ state: "visible" });
   // fit.py's own finding (the backward in steps.py, reached from fit.py's loop) may come first.
-  await rows.filter({ hasText: "steps.py" }).first().waitFor({ timeout: diagnosticMs }).catch(() => undefined);
+  // Wait for steps.py's own file row: fit.py's row names steps.py in its message too.
+  await rows.filter({ hasText: /^steps\.py/ }).first().waitFor({ timeout: diagnosticMs }).catch(() => undefined);
   seen.problem_rows = await rows.allInnerTexts();
   await shot(page, "6-problems-after-run");
 }
