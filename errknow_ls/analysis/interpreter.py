@@ -1811,8 +1811,7 @@ class Interpreter:
         if not stops or not _only_tensors(inputs) or any(not t.nodes for t in stops):
             return None
         below = frozenset().union(*(t.nodes for t in stops))
-        # an input's own node: the one of its nodes no other of them leads to
-        tops = {n for n in below if not any(n in self.nodes[m].below for m in below)}
+        tops = self._tops_of(below)  # each input's own node
         return frozenset(n for n in nodes_of(outputs) - below if self.nodes[n].below & tops)
 
     def _check_second_pass(
@@ -2017,8 +2016,11 @@ class Interpreter:
         theirs: the nodes no other of its nodes leads to."""
         if tensor.root is not None:
             return frozenset({tensor.root})
-        below = frozenset().union(*(self.nodes[n].below for n in tensor.nodes))
-        return tensor.nodes - below
+        return self._tops_of(tensor.nodes)
+
+    def _tops_of(self, nodes: frozenset[int]) -> frozenset[int]:
+        """The nodes of ``nodes`` that no other of them leads to."""
+        return nodes - frozenset().union(*(self.nodes[n].below for n in nodes))
 
     # ----------------------------------------------------------------- helpers
 
