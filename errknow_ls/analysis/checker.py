@@ -816,17 +816,21 @@ def _check_whole(module: ast.Module, source: SourceText, modules: ModuleSource |
 
 
 def _check_whole_module(module: ast.Module, source: SourceText, modules: ModuleSource | None) -> CheckResult:
-    interpreter = Interpreter(module, max(UNIT_BUDGET, own_budget(len(source.lines))), modules)
-    outcome = _outcome(interpreter, source, 0, _run_entries(interpreter, module))
+    interpreter, errors = _run_whole(module, len(source.lines), modules)
+    outcome = _outcome(interpreter, source, 0, errors)
     return CheckResult(_merge([outcome]), list(outcome.errors), outcome.read)
+
+
+def _run_whole(module: ast.Module, lines: int, modules: ModuleSource | None) -> tuple[Interpreter, list[str]]:
+    """One interpreter for the whole module, every entry point run; what failed inside it."""
+    interpreter = Interpreter(module, max(UNIT_BUDGET, own_budget(lines)), modules)
+    return interpreter, _run_entries(interpreter, module)
 
 
 def observe(text: str) -> list[Observation]:
     """Every second pass the interpreter observes in ``text`` run as one module, before any rule
     decides what it is (what ``errknow-ls`` tests of the rules' claims run on)."""
-    module = ast.parse(text)
-    interpreter = Interpreter(module, max(UNIT_BUDGET, own_budget(len(text.splitlines()))))
-    _run_entries(interpreter, module)
+    interpreter, _ = _run_whole(ast.parse(text), len(text.splitlines()), None)
     return interpreter.events
 
 
