@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, Observation, RetainSite, SavedRead, SecondPass
-from errknow_ls.analysis.modules import PARSED, ModuleSource, digest
+from errknow_ls.analysis.modules import PARSED, FolderState, ModuleSource, digest, says_the_same
 from errknow_ls.analysis.names import constant_assignments, raises_name_error
 from errknow_ls.analysis.state import Free, Retain, State, join_all
 from errknow_ls.analysis.values import (
@@ -95,6 +95,8 @@ class _ImportEffects:
     steps: int
     modules: int
     read_again: int
+    looked: int
+    read: int
     classes: dict[str, ClassInfo]
     forward_calls: set[ast.AST]
     module_calls: set[ast.AST]
@@ -109,6 +111,10 @@ class _ImportRun:
     modules: tuple[tuple[str, str, dict[str, Value], ast.Module], ...]
     earlier: tuple[tuple[str, str, dict[str, Value]], ...]
     """Modules read before it that it imports, as they were: a replay needs them so."""
+    looked_in: tuple[tuple[str, str], ...]
+    """The folders where its imports found nothing, and what each held: a replay needs them so."""
+    read: tuple[tuple[str, str], ...]
+    """What it added to the check's reads (modules and folders), in order."""
     steps: int
     classes: tuple[tuple[str, ClassInfo], ...]
     forward_calls: frozenset[ast.AST]
@@ -236,6 +242,8 @@ class Interpreter:
         self._set_attributes: frozenset[str] | None = None
         self._read_again: list[str] = []
         """Modules an import found already read (see ``_remember``)."""
+        self._looked_in: list[str] = []
+        """The folders where imports found nothing, in order, once per miss (see ``_remember``)."""
         self._dead_reads = 0
         """Module reads that a NameError ended (see ``_remember``)."""
         self._invariant_memo: dict[ast.stmt, list[ast.If]] = {}
@@ -479,7 +487,9 @@ class Interpreter:
         if self.modules is None or len(self.namespaces) >= MAX_MODULES:
             return None
         found = self.modules.find(self._home(), name, level)
-        if found is None:
+        if found is None:  # a module made later in one of these folders may be what it finds
+            for folder, names in self.modules.looked_in(self._home(), name, level):
+                self._looked_at(folder, self.modules.folder_state(folder, names))
             return None
         if found.key in self.namespaces:
             self._read_again.append(found.key)
@@ -518,6 +528,13 @@ class Interpreter:
         self._serial = itertools.count(now)
         return now
 
+    def _looked_at(self, folder: str, held: FolderState) -> None:
+        """An import found nothing in ``folder``, which held this: the check stands while it holds
+        the same."""
+        known = self.read.get(folder)
+        self.read[folder] = (held if known is None else held.joined(FolderState.of(known))).said()
+        self._looked_in.append(folder)
+
     def _import_effects(self) -> _ImportEffects:
         return _ImportEffects(
             self._serial_now(),
@@ -525,6 +542,8 @@ class Interpreter:
             self.steps,
             len(self.namespaces),
             len(self._read_again),
+            len(self._looked_in),
+            len(self.read),
             dict(self.classes),
             set(self.forward_calls),
             set(self.module_calls),
@@ -575,6 +594,8 @@ class Interpreter:
         memo[self._memo_key(key, said)] = _ImportRun(
             tuple((k, self.read[k], dict(self.namespaces[k]), self.trees[k]) for k in added),
             tuple((k, self.read[k], dict(self.namespaces[k])) for k in earlier),
+            tuple((k, self.read[k]) for k in dict.fromkeys(self._looked_in[before.looked :])),
+            tuple(self.read.items())[before.read :],
             steps,
             classes,
             frozenset(self.forward_calls - before.forward_calls),
@@ -604,6 +625,8 @@ class Interpreter:
         for other, other_said, namespace in run.earlier:  # it finds them read, with these names
             if self.read.get(other) != other_said or self.namespaces.get(other) != namespace:
                 return False
+        if not all(says_the_same(self.modules, folder, held) for folder, held in run.looked_in):
+            return False
         for other, other_said, _, _ in run.modules:
             if other in self.namespaces:
                 return False
@@ -611,10 +634,13 @@ class Interpreter:
                 text = self.modules.text(other)
                 if text is None or digest(text) != other_said:
                     return False
-        for other, other_said, namespace, tree in run.modules:
-            self.read[other] = other_said
+        for key_read, said_then in run.read:
+            self.read.setdefault(key_read, said_then)
+        for other, _, namespace, tree in run.modules:
             self.trees[other] = tree
             self.namespaces[other] = dict(namespace)
+        for folder, held in run.looked_in:
+            self._looked_at(folder, FolderState.of(held))
         self._serial = itertools.count(self._serial_now() + len(run.modules))
         self.steps += run.steps
         self.total_steps += run.steps

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -27,7 +29,58 @@ class ModuleText:
     text: str
 
 
-class ModuleSource(Protocol):
+class ModuleTexts(Protocol):
+    """What the project's modules and folders say now: what a check's result is checked against."""
+
+    def text(self, key: str) -> str | None:
+        """What the module at ``key`` says now (None when it is gone): whether a check that read it
+        still stands."""
+
+    def folder_state(self, key: str, names: Iterable[str]) -> FolderState:
+        """Which of ``names`` the folder at ``key`` holds now, and its modification time."""
+
+
+FOLDER = "folder:"
+"""How a :class:`Dependency` on a folder's entries (an import that found nothing there) starts its
+digest, where a module's digest is the hash of its text."""
+
+
+LookedIn = tuple[tuple[str, tuple[str, ...]], ...]
+"""Folders where an import looked, each with the entries it looked for there."""
+
+
+@dataclass(frozen=True, slots=True)
+class FolderState:
+    """What a folder held where an import looked for a module and found none: which of the entries
+    it looked for exist (``names``), and the folder's modification time then (while that has not
+    moved, no entry was made, removed or renamed in it)."""
+
+    mtime_ns: int | None
+    """None: the folder was not there."""
+    names: tuple[tuple[str, bool], ...]
+
+    def said(self) -> str:
+        """The state as a :class:`Dependency`'s digest."""
+        held = ",".join(f"{name}={int(there)}" for name, there in self.names)
+        return f"{FOLDER}{'' if self.mtime_ns is None else self.mtime_ns}:{held}"
+
+    @classmethod
+    def of(cls, said: str) -> FolderState:
+        """The state whose :meth:`said` is ``said``."""
+        mtime, _, held = said.removeprefix(FOLDER).partition(":")
+        pairs = (pair.rpartition("=") for pair in held.split(",") if pair)
+        return cls(int(mtime) if mtime else None, tuple((name, there == "1") for name, _, there in pairs))
+
+    def joined(self, other: FolderState) -> FolderState:
+        """What both looks at the folder asked of it, with the older time (the next check of it
+        then compares the entries themselves)."""
+        names = dict(self.names) | dict(other.names)
+        times = [t for t in (self.mtime_ns, other.mtime_ns) if t is not None]
+        mtime = min(times) if len(times) == 2 else None
+        return FolderState(mtime, tuple(sorted(names.items())))
+
+
+class ModuleSource(ModuleTexts, Protocol):
     """The project's modules, for the checker to read."""
 
     @property
@@ -40,9 +93,12 @@ class ModuleSource(Protocol):
         import statement it is (None for the checked text itself), ``name`` the dotted name as
         written, ``level`` the number of leading dots of a relative import."""
 
-    def text(self, key: str) -> str | None:
-        """What the module at ``key`` says now (None when it is gone): whether a check that read it
-        still stands."""
+    def looked_in(
+        self, importer: str | None, name: str, level: int
+    ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The folders whose entries decided that :meth:`find` found nothing for this import, each
+        with the entries it looked for there: a module made as one of them may be what it finds
+        next time."""
 
 
 MAX_MODULE_CHARS = 2_000_000
@@ -51,11 +107,19 @@ MAX_MODULE_CHARS = 2_000_000
 
 @dataclass(frozen=True, slots=True)
 class Dependency:
-    """A module a check read, by key and the hash of the text it read: a check's result stands as
+    """A module a check read, by key and the hash of the text it read, or a folder where an import
+    found nothing, by key and its :meth:`~ModuleTexts.folder_state`: a check's result stands as
     long as each of these still says the same."""
 
     key: str
     digest: str
+
+    def paths(self) -> tuple[str, ...]:
+        """The paths whose change (or creation, or removal) can change what it says: the module's
+        own, or the entries looked for in the folder."""
+        if not self.digest.startswith(FOLDER):
+            return (self.key,)
+        return tuple(os.path.join(self.key, name) for name, _ in FolderState.of(self.digest).names)  # noqa: PTH118 (keys are strings)
 
 
 def digest(text: str) -> str:
@@ -121,14 +185,22 @@ class ParsedModules:
 PARSED = ParsedModules()
 
 
+def says_the_same(texts: ModuleTexts, key: str, then: str) -> bool:
+    """The module at ``key`` still says what it said (its text hashes to ``then``), or the folder at
+    ``key`` still holds what it held (``then`` is a :class:`FolderState`'s digest)."""
+    if not then.startswith(FOLDER):
+        now = texts.text(key)
+        return now is not None and digest(now) == then
+    held = FolderState.of(then)
+    holds = texts.folder_state(key, (name for name, _ in held.names))
+    return holds.mtime_ns == held.mtime_ns or holds.names == held.names
+
+
 def still_current(read: tuple[Dependency, ...], source: ModuleSource | None) -> bool:
-    """Every module a check read still says what it said then."""
+    """Every module a check read still says what it said then, and every folder where an import
+    found nothing holds the same entries."""
     if not read:
         return True
     if source is None:
         return False
-    for dependency in read:
-        now = source.text(dependency.key)
-        if now is None or digest(now) != dependency.digest:
-            return False
-    return True
+    return all(says_the_same(source, d.key, d.digest) for d in read)

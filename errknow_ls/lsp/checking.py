@@ -60,7 +60,8 @@ class Result:
     serial: int = field(default_factory=lambda: next(_SERIALS))
     """Unique per result: the ``resultId`` of pull diagnostics."""
     read: tuple[str, ...] = ()
-    """The project's modules the check read, by real path: it is checked again when one changes."""
+    """The project's modules the check read, and the entries its imports looked for and did not
+    find, by real path: it is checked again when one changes, or is made or removed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +88,7 @@ class Analyzer:
         results = []
         for part in snapshot.parts:
             checked = self._check(part.text, rules, part.uri, self._modules(part.uri, snapshot))
-            read = tuple(dict.fromkeys(dependency.key for dependency in checked.read))
+            read = tuple(dict.fromkeys(path for dependency in checked.read for path in dependency.paths()))
             results.append(
                 self._result(part, checked.findings, limit_notes(checked.errors), rules, read=read)
             )

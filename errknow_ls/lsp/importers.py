@@ -20,14 +20,24 @@ if TYPE_CHECKING:
     from errknow_ls.lsp.session import Session
 
 
-def module_changed(session: Session, uris: Iterable[str], checked_anyway: Iterable[str] = ()) -> None:
+def module_changed(
+    session: Session,
+    uris: Iterable[str],
+    checked_anyway: Iterable[str] = (),
+    made_or_removed: Iterable[str] = (),
+) -> None:
     """The modules at ``uris`` say something new (in the editor, or on disk): the checks read their
     texts from now on, and what imports them is checked again (but not the ``checked_anyway``
-    files, which the caller checks itself)."""
+    files, which the caller checks itself). Files or folders ``made_or_removed`` change what the
+    folders above them hold: a check whose import found nothing in one of those is checked again."""
     uris = list(uris)
     for uri in uris:
         session.open_modules.update(session.workspace, uri)
     modules = {key for uri in uris if (key := module_key(uri)) is not None}
+    for uri in made_or_removed:  # an import may have looked for it, or for a folder it made
+        key = module_key(uri)
+        if key is not None:
+            modules.update([key, *map(str, Path(key).parents)])
     skip = set(checked_anyway)
     importers = session.checks.readers(modules) - skip
     if not importers:

@@ -11,12 +11,12 @@ editor shows when the module is open there (``unsaved``), else what the file say
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from errknow_ls.analysis.modules import MAX_MODULE_CHARS, ModuleText
+from errknow_ls.analysis.modules import MAX_MODULE_CHARS, FolderState, LookedIn, ModuleText
 from errknow_ls.core.files import FileStamp, read_regular
-from errknow_ls.project.roots import import_roots, module_file
+from errknow_ls.project.roots import folders_deciding, import_roots, module_file
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 """What marks the root of a project, whose modules import each other from there."""
@@ -50,6 +50,17 @@ class DiskTexts:
         with self._lock:
             self._texts[key] = (stamp, text)
         return text
+
+    def folder_state(self, key: str, names: Iterable[str]) -> FolderState:
+        """Which of ``names`` exist in the folder, and its modification time (which moves when an
+        entry is made, removed or renamed in it)."""
+        folder = Path(key)
+        try:
+            mtime: int | None = folder.stat().st_mtime_ns
+        except OSError:
+            mtime = None
+        held = tuple((name, mtime is not None and (folder / name).exists()) for name in sorted(set(names)))
+        return FolderState(mtime, held)
 
 
 DISK = DiskTexts()
@@ -90,21 +101,14 @@ class ProjectModules:
         return "\0".join([str(self.checked), *map(str, self.roots)])
 
     def find(self, importer: str | None, name: str, level: int) -> ModuleText | None:
-        if level:
-            start = Path(importer) if importer is not None else self.checked
-            if start is None:
+        bases = self._bases(importer, name, level)
+        if bases is None:
+            if not (level and not name):
                 return None
-            base = start.parents[level - 1] if level <= len(start.parents) else None
-            if base is None:
+            package = self._relative_base(importer, level)  # `from . import x`: the package itself
+            if package is None or package / "__init__.py" == self.checked:
                 return None
-            if not name:  # `from . import x`: the package itself
-                package = base / "__init__.py"
-                return None if package == self.checked else self._read(package)
-            bases: Sequence[Path] = (base,)
-        elif not name:
-            return None
-        else:
-            bases = self.roots
+            return self._read(package / "__init__.py")
         for base in bases:
             found = module_file((base,), name)
             if found is not None and found != self.checked:
@@ -113,9 +117,35 @@ class ProjectModules:
                     return module
         return None
 
+    def looked_in(self, importer: str | None, name: str, level: int) -> LookedIn:
+        bases = self._bases(importer, name, level)
+        if bases is None:
+            package = self._relative_base(importer, level) if level else None
+            return () if package is None else ((str(package), ("__init__.py",)),)
+        return tuple((str(folder), names) for folder, names in folders_deciding(bases, name))
+
+    def _bases(self, importer: str | None, name: str, level: int) -> Sequence[Path] | None:
+        """Where ``name`` is looked for (None: it names no module below a folder)."""
+        if not name:
+            return None
+        if not level:
+            return self.roots
+        base = self._relative_base(importer, level)
+        return None if base is None else (base,)
+
+    def _relative_base(self, importer: str | None, level: int) -> Path | None:
+        """The package a relative import with ``level`` dots starts from."""
+        start = Path(importer) if importer is not None else self.checked
+        if start is None:
+            return None
+        return start.parents[level - 1] if level <= len(start.parents) else None
+
     def text(self, key: str) -> str | None:
         unsaved = self.unsaved.get(key)
         return unsaved if unsaved is not None else self.texts.text(key)
+
+    def folder_state(self, key: str, names: Iterable[str]) -> FolderState:
+        return self.texts.folder_state(key, names)
 
     def _read(self, path: Path) -> ModuleText | None:
         text = self.text(str(path))

@@ -15,6 +15,7 @@ whose part holds the rest of the dotted name), in the order the import system tr
 
 from __future__ import annotations
 
+import itertools
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,6 +43,24 @@ def module_file(roots: Sequence[Path], dotted: str) -> Path | None:
         if found is not None:
             return found
     return None
+
+
+def folders_deciding(roots: Sequence[Path], dotted: str) -> list[tuple[Path, tuple[str, ...]]]:
+    """The folders whose entries decide where (or whether) ``import dotted`` is found in
+    ``roots``, each with the entries that decide it: in each root, the first part's module or
+    package; in each existing folder below it along the dotted name, whether it is a package and
+    the next part's module or package."""
+    parts = dotted.split(".")
+    folders: list[tuple[Path, tuple[str, ...]]] = []
+    for root in roots:
+        folders.append((root, (f"{parts[0]}.py", parts[0])))
+        directory = root
+        for part, following in itertools.pairwise(parts):
+            directory = directory / part
+            if not directory.is_dir():
+                break
+            folders.append((directory, ("__init__.py", f"{following}.py", following)))
+    return list(dict.fromkeys(folders))
 
 
 def _find(directory: Path, parts: list[str]) -> Path | None:

@@ -143,8 +143,9 @@ class CheckCache:
         self._stats: dict[str, tuple[int, int]] = {}
         """Size and modification time of each file looked up, taken before it was read."""
         self._parsed: dict[str, _Entry] = {}
-        self._module_digests: dict[str, str] = {}
-        """The hash of each project module read this run, by path (to judge entries that read it)."""
+        self._still_said: dict[tuple[str, str], bool] = {}
+        """Whether each project module (or folder) an entry read still says what it said then, by
+        its path and what it said (looked at once a run)."""
         self._cwd = os.getcwd()  # noqa: PTH109
         """Entries validated so far, by their text (most files find nothing: one text, one entry)."""
         self._changed = False
@@ -203,16 +204,16 @@ class CheckCache:
         return FileResult(path, entry.findings, check_errors=entry.errors, digest=digest, cells=cells)
 
     def _still_read_the_same(self, read: list[tuple[str, str]]) -> bool:
-        """Every module a cached check read still hashes as it did (each read once a run)."""
+        """Every module a cached check read still hashes as it did, and every folder where its
+        imports found nothing holds the same entries (each looked at once a run)."""
         # Only entries that read modules load these (they load part of the checker).
-        from errknow_ls.analysis.modules import digest  # noqa: PLC0415
+        from errknow_ls.analysis.modules import says_the_same  # noqa: PLC0415
         from errknow_ls.project.modules import DISK  # noqa: PLC0415
 
         for key, then in read:
-            if key not in self._module_digests:
-                text = DISK.text(key)  # as the checks of this run read it
-                self._module_digests[key] = "" if text is None else digest(text)
-            if self._module_digests[key] != then:
+            if (key, then) not in self._still_said:
+                self._still_said[key, then] = says_the_same(DISK, key, then)  # as this run's checks read it
+            if not self._still_said[key, then]:
                 return False
         return True
 

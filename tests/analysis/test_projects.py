@@ -96,6 +96,40 @@ def test_a_changed_module_is_read_again(tmp_path: Path) -> None:
     assert check_source(text, cache=cache, modules=ProjectModules.for_file(entry)).findings == []
 
 
+def test_a_module_made_after_the_check_is_read(tmp_path: Path) -> None:
+    """A cached check whose import found nothing stands only while nothing is made where it looked:
+    the helper created afterwards (or a package folder holding it) is read by the next check."""
+    from errknow_ls.analysis import Cache  # noqa: PLC0415 (the checker is loaded lazily)
+
+    project = PROJECTS / "helper_keeps_the_graph"
+    entry, cache = tmp_path / "train.py", Cache()
+    entry.write_text((project / "train.py").read_text(), encoding="utf-8")
+    text = entry.read_text(encoding="utf-8")
+    assert check_source(text, cache=cache, modules=ProjectModules.for_file(entry)).findings == []
+    (tmp_path / "utils.py").write_text((project / "utils.py").read_text(), encoding="utf-8")
+    found = check_source(text, cache=cache, modules=ProjectModules.for_file(entry))
+    assert [f.code for f in found.findings] == ["EK003"]
+    (tmp_path / "utils.py").unlink()
+    assert check_source(text, cache=cache, modules=ProjectModules.for_file(entry)).findings == []
+
+
+def test_a_module_made_inside_a_package_is_read(tmp_path: Path) -> None:
+    """``from tools.utils import smooth``: the package ``tools`` exists, its module ``utils`` does not
+    yet; once made there, the next check reads it."""
+    from errknow_ls.analysis import Cache  # noqa: PLC0415 (the checker is loaded lazily)
+
+    project = PROJECTS / "helper_keeps_the_graph"
+    entry, cache = tmp_path / "train.py", Cache()
+    text = (project / "train.py").read_text().replace("from utils import", "from tools.utils import")
+    entry.write_text(text, encoding="utf-8")
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "__init__.py").write_text("", encoding="utf-8")
+    assert check_source(text, cache=cache, modules=ProjectModules.for_file(entry)).findings == []
+    (tmp_path / "tools" / "utils.py").write_text((project / "utils.py").read_text(), encoding="utf-8")
+    found = check_source(text, cache=cache, modules=ProjectModules.for_file(entry))
+    assert [f.code for f in found.findings] == ["EK003"]
+
+
 def test_a_module_is_parsed_once_per_text() -> None:
     """Two files with the same text, or one read by many checks, are parsed and walked once."""
     parsed = ParsedModules()

@@ -120,3 +120,21 @@ async def test_a_closed_importer_is_checked_again_when_its_helper_changes(sessio
     since = len(session.published)
     session.change(utils_uri, KEEPS)  # unsaved: the closed importer sees it too
     await flagged(session, train.as_uri(), [BACKWARD_LINE], since, closed=True)
+
+
+async def test_an_importer_is_checked_again_when_its_missing_helper_is_created(session: Session) -> None:
+    """``utils`` does not exist when ``train.py`` is checked: the import stays unknown and nothing is
+    reported. Once ``utils.py`` is created (one watched-file event), the import finds it."""
+    _, utils = write_project(session.root, KEEPS)
+    utils.unlink()
+    await session.start()
+    train_uri = session.open("train.py", TRAIN)
+    assert await session.diagnostics(train_uri) == []
+    since = len(session.published)
+    utils.write_text(KEEPS, encoding="utf-8")
+    session.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=utils.as_uri(), type=types.FileChangeType.Created)]
+        )
+    )
+    await flagged(session, train_uri, [BACKWARD_LINE], since)

@@ -346,6 +346,19 @@ def test_a_result_that_read_a_project_module_stands_only_while_the_module_says_t
     assert run("--output-format", "json", "train.py")[:2] == (EXIT_OK, "[]\n")
 
 
+def test_a_result_whose_import_found_nothing_stands_only_until_the_module_is_made(
+    run: Run, tmp_path: Path
+) -> None:
+    """train.py imports utils, which is not there yet: nothing is reported. Once utils.py is made in
+    the folder where the import looked, the next run reads it (train.py's bytes did not change)."""
+    projects = REPO / "tests" / "analysis" / "projects" / "helper_keeps_the_graph"
+    shutil.copy(projects / "train.py", tmp_path / "train.py")
+    assert run("--output-format", "json", "train.py")[:2] == (EXIT_OK, "[]\n")
+    assert run("--output-format", "json", "train.py")[:2] == (EXIT_OK, "[]\n")
+    shutil.copy(projects / "utils.py", tmp_path / "utils.py")
+    assert run("--output-format", "json", "train.py")[0] == EXIT_FOUND
+
+
 def test_a_warm_run_says_of_a_notebook_what_the_cold_run_said(run: Run, tmp_path: Path) -> None:
     """The finding and its cell come from the cache: the notebook's bytes were swapped for others of
     the same size and time, which only a run that trusted the cache still reports on."""

@@ -37,4 +37,7 @@ def did_change_watched_files(session: Session, params: types.DidChangeWatchedFil
             session.scanned.add(change.uri)
             changed[change.uri] = path
     session.spawn(scan.check_files(session, changed))
-    importers.module_changed(session, [change.uri for change, _ in paths], checked_anyway=changed)
+    entries = [c.uri for c in params.changes if c.type != types.FileChangeType.Changed]
+    importers.module_changed(
+        session, [change.uri for change, _ in paths], checked_anyway=changed, made_or_removed=entries
+    )
