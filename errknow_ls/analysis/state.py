@@ -78,6 +78,8 @@ class State:
 
     def _apart(self, freed_elsewhere: frozenset[int], alias: Alias) -> State:
         """This state with its own twin of each node it holds that another path freed."""
+        if not freed_elsewhere:
+            return self
         held = freed_elsewhere & self.held()
         if not held:
             return self

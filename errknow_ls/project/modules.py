@@ -84,6 +84,12 @@ class ProjectModules:
         self.roots = tuple(dict.fromkeys(r for r in roots if r.is_dir()))
         self.unsaved: Mapping[str, str] = unsaved or {}
         self.texts = texts or DISK
+        self._found: dict[tuple[str | None, str, int], Path | None] = {}
+        """Which file each import found, where it looked, and what each folder held, worked out
+        once: one check (one instance) sees one layout of the project, and whether a later check
+        may reuse its result is what its recorded reads decide. Texts are read each time."""
+        self._looked_in: dict[tuple[str | None, str, int], LookedIn] = {}
+        self._folders: dict[tuple[str, tuple[str, ...]], FolderState] = {}
 
     @classmethod
     def for_file(
@@ -101,6 +107,17 @@ class ProjectModules:
         return "\0".join([str(self.checked), *map(str, self.roots)])
 
     def find(self, importer: str | None, name: str, level: int) -> ModuleText | None:
+        key = (importer, name, level)
+        if key in self._found:
+            path = self._found[key]
+            module = None if path is None else self._read(path)
+            if module is not None or path is None:
+                return module
+        module = self._find(importer, name, level)
+        self._found[key] = None if module is None else Path(module.key)
+        return module
+
+    def _find(self, importer: str | None, name: str, level: int) -> ModuleText | None:
         bases = self._bases(importer, name, level)
         if bases is None:
             if not (level and not name):
@@ -118,6 +135,12 @@ class ProjectModules:
         return None
 
     def looked_in(self, importer: str | None, name: str, level: int) -> LookedIn:
+        key = (importer, name, level)
+        if key not in self._looked_in:
+            self._looked_in[key] = self._folders_looked_in(importer, name, level)
+        return self._looked_in[key]
+
+    def _folders_looked_in(self, importer: str | None, name: str, level: int) -> LookedIn:
         bases = self._bases(importer, name, level)
         if bases is None:
             package = self._relative_base(importer, level) if level else None
@@ -145,7 +168,10 @@ class ProjectModules:
         return unsaved if unsaved is not None else self.texts.text(key)
 
     def folder_state(self, key: str, names: Iterable[str]) -> FolderState:
-        return self.texts.folder_state(key, names)
+        asked = (key, tuple(sorted(set(names))))
+        if asked not in self._folders:
+            self._folders[asked] = self.texts.folder_state(*asked)
+        return self._folders[asked]
 
     def _read(self, path: Path) -> ModuleText | None:
         text = self.text(str(path))
