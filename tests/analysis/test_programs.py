@@ -18,7 +18,8 @@ its fixes, after them, as new shapes of the same families (so they show generali
 A buggy program whose header cites a real report (forum thread, GitHub issue) is paired with its
 corrected twin ``clean/<name>_fixed.py``, which applies the fix accepted there and asserts that it
 trains; a program written before its report was looked for says so in its header ("Real report of
-this mechanism: <URL>", with what the report shows) and has no twin; ``clean/neg_*`` programs are negatives for the false-error mechanisms listed in issue 13.
+this mechanism: <URL>", with what the report shows) and has no twin; ``clean/neg_*`` programs are
+negatives for the false-error mechanisms listed in issue 13.
 """
 
 from __future__ import annotations
