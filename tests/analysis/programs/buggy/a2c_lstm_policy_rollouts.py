@@ -2,6 +2,10 @@
 
 Rollouts of n steps; the LSTM state (hx, cx) continues from one rollout to the
 next without being detached at the rollout boundary.
+
+Real report of this mechanism: https://github.com/MorvanZhou/PyTorch-Tutorial/issues/57
+The tutorial's RNN raises this error once `h_state = h_state.data` is removed, i.e. when the
+hidden state returned for one batch is fed into the next batch with its graph.
 """
 
 import torch

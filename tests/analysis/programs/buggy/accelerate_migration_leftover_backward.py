@@ -1,6 +1,10 @@
 """Fine-tune a small text classifier, half-migrated to an Accelerate-style API.
 
 `Accelerator` below is a tiny stand-in for accelerate.Accelerator (not installed here).
+
+Real report of this mechanism: https://github.com/dropreg/R-Drop/issues/8
+The same loss is backwarded twice, by `optimizer.backward(loss)` in the task and again in
+the loss code; removing the duplicate call fixed it.
 """
 
 import torch

@@ -1,6 +1,11 @@
 """Gradient accumulation done by summing losses into a tensor, backward every N micro-batches.
 
 The accumulator is never reset after the optimizer step.
+
+Real report of this mechanism: https://github.com/davda54/sam/issues/10
+A commenter's loop sums per-task losses into `loss`, backwards it, then adds the next pass's
+task losses to the same `loss`, so the second backward runs through the first pass's freed
+graph.
 """
 
 import torch

@@ -2,6 +2,10 @@
 
 Actor and critic have their own optimizers over their heads plus the trunk, and
 their losses are backpropagated separately.
+
+Real report of this mechanism: https://github.com/pytorch/rl/issues/1187
+TD3's actor loss and q-value loss come from one shared computation; backwarding the q-value
+loss after the actor loss raises this error.
 """
 
 import torch

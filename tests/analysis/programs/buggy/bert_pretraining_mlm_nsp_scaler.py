@@ -2,6 +2,10 @@
 
 Mixed precision is only enabled on CUDA; on CPU the scaler is a no-op. Each head's
 loss is scaled and backpropagated separately.
+
+Real report of this mechanism: https://github.com/OpenNMT/OpenNMT-py/issues/2153
+A loss from an extra classification head on the shared encoder, backwarded on its own
+besides the translation loss, raises this error.
 """
 
 import torch

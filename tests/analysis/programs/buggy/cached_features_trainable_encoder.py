@@ -2,6 +2,10 @@
 
 The encoder is still being fine-tuned (it is in the optimizer), so the cached
 features hang off a graph that the first backward frees.
+
+Real report of this mechanism: https://github.com/lucidrains/denoising-diffusion-pytorch/issues/109
+A trainable conv1D applied to the data once, outside the training loop, made the second
+loss.backward() raise.
 """
 
 import torch

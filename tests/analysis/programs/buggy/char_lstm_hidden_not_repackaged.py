@@ -2,6 +2,10 @@
 
 The hidden state (h, c) is carried from batch to batch, but the
 repackage_hidden step was dropped during a refactor.
+
+Real report of this mechanism: https://github.com/MorvanZhou/PyTorch-Tutorial/issues/57
+The tutorial's RNN raises this error once `h_state = h_state.data` is removed, i.e. when the
+hidden state returned for one batch is fed into the next batch with its graph.
 """
 
 import math

@@ -2,6 +2,10 @@
 
 Class prompts are encoded by the (trainable) text tower once per run, to save
 compute, and every image batch is scored against them.
+
+Real report of this mechanism: https://github.com/tejank10/null-text-inversion/issues/1
+The maintainer traces this error to a variable used during training (the text embedding)
+that is not detached before training starts.
 """
 
 import torch

@@ -2,6 +2,10 @@
 
 The anchor predictions are computed by the model in the trainer's constructor and
 kept on self; train_step reuses them every call.
+
+Real report of this mechanism: https://github.com/hiyoung123/SoftMaskedBert/issues/16
+The model computes the [MASK] embedding from trainable layers once, in __init__, and uses it
+in every forward; the fix given there detaches it.
 """
 
 import torch

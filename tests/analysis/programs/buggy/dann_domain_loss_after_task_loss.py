@@ -2,6 +2,10 @@
 
 Phase 1 trains extractor+classifier on labelled source data, phase 2 trains
 the extractor to fool the domain discriminator, reusing the phase-1 features.
+
+Real report of this mechanism: https://github.com/naver-ai/StyleMapGAN/issues/16
+Two losses from one forward pass (adv_loss and w_rec_loss) are backwarded one after the
+other and the second backward raises; the reporter backwarded their sum instead.
 """
 
 import torch

@@ -3,6 +3,11 @@
 The teacher is an EMA of the student (correctly under no_grad), but the output
 centre is updated from the *student's* outputs outside no_grad, so it carries
 the graph of the previous step.
+
+Real report of this mechanism: https://github.com/EasonApolo/mstn/issues/4
+The maintainer explains that the moving centroids kept for the next iteration are detached
+because otherwise "the computing graph will continuously grow as we save last centroid and
+use it in the next epoch".
 """
 
 import copy

@@ -2,6 +2,10 @@
 
 The teacher is correctly evaluated under no_grad; the student's hard-label
 and soft-label losses are backpropagated one after the other.
+
+Real report of this mechanism: https://github.com/naver-ai/StyleMapGAN/issues/16
+Two losses from one forward pass (adv_loss and w_rec_loss) are backwarded one after the
+other and the second backward raises; the reporter backwarded their sum instead.
 """
 
 import argparse

@@ -2,6 +2,11 @@
 
 Task weights come from the ratio of each task's last two losses; the previous
 losses are kept as tensors instead of floats.
+
+Real report of this mechanism: https://github.com/EasonApolo/mstn/issues/4
+The maintainer explains that the moving centroids kept for the next iteration are detached
+because otherwise "the computing graph will continuously grow as we save last centroid and
+use it in the next epoch".
 """
 
 import torch

@@ -2,6 +2,10 @@
 
 After training on task A, the diagonal Fisher is estimated from the gradients
 of the last training loss that train_task returned.
+
+Real report of this mechanism: https://github.com/TingsongYu/PyTorch-Tutorial-2nd/issues/33
+Calling backward() a second time on the same loss raises this error; the maintainer answers
+that a second backward through one graph needs retain_graph=True on the first.
 """
 
 import torch

@@ -2,6 +2,11 @@
 
 The discriminator loss is computed on `fake` without .detach(), and the
 generator step then scores the same `fake` again.
+
+Real report of this mechanism: https://github.com/pytorch/examples/issues/116
+A commenter reports that leaving out `.detach()` on the fake images when writing the DCGAN
+loop gives this error: the generator step runs back through the fake images after the
+discriminator's backward freed them.
 """
 
 import math

@@ -2,6 +2,10 @@
 
 The symmetric normalisation D^-1/2 A D^-1/2 of the learnable adjacency is
 computed once, before training.
+
+Real report of this mechanism: https://github.com/sigeisler/robustness_of_gnns_at_scale/issues/4
+A GCN with trainable edge weights raises at the second backward; the maintainer's fix is to
+switch off the layer's caching of the normalised adjacency.
 """
 
 import torch

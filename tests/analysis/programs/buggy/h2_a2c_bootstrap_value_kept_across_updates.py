@@ -3,6 +3,11 @@
 The critic's value of the state reached at the end of a rollout bootstraps this
 rollout's returns, and is kept on the agent to serve as the first state's value in
 the next rollout -- still attached to the graph this update's backward frees.
+
+Real report of this mechanism: https://github.com/EasonApolo/mstn/issues/4
+The maintainer explains that the moving centroids kept for the next iteration are detached
+because otherwise "the computing graph will continuously grow as we save last centroid and
+use it in the next epoch".
 """
 
 import torch

@@ -3,6 +3,11 @@
 The micro-batch losses are collected in a list and backwarded together every
 ``accum_steps`` batches -- but the list is only cleared when logging, so the second
 cycle backwards the first cycle's losses again.
+
+Real report of this mechanism: https://github.com/davda54/sam/issues/10
+A commenter's loop sums per-task losses into `loss`, backwards it, then adds the next pass's
+task losses to the same `loss`, so the second backward runs through the first pass's freed
+graph.
 """
 
 import torch

@@ -2,6 +2,10 @@
 
 The scaled loss is backwarded (through the scaler), then the original loss is
 backwarded as well to compare unscaled gradients.
+
+Real report of this mechanism: https://github.com/TingsongYu/PyTorch-Tutorial-2nd/issues/33
+Calling backward() a second time on the same loss raises this error; the maintainer answers
+that a second backward through one graph needs retain_graph=True on the first.
 """
 
 import torch

@@ -2,6 +2,10 @@
 
 The cumulative alphas are computed from the learnable betas once, at module level
 under ``__main__``, and reused by every training step.
+
+Real report of this mechanism: https://github.com/hiyoung123/SoftMaskedBert/issues/16
+The model computes the [MASK] embedding from trainable layers once, in __init__, and uses it
+in every forward; the fix given there detaches it.
 """
 
 import torch

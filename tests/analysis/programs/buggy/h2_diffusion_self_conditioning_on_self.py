@@ -2,6 +2,10 @@
 
 The trainer keeps the previous step's x0 estimate on ``self`` and feeds it back in as
 the self-conditioning input -- but stores it with its graph attached.
+
+Real report of this mechanism: https://github.com/sgadgil6/cnslab_fmri/issues/4
+An LSTM model that kept its hidden state on the module (`self.hidden`) and passed it into
+the next batch raised this error; the fix stops passing the stored state.
 """
 
 import torch

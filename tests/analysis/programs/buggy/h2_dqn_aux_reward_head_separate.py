@@ -2,6 +2,10 @@
 
 Transitions are sampled from a replay buffer; the TD loss and the auxiliary loss are
 backwarded one after the other through the same encoder output.
+
+Real report of this mechanism: https://github.com/pytorch/rl/issues/1187
+TD3's actor loss and q-value loss come from one shared computation; backwarding the q-value
+loss after the actor loss raises this error.
 """
 
 import random

@@ -2,6 +2,10 @@
 
 The loop was half-migrated: it still calls ``loss.backward()`` and then also
 ``engine.backward(loss)``, which backwards the same loss again.
+
+Real report of this mechanism: https://github.com/dropreg/R-Drop/issues/8
+The same loss is backwarded twice, by `optimizer.backward(loss)` in the task and again in
+the loss code; removing the duplicate call fixed it.
 """
 
 import torch

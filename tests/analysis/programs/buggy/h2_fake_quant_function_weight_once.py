@@ -2,6 +2,10 @@
 
 The quantized weight is produced once before the training loop and reused in every
 step; the Function's saved tensors are freed by the first backward.
+
+Real report of this mechanism: https://github.com/hiyoung123/SoftMaskedBert/issues/16
+The model computes the [MASK] embedding from trainable layers once, in __init__, and uses it
+in every forward; the fix given there detaches it.
 """
 
 import torch

@@ -2,6 +2,10 @@
 
 The pruning masks are applied to the parameters once, in a dict comprehension before
 the loop; every step then backwards through those same masked tensors.
+
+Real report of this mechanism: https://github.com/hiyoung123/SoftMaskedBert/issues/16
+The model computes the [MASK] embedding from trainable layers once, in __init__, and uses it
+in every forward; the fix given there detaches it.
 """
 
 import torch

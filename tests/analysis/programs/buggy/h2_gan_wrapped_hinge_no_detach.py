@@ -3,6 +3,11 @@ wrapper and kept in an ``nn.ModuleDict``.
 
 The discriminator step uses ``fake`` without ``.detach()``, so its backward frees the
 generator's graph that the generator step needs next.
+
+Real report of this mechanism: https://github.com/pytorch/examples/issues/116
+A commenter reports that leaving out `.detach()` on the fake images when writing the DCGAN
+loop gives this error: the generator step runs back through the fake images after the
+discriminator's backward freed them.
 """
 
 import torch

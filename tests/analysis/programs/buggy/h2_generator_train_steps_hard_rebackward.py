@@ -3,6 +3,10 @@
 ``train_steps`` already backwards each loss before yielding it. For batches whose
 loss is above a threshold the consumer calls ``backward()`` once more, hoping to
 double their gradient -- but the graph was freed by the first backward.
+
+Real report of this mechanism: https://github.com/TingsongYu/PyTorch-Tutorial-2nd/issues/33
+Calling backward() a second time on the same loss raises this error; the maintainer answers
+that a second backward through one graph needs retain_graph=True on the first.
 """
 
 import torch

@@ -2,6 +2,10 @@
 
 The node states ``h`` are refined every epoch from the previous epoch's states, and
 the refinement keeps the autograd history of all earlier epochs.
+
+Real report of this mechanism: https://github.com/MorvanZhou/PyTorch-Tutorial/issues/57
+The tutorial's RNN raises this error once `h_state = h_state.data` is removed, i.e. when the
+hidden state returned for one batch is fed into the next batch with its graph.
 """
 
 import torch

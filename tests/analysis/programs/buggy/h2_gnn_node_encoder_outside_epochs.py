@@ -2,6 +2,10 @@
 
 The node encoder is trainable, but its output is computed once before the epoch
 loop "because the features never change".
+
+Real report of this mechanism: https://github.com/lucidrains/denoising-diffusion-pytorch/issues/109
+A trainable conv1D applied to the data once, outside the training loop, made the second
+loss.backward() raise.
 """
 
 import torch

@@ -2,6 +2,10 @@
 
 The model returns an output object with two losses sharing the encoder; the trainer
 backwards them one after the other.
+
+Real report of this mechanism: https://github.com/OpenNMT/OpenNMT-py/issues/2153
+A loss from an extra classification head on the shared encoder, backwarded on its own
+besides the translation loss, raises this error.
 """
 
 from dataclasses import dataclass

@@ -2,6 +2,10 @@
 
 Hidden-state KD and logit KD are backwarded separately; both flow through the
 student's trunk, which the first backward already freed.
+
+Real report of this mechanism: https://github.com/naver-ai/StyleMapGAN/issues/16
+Two losses from one forward pass (adv_loss and w_rec_loss) are backwarded one after the
+other and the second backward raises; the reporter backwarded their sum instead.
 """
 
 import functools

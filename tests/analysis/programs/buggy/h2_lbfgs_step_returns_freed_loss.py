@@ -2,6 +2,10 @@
 
 ``optimizer.step(closure)`` returns the loss of the closure's first evaluation; the
 script then calls backward on it again to "refresh" the gradients for a final report.
+
+Real report of this mechanism: https://github.com/TingsongYu/PyTorch-Tutorial-2nd/issues/33
+Calling backward() a second time on the same loss raises this error; the maintainer answers
+that a second backward through one graph needs retain_graph=True on the first.
 """
 
 import math

@@ -2,6 +2,11 @@
 
 Each step writes the fresh embeddings into the bank with index assignment -- but
 without detaching, so the bank now carries this step's graph into the next one.
+
+Real report of this mechanism: https://github.com/EasonApolo/mstn/issues/4
+The maintainer explains that the moving centroids kept for the next iteration are detached
+because otherwise "the computing graph will continuously grow as we save last centroid and
+use it in the next epoch".
 """
 
 import torch

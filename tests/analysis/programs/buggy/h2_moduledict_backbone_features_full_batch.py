@@ -2,6 +2,10 @@
 
 The backbone's features are computed once for the whole (small) dataset before the
 epoch loop to "save compute", although the backbone is being trained too.
+
+Real report of this mechanism: https://github.com/lucidrains/denoising-diffusion-pytorch/issues/109
+A trainable conv1D applied to the data once, outside the training loop, made the second
+loss.backward() raise.
 """
 
 import torch

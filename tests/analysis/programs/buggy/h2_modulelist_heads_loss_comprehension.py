@@ -2,6 +2,10 @@
 
 The per-head losses are built with a list comprehension and backwarded in a loop,
 one at a time; all heads share the trunk.
+
+Real report of this mechanism: https://github.com/naver-ai/StyleMapGAN/issues/16
+Two losses from one forward pass (adv_loss and w_rec_loss) are backwarded one after the
+other and the second backward raises; the reporter backwarded their sum instead.
 """
 
 import torch

@@ -2,6 +2,10 @@
 
 The loop backwards ``loss``; a leftover line from an older version of the loop
 backwards ``outputs["loss"]`` -- the same tensor -- again.
+
+Real report of this mechanism: https://github.com/dropreg/R-Drop/issues/8
+The same loss is backwarded twice, by `optimizer.backward(loss)` in the task and again in
+the loss code; removing the duplicate call fixed it.
 """
 
 import torch

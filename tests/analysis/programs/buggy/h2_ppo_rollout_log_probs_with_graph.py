@@ -2,6 +2,10 @@
 
 The rollout is collected without ``torch.no_grad()``, so the stored "old" log-probs
 carry the policy's graph; the first PPO epoch frees it, the second raises.
+
+Real report of this mechanism: https://github.com/hijkzzz/pymarl2/issues/46
+MAPPO advantages computed outside the mini_epochs loop keep their graph, so with mini_epochs
+> 1 the second epoch's backward raises.
 """
 
 import torch

@@ -2,6 +2,10 @@
 
 ``PromptTuner.__init__`` projects the trainable prompt once and keeps the result;
 every training step then backwards through that one projection.
+
+Real report of this mechanism: https://github.com/hiyoung123/SoftMaskedBert/issues/16
+The model computes the [MASK] embedding from trainable layers once, in __init__, and uses it
+in every forward; the fix given there detaches it.
 """
 
 from dataclasses import dataclass, field

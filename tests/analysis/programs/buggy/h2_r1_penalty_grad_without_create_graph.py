@@ -2,6 +2,10 @@
 
 ``autograd.grad`` is called on the real scores without ``create_graph`` (nor
 ``retain_graph``); the discriminator loss then backwards through those same scores.
+
+Real report of this mechanism: https://github.com/sdv-dev/CTGAN/issues/37
+The maintainers explain that the gradient-penalty backward keeps the graph because
+loss_d.backward() runs through the same discriminator graph afterwards.
 """
 
 import torch

@@ -1,5 +1,9 @@
 """Noise-prediction training under ``torch.autocast("cpu")``; the backward passes
 ``retain_graph=True`` every step although nothing is backwarded twice.
+
+Real report of this mechanism: https://github.com/EagleW/Writing-editing-Network/issues/3
+A backward in the training loop passes retain_graph=True although every iteration builds its
+graph again; removing it made no difference to training.
 """
 
 import torch

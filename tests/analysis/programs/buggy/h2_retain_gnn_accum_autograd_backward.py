@@ -2,6 +2,10 @@
 
 Each graph's loss goes through ``torch.autograd.backward(..., retain_graph=True)``;
 every graph gets a fresh forward pass, so nothing needs the retained buffers.
+
+Real report of this mechanism: https://github.com/ChandlerBang/pytorch-gnn-meta-attack/issues/1
+Retain_graph=True on the GNN's outer training backward makes no difference; the maintainer
+agrees there is no need to keep the graph there.
 """
 
 import torch

@@ -1,6 +1,10 @@
 """HF-style Trainer subclass whose ``training_step`` was "fixed" with retain_graph=True.
 
 Every step rebuilds the graph, so the flag only keeps the buffers alive longer.
+
+Real report of this mechanism: https://github.com/shenweichen/DeepCTR-Torch/issues/69
+The library's training loop backwarded with retain_graph=True; the maintainers removed it
+once the regularisation loss no longer reused the graph.
 """
 
 from dataclasses import dataclass

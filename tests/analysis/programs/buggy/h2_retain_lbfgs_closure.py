@@ -1,4 +1,9 @@
-"""Logistic regression with L-BFGS; the closure retains the graph it rebuilds on every call."""
+"""Logistic regression with L-BFGS; the closure retains the graph it rebuilds on every call.
+
+Real report of this mechanism: https://github.com/EagleW/Writing-editing-Network/issues/3
+A backward in the training loop passes retain_graph=True although every iteration builds its
+graph again; removing it made no difference to training.
+"""
 
 import torch
 import torch.nn as nn

@@ -2,6 +2,10 @@
 
 To keep context between chunks, the trainer stores the encoder's final state on
 ``self`` and feeds it to the next chunk -- without detaching it.
+
+Real report of this mechanism: https://github.com/sgadgil6/cnslab_fmri/issues/4
+An LSTM model that kept its hidden state on the module (`self.hidden`) and passed it into
+the next batch raised this error; the fix stops passing the stored state.
 """
 
 import random

@@ -2,6 +2,10 @@
 
 The per-layer ``(h, c)`` states live in a list that is carried from one chunk to the
 next; the chunks are meant to be truncated but the states are never detached.
+
+Real report of this mechanism: https://github.com/MorvanZhou/PyTorch-Tutorial/issues/57
+The tutorial's RNN raises this error once `h_state = h_state.data` is removed, i.e. when the
+hidden state returned for one batch is fed into the next batch with its graph.
 """
 
 import torch

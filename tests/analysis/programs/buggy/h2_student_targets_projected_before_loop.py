@@ -2,6 +2,10 @@
 
 The teacher's features go through the trainable adapter once, before the loop, and
 the resulting targets are reused by every step.
+
+Real report of this mechanism: https://github.com/lucidrains/denoising-diffusion-pytorch/issues/109
+A trainable conv1D applied to the data once, outside the training loop, made the second
+loss.backward() raise.
 """
 
 import torch

@@ -1,5 +1,9 @@
 """Beta-VAE whose loss terms live in a dict; each term is backwarded separately
 "to save memory", weighted by a per-term coefficient.
+
+Real report of this mechanism: https://github.com/GBLin5566/toward-controlled-generation-of-text-pytorch/issues/7
+The attribute loss and then the VAE loss are backwarded separately through the same encoder
+pass, and the second backward raises.
 """
 
 import torch

@@ -4,6 +4,10 @@ A helper runs the teacher over the transfer set batch by batch and concatenates 
 softened outputs. It forgets ``torch.no_grad()`` and the teacher's parameters still
 require grad, so the targets carry the teacher's graph: the student's first epoch
 backwards through it (and frees it), the second epoch raises.
+
+Real report of this mechanism: https://github.com/dmlc/dgl/issues/1046
+The reporter's regression target had been constructed so that it required gradients, and the
+second epoch's backward failed.
 """
 
 import torch

@@ -1,6 +1,10 @@
 """GoogLeNet-style classifier with an auxiliary head on an intermediate block.
 
 The auxiliary loss gets its own backward call after the main loss.
+
+Real report of this mechanism: https://github.com/OpenNMT/OpenNMT-py/issues/2153
+A loss from an extra classification head on the shared encoder, backwarded on its own
+besides the translation loss, raises this error.
 """
 
 import torch

@@ -1,6 +1,10 @@
 # ---
 # Kaggle notebook "house-prices-pytorch-baseline", exported to a script.
 # ---
+#
+# Real report of this mechanism: https://github.com/karpathy/nn-zero-to-hero/issues/31
+# The reporter's notebook computes the loss in a forward-pass cell and backwards it in a
+# separate backward-pass cell, which raises this error.
 
 # %% [code]
 import numpy as np

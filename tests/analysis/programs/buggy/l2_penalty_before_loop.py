@@ -1,6 +1,10 @@
 """Explicit L2 regularisation added to the loss (instead of optimizer weight_decay).
 
 The penalty is computed once, before the training loop.
+
+Real report of this mechanism: https://github.com/hiyoung123/SoftMaskedBert/issues/16
+The model computes the [MASK] embedding from trainable layers once, in __init__, and uses it
+in every forward; the fix given there detaches it.
 """
 
 import argparse

@@ -3,6 +3,11 @@
 `LightningModule` is a small stand-in for pytorch_lightning's class. The
 discriminator step scores `self.generated` without detaching it; the generator
 step then backpropagates through the same generated batch.
+
+Real report of this mechanism: https://github.com/pytorch/examples/issues/116
+A commenter reports that leaving out `.detach()` on the fake images when writing the DCGAN
+loop gives this error: the generator step runs back through the fake images after the
+discriminator's backward freed them.
 """
 
 import torch

@@ -1,6 +1,10 @@
 """Lightning-style manual optimization with separate optimizers for encoder and classifier.
 
 `LightningModule` and `fit` are small stand-ins for pytorch_lightning (not installed).
+
+Real report of this mechanism: https://github.com/TingsongYu/PyTorch-Tutorial-2nd/issues/33
+Calling backward() a second time on the same loss raises this error; the maintainer answers
+that a second backward through one graph needs retain_graph=True on the first.
 """
 
 import torch

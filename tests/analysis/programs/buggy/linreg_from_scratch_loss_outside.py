@@ -2,6 +2,10 @@
 #
 # Part 2 of the "PyTorch basics" notebook: no nn.Module, no optimizer, just
 # tensors with requires_grad and a hand-written gradient-descent update.
+#
+# Real report of this mechanism: https://github.com/karpathy/nn-zero-to-hero/issues/31
+# The reporter's notebook computes the loss in a forward-pass cell and backwards it in a
+# separate backward-pass cell, which raises this error.
 import torch
 
 torch.manual_seed(0)

@@ -2,6 +2,10 @@
 
 The corpus is small, so the author embeds it once and then trains on windows
 of the embedded sequence.
+
+Real report of this mechanism: https://github.com/lucidrains/denoising-diffusion-pytorch/issues/109
+A trainable conv1D applied to the data once, outside the training loop, made the second
+loss.backward() raise.
 """
 
 import torch

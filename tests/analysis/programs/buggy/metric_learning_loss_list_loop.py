@@ -2,6 +2,10 @@
 
 The losses are collected in a dict and backpropagated one by one in a loop, so
 that each can be scaled separately.
+
+Real report of this mechanism: https://github.com/naver-ai/StyleMapGAN/issues/16
+Two losses from one forward pass (adv_loss and w_rec_loss) are backwarded one after the
+other and the second backward raises; the reporter backwarded their sum instead.
 """
 
 import torch

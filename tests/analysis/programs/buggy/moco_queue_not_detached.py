@@ -2,6 +2,11 @@
 
 Keys come from the momentum encoder (no grad), but the *queries* are enqueued
 as negatives, and they carry the query encoder's graph.
+
+Real report of this mechanism: https://github.com/EasonApolo/mstn/issues/4
+The maintainer explains that the moving centroids kept for the next iteration are detached
+because otherwise "the computing graph will continuously grow as we save last centroid and
+use it in the next epoch".
 """
 
 import torch

@@ -1,6 +1,10 @@
 """Multi-task face-attribute model: a shared trunk with classification and regression heads.
 
 Each head has its own loss and the author backpropagates them one at a time.
+
+Real report of this mechanism: https://github.com/naver-ai/StyleMapGAN/issues/16
+Two losses from one forward pass (adv_loss and w_rec_loss) are backwarded one after the
+other and the second backward raises; the reporter backwarded their sum instead.
 """
 
 import torch

@@ -2,6 +2,10 @@
 
 The learner object keeps the recurrent state on self between update() calls and
 takes one gradient step per incoming reading.
+
+Real report of this mechanism: https://github.com/sgadgil6/cnslab_fmri/issues/4
+An LSTM model that kept its hidden state on the module (`self.hidden`) and passed it into
+the next batch raised this error; the fix stops passing the stored state.
 """
 
 import torch

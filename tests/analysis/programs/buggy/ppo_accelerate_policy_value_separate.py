@@ -3,6 +3,10 @@
 `Accelerator` is a minimal stand-in for accelerate.Accelerator. Policy and value
 heads share a trunk; the two losses are passed to accelerator.backward one after
 the other in the minibatch loop.
+
+Real report of this mechanism: https://github.com/pytorch/rl/issues/1187
+TD3's actor loss and q-value loss come from one shared computation; backwarding the q-value
+loss after the actor loss raises this error.
 """
 
 import torch

@@ -2,6 +2,10 @@
 
 The policy keeps its log-probabilities in a list; the finish_episode helper forgets to
 clear it, so the next episode's loss includes last episode's log-probs.
+
+Real report of this mechanism: https://github.com/pytorch/examples/issues/151
+Calling the REINFORCE example's finish_episode() again on stored past experience backwards
+log-probabilities whose graph an earlier update freed.
 """
 
 import numpy as np

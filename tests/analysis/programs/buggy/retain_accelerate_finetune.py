@@ -1,5 +1,9 @@
 """Regression fine-tuning loop written for an Accelerate-style wrapper (minimal stand-in
 below), with retain_graph=True forwarded to every backward.
+
+Real report of this mechanism: https://github.com/shenweichen/DeepCTR-Torch/issues/69
+The library's training loop backwarded with retain_graph=True; the maintainers removed it
+once the regularisation loss no longer reused the graph.
 """
 
 import torch

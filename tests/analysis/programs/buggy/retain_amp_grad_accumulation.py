@@ -2,6 +2,10 @@
 
 retain_graph=True is passed to every scaled backward, although every
 micro-batch builds its own graph.
+
+Real report of this mechanism: https://github.com/facebookresearch/MetaBalance/issues/2
+With loss.backward(retain_graph=True) on every step, memory grew until the run crashed; the
+reporter attributes it to the graph never being cleared.
 """
 
 import torch

@@ -1,5 +1,9 @@
 """Word-level LSTM LM. The hidden state is repackaged correctly, but retain_graph=True
 from an earlier debugging session was left on the backward call.
+
+Real report of this mechanism: https://github.com/EagleW/Writing-editing-Network/issues/3
+A backward in the training loop passes retain_graph=True although every iteration builds its
+graph again; removing it made no difference to training.
 """
 
 import torch

@@ -2,6 +2,10 @@
 
 Each step recomputes the loss; retain_graph=True on autograd.grad keeps every
 step's graph alive for nothing.
+
+Real report of this mechanism: https://github.com/EagleW/Writing-editing-Network/issues/3
+A backward in the training loop passes retain_graph=True although every iteration builds its
+graph again; removing it made no difference to training.
 """
 
 import torch

@@ -2,6 +2,10 @@
 
 The log-probabilities are recomputed and cleared every episode, yet the update
 keeps retain_graph=True.
+
+Real report of this mechanism: https://github.com/GBLin5566/toward-controlled-generation-of-text-pytorch/issues/9
+After setting retain_graph=True on the backward calls, memory blew up; the reporter notes
+only the backward before the last needs it.
 """
 
 import random

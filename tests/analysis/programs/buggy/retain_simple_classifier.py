@@ -1,5 +1,9 @@
 """Iris-like classifier; someone hit the "backward a second time" error once and added
 retain_graph=True to every backward "to be safe".
+
+Real report of this mechanism: https://github.com/Eurus-Holmes/MNMT/issues/7
+The fix recorded for this error is to replace loss.backward() with
+loss.backward(retain_graph=True).
 """
 
 import torch

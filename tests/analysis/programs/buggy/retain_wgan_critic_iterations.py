@@ -1,6 +1,10 @@
 """WGAN (weight clipping) on 1-D data. The critic runs n_critic steps per generator step,
 each on freshly generated (detached) samples; retain_graph=True was added to the
 critic backward anyway.
+
+Real report of this mechanism: https://github.com/GBLin5566/toward-controlled-generation-of-text-pytorch/issues/9
+After setting retain_graph=True on the backward calls, memory blew up; the reporter notes
+only the backward before the last needs it.
 """
 
 import torch

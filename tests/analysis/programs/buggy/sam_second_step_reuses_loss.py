@@ -2,6 +2,10 @@
 
 SAM needs a second forward/backward at the perturbed weights; this script
 reuses the loss from the first pass for the second step.
+
+Real report of this mechanism: https://github.com/davda54/sam/issues/45
+SAM's second pass is backwarded from the first forward pass (`criterion(output,
+target).backward()`) instead of a new forward, and raises this error.
 """
 
 import torch

@@ -2,6 +2,11 @@
 
 The author backpropagates at every decoder step to "update faster", while the
 per-step losses are summed into one running loss tensor.
+
+Real report of this mechanism: https://github.com/davda54/sam/issues/10
+A commenter's loop sums per-task losses into `loss`, backwards it, then adds the next pass's
+task losses to the same `loss`, so the second backward runs through the first pass's freed
+graph.
 """
 
 import random

@@ -2,6 +2,10 @@
 
 Keras users will recognise `stateful=True`: the final hidden state of one window
 initialises the next. Here it is passed on without detaching.
+
+Real report of this mechanism: https://github.com/MorvanZhou/PyTorch-Tutorial/issues/57
+The tutorial's RNN raises this error once `h_state = h_state.data` is removed, i.e. when the
+hidden state returned for one batch is fed into the next batch with its graph.
 """
 
 import numpy as np

@@ -2,6 +2,10 @@
 
 The content/style targets are computed from the extractor before the
 optimisation loop, without detaching them; the extractor's weights require grad.
+
+Real report of this mechanism: https://github.com/zhangyu2234/Deep-learning-by-hand
+The notebook "1.3 Problems I encountered" shows labels generated from weights created with
+requires_grad=True: the labels carry a graph, and the second mini-batch's backward raises.
 """
 
 import torch

@@ -3,6 +3,10 @@
 The model's ``training_step`` was written Lightning-style and already calls
 ``loss.backward()``; the Trainer's fit loop then calls backward again on the
 returned loss.
+
+Real report of this mechanism: https://github.com/VinAIResearch/PSENet-Image-Enhancement/issues/1
+The user added loss.backward() to a PyTorch Lightning training step; the maintainer explains
+that Lightning already backwards the returned loss, so the extra call raises this error.
 """
 
 import torch

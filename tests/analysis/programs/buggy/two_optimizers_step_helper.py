@@ -2,6 +2,10 @@
 
 Two optimizers, one shared helper that does zero_grad/backward/step; the
 same loss is passed to it once per optimizer.
+
+Real report of this mechanism: https://github.com/TingsongYu/PyTorch-Tutorial-2nd/issues/33
+Calling backward() a second time on the same loss raises this error; the maintainer answers
+that a second backward through one graph needs retain_graph=True on the first.
 """
 
 import argparse

@@ -2,6 +2,10 @@
 
 The prior's parameters are produced by a small network from a fixed context
 vector; the script evaluates it once before the while loop.
+
+Real report of this mechanism: https://github.com/hiyoung123/SoftMaskedBert/issues/16
+The model computes the [MASK] embedding from trainable layers once, in __init__, and uses it
+in every forward; the fix given there detaches it.
 """
 
 import torch

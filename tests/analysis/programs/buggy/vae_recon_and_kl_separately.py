@@ -2,6 +2,10 @@
 
 Reconstruction and KL terms are backpropagated separately so that their
 gradient norms can be printed between the two calls.
+
+Real report of this mechanism: https://github.com/GBLin5566/toward-controlled-generation-of-text-pytorch/issues/7
+The attribute loss and then the VAE loss are backwarded separately through the same encoder
+pass, and the second backward raises.
 """
 
 import torch

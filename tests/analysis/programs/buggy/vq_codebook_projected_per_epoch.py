@@ -2,6 +2,10 @@
 
 The projected codebook is computed at the start of each epoch, outside the
 batch loop, so all batches of the epoch share it.
+
+Real report of this mechanism: https://github.com/hiyoung123/SoftMaskedBert/issues/16
+The model computes the [MASK] embedding from trainable layers once, in __init__, and uses it
+in every forward; the fix given there detaches it.
 """
 
 import torch

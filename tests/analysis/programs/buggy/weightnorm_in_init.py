@@ -1,6 +1,10 @@
 """A custom weight-normalised linear layer used in a small MLP classifier.
 
 The normalised weight is computed once in __init__ and reused by forward.
+
+Real report of this mechanism: https://github.com/hiyoung123/SoftMaskedBert/issues/16
+The model computes the [MASK] embedding from trainable layers once, in __init__, and uses it
+in every forward; the fix given there detaches it.
 """
 
 import torch

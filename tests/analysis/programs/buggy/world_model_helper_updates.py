@@ -2,6 +2,10 @@
 
 A helper `update(optimizer, loss)` performs zero_grad/backward/clip/step; it is
 called for the dynamics loss and then for the reward loss of the same forward pass.
+
+Real report of this mechanism: https://github.com/pytorch/rl/issues/1187
+TD3's actor loss and q-value loss come from one shared computation; backwarding the q-value
+loss after the actor loss raises this error.
 """
 
 import torch
