@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -113,6 +114,39 @@ def test_buggy_script_diagnostics_hover_and_fix(nvim: Path, project: Path) -> No
     assert "for epoch in range(5):\n    features = backbone(inputs)\n    logits" in fixed
     result = check_clean(project / "warmup_probe.py")
     assert result.returncode == 0, result.stdout
+    assert errors_shown(seen) == []
+
+
+FIXES = Path(__file__).resolve().parent / "fixtures" / "fixes"
+
+
+@pytest.mark.parametrize(
+    ("name", "finding_at", "preferred"),
+    [
+        ("tracker.py", (27, 8, "EK003"), "Detach the previous step's `self.hidden` where it is read (safe)"),
+        ("line_fit.py", (16, 8, "EK002"), "Recompute `loss` inside `closure()`, on every call (safe)"),
+    ],
+    ids=["state-on-self", "closure"],
+)
+def test_the_first_fix_offered_is_the_preferred_one_and_the_fixed_file_trains(
+    nvim: Path, project: Path, name: str, finding_at: tuple[int, int, str], preferred: str
+) -> None:
+    """State kept on ``self`` and an L-BFGS closure: the quick fix Neovim applies first is the
+    preferred one, and the file it leaves runs under torch and trains every parameter (the programs
+    assert it)."""
+    shutil.copy(FIXES / name, project / name)
+    seen = run_scenario(nvim, project, "source", name)
+    [finding] = seen["diagnostics"]
+    assert (finding["lnum"], finding["col"], finding["code"]) == finding_at
+    assert [a["title"] for a in seen["actions"] if a.get("preferred")] == [preferred]
+    assert seen["actions"][0]["title"] == preferred, "the first action offered is the preferred fix"
+    assert "select_prompts" not in seen, "the preferred fix was ambiguous"
+    assert check_clean(project / name).returncode == 0
+    trained = subprocess.run(
+        [sys.executable, str(project / name)], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert trained.returncode == 0, trained.stderr[-3000:]
+    assert trained.stdout.startswith("trained"), trained.stdout
     assert errors_shown(seen) == []
 
 

@@ -151,6 +151,7 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
             attr = raw.split("#", 1)[0].removeprefix("self.")
             shapes[attr] = join(shapes.get(attr), value)
     edits = []
+    where_read = False
     for node in ctx.all_statements():
         if not isinstance(node, ast.Assign) or len(node.targets) != 1:
             continue
@@ -172,7 +173,17 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
             isinstance(n, ast.Attribute) and n.attr == target.attr and isinstance(n.ctx, ast.Load)
             for n in ast.walk(node.value)
         )
-        if reads_itself:
+        if reads_itself and _read_after_stored(ctx, node, target.attr):
+            # The step goes on to read what it stored (``return self.head(self.hidden)``): detaching
+            # what is stored would cut this step's own gradient. The previous step's state is cut
+            # where this step reads it instead.
+            for read in _reads_of(node.value, target.attr):
+                expression = detach_expression(ctx.text(read), shapes.get(target.attr, UNKNOWN))
+                if expression is None:
+                    return None
+                edits.append(replace(ctx.source, read, expression))
+            where_read = True
+        elif reads_itself:
             expression = detach_expression(
                 ctx.text(node.value), shapes.get(target.attr, UNKNOWN), atomic=atomic
             )
@@ -183,12 +194,40 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
         return None
     shown = ", ".join(f"`self.{a}`" for a in attrs)
     stored = [value for raw, value in event.carried.items() if "#" in raw]
+    title = (
+        f"Detach the previous step's {shown} where it is read"
+        if where_read
+        else f"Store {shown} detached where it is updated, after each step"
+    )
     return Fix(
-        f"Store {shown} detached where it is updated, after each step",
+        title,
         detach_stored(ctx, event.loop, stored),
         tuple(edits),
         workaround=3,
     )
+
+
+def _reads_of(node: ast.AST, attr: str) -> list[ast.Attribute]:
+    """``self.<attr>`` read in ``node``."""
+    return [
+        n
+        for n in ast.walk(node)
+        if isinstance(n, ast.Attribute)
+        and n.attr == attr
+        and isinstance(n.ctx, ast.Load)
+        and isinstance(n.value, ast.Name)
+        and n.value.id == "self"
+    ]
+
+
+def _read_after_stored(ctx: RuleContext, stored: ast.Assign, attr: str) -> bool:
+    """The method that stores ``self.<attr>`` reads it again after the store (its return value, its
+    own loss): what it stored is part of this step's graph."""
+    function = ctx.function_of(stored)
+    if function is None:
+        return False
+    end = (stored.end_lineno or stored.lineno, stored.end_col_offset or 0)
+    return any((read.lineno, read.col_offset) > end for read in _reads_of(function, attr))
 
 
 def _reset(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]]) -> Fix | None:

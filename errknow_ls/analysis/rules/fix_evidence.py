@@ -7,6 +7,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek002_param_transform_in_init",
     ),
     "Detach `{name}` in the first loss (`{code}`)": ("ek004_gan_detach",),
+    "Detach the previous step's {shown} where it is read": ("ek003_state_read_after_it_is_stored",),
     "Detach {shown} at the start of each {where}": (
         "ek003_losses_in_a_list",
         "ek003_lstm_state",

@@ -289,6 +289,7 @@ MESSAGES = Catalog.of(
             "Store {shown} detached where it is updated, after each step",
             "每一步之后，在更新 {shown} 的地方保存 detach 后的值",
         ),
+        ("Detach the previous step's {shown} where it is read", "在读取上一步 {shown} 的地方对它 detach"),
         ("Keep detached copies in {shown}", "在 {shown} 中保存 detach 后的副本"),
         ("Empty {shown} at the start of each {where}", "在每次{where}开头清空 {shown}"),
         ("Detach {shown} at the start of each {where}", "在每次{where}开头 detach {shown}"),
