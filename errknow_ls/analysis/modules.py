@@ -192,8 +192,9 @@ def says_the_same(texts: ModuleTexts, key: str, then: str) -> bool:
         now = texts.text(key)
         return now is not None and digest(now) == then
     held = FolderState.of(then)
-    holds = texts.folder_state(key, (name for name, _ in held.names))
-    return holds.mtime_ns == held.mtime_ns or holds.names == held.names
+    if held.mtime_ns is not None and texts.folder_state(key, ()).mtime_ns == held.mtime_ns:
+        return True  # no entry made, removed or renamed in it since
+    return texts.folder_state(key, (name for name, _ in held.names)).names == held.names
 
 
 def still_current(read: tuple[Dependency, ...], source: ModuleSource | None) -> bool:

@@ -141,7 +141,7 @@ def _walk(
             return True
         if real_root is not None and excluder.excludes_real(real, real_root):
             return True
-        return gitignores is not None and gitignores.ignores(Path(entry.path), is_directory)
+        return gitignores is not None and gitignores.ignores(entry.path, is_directory)
 
     def real_of(entry: os.DirEntry[str], real_directory: str) -> str:
         if entry.is_symlink():

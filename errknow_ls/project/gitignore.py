@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 from pathlib import Path
 
 import pathspec
@@ -100,19 +101,41 @@ class Gitignores:
             [] if directory is None else [_read(directory / INFO_EXCLUDE), _read_global_excludes(directory)]
         )
         """``info/exclude``, then the global excludes file: what decides below every ``.gitignore``."""
-        self._specs: dict[Path, pathspec.GitIgnoreSpec | None] = {}
+        self._specs: dict[str, pathspec.GitIgnoreSpec | None] = {}
+        """Each directory's ``.gitignore``, by the directory's absolute path (strings: a walk asks
+        for every file, and building paths costs more than matching)."""
+        self._boundary = os.path.abspath(self.boundary)  # noqa: PTH100
+        self._inside = self._boundary if self._boundary.endswith(os.sep) else self._boundary + os.sep
 
-    def _spec(self, directory: Path) -> pathspec.GitIgnoreSpec | None:
+    def _spec(self, directory: str) -> pathspec.GitIgnoreSpec | None:
         if directory not in self._specs:
-            self._specs[directory] = _read(directory / GITIGNORE)
+            self._specs[directory] = _read(Path(directory) / GITIGNORE)
         return self._specs[directory]
 
-    def ignores(self, path: Path, is_dir: bool) -> bool:
+    def ignores(self, path: str | os.PathLike[str], is_dir: bool) -> bool:
         """Whether ``path`` (below the boundary; relative paths are taken from the working
         directory) is ignored; a directory's patterns ending in ``/`` match it only when ``is_dir``."""
-        absolute = Path(path).absolute()
-        if not absolute.is_relative_to(self.boundary) or absolute == self.boundary:
+        absolute = os.path.abspath(path)  # noqa: PTH100 (a str: no Path per file)
+        if not absolute.startswith(self._inside):
             return False
+        suffix = "/" if is_dir else ""
+        directory = os.path.dirname(absolute)  # noqa: PTH120
+        while True:
+            spec = self._spec(directory)
+            if spec is not None:
+                below = absolute[len(directory) :].lstrip(os.sep).replace(os.sep, "/")
+                decided = spec.check_file(below + suffix).include
+                if decided is not None:
+                    return decided
+            if directory == self._boundary or len(directory) <= len(self._boundary):
+                break
+            directory = os.path.dirname(directory)  # noqa: PTH120
+        relative = absolute[len(self._inside) :].replace(os.sep, "/") + suffix
+        for spec in self._repository_excludes:
+            decided = None if spec is None else spec.check_file(relative).include
+            if decided is not None:
+                return decided
+        return False
         suffix = "/" if is_dir else ""
         for directory in absolute.parents:
             spec = self._spec(directory)
