@@ -40,6 +40,7 @@ LABELS: dict[str, dict[str, Any]] = {
         "fixes": "Fixes (none is safe to apply unread)",
         "other_fixes": "Other fixes",
         "no_fix": "No automatic fix: see the record.",
+        "no_record": "No record explains this error.",
         "not_offered": "{title} (shown only, not applied)",
         "proven": "trains right on {n} test programs",
         "more": (
@@ -80,6 +81,7 @@ LABELS: dict[str, dict[str, Any]] = {
         "fixes": "修复（没有可以不经检查直接应用的安全修复）",  # noqa: RUF001
         "other_fixes": "其他修复",
         "no_fix": "没有自动修复：请查看记录。",  # noqa: RUF001
+        "no_record": "没有记录能解释这个错误。",
         "not_offered": "{title}（仅供参考，不会自动应用）",  # noqa: RUF001
         "proven": "已在 {n} 个测试程序上训练正确",
         "more": (

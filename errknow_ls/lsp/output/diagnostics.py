@@ -351,9 +351,11 @@ def hover(session: Session, uri: str, position: types.Position, markdown: bool) 
     if isinstance(hit, LogHit) and hit.bare:
         here = f"{here}\n\n{LABELS[language(session.locale)]['bare']}"
     if record is None:
-        text = f"{here}\n\nNo record explains this error."
+        text = f"{here}\n\n{LABELS[language(session.locale)]['no_record']}"
     else:
-        context = Context(here=here, here_quotes_message=True, related=session.kb.signatures)
+        context = Context(
+            here=here, here_quotes_message=True, related=session.kb.signatures(language(session.locale))
+        )
         text = render(record, context, session.locale, markdown)
     kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
     return types.Hover(contents=types.MarkupContent(kind=kind, value=text))
