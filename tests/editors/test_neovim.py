@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 import pytest
 
@@ -104,6 +105,13 @@ def test_buggy_script_diagnostics_hover_and_fix(nvim: Path, project: Path) -> No
     assert finding["source"] == "errknow"
     assert "`loss`" in finding["message"]
     assert PATTERN_WHY in seen["hover"]
+    # The rest of the record is one `gx` away in the hover float: a file the server wrote to the
+    # user's cache (XDG_CACHE_HOME), which explains the record whole.
+    [link] = seen["hover_link_urls"]
+    whole = Path(unquote(urlparse(link).path))
+    assert link.startswith("file:") and whole.is_relative_to(project.parent / "nvim-home" / "cache"), link
+    assert "**What not to do**" in whole.read_text(encoding="utf-8")
+    assert seen["hover_conceal"] == 2  # the float shows the link's text, not its target
     preferred = [action for action in seen["actions"] if action.get("preferred")]
     titles = [action["title"] for action in preferred]
     assert titles == ["Compute `features` inside the loop, on every iteration (safe)"]

@@ -7,6 +7,7 @@ sentence anywhere a person reads (message, related places, fix titles, hover, ru
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,16 @@ LEAD_CHARS = 1200
 EXCEPTION = "Trying to backward through the graph a second time"
 
 
+def as_read(markdown: str) -> str:
+    """``markdown`` as an editor shows it: a link's target is not on screen (VS Code, Neovim's float)."""
+    return re.sub(r"\]\([^)]*\)", "]", markdown)
+
+
+def rest_uri(record_id: str) -> str:
+    """Where a user's cache puts the whole record: a long path, so that the length is measured with it."""
+    return f"file:///home/a-rather-long-user-name/.cache/errknow-ls/explain/0123456789abcdef/{record_id}.md"
+
+
 @functools.cache
 def _kb() -> KnowledgeBase:
     return KnowledgeBase.load()
@@ -69,9 +80,10 @@ def test_hover_leads_with_the_finding_then_the_preferred_fix_then_why(lang: str)
         finding = localized(english, lang)
         record = _kb().get(finding.record_id)
         assert record is not None
-        text = hover_text(finding, record, lang, markdown=True, torch="2.13.0")
+        text = hover_text(finding, record, lang, markdown=True, torch="2.13.0", rest=rest_uri(record.id))
         lead, rule = text.split(SEPARATOR, 1)
-        assert len(lead) < LEAD_CHARS, (where, len(lead), lead)
+        assert len(as_read(lead)) < LEAD_CHARS, (where, len(as_read(lead)), lead)
+        assert lead.endswith(f"[`errknow-ls explain {record.id}`]({rest_uri(record.id)})"), lead
         chosen = actions.preferred(finding.fixes)
         others = [lead.index(actions.menu_title(f, lang)) for f in finding.fixes if f is not chosen]
         reason = lead.index(why(finding.code, lang))
