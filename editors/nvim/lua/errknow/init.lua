@@ -274,7 +274,17 @@ function M.attach_terminal(bufnr)
       if first == 0 and last_new < last_old then
         local gone = last_old - last_new
         state.sent = math.max(0, state.sent - gone)
+        local shifted = {} -- a C mark shares its prompt with state.prompt until the next B
         for _, mark in ipairs(state.marks) do
+          shifted[mark] = true
+          if mark.prompt then
+            shifted[mark.prompt] = true
+          end
+        end
+        if state.prompt then
+          shifted[state.prompt] = true
+        end
+        for mark in pairs(shifted) do
           mark.row = mark.row - gone
         end
       end
