@@ -269,7 +269,7 @@ def match_own(kb: KnowledgeBase, lines: list[str], alone: dict[str, KnowledgeBas
 def hover(kb: KnowledgeBase, records: list[Record]) -> None:
     """What a hover renders: the record, with the signatures of its neighbours in the knowledge base."""
     for record in records:
-        render(record, Context(here="RuntimeError: ...", related=kb.signatures), "en", True)
+        render(record, Context(here="RuntimeError: ...", related=kb.signatures()), "en", True)
 
 
 if __name__ == "__main__":

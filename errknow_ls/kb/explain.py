@@ -40,11 +40,12 @@ LABELS: dict[str, dict[str, Any]] = {
         "fixes": "Fixes (none is safe to apply unread)",
         "other_fixes": "Other fixes",
         "no_fix": "No automatic fix: see the record.",
+        "no_record": "No record explains this error.",
         "not_offered": "{title} (shown only, not applied)",
         "proven": "trains right on {n} test programs",
         "more": (
             "More — the error's text, what not to do, every workaround, torch versions ({tier} record): "
-            "`errknow-ls explain {id}`"
+            "{link}"
         ),
         "tiers": {
             "verified": "verified",
@@ -80,12 +81,10 @@ LABELS: dict[str, dict[str, Any]] = {
         "fixes": "修复（没有可以不经检查直接应用的安全修复）",  # noqa: RUF001
         "other_fixes": "其他修复",
         "no_fix": "没有自动修复：请查看记录。",  # noqa: RUF001
+        "no_record": "没有记录能解释这个错误。",
         "not_offered": "{title}（仅供参考，不会自动应用）",  # noqa: RUF001
         "proven": "已在 {n} 个测试程序上训练正确",
-        "more": (
-            "更多——错误全文、不要这样做、所有解决办法、受影响的 torch 版本（{tier}的记录）："  # noqa: RUF001
-            "`errknow-ls explain {id}`"
-        ),
+        "more": "更多——错误全文、不要这样做、所有解决办法、受影响的 torch 版本（{tier}的记录）：{link}",  # noqa: RUF001
         "tiers": {
             "verified": "已验证",
             "reproduced": "已复现",
@@ -128,6 +127,8 @@ class Context:
     torch_version: str | None = None
     related: Mapping[str, str] = field(default_factory=dict)
     """Record id -> signature, for the transition graph's neighbours that are loaded."""
+    rest: str | None = None
+    """A URI the editor opens for the whole record (``brief`` links it), or None: the command."""
 
 
 def _percent(rate: float) -> str:
@@ -254,7 +255,7 @@ def _dead_end(record: Record, index: int, lang: str) -> str:
 def brief(record: Record, context: Context, locale: str | None = None, markdown: bool = True) -> str:
     """A finding explained by what to do first: what happened here, the fix the quick-fix menu
     prefers, why, the other fixes, each fix with its rate; the rest of the record (what not to do,
-    the error's text, every workaround) is one command away."""
+    the error's text, every workaround) one link (``context.rest``) or one command away."""
     lang = language(locale)
     label = LABELS[lang]
     parts = [context.here] if context.here else []
@@ -293,8 +294,12 @@ def brief(record: Record, context: Context, locale: str | None = None, markdown:
     if not context.fixes:
         parts.append(label["no_fix"])
     parts.extend(_versions(record, context, lang, markdown, mine_only=True))
-    more = label["more"].format(id=record.id, tier=tier(record, lang))
-    parts.append(more if markdown else more.replace("`", ""))
+    command = f"errknow-ls explain {record.id}"
+    if markdown:
+        link = f"[`{command}`]({context.rest})" if context.rest else f"`{command}`"
+    else:
+        link = f"{command} ({context.rest})" if context.rest else command
+    parts.append(label["more"].format(tier=tier(record, lang), link=link))
     return "\n\n".join(parts)
 
 

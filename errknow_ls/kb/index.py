@@ -18,6 +18,7 @@ from types import MappingProxyType
 import ahocorasick
 import regex
 
+from errknow_ls.kb.explain import in_language
 from errknow_ls.kb.literals import Branch, required_runs
 from errknow_ls.kb.loader import LoadedRecord, LoadResult, Problem, load
 from errknow_ls.kb.model import Record
@@ -110,7 +111,7 @@ class KnowledgeBase:
         self.sources = list(result.sources)
         self.disabled: dict[str, str] = {}
         self._prefilter: Prefilter | None = None
-        self._signatures: Mapping[str, str] | None = None
+        self._signatures: dict[str, Mapping[str, str]] = {}
 
     @classmethod
     def load(cls, directories: Iterable[Path] = (), *, builtin: bool = True) -> KnowledgeBase:
@@ -142,13 +143,17 @@ class KnowledgeBase:
         holding = [source for source in self.sources if Path(path).is_relative_to(source)]
         return max(holding, key=len, default=None)
 
-    @property
-    def signatures(self) -> Mapping[str, str]:
-        """Each record's signature by id (what a link to a related record shows); built once."""
-        if self._signatures is None:
-            signatures = {rid: loaded.record.signature for rid, loaded in self._loaded.items()}
-            self._signatures = MappingProxyType(signatures)
-        return self._signatures
+    def signatures(self, lang: str = "en") -> Mapping[str, str]:
+        """Each record's signature by id, in ``lang`` where the record has it (what a link to a
+        related record shows); built once per language."""
+        if lang not in self._signatures:
+            self._signatures[lang] = MappingProxyType(
+                {
+                    rid: in_language(loaded.record.signature_zh, loaded.record.signature, lang)
+                    for rid, loaded in self._loaded.items()
+                }
+            )
+        return self._signatures[lang]
 
     def match(self, text: str) -> list[RecordMatch]:
         """Every enabled record whose pattern is found in ``text``, in the order they were loaded."""

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 import pytest
 
@@ -104,6 +105,13 @@ def test_buggy_script_diagnostics_hover_and_fix(nvim: Path, project: Path) -> No
     assert finding["source"] == "errknow"
     assert "`loss`" in finding["message"]
     assert PATTERN_WHY in seen["hover"]
+    # The rest of the record is one `gx` away in the hover float: a file the server wrote to the
+    # user's cache (XDG_CACHE_HOME), which explains the record whole.
+    [link] = seen["hover_link_urls"]
+    whole = Path(unquote(urlparse(link).path))
+    assert link.startswith("file:") and whole.is_relative_to(project.parent / "nvim-home" / "cache"), link
+    assert "**What not to do**" in whole.read_text(encoding="utf-8")
+    assert seen["hover_conceal"] == 2  # the float shows the link's text, not its target
     preferred = [action for action in seen["actions"] if action.get("preferred")]
     titles = [action["title"] for action in preferred]
     assert titles == ["Compute `features` inside the loop, on every iteration (safe)"]
@@ -199,3 +207,30 @@ def test_user_settings_apply_without_errors(nvim: Path, project: Path) -> None:
     )
     assert [d["severity"] for d in seen["diagnostics"]] == [2]  # vim.diagnostic.severity.WARN
     assert errors_shown(seen) == []
+
+
+@pytest.mark.parametrize("mode", ["job", "shell"])
+def test_a_clean_rerun_of_the_same_command_takes_back_the_error(
+    nvim: Path, tmp_path_factory: pytest.TempPathFactory, mode: str
+) -> None:
+    root = make_project(tmp_path_factory.mktemp(f"rerun-{mode}"))
+    run = f"{VENV_BIN / 'python'} fit.py"
+    seen = run_scenario(nvim, root, "rerun", None, {"ERRKNOW_E2E_RUN": run, "ERRKNOW_E2E_MODE": mode})
+
+    [first] = seen["first"]
+    assert first["lnum"] == 4, seen  # steps.py line 5, `loss.backward()`
+    assert seen["after_fix"] == [first], "the fix elsewhere must not take back what the run showed"
+    assert [(end["command"], end["exitCode"]) for end in seen["ends"]] == [(run, 1), (run, 0)]
+    assert {end["cwd"] for end in seen["ends"]} == {str(root)}
+    assert seen["after_rerun"] == [], seen
+    chunks = seen["chunks"]
+    if mode == "job":  # each run its own terminal, named by its command
+        assert f"raised here in the run of `{run}` at " in first["message"], first
+        assert {chunk["command"] for chunk in chunks} == {run}
+    else:  # one shell, named by its buffer as `:ls` shows it; its own output belongs to no run
+        assert "raised here in the run in terminal 1 at " in first["message"], first
+        assert len({end["terminal"] for end in seen["ends"]}) == 1
+        in_runs = [chunk for chunk in chunks if "#run=" in chunk["source"]]
+        assert {chunk["command"] for chunk in in_runs} == {run}
+        assert {chunk["command"] for chunk in chunks if chunk not in in_runs} == {None}
+        assert any("RuntimeError" in chunk["text"] for chunk in in_runs)

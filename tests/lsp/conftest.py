@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
+import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -16,6 +18,9 @@ from tests.lsp.profiles import PROFILES
 from tests.lsp.session import WAIT, EditorClient, Session, make_client
 
 SERVE = [sys.executable, "-m", "errknow_ls", "serve"]
+CACHE = Path(tempfile.mkdtemp(prefix="errknow-lsp-cache-"))
+"""The servers' ``XDG_CACHE_HOME``: where hover writes a record's whole explanation, not the user's."""
+SERVER_ENV = {**os.environ, "XDG_CACHE_HOME": str(CACHE)}
 
 
 @pytest.fixture(params=sorted(PROFILES))
@@ -23,7 +28,9 @@ def profile(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVE, client_factory=make_client))  # type: ignore[untyped-decorator]
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=SERVE, client_factory=make_client, server_env=SERVER_ENV)
+)  # type: ignore[untyped-decorator]
 async def editor(lsp_client: EditorClient, profile: str) -> AsyncIterator[None]:
     # pytest-lsp hands the test the client itself; what this fixture yields is dropped.
     del profile

@@ -3,11 +3,14 @@ format and torch version."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 import pytest
 from lsprotocol import types
 
+from tests.lsp.conftest import CACHE
 from tests.lsp.session import BUGGY, BUGGY_LINE, CALL, Session
 
 
@@ -50,7 +53,15 @@ async def test_hover_leads_with_the_finding_its_fixes_and_why(session: Session) 
     assert lead.index(here) < lead.index(fix) < lead.index(why)
     assert "gradient accumulation" not in text and "Related errors" not in text
     assert text.count("Trying to backward through the graph a second time") == 1
-    assert "`errknow-ls explain pytorch/grad-accumulation-required-grad-false`" in lead  # the rest
+    # The rest of the record is a link the editor opens: a file that explains it whole.
+    link = re.search(
+        r"\[`errknow-ls explain pytorch/grad-accumulation-required-grad-false`\]\((file:[^)]+)\)", lead
+    )
+    assert link is not None, lead
+    whole = Path(unquote(urlparse(link.group(1)).path)).read_text(encoding="utf-8")
+    assert whole.startswith("# pytorch/grad-accumulation-required-grad-false\n")
+    assert "**What not to do**" in whole and "**What to do**" in whole and "Trying to backward" in whole
+    assert Path(unquote(urlparse(link.group(1)).path)).is_relative_to(CACHE)
     assert len(lead) < 1200
     assert rule.startswith("## double-backward (EK001)") and "### What it does" in rule
     assert "### Why is this bad?" not in rule  # said once, above

@@ -33,12 +33,17 @@ def run_output(
     source: str,
     text: str = "",
     *,
-    command: str = "python step.py",
+    command: str | None = "python step.py",
     end: bool = False,
     exit_code: int | None = None,
+    terminal: int | None = 2,
+    cwd: str | None = None,
 ) -> None:
-    """What VS Code's extension sends for a command run in terminal 2."""
-    params: dict[str, Any] = {"text": text, "cwd": None, "source": source, "terminal": 2, "command": command}
+    """What VS Code's extension sends for a command run in terminal 2 (the Neovim plugin: ``terminal``
+    for a run its shell marked, none for a ``:terminal python step.py`` of its own)."""
+    params: dict[str, Any] = {"text": text, "cwd": cwd, "source": source}
+    params |= {"terminal": terminal} if terminal is not None else {}
+    params |= {"command": command} if command is not None else {}
     if end:
         params |= {"end": True, "exitCode": exit_code}
     session.client.protocol.notify("errknow/terminalOutput", params)
@@ -71,6 +76,56 @@ async def test_only_a_clean_rerun_of_the_same_command_in_the_same_terminal_clear
     assert len(runtime(await session.pull(uri))) == 1
     run_output(session, "vscode-terminal://1/bash?run=4", "epoch 1 done\n")
     run_output(session, "vscode-terminal://1/bash?run=4", end=True, exit_code=0)
+    assert runtime(await session.pull(uri)) == []
+
+
+@pytest.mark.parametrize("profile", ["neovim-0.11"], indirect=True)
+async def test_a_clean_rerun_of_the_same_command_in_the_same_directory_clears_it_in_any_terminal(
+    session: Session,
+) -> None:
+    """Neovim's ``:terminal python step.py`` is a terminal per run: the same program is the same
+    command line in the same directory, and the run is named by its command."""
+    write_step(session)
+    await session.start()
+    uri = session.open("step.py", STEP)
+    here, elsewhere = str(session.root), str(session.root / "other")
+
+    def job(number: int, text: str = "", *, cwd: str = here, **end: Any) -> None:
+        source = f"term://{cwd}//{100 + number}:python step.py"
+        run_output(session, source, text, terminal=None, cwd=cwd, **end)
+
+    job(1, traceback(str(session.root / "step.py"), STEP_LINE + 1))
+    job(1, end=True, exit_code=1)
+    (flagged,) = await shown(session, uri, bool, is_open=True)
+    assert re.search(rf"\nraised here in the run of `python step.py` {AT_TIME}$", flagged.message), (
+        flagged.message
+    )
+    job(2, "done\n", cwd=elsewhere)  # the same command line in another directory: another program
+    job(2, end=True, exit_code=0, cwd=elsewhere)
+    job(3, end=True, exit_code=None)  # the shell gave no status: proves nothing
+    assert len(runtime(await session.pull(uri))) == 1
+    job(4, "epoch 1 done\n")
+    job(4, end=True, exit_code=0)
+    assert runtime(await session.pull(uri)) == []
+
+
+@pytest.mark.parametrize("profile", ["neovim-0.11"], indirect=True)
+async def test_output_no_run_is_known_for_ends_without_taking_anything_back(session: Session) -> None:
+    """A shell's own output outside the runs its prompt marked (or without marks) has no command: an
+    exit code on it (the shell's) says nothing of a program, and clears nothing."""
+    write_step(session)
+    await session.start()
+    uri = session.open("step.py", STEP)
+    shell = "term:///w//7:/usr/bin/bash"
+    run_output(session, f"{shell}#run=1", traceback("/mnt/job/step.py", STEP_LINE + 1), terminal=1)
+    run_output(session, f"{shell}#run=1", end=True, exit_code=1, terminal=1)
+    await shown(session, uri, bool, is_open=True)
+    run_output(session, shell, "$ exit\n", command=None, terminal=None)
+    run_output(session, shell, end=True, exit_code=0, command=None, terminal=None)
+    run_output(session, "term:///w//8:/usr/bin/bash", end=True, exit_code=0, command=None, terminal=None)
+    assert len(runtime(await session.pull(uri))) == 1
+    run_output(session, f"{shell}#run=2", "ok\n", terminal=1)
+    run_output(session, f"{shell}#run=2", end=True, exit_code=0, terminal=1)
     assert runtime(await session.pull(uri)) == []
 
 

@@ -38,7 +38,10 @@ async def explain(session: Session, *arguments: Any) -> dict[str, Any]:
     await session.ready.wait()  # explained with the settings' and the workspace's records too
     locale = arguments[1] if len(arguments) > 1 and arguments[1] else session.locale
     records, bare = records_for(session.kb, arguments[0])
-    context = Context(here=LABELS[language(locale)]["bare"] if bare else None, related=session.kb.signatures)
+    context = Context(
+        here=LABELS[language(locale)]["bare"] if bare else None,
+        related=session.kb.signatures(language(locale)),
+    )
     texts = [render(record, context, locale) for record in records]
     return {"records": [r.id for r in records], "markdown": "\n\n---\n\n".join(texts)}
 

@@ -13,6 +13,7 @@ from errknow_ls.kb.explain import Context, QuickFix, brief
 from errknow_ls.kb.model import Record
 from errknow_ls.lsp import actions, publishing
 from errknow_ls.lsp.convert import Positions
+from errknow_ls.lsp.explanations import explanation_uri
 from errknow_ls.lsp.languageserver import ErrknowServer
 from errknow_ls.lsp.output import diagnostics as output_diagnostics
 from errknow_ls.lsp.session import Session
@@ -59,14 +60,22 @@ def _markdown(session: Session) -> bool:
 
 def explain(session: Session, finding: Finding, markdown: bool) -> str:
     version = torch_version(session.roots(), session.settings.interpreter)
-    return hover_text(finding, session.kb.get(finding.record_id), session.locale, markdown, version)
+    record = session.kb.get(finding.record_id)
+    rest = explanation_uri(session, record, version) if record is not None else None
+    return hover_text(finding, record, session.locale, markdown, version, rest=rest)
 
 
 def hover_text(
-    finding: Finding, record: Record | None, locale: str | None, markdown: bool, torch: str | None = None
+    finding: Finding,
+    record: Record | None,
+    locale: str | None,
+    markdown: bool,
+    torch: str | None = None,
+    *,
+    rest: str | None = None,
 ) -> str:
-    """What happened here, the fix the quick-fix menu prefers, why, then the other fixes and what
-    not to do (from the record), then the rule's own documentation."""
+    """What happened here, the fix the quick-fix menu prefers, why, the other fixes, a link to the
+    rest of the record (``rest``, a file the editor opens), then the rule's own documentation."""
     lang = language(locale)
     here = (
         f"**{finding.code}** `{finding.name}`: {finding.message}"
@@ -91,5 +100,6 @@ def hover_text(
             for fix in finding.fixes
         ],
         torch_version=torch,
+        rest=rest,
     )
     return f"{brief(record, context, locale, markdown)}{SEPARATOR}{rule}"

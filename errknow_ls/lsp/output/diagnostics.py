@@ -32,11 +32,13 @@ CODE = "runtime"
 """The code column of every finding from a run: what kind of finding it is (the record it matched
 rides in ``data``, and hover names it)."""
 MESSAGE_CHARS = 200
+COMMAND_CHARS = 60
 WORDS = {
     "en": {
         "raised": "raised here in {runs}",
         "logged": "the run logged in {log}",
         "terminal": "the run in {terminal} at {time}",
+        "command": "the run of {command} at {time}",
         "terminal_n": "terminal {number}",
         "a_terminal": "a terminal",
         "output_panel": "the Output panel",
@@ -48,6 +50,7 @@ WORDS = {
         "raised": "此处在{runs}中引发",
         "logged": "记录于 {log} 的运行",
         "terminal": " {time} 于{terminal} 的运行",
+        "command": " {time} 的 {command} 运行",
         "terminal_n": "终端 {number}",
         "a_terminal": "某个终端",
         "output_panel": "输出面板",
@@ -144,8 +147,16 @@ def run_name(run: Run, said: dict[str, str]) -> str:
         return said["logged"].format(log=run.name)
     if run.kind == "output":
         return said["logged"].format(log=said["output_panel"])
+    if run.name is None and run.command:  # a terminal of its own (Neovim's `:terminal python x.py`)
+        return said["command"].format(command=_quoted(run.command), time=run.started)
     terminal = said["terminal_n"].format(number=run.name) if run.name else said["a_terminal"]
     return said["terminal"].format(terminal=terminal, time=run.started)
+
+
+def _quoted(command: str) -> str:
+    """``python train.py`` as code, on one line and shortened."""
+    line = " ".join(command.split())
+    return f"`{line if len(line) <= COMMAND_CHARS else line[: COMMAND_CHARS - 1] + '…'}`"
 
 
 def _runs(hits: Sequence[SourceHit], said: dict[str, str]) -> str:
@@ -340,9 +351,11 @@ def hover(session: Session, uri: str, position: types.Position, markdown: bool) 
     if isinstance(hit, LogHit) and hit.bare:
         here = f"{here}\n\n{LABELS[language(session.locale)]['bare']}"
     if record is None:
-        text = f"{here}\n\nNo record explains this error."
+        text = f"{here}\n\n{LABELS[language(session.locale)]['no_record']}"
     else:
-        context = Context(here=here, here_quotes_message=True, related=session.kb.signatures)
+        context = Context(
+            here=here, here_quotes_message=True, related=session.kb.signatures(language(session.locale))
+        )
         text = render(record, context, session.locale, markdown)
     kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
     return types.Hover(contents=types.MarkupContent(kind=kind, value=text))

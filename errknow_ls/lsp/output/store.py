@@ -6,7 +6,8 @@ A finding lives until what it was made for is gone:
 - its source line's text changes (each finding keeps the text it was raised on);
 - a newer traceback lands in the same file on another line or for another error (the newest run
   wins; the same error on the same line from several runs is kept once per run, and shown once);
-- a later run of the same program (a log's URI; a terminal and its command line) ends without it;
+- a later run of the same program (a log's URI; a command line in the same directory and terminal)
+  ends with exit code 0 without raising it;
 - its log is closed, deleted, truncated or rewritten;
 - the user clears the findings from runs.
 """
@@ -31,13 +32,16 @@ class Run:
     origin: str
     """The log's URI, or the ``source`` of terminal output (one per run in VS Code)."""
     program: str
-    """What later runs of the same program share: the log's URI; a terminal and its command line."""
+    """What later runs of the same program share: the log's URI; a command line, the directory it
+    ran in and the terminal, where the editor names one."""
     kind: Literal["log", "output", "terminal"]
     """A log file, an editor's output panel, a terminal."""
     name: str | None = None
     """The log's path in the workspace, or the terminal's number (None: not known)."""
     started: str = ""
     """When the server first saw the run, ``14:03`` in local time."""
+    command: str | None = None
+    """The command line a terminal ran, when the editor said it."""
 
 
 @dataclass(frozen=True, slots=True)

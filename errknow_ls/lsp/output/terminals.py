@@ -1,7 +1,9 @@
 """Terminal output streamed by the editor: each ``source`` (``term://...``,
 ``vscode-terminal://...``) gets its own scanner; a traceback it completes becomes a finding on the
 user's source line. A run that ends with exit code 0 takes back what earlier runs of the same
-command in the same terminal showed. Nothing here opens ``source`` or ``cwd``."""
+command showed: the same command line in the same directory, in the same terminal where the editor
+numbers its terminals (VS Code; a Neovim shell with prompt marks), in any terminal where each run
+has its own (Neovim's ``:terminal python train.py``). Nothing here opens ``source`` or ``cwd``."""
 
 from __future__ import annotations
 
@@ -26,18 +28,23 @@ class TerminalOutput:
     """Which run printed it: the same for every chunk of one run."""
     cwd: str | None = None
     terminal: int | None = None
-    """The terminal's number as the editor shows it (VS Code: its place in the terminal list)."""
+    """The terminal's number as the editor shows it (VS Code: its place in the terminal list; Neovim:
+    the buffer number of a shell's terminal). None where each run has a terminal of its own."""
     command: str | None = None
-    """The command line of the run: with ``terminal``, what makes two runs the same program."""
+    """The command line of the run: with ``cwd`` and ``terminal``, what makes two runs the same program."""
     ended: bool = False
     """The run is over: nothing more comes from ``source``."""
     exit_code: int | None = None
 
 
 def _run(output: TerminalOutput) -> Run:
-    program = f"{output.terminal}\0{output.command}" if output.terminal and output.command else output.source
+    program = (
+        "\0".join((str(output.terminal or ""), output.cwd or "", output.command))
+        if output.command
+        else output.source  # a run no later one can be known to repeat
+    )
     name = str(output.terminal) if output.terminal else None
-    return Run(output.source, program, "terminal", name, time.strftime("%H:%M"))
+    return Run(output.source, program, "terminal", name, time.strftime("%H:%M"), output.command)
 
 
 def read_output(session: Session, output: TerminalOutput) -> None:

@@ -21,6 +21,16 @@ H.wait(10000, function()
   return float ~= nil
 end, 'the hover window')
 H.out.hover = H.window_text(float)
+-- The link to the rest of the record: what `gx` opens with the cursor on it in the float.
+H.out.hover_conceal = vim.wo[float].conceallevel
+for row, line in ipairs(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(float), 0, -1, false)) do
+  local col = line:find('[`errknow-ls explain', 1, true)
+  if col then
+    vim.api.nvim_set_current_win(float)
+    vim.api.nvim_win_set_cursor(float, { row, col + 2 })
+    H.out.hover_link_urls = vim.ui._get_urls()
+  end
+end
 vim.api.nvim_win_close(float, true)
 
 -- The preferred quick fix, applied by vim.lsp.buf.code_action, then written.

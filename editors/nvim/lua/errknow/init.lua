@@ -77,42 +77,160 @@ local function terminal_cwd(bufnr)
   return vim.fs.normalize(cwd or vim.fn.getcwd())
 end
 
+--- The command line a terminal's job runs as one run, from its argv: `{cmd}` for `:terminal {cmd}`
+--- (Neovim runs 'shell' 'shellcmdflag' {cmd}), the argv itself for a job started with one; nil for
+--- `:terminal` alone, an interactive 'shell' whose exit status is no run's (the runs inside it are
+--- known only from its prompt marks, OSC 133).
+---@param bufnr integer
+---@return string?
+local function job_command(bufnr)
+  local ok, info = pcall(vim.api.nvim_get_chan_info, vim.bo[bufnr].channel)
+  local argv = ok and info.argv or {}
+  local shell = vim.split(vim.o.shell, '%s+', { trimempty = true })
+  local flag = vim.split(vim.o.shellcmdflag, '%s+', { trimempty = true })
+  if #argv == 0 or #shell == 0 then
+    return nil
+  end
+  if #argv == #shell + #flag + 1 and vim.deep_equal(vim.list_slice(argv, #shell + 1, #shell + #flag), flag) then
+    return argv[#argv]
+  end
+  local same_shell = vim.fs.basename(argv[1]) == vim.fs.basename(shell[1])
+  if same_shell and vim.deep_equal(vim.list_slice(argv, 2), vim.list_slice(shell, 2)) then
+    return nil
+  end
+  return table.concat(argv, ' ')
+end
+
+--- The fields of `errknow/terminalOutput` that say which run a chunk belongs to: the run the shell
+--- marked (its own source, the command typed at the prompt, the terminal's buffer number), else a
+--- job that is itself the run (`:terminal python train.py`: its command and directory), else the
+--- shell's output outside any marked run.
+---@param bufnr integer
+---@param state table
+---@return table
+local function run_fields(bufnr, state)
+  local fields = { cwd = terminal_cwd(bufnr), source = vim.uri_from_bufnr(bufnr) }
+  if state.run then
+    fields.source = fields.source .. '#run=' .. state.run.number
+    fields.terminal = bufnr
+    fields.command = state.run.command
+  else
+    fields.command = state.job_command
+  end
+  return fields
+end
+
+---@param bufnr integer
+---@param fields table
+local function notify(bufnr, fields)
+  local client = M.client(bufnr)
+  if client then
+    client:notify('errknow/terminalOutput', fields)
+  end
+end
+
+--- Sends rows `state.sent + 1 .. upto` (joined where the terminal wrapped them) for the current run.
+---@param bufnr integer
+---@param state table
+---@param rows string[]
+---@param upto integer
+local function send_rows(bufnr, state, rows, upto)
+  upto = math.min(upto, #rows)
+  if upto <= state.sent then
+    return
+  end
+  local text = unwrap(vim.list_slice(rows, state.sent + 1, upto), terminal_width(bufnr))
+  state.sent = upto
+  notify(bufnr, vim.tbl_extend('force', run_fields(bufnr, state), { text = text .. '\n' }))
+end
+
+--- The command line typed at the prompt: from where the prompt ended (OSC 133;B) to the row
+--- before the output began (OSC 133;C).
+---@param rows string[]
+---@param prompt { row: integer, col: integer }?
+---@param output_row integer
+---@return string?
+local function typed_command(rows, prompt, output_row)
+  if not prompt or prompt.row >= output_row or not rows[prompt.row] then
+    return nil
+  end
+  local typed = { rows[prompt.row]:sub(prompt.col + 1) }
+  vim.list_extend(typed, vim.list_slice(rows, prompt.row + 1, output_row - 1))
+  local command = vim.trim(table.concat(typed))
+  return command ~= '' and command or nil
+end
+
+--- Applies the prompt marks received since the last flush: a run's output starts at its C row and
+--- ends at its D row, where the shell reported the exit status.
+---@param bufnr integer
+---@param state table
+---@param rows string[]
+local function apply_marks(bufnr, state, rows)
+  while #state.marks > 0 do
+    local mark = table.remove(state.marks, 1)
+    if mark.kind == 'C' then
+      send_rows(bufnr, state, rows, mark.row - 1) -- what came before, the prompt included
+      state.runs = state.runs + 1
+      state.run = { number = state.runs, command = typed_command(rows, mark.prompt, mark.row) }
+    elseif mark.kind == 'D' and state.run then
+      send_rows(bufnr, state, rows, mark.col > 0 and mark.row or mark.row - 1)
+      notify(bufnr, vim.tbl_extend('force', run_fields(bufnr, state), {
+        text = '',
+        ['end'] = true,
+        exitCode = mark.status,
+      }))
+      state.run = nil
+    end
+  end
+end
+
 --- Sends the terminal's finished rows to the server as `errknow/terminalOutput`. The last
 --- non-empty row may still be written to (a prompt, a progress bar), so it waits, unless `final`.
 ---@param bufnr integer
----@param state { sent: integer }
+---@param state table
 ---@param final boolean
 local function flush(bufnr, state, final)
   if not vim.api.nvim_buf_is_valid(bufnr) then
     return
   end
   local rows = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  apply_marks(bufnr, state, rows)
   local last = #rows
   while last > 0 and rows[last] == '' do
     last = last - 1
   end
   local upto = final and last or last - 1
-  if upto <= state.sent then
-    return
-  end
   local width = terminal_width(bufnr)
   -- Never cut a wrapped line in two: hold back rows that continue into the ones not sent yet.
   while not final and upto > state.sent and vim.fn.strdisplaywidth(rows[upto]) >= width do
     upto = upto - 1
   end
-  if upto <= state.sent then
-    return
+  send_rows(bufnr, state, rows, upto)
+end
+
+--- A prompt mark (OSC 133, "semantic prompts") the shell printed: B where the prompt ends and the
+--- command is typed, C where its output begins, D;status where it ended.
+---@param state table
+---@param sequence string
+---@param cursor { [1]: integer, [2]: integer }?
+---@return boolean queued
+local function prompt_mark(state, sequence, cursor)
+  local kind, rest = sequence:match('^\27%]133;(%u)(.*)$')
+  if not kind or not cursor then
+    return false
   end
-  local text = unwrap(vim.list_slice(rows, state.sent + 1, upto), width)
-  state.sent = upto
-  local client = M.client(bufnr)
-  if client then
-    client:notify('errknow/terminalOutput', {
-      text = text .. '\n',
-      cwd = terminal_cwd(bufnr),
-      source = vim.uri_from_bufnr(bufnr),
-    })
+  local at = { row = cursor[1], col = cursor[2] }
+  if kind == 'B' then
+    state.prompt = at
+  elseif kind == 'C' then
+    table.insert(state.marks, { kind = 'C', row = at.row, col = at.col, prompt = state.prompt })
+    state.prompt = nil
+  elseif kind == 'D' then
+    table.insert(state.marks, { kind = 'D', row = at.row, col = at.col, status = tonumber(rest:match('^;(%-?%d+)')) })
+  else
+    return false
   end
+  return true
 end
 
 --- Attaches errknow-ls to a terminal buffer and streams the rows its programs print.
@@ -142,31 +260,63 @@ function M.attach_terminal(bufnr)
     return
   end
   vim.b[bufnr].errknow_attached = true
-  local state = { sent = 0 }
+  local state = { sent = 0, marks = {}, runs = 0, job_command = job_command(bufnr) }
   local timer = assert(vim.uv.new_timer())
+  local function later()
+    timer:stop()
+    timer:start(DEBOUNCE_MS, 0, vim.schedule_wrap(function()
+      flush(bufnr, state, false)
+    end))
+  end
   vim.api.nvim_buf_attach(bufnr, false, {
     on_lines = function(_, _, _, first, last_old, last_new)
-      -- Scrollback dropping rows off the top shifts what was already sent.
-      if first == 0 and last_new < last_old and state.sent > 0 then
-        state.sent = math.max(0, state.sent - (last_old - last_new))
+      -- Scrollback dropping rows off the top shifts what was already sent, and the marks.
+      if first == 0 and last_new < last_old then
+        local gone = last_old - last_new
+        state.sent = math.max(0, state.sent - gone)
+        local shifted = {} -- a C mark shares its prompt with state.prompt until the next B
+        for _, mark in ipairs(state.marks) do
+          shifted[mark] = true
+          if mark.prompt then
+            shifted[mark.prompt] = true
+          end
+        end
+        if state.prompt then
+          shifted[state.prompt] = true
+        end
+        for mark in pairs(shifted) do
+          mark.row = mark.row - gone
+        end
       end
-      timer:stop()
-      timer:start(DEBOUNCE_MS, 0, vim.schedule_wrap(function()
-        flush(bufnr, state, false)
-      end))
+      later()
     end,
     on_detach = function()
       timer:stop()
       timer:close()
     end,
   })
+  vim.api.nvim_create_autocmd('TermRequest', {
+    buffer = bufnr,
+    desc = 'errknow-ls: where a run in this shell begins and ends (OSC 133 prompt marks)',
+    callback = function(args)
+      -- The rows the mark follows reach the buffer on its next refresh: flush after it.
+      if type(args.data) == 'table' and prompt_mark(state, args.data.sequence, args.data.cursor) then
+        later()
+      end
+    end,
+  })
   vim.api.nvim_create_autocmd('TermClose', {
     buffer = bufnr,
     once = true,
     callback = function()
+      local status = vim.v.event.status
       -- The program's last rows arrive with the close: flush on the next loop turn, after them.
       vim.schedule(function()
         flush(bufnr, state, true)
+        local fields = run_fields(bufnr, state)
+        -- A job that is itself the run ended with its status; a shell's own status is no run's.
+        local ended = { text = '', ['end'] = true, exitCode = state.job_command and status or nil }
+        notify(bufnr, vim.tbl_extend('force', fields, ended))
       end)
     end,
   })
