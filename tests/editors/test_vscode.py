@@ -163,6 +163,29 @@ def first_run(tmp_path_factory: pytest.TempPathFactory, vsix: dict[str, float]) 
     yield from scenario(base, root, "vscode-first-run", {"ERRKNOW_E2E_FIRST_RUN": "1"}, dict(vsix))
 
 
+FIXES = Path(__file__).resolve().parent / "fixtures" / "fixes"
+PREFERRED = {
+    "tracker.py": (28, "Detach the previous step's `self.hidden` where it is read (safe)"),
+    "line_fit.py": (17, "Recompute `loss` inside `closure()`, on every call (safe)"),
+}
+"""Files of issue 15's editor cases (a state kept on ``self``, an L-BFGS closure): the line of the
+finding (1-based) and the fix the server prefers, as the quick-fix menu titles it."""
+
+
+@pytest.fixture(scope="module")
+def fixes_run(tmp_path_factory: pytest.TempPathFactory, vsix: dict[str, float]) -> Iterator[dict[str, Any]]:
+    """A workspace holding only the two files: each one's first quick fix applied and saved."""
+    base = tmp_path_factory.mktemp("vscode-fixes")
+    root = bare_project(base)
+    for child in root.iterdir():
+        if child.is_file() and child.suffix in {".py", ".ipynb"}:
+            child.unlink()
+    for name in PREFERRED:
+        shutil.copyfile(FIXES / name, root / name)
+    spec = ",".join(f"{name}:{line}" for name, (line, _) in PREFERRED.items())
+    yield from scenario(base, root, "vscode-fixes", {"ERRKNOW_E2E_FIXES": spec}, dict(vsix))
+
+
 def scenario(
     base: Path, root: Path, name: str, scenario_env: dict[str, str], timings: dict[str, float]
 ) -> Iterator[dict[str, Any]]:
@@ -332,3 +355,24 @@ def test_first_run_message_its_setting_and_dont_show_again(first_run: dict[str, 
 @more_scenarios
 def test_explain_selection_opens_the_explanation(vscode_run: dict[str, Any]) -> None:
     assert ROOT_CAUSE in vscode_run["explanation"]
+
+
+@pytest.mark.parametrize("name", sorted(PREFERRED))
+def test_the_first_fix_offered_is_the_preferred_one_and_the_fixed_file_trains(
+    fixes_run: dict[str, Any], name: str
+) -> None:
+    """Issue 15: the quick-fix menu's first, focused entry is the preferred real fix; the file it
+    leaves is clean and runs under torch with a gradient on every parameter (the program asserts it)."""
+    root = Path(fixes_run["root"])
+    seen = fixes_run["fixes"][name]
+    preferred = PREFERRED[name][1].removesuffix(" (safe)")
+    assert seen["focused"].startswith(preferred), seen["actions"]
+    offered = [action for action in seen["actions"] if action != "Quick Fix"]  # the menu's group header
+    assert offered[0].startswith(preferred), seen["actions"]
+    assert check_clean(root / name).returncode == 0
+    trained = subprocess.run(
+        [sys.executable, str(root / name)], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert trained.returncode == 0, trained.stderr[-3000:]
+    assert trained.stdout.startswith("trained"), trained.stdout
+    assert fixes_run["problems_fixed"]["label"] == "No Problems"

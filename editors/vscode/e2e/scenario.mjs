@@ -156,6 +156,38 @@ async function sourceScenario(page) {
   await shot(page, "4-fixed-and-saved");
 }
 
+/** Issue 15: for a state kept on `self` and an L-BFGS closure (files the test put in the workspace
+ * with the line of their finding: ERRKNOW_E2E_FIXES="tracker.py:28,line_fit.py:17"), the quick-fix
+ * menu's first, focused entry is applied with Enter and saved. */
+async function fixesScenario(page) {
+  seen.fixes = {};
+  await waitProblems(page, "some", 60_000);
+  for (const spec of env("ERRKNOW_E2E_FIXES").split(",")) {
+    const [name, line] = spec.split(":");
+    await openFile(page, name);
+    await goToLine(page, Number(line));
+    await page.keyboard.press("End");
+    await page.keyboard.press("Home");
+    const menu = await quickFixMenu(page);
+    const actions = await menu.locator(".monaco-list-row").allInnerTexts();
+    const focused = await menu.locator(".monaco-list-row.focused").first().innerText();
+    await shot(page, `fixes-${name}-menu`);
+    await page.keyboard.press("Enter");
+    await menu.waitFor({ state: "hidden" });
+    await page.locator(".tab.active.dirty").waitFor();
+    const file = join(root, name);
+    const before = readFileSync(file, "utf8");
+    await page.keyboard.press("Control+S");
+    const saved = await until(`${name} fixed on disk`, () => {
+      const text = readFileSync(file, "utf8");
+      return text !== before ? text : undefined;
+    }, 20_000);
+    seen.fixes[name] = { actions, focused, saved };
+  }
+  seen.problems_fixed = await waitProblems(page, "none", 30_000);
+  await shot(page, "fixes-all-fixed");
+}
+
 async function terminalScenario(page) {
   await page.keyboard.press("Control+`");
   const terminal = page.locator(".terminal-wrapper.active .xterm");
@@ -371,6 +403,8 @@ try {
   stepStart = Date.now();
   if (process.env.ERRKNOW_E2E_FIRST_RUN === "1") {
     await firstRunScenario(page);
+  } else if (process.env.ERRKNOW_E2E_FIXES) {
+    await fixesScenario(page);
   } else {
     await sourceScenario(page);
     if (process.env.ERRKNOW_E2E_TERMINAL !== "0") {
