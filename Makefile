@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 TORCH_STAMP := $(VENV)/.torch
 TORCH_VERSION := 2.13.0
 
-.PHONY: demo test quick fmt lint typecheck pytest venv torch clean extension editors test-vscode
+.PHONY: demo test quick fmt lint typecheck pytest venv torch clean extension editors editors-all test-vscode
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -77,6 +77,17 @@ extension: $(NODE_STAMP) $(STAMP)
 # (built for .venv's Python and this platform: see editors/vscode/scripts/bundle.py).
 editors: $(NODE_STAMP) $(STAMP)
 	cd $(EXTENSION) && ERRKNOW_BUNDLE_PYTHON=$(abspath $(BIN)/python) npm run package
+
+# One .vsix per platform VS Code publishes extensions for (editors/vscode/errknow-ls-<target>.vsix),
+# each carrying that platform's compiled dependencies for every Python in VSIX_PYTHONS: pip fetches
+# the wheels of each (see editors/vscode/scripts/bundle.py). `make editors` builds this machine's.
+VSIX_TARGETS ?= linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64
+VSIX_PYTHONS ?= 3.11 3.12 3.13 3.14
+editors-all: $(NODE_STAMP) $(STAMP)
+	cd $(EXTENSION) && for target in $(VSIX_TARGETS); do \
+		$(abspath $(BIN)/python) scripts/bundle.py --target $$target $(foreach v,$(VSIX_PYTHONS),--python $(v)) && \
+		npx vsce package --allow-missing-repository --target $$target --out errknow-ls-$$target.vsix || exit 1; \
+	done
 
 # The VS Code end-to-end scenario alone (`make test` runs it too; it installs code-server and Chromium).
 test-vscode: $(STAMP) $(TORCH_STAMP)

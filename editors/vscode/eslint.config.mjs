@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["out/**", "node_modules/**", "e2e/node_modules/**", "*.vsix"] },
+  { ignores: ["out/**", "node_modules/**", "e2e/node_modules/**", "bundled/**", "*.vsix"] },
   js.configs.recommended,
   {
     files: ["src/**/*.ts"],

@@ -21,8 +21,8 @@ export interface Interpreter {
 /** The server the extension carries: `tool/serve.py` run with `libs/` first on sys.path. */
 export interface Bundle {
   script: string;
-  /** The Python [major, minor] its compiled dependencies were built for. */
-  python: readonly [number, number];
+  /** The Python [major, minor] versions its compiled dependencies were built for, one folder each. */
+  pythons: readonly (readonly [number, number])[];
 }
 
 export interface ServerCommand {
@@ -112,12 +112,13 @@ function bundled(bundle: Bundle, interpreter: Interpreter | undefined): ServerCo
       actions: ["selectInterpreter", "openSettings"],
     };
   }
-  if (version[0] !== bundle.python[0] || version[1] !== bundle.python[1]) {
+  if (!bundle.pythons.some((built) => built[0] === version[0] && built[1] === version[1])) {
+    const built = bundle.pythons.map(dotted).join(", ");
     return {
       message:
-        `The errknow-ls bundled with this extension was built for Python ${dotted(bundle.python)} (its ` +
+        `The errknow-ls bundled with this extension was built for Python ${built} (its ` +
         `compiled dependencies: pydantic-core, regex, pyahocorasick); the selected interpreter is Python ` +
-        `${dotted(version)}. Select a Python ${dotted(bundle.python)}, or install errknow-ls into the ` +
+        `${dotted(version)}. Select a Python ${built}, or install errknow-ls into the ` +
         "environment and use it (errknow.importStrategy: fromEnvironment).",
       actions: ["selectInterpreter", "useFromEnvironment"],
     };
@@ -178,13 +179,20 @@ export function isProblem(found: ServerCommand | Problem): found is Problem {
 export function readBundle(extensionPath: string): Bundle | undefined {
   const root = path.join(extensionPath, "bundled");
   try {
-    const manifest = JSON.parse(fs.readFileSync(path.join(root, "bundle.json"), "utf8")) as { python?: unknown };
-    const python = manifest.python;
-    if (typeof python !== "string" || !/^\d+\.\d+$/.test(python)) {
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, "bundle.json"), "utf8")) as { pythons?: unknown };
+    const pythons = manifest.pythons;
+    if (!Array.isArray(pythons) || pythons.length === 0) {
       return undefined;
     }
-    const [major = 0, minor = 0] = python.split(".").map(Number);
-    return { script: path.join(root, "tool", "serve.py"), python: [major, minor] };
+    const versions: [number, number][] = [];
+    for (const python of pythons) {
+      if (typeof python !== "string" || !/^\d+\.\d+$/.test(python)) {
+        return undefined;
+      }
+      const [major = 0, minor = 0] = python.split(".").map(Number);
+      versions.push([major, minor]);
+    }
+    return { script: path.join(root, "tool", "serve.py"), pythons: versions };
   } catch {
     return undefined;
   }

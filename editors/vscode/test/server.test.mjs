@@ -18,7 +18,7 @@ function place(file, mode = 0o755, content = "#!/bin/sh\n") {
   return file;
 }
 
-const BUNDLE = { script: "/ext/bundled/tool/serve.py", python: [3, 11] };
+const BUNDLE = { script: "/ext/bundled/tool/serve.py", pythons: [[3, 11], [3, 13]] };
 const python = (file, version = [3, 11]) => ({ path: file, version, origin: "the Python extension's interpreter" });
 
 function lookup(overrides = {}) {
@@ -77,8 +77,14 @@ test("useBundled with a Python older than 3.11: says which, and offers to select
 test("useBundled with another Python than the bundle's: select it, or use the environment's install", () => {
   const found = findServer(lookup({ importStrategy: "useBundled", bundle: BUNDLE, interpreter: python("/py/python", [3, 12]) }));
   assert.ok(isProblem(found));
-  assert.match(found.message, /built for Python 3\.11/);
+  assert.match(found.message, /built for Python 3\.11, 3\.13/);
   assert.deepEqual(found.actions, ["selectInterpreter", "useFromEnvironment"]);
+});
+
+test("useBundled with one of the bundle's Python versions: the bundled server", () => {
+  const found = findServer(lookup({ importStrategy: "useBundled", bundle: BUNDLE, interpreter: python("/py/python", [3, 13]) }));
+  assert.equal(found.command, "/py/python");
+  assert.deepEqual(found.args, ["/ext/bundled/tool/serve.py"]);
 });
 
 test("useBundled when the extension carries no bundle (a development build): the environment's install", () => {
@@ -142,11 +148,13 @@ test("on Windows: Scripts\\errknow-ls.exe", () => {
   assert.ok(isProblem(findServer(lookup({ workspaceFolders: [path.join(root, "ws")] }))));
 });
 
-test("the bundle's manifest: its Python version, or no bundle when missing or bad", () => {
+test("the bundle's manifest: its Python versions, or no bundle when missing or bad", () => {
   const root = scratch();
   assert.equal(readBundle(root), undefined);
-  place(path.join(root, "bundled", "bundle.json"), 0o644, '{"python": "3.12", "platform": "linux-x86_64"}');
-  assert.deepEqual(readBundle(root), { script: path.join(root, "bundled", "tool", "serve.py"), python: [3, 12] });
-  place(path.join(root, "bundled", "bundle.json"), 0o644, '{"python": 3}');
+  place(path.join(root, "bundled", "bundle.json"), 0o644, '{"pythons": ["3.11", "3.12"], "platform": "win32-x64"}');
+  assert.deepEqual(readBundle(root), { script: path.join(root, "bundled", "tool", "serve.py"), pythons: [[3, 11], [3, 12]] });
+  place(path.join(root, "bundled", "bundle.json"), 0o644, '{"pythons": ["3.12", 3]}');
+  assert.equal(readBundle(root), undefined);
+  place(path.join(root, "bundled", "bundle.json"), 0o644, '{"python": "3.12"}');
   assert.equal(readBundle(root), undefined);
 });
