@@ -13,13 +13,13 @@ from errknow_ls.analysis.cells import CellProgram
 from errknow_ls.analysis.prefilter import might_backward
 from errknow_ls.core import Edit, Finding
 from errknow_ls.project import RuleSelection
+from errknow_ls.project.results_cache import content_digest
 from errknow_ls.runner.fixing import fix_until_stable
 from errknow_ls.runner.notebooks import Notebook, is_notebook, parse_notebook
 from errknow_ls.runner.sourcefile import (
     SourceChanged,
     SourceFile,
     SourceFileError,
-    content_digest,
     decode_source,
     read_bytes,
     read_source_file,

@@ -21,7 +21,9 @@ from errknow_ls.project import (
     load_settings,
     select_rules,
 )
-from errknow_ls.runner.cache import CACHE_DIRNAME, CheckCache, cache_key, check_files_cached
+from errknow_ls.project.results_cache import cache_directory as project_cache_directory
+from errknow_ls.project.results_cache import cache_key
+from errknow_ls.runner.cache import CheckCache, check_files_cached
 from errknow_ls.runner.engine import FileJob, FileResult, check_file
 from errknow_ls.runner.formats import diff, render, statistics
 from errknow_ls.runner.options import (
@@ -210,15 +212,8 @@ def exit_code(options: CheckOptions, report: Report) -> int:
 
 
 def cache_directory(options: CheckOptions, settings: ProjectSettings) -> Path | None:
-    """``--cache-dir``, else ``cache-dir`` in ``[tool.errknow]``, else ``.errknow_cache`` at the
-    project root (the current directory outside a project); ``None`` with ``--no-cache``."""
-    if options.no_cache:
-        return None
-    if options.cache_dir is not None:
-        return options.cache_dir
-    if settings.cache_dir is not None:
-        return settings.cache_dir
-    return (settings.root or Path.cwd()) / CACHE_DIRNAME
+    """The project's cache directory (``--cache-dir`` first); ``None`` with ``--no-cache``."""
+    return None if options.no_cache else project_cache_directory(settings, options.cache_dir)
 
 
 def rule_selection(options: CheckOptions, settings: ProjectSettings, err: TextIO) -> RuleSelection:

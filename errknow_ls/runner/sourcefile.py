@@ -23,7 +23,6 @@ import contextlib
 import dataclasses
 import errno
 import functools
-import hashlib
 import io
 import json
 import os
@@ -107,11 +106,6 @@ def read_file(path: Path) -> ReadFile:
         except OSError as exc:
             raise SourceFileError(exc.strerror or str(exc)) from exc
     raise AssertionError("unreachable")
-
-
-def content_digest(data: bytes) -> str:
-    """What a file's cache entry is keyed by: a hash of its bytes (its name, time and size play no part)."""
-    return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
 def decode_source(path: Path, data: bytes) -> SourceFile:

@@ -21,8 +21,14 @@ import pytest
 from errknow_ls.cli import EXIT_ERROR, EXIT_FOUND, EXIT_OK
 from errknow_ls.core import Finding, Severity
 from errknow_ls.project import RuleSelection
-from errknow_ls.runner import cache
-from errknow_ls.runner.cache import CACHE_DIRNAME, cache_key, checker_fingerprint
+from errknow_ls.project.results_cache import (
+    CACHE_DIRNAME,
+    CachedEntry,
+    cache_key,
+    checker_fingerprint,
+    decode_entry,
+    encode_entry,
+)
 from tests.core.test_codec import FINDING
 from tests.runner.test_check_cli import CLEAN, DOUBLE, GRAD_FIXED, GRAD_THEN_BACKWARD, Run, write
 from tests.runner.test_check_notebooks import training_notebook
@@ -265,9 +271,9 @@ def test_the_key_follows_the_checker_sources_and_the_rules(tmp_path: Path) -> No
 def test_entries_read_back_exactly_and_damage_is_refused() -> None:
     """The finding's own form is core.codec's (tests/core/test_codec.py); here, the entry around it."""
     finding, span = FINDING, FINDING.span
-    entry = cache._Entry([finding, Finding("EK002", "n", "r", Severity.ERROR, "m", span)], ["line 9: bad"])
-    raw = cache._encode(entry)
-    assert cache._decode(raw) == entry
+    entry = CachedEntry([finding, Finding("EK002", "n", "r", Severity.ERROR, "m", span)], ["line 9: bad"])
+    raw = encode_entry(entry)
+    assert decode_entry(raw) == entry
     data = json.loads(raw)
     damages: list[Callable[[Any], object]] = [
         lambda d: d["findings"][0].update(severity="fatal"),
@@ -280,8 +286,8 @@ def test_entries_read_back_exactly_and_damage_is_refused() -> None:
         damaged = json.loads(raw)
         damage(damaged)
         with pytest.raises(ValueError):
-            cache._decode(json.dumps(damaged))
-    assert data == json.loads(cache._encode(cache._decode(raw)))
+            decode_entry(json.dumps(damaged))
+    assert data == json.loads(encode_entry(decode_entry(raw)))
 
 
 @pytest.mark.parametrize("kind", ["FIFO", "/dev/zero"])

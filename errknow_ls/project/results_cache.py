@@ -1,0 +1,182 @@
+"""The results cache that ``check`` and the server share: what checking a text found, by a hash of
+its bytes, in one JSON file per *key* under the project's cache directory (``runner.cache`` reads
+and writes it for ``check``; the server reads it to publish what it knows before its first check).
+
+A key is the format, the errknow-ls version, a hash of the checker's own sources (``core``,
+``analysis``, ``runner``: editing the checker starts a new cache), the Python whose ``ast`` parses,
+and the rules selected. An entry names the project's modules the check read, with the hash of each
+then: it holds only while they still say the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from errknow_ls import __version__
+from errknow_ls.core import Finding
+from errknow_ls.core.codec import decode_finding, encode_finding
+from errknow_ls.core.files import MIB, UnreadableFile, read_regular
+from errknow_ls.project.config import ProjectSettings
+from errknow_ls.project.rules import RuleSelection
+
+CACHE_DIRNAME = ".errknow_cache"
+FORMAT = 3
+CACHEDIR_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by errknow-ls.\n"
+    "# For information about cache directory tags, see https://bford.info/cachedir/\n"
+)
+PACKAGE = Path(__file__).resolve().parent.parent
+CHECKER_PACKAGES = ("core", "analysis", "runner")
+MAX_CACHE_BYTES = 512 * MIB
+"""A cache file larger than this is ignored (with a warning) and rewritten."""
+
+
+@dataclass(frozen=True, slots=True)
+class CachedEntry:
+    """What checking one text found."""
+
+    findings: list[Finding]
+    errors: list[str]
+    read: list[tuple[str, str]] = field(default_factory=list)
+    """The project's modules the check read, with the hash of each text then."""
+    cells: list[int] = field(default_factory=list)
+    """A notebook's: the code cell each finding is in (see ``FileResult.cells``)."""
+
+
+ENTRY_KEYS = frozenset({"findings", "errors", "read", "cells"})
+
+
+class DamagedEntry(ValueError):
+    """An entry that is not what ``encode_entry`` writes."""
+
+
+def encode_entry(entry: CachedEntry) -> str:
+    data: dict[str, object] = {
+        "findings": [encode_finding(f) for f in entry.findings],
+        "errors": entry.errors,
+    }
+    if entry.read:
+        data["read"] = [list(pair) for pair in entry.read]
+    if entry.cells:
+        data["cells"] = entry.cells
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def decode_entry(raw: str) -> CachedEntry:
+    """What ``encode_entry`` wrote, every type checked; raises ``ValueError`` otherwise."""
+    data = json.loads(raw)
+    if type(data) is not dict or not {"findings", "errors"} <= set(data) <= ENTRY_KEYS:
+        raise DamagedEntry(raw)
+    findings, errors, read = data["findings"], data["errors"], data.get("read", [])
+    cells = data.get("cells", [])
+    if type(cells) is not list or any(type(c) is not int for c in cells):
+        raise DamagedEntry(raw)
+    if type(findings) is list and len(cells) not in (0, len(findings)):
+        raise DamagedEntry(raw)
+    if type(findings) is not list or type(errors) is not list or any(type(e) is not str for e in errors):
+        raise DamagedEntry(raw)
+    if type(read) is not list or any(
+        type(pair) is not list or len(pair) != 2 or any(type(part) is not str for part in pair)
+        for pair in read
+    ):
+        raise DamagedEntry(raw)
+    return CachedEntry([decode_finding(item) for item in findings], errors, [(k, d) for k, d in read], cells)
+
+
+def content_digest(data: bytes) -> str:
+    """What a file's cache entry is keyed by: a hash of its bytes (its name, time and size play no part)."""
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+def checker_fingerprint(package: Path = PACKAGE, parts: Sequence[str] = CHECKER_PACKAGES) -> str:
+    """A hash of every source file of the checker and what runs it."""
+    digest = hashlib.blake2b(digest_size=20)
+    for part in parts:
+        for path in sorted((package / part).rglob("*.py")):
+            digest.update(path.relative_to(package).as_posix().encode())
+            digest.update(b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def cache_key(rules: RuleSelection, fingerprint: str | None = None) -> str:
+    select = "*" if rules.select is None else ",".join(sorted(rules.select))
+    parts = [
+        f"format {FORMAT}",
+        __version__,
+        fingerprint or checker_fingerprint(),
+        sys.implementation.name,
+        sys.version,
+        f"select {select}",
+        f"ignore {','.join(sorted(rules.ignore))}",
+    ]
+    return hashlib.blake2b("\n".join(parts).encode(), digest_size=20).hexdigest()
+
+
+def cache_directory(settings: ProjectSettings, given: Path | None = None) -> Path:
+    """``given`` (``--cache-dir``), else ``cache-dir`` in ``[tool.errknow]``, else ``.errknow_cache``
+    at the project root (the current directory outside a project)."""
+    if given is not None:
+        return given
+    if settings.cache_dir is not None:
+        return settings.cache_dir
+    return (settings.root or Path.cwd()) / CACHE_DIRNAME
+
+
+def cache_file(directory: Path, key: str) -> Path:
+    return directory / __version__ / f"{key}.json"
+
+
+@dataclass(frozen=True, slots=True)
+class CacheContents:
+    """A cache file as read: ``files`` (path -> size, modification time, digest) and ``results``
+    (digest -> an encoded entry), each still to be validated where it is used."""
+
+    files: dict[str, object] = field(default_factory=dict)
+    results: dict[str, object] = field(default_factory=dict)
+    problem: str | None = None
+    """Why the file could not be used, if it exists and is not a file this run can read."""
+
+
+def read_cache_file(path: Path, key: str) -> CacheContents:
+    """The contents of the cache file of ``key``; empty if it is missing, damaged or another key's."""
+    try:
+        data = json.loads(read_regular(path, MAX_CACHE_BYTES).data)
+    except UnreadableFile as exc:
+        return CacheContents(problem=f"warning: the cache {path} is ignored: {exc}")
+    except (OSError, ValueError, RecursionError):
+        return CacheContents()
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("key") != key:
+        return CacheContents()
+    files, results = data.get("files"), data.get("results")
+    if isinstance(files, dict) and isinstance(results, dict):
+        return CacheContents(files, results)
+    return CacheContents()
+
+
+def make_cache_directory(directory: Path) -> None:
+    """The directory with its ``.gitignore`` and ``CACHEDIR.TAG`` (tar, backup tools skip it)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, text in ((".gitignore", "# Created by errknow-ls.\n*\n"), ("CACHEDIR.TAG", CACHEDIR_TAG)):
+        marker = directory / name
+        if not marker.exists():
+            marker.write_text(text, encoding="utf-8")
+
+
+def write_atomically(target: Path, data: bytes) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temp_name, target)  # noqa: PTH105
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
