@@ -20,21 +20,22 @@ from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.context import ForkServerContext, SpawnContext
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 from pygls.workspace import Workspace
 
-from errknow_ls.analysis import Cache, CheckResult, check_source
 from errknow_ls.analysis.cells import CellProgram
-from errknow_ls.analysis.rules import localized
 from errknow_ls.core import Finding, Position, Span
 from errknow_ls.core.findings import read_limit_note
 from errknow_ls.lsp import convert
 from errknow_ls.lsp.snapshots import Part, Snapshot, State, snapshot_of
 from errknow_ls.project import RuleSelection
 from errknow_ls.project.modules import ProjectModules
+
+if TYPE_CHECKING:
+    from errknow_ls.analysis import Cache, CheckResult
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -64,6 +65,29 @@ class Result:
     find, by real path: it is checked again when one changes, or is made or removed."""
 
 
+class CheckerCache:
+    """The checker's cache, made by the first check: the checker is imported then, not when the
+    server starts (what the results cache knows is published before it is needed)."""
+
+    def __init__(self) -> None:
+        self._cache: Cache | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Cache:
+        with self._lock:
+            if self._cache is None:
+                from errknow_ls.analysis import Cache  # noqa: PLC0415 (see the docstring)
+
+                self._cache = Cache()
+            return self._cache
+
+
+def _localized(finding: Finding, language: str) -> Finding:
+    from errknow_ls.analysis.rules import localized  # noqa: PLC0415 (loads the rules: see ``CheckerCache``)
+
+    return localized(finding, language)
+
+
 @dataclass(frozen=True, slots=True)
 class Analyzer:
     """Everything a check depends on besides the text; a new one (next generation) on each change."""
@@ -78,7 +102,7 @@ class Analyzer:
     """Record id -> its documentation URL."""
     language: str = "en"
     """The language findings are told in (``en`` or ``zh``)."""
-    cache: Cache = field(default_factory=Cache, compare=False)
+    cache: CheckerCache = field(default_factory=CheckerCache, compare=False)
     """Parsed chunks and checked units, by content: kept from one generation to the next."""
 
     def run(self, snapshot: Snapshot) -> list[Result]:
@@ -93,6 +117,12 @@ class Analyzer:
                 self._result(part, checked.findings, limit_notes(checked.errors), rules, read=read)
             )
         return results
+
+    def result_of(self, part: Part, findings: Sequence[Finding], errors: Sequence[str]) -> Result:
+        """What a check of ``part`` here would give, from findings made elsewhere (the results
+        cache ``check`` shares): told in this analyzer's language, converted to the client's units."""
+        findings = [_localized(f, self.language) for f in findings]
+        return self._result(part, findings, limit_notes(errors), self.rules(part.uri))
 
     def _modules(self, uri: str, snapshot: Snapshot) -> ProjectModules | None:
         """The project's modules as a file imports them, the open documents' texts first; none for
@@ -123,15 +153,17 @@ class Analyzer:
     def _check(
         self, text: str, rules: RuleSelection, document: str, modules: ProjectModules | None = None
     ) -> CheckResult:
+        from errknow_ls.analysis import check_source  # noqa: PLC0415 (see ``CheckerCache``)
+
         result = check_source(
             text,
             select=rules.select,
             ignore=rules.ignored(),
-            cache=self.cache,
+            cache=self.cache.get(),
             document=document,
             modules=modules,
         )
-        return dataclasses.replace(result, findings=[localized(f, self.language) for f in result.findings])
+        return dataclasses.replace(result, findings=[_localized(f, self.language) for f in result.findings])
 
     def _related_across(
         self, snapshot: Snapshot, program: CellProgram, finding: Finding

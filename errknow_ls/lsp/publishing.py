@@ -8,6 +8,7 @@ when the client opens it and starts pulling it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Iterable
@@ -82,7 +83,9 @@ async def refresh(session: Session, uri: str) -> None:
     """Check an open document until a result for its current version is out, then publish it.
 
     One loop per document: edits that arrive meanwhile only make the loop go round once more,
-    and a result for an older version is never published over a newer one.
+    and a result for an older version is never published over a newer one. Before the document's
+    first check here starts, what the results cache knows of it is published (``known``); the
+    check then confirms it (nothing is sent again) or replaces it.
     """
     snapshot = _snapshot(session, uri)
     if snapshot is None or snapshot.key in session.refreshing:
@@ -92,6 +95,10 @@ async def refresh(session: Session, uri: str) -> None:
     session.documents_idle.clear()
     try:
         await session.ready.wait()
+        snapshot = _snapshot(session, key)
+        if snapshot is not None:
+            for result in await known(session, snapshot):
+                publish(session, result)
         while snapshot is not None:
             try:
                 results = await session.checks.results(snapshot)
@@ -100,18 +107,79 @@ async def refresh(session: Session, uri: str) -> None:
                 continue
             current = _snapshot(session, snapshot.key)
             if current is not None and session.checks.key_of(current) == session.checks.key_of(snapshot):
+                replaced = False
                 for result in results:
-                    publish(session, result)
-                if snapshot.notebook:
+                    served = session.known_served.pop(result.uri, None)
+                    if not _confirms(served, result):
+                        publish(session, result)
+                        replaced |= served is not None
+                if snapshot.notebook or (replaced and session.channel.pulls(True)):
                     refresh_pulls(session)  # an edit in one cell moves diagnostics in the others
                 return
             snapshot = current
     except Exception:
         log.exception("checking %s failed", uri)
+        _withdraw_known(session, key)
     finally:
+        session.known_lookups.pop(key, None)
         session.refreshing.discard(key)
         if not session.refreshing:
             session.documents_idle.set()
+
+
+def known(session: Session, snapshot: Snapshot) -> asyncio.Future[list[Result]]:
+    """What the results cache holds for ``snapshot`` (see ``known_results``) before its first check
+    here; looked up once per document version, by ``refresh`` and a pull alike."""
+    looked = session.known_lookups.get(snapshot.key)
+    # Served only where the check can replace it: pushed again, or pulled again when asked to.
+    replaceable = not session.channel.pull_open or session.channel.refresh
+    if looked is None and (session.checks.stored(snapshot.key) is not None or not replaceable):
+        done: asyncio.Future[list[Result]] = asyncio.get_running_loop().create_future()
+        done.set_result([])
+        return done
+    if looked is None or looked[0] != snapshot.state:
+        looked = (snapshot.state, asyncio.ensure_future(_look_up(session, snapshot)))
+        session.known_lookups[snapshot.key] = looked
+    return asyncio.shield(looked[1])
+
+
+async def _look_up(session: Session, snapshot: Snapshot) -> list[Result]:
+    """None once the document was checked here, or when it or the settings moved on meanwhile.
+    What this gives is kept in ``session.known_served`` until a check confirms or replaces it."""
+    if session.checks.stored(snapshot.key) is not None:
+        return []
+    analyzer = session.checks.analyzer
+    try:
+        found = await asyncio.get_running_loop().run_in_executor(
+            None, session.known.lookup, analyzer, snapshot
+        )
+    except Exception:
+        log.exception("reading the results cache for %s failed", snapshot.key)
+        return []
+    current = _snapshot(session, snapshot.key)
+    if current is None or current.state != snapshot.state or session.checks.analyzer is not analyzer:
+        return []
+    if session.checks.stored(snapshot.key) is not None:
+        return []
+    for result in found:
+        session.known_served[result.uri] = result
+    return found
+
+
+def _confirms(served: Result | None, checked: Result) -> bool:
+    """The check found what was served from the cache for the same version: nothing to send again."""
+    return served is not None and served.version == checked.version and served.encoded == checked.encoded
+
+
+def _withdraw_known(session: Session, uri: str) -> None:
+    """The check failed: what was served from the cache for ``uri`` is unconfirmed and goes."""
+    served = session.known_served.pop(uri, None)
+    if served is None:
+        return
+    if session.channel.pulls(True):
+        refresh_pulls(session)
+    elif is_open(session.workspace, uri):
+        push(session, uri, [], served.version)
 
 
 def _snapshot(session: Session, uri: str) -> Snapshot | None:
@@ -131,6 +199,9 @@ async def current(session: Session, uri: str) -> Result | None:
     await session.ready.wait()
     wanted = unquote(uri)
     while (snapshot := _snapshot(session, uri)) is not None:
+        served = next((r for r in await known(session, snapshot) if unquote(r.uri) == wanted), None)
+        if served is not None and session.known_served.get(served.uri) is served:
+            return served  # not confirmed yet: ``refresh`` confirms it, or asks for a new pull
         try:
             results = await session.checks.results(snapshot)
         except StaleCheck:  # edited meanwhile: the result for the newer version

@@ -25,6 +25,7 @@ from errknow_ls.lsp.client_settings import (
     unknown_rules,
 )
 from errknow_ls.project import PerFileIgnores, Project, ProjectSettings, RuleSelection, import_roots
+from errknow_ls.project.results_cache import cache_directory
 
 if TYPE_CHECKING:
     from errknow_ls.lsp.session import Session
@@ -49,6 +50,9 @@ def apply(session: Session) -> None:
         for warning in [*project.settings.warnings, *project.per_file_ignores()[1]]:
             session.tell_once(warning.removeprefix("warning: "))
     _reload_kb(session)
+    session.known.directories = _by_folder(
+        [(p.root, cache_directory(p.settings, folder=p.root)) for p in session.projects], None
+    )
     session.checks.reconfigure(
         Analyzer(
             generation=session.checks.analyzer.generation + 1,

@@ -17,11 +17,12 @@ from pygls.workspace import Workspace
 
 from errknow_ls.kb import KnowledgeBase
 from errknow_ls.lsp.channel import Channel
-from errknow_ls.lsp.checking import Checks
+from errknow_ls.lsp.checking import Checks, Result
 from errknow_ls.lsp.client_settings import Settings
+from errknow_ls.lsp.known_results import KnownResults
 from errknow_ls.lsp.languageserver import ErrknowServer
 from errknow_ls.lsp.output.store import OutputFindings
-from errknow_ls.lsp.snapshots import OpenModules
+from errknow_ls.lsp.snapshots import OpenModules, State
 from errknow_ls.project import Project
 
 log = logging.getLogger(__name__)
@@ -34,7 +35,8 @@ class Session:
     def __init__(self, client: ErrknowServer, records: Sequence[Path] = ()) -> None:
         self.client = client
         self.cli_records = list(records)
-        self.kb = KnowledgeBase.load(self.cli_records)
+        self.kb = KnowledgeBase.load(builtin=False)
+        """Empty until the first settings are applied (``reconfigure``): the records load once."""
         self.settings = Settings()
         self.init_options: Any = None
         self.client_settings: Any = None
@@ -42,6 +44,12 @@ class Session:
         self.client_locale: str | None = None
         self.projects: list[Project] = []
         self.checks = Checks()
+        self.known = KnownResults()
+        """What the results cache ``check`` shares holds: published for a document before its first check."""
+        self.known_served: dict[str, Result] = {}
+        """Results from that cache sent (pushed, or answered to a pull) and not yet confirmed, by URI."""
+        self.known_lookups: dict[str, tuple[State, asyncio.Future[list[Result]]]] = {}
+        """The lookup in that cache for each document's version being checked for the first time."""
         self.output = OutputFindings()
         """Tracebacks seen in logs and terminals (see ``output``)."""
         self.channel = Channel()

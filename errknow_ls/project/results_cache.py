@@ -120,14 +120,14 @@ def cache_key(rules: RuleSelection, fingerprint: str | None = None) -> str:
     return hashlib.blake2b("\n".join(parts).encode(), digest_size=20).hexdigest()
 
 
-def cache_directory(settings: ProjectSettings, given: Path | None = None) -> Path:
+def cache_directory(settings: ProjectSettings, given: Path | None = None, folder: Path | None = None) -> Path:
     """``given`` (``--cache-dir``), else ``cache-dir`` in ``[tool.errknow]``, else ``.errknow_cache``
-    at the project root (the current directory outside a project)."""
+    at the project root (outside a project: in ``folder``, else the current directory)."""
     if given is not None:
         return given
     if settings.cache_dir is not None:
         return settings.cache_dir
-    return (settings.root or Path.cwd()) / CACHE_DIRNAME
+    return (settings.root or folder or Path.cwd()) / CACHE_DIRNAME
 
 
 def cache_file(directory: Path, key: str) -> Path:

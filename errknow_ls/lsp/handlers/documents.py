@@ -39,6 +39,8 @@ def did_close(session: Session, params: types.DidCloseTextDocumentParams) -> Non
     uri = params.text_document.uri
     importers.module_changed(session, [uri])
     session.checks.forget(uri)
+    session.known_served.pop(uri, None)
+    session.known_lookups.pop(uri, None)
     publishing.clear(session, uri)
     logs.did_close(session, params)
     path = to_fs_path(uri)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from errknow_ls.analysis.rules import documentation_without_why, why
-from errknow_ls.analysis.rules.evidence import proven_by
 from errknow_ls.core import Applicability, Finding
 from errknow_ls.core.environment import torch_version
 from errknow_ls.core.translation import language
@@ -76,6 +74,10 @@ def hover_text(
 ) -> str:
     """What happened here, the fix the quick-fix menu prefers, why, the other fixes, a link to the
     rest of the record (``rest``, a file the editor opens), then the rule's own documentation."""
+    # The rules' documentation loads the rules: on the first hover, not while the server starts.
+    from errknow_ls.analysis.rules import documentation_without_why, why  # noqa: PLC0415
+    from errknow_ls.analysis.rules.evidence import proven_by  # noqa: PLC0415
+
     lang = language(locale)
     here = (
         f"**{finding.code}** `{finding.name}`: {finding.message}"
