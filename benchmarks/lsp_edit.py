@@ -3,12 +3,16 @@
 Measures, for each server, over stdio with push diagnostics (the client lists no pull support, so
 ruff pushes too):
 
-- start -> first diagnostics: spawn, initialize, open the file, first ``publishDiagnostics``;
+- start -> first diagnostics: spawn, initialize, open the file, first ``publishDiagnostics``; for
+  errknow also with the file already in the project's results cache (``errknow-ls check`` ran there
+  first: the server publishes what the cache holds, then confirms it), and for
+  ``jedi-language-server`` (another pygls server: the floor of the stack) when ``--jedi`` names it
+  or it is on PATH (install it into a throwaway venv: it is no dependency of ours);
 - edit -> diagnostics: typing one character into code in the middle of the file (an incremental
   change), until the ``publishDiagnostics`` of that version arrives (median and p90);
 - memory: RSS of the server process with 2,000 files open, once all were published.
 
-    python benchmarks/lsp_edit.py [--sizes 5000 20000] [--edits 40] [--open 2000] [--profile]
+    python benchmarks/lsp_edit.py [--sizes 5000 20000] [--edits 40] [--open 2000] [--jedi PATH] [--profile]
 
 Prints figures and ratios (errknow / ruff), not pass or fail. Target (issue 4): edit -> diagnostics
 on a 5,000-line file no slower than ruff server. ``--profile`` adds where errknow's time goes for
@@ -25,6 +29,7 @@ import os
 import pstats
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +48,8 @@ SERVERS: dict[str, list[str]] = {
     "errknow": [sys.executable, "-m", "errknow_ls", "serve"],
     "ruff": [str(RUFF), "server"],
 }
+OTHERS: dict[str, list[str]] = {}
+"""Servers whose start alone is measured (jedi-language-server: another pygls server)."""
 WARMUP_EDITS = 3
 WAIT = 120.0
 
@@ -178,7 +185,7 @@ async def start(name: str, root: Path) -> Editor:
     client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda _params: None)
     client.feature(types.WINDOW_LOG_MESSAGE)(lambda _params: None)
     client.feature(types.WINDOW_SHOW_MESSAGE)(lambda _params: None)
-    command = SERVERS[name]
+    command = {**SERVERS, **OTHERS}[name]
     await client.start_io(command[0], *command[1:], cwd=str(root))
     options = {"scanWorkspace": False} if name == "errknow" else None
     await client.initialize_async(
@@ -247,6 +254,18 @@ def edit(editor: Editor, uri: str, line: int, column: int, insert: bool) -> asyn
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def fill_results_cache(path: Path) -> None:
+    """``errknow-ls check`` on the file, in its folder: the results cache the server reads."""
+    subprocess.run(
+        [sys.executable, "-m", "errknow_ls", "check", path.name],
+        cwd=path.parent,
+        capture_output=True,
+        check=False,
+    )
+    if not list(path.parent.glob(".errknow_cache/*/*.json")):
+        sys.exit(f"errknow-ls check wrote no results cache in {path.parent}")
 
 
 async def first_diagnostics(name: str, path: Path) -> float:
@@ -342,12 +361,18 @@ async def main_async(args: argparse.Namespace) -> None:
             starts = {
                 name: [await first_diagnostics(name, path) for _ in range(args.starts)] for name in SERVERS
             }
-            show(
-                "start -> first diagnostics (median)",
-                statistics.median(starts["errknow"]),
-                statistics.median(starts["ruff"]),
-                ms,
-            )
+            cold, ruff_start = statistics.median(starts["errknow"]), statistics.median(starts["ruff"])
+            show("start -> first diagnostics (median)", cold, ruff_start, ms)
+            fill_results_cache(path)
+            cached = statistics.median([await first_diagnostics("errknow", path) for _ in range(args.starts)])
+            shutil.rmtree(directory / ".errknow_cache")
+            show("  the same, the cache knows the file", cached, ruff_start, ms)
+            if "jedi" in OTHERS:
+                jedi = statistics.median([await first_diagnostics("jedi", path) for _ in range(args.starts)])
+                print(
+                    f"  {'jedi-language-server start':<34} jedi    {ms(jedi):>10}   "
+                    f"errknow / jedi: cold {cold / jedi:4.2f}x, cached {cached / jedi:4.2f}x"
+                )
             count = args.edits if size <= 5000 else max(5, args.edits // 4)
             edits = {name: await edit_latencies(name, path, count) for name in SERVERS}
             for label, share in (("edit -> diagnostics median", 0.5), ("edit -> diagnostics p90", 0.9)):
@@ -383,10 +408,20 @@ def main() -> None:
     parser.add_argument("--starts", type=int, default=3)
     parser.add_argument("--open", type=int, default=2000)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument(
+        "--jedi", type=Path, help="jedi-language-server's executable (default: on PATH, if there)"
+    )
     args = parser.parse_args()
     if not RUFF.exists():
         sys.exit(f"ruff not found next to {sys.executable}: pip install ruff")
+    jedi = args.jedi or shutil.which("jedi-language-server")
     print(f"errknow: {' '.join(SERVERS['errknow'])}\nruff:    {' '.join(SERVERS['ruff'])}")
+    if jedi:
+        print(f"jedi:    {jedi}")
+    else:
+        print("jedi:    not found (--jedi PATH): no comparison with another pygls server")
+    if jedi:
+        OTHERS["jedi"] = [str(jedi)]
     asyncio.run(main_async(args))
 
 
