@@ -13,7 +13,6 @@ from pygls.uris import to_fs_path
 
 from errknow_ls import __version__
 from errknow_ls.core.translation import language
-from errknow_ls.kb import KnowledgeBase
 from errknow_ls.lsp import publishing, scan
 from errknow_ls.lsp.checking import Analyzer
 from errknow_ls.lsp.client_settings import (
@@ -119,7 +118,7 @@ def record_dirs(session: Session) -> list[Path]:
 
 
 def _reload_kb(session: Session) -> None:
-    session.kb = KnowledgeBase.load(record_dirs(session))
+    session.kb = session.load_records(record_dirs(session))
     for problem in session.kb.problems:
         session.log_once(f"record skipped: {problem}", types.MessageType.Warning)
 

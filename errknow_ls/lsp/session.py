@@ -8,6 +8,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Coroutine, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ class Session:
         self.cli_records = list(records)
         self.kb = KnowledgeBase.load(builtin=False)
         """Empty until the first settings are applied (``reconfigure``): the records load once."""
+        self._records_loading: tuple[list[Path], Future[KnowledgeBase]] | None = None
         self.settings = Settings()
         self.init_options: Any = None
         self.client_settings: Any = None
@@ -95,6 +97,21 @@ class Session:
         if not roots and self.workspace.root_path:
             roots.append(Path(self.workspace.root_path))
         return roots
+
+    def start_loading_records(self) -> None:
+        """Load the built-in records and the command line's on a thread, while the client takes
+        ``initialize`` in and sends its settings (the event loop waits on the client then)."""
+        dirs = list(self.cli_records)
+        loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="records")
+        self._records_loading = (dirs, loader.submit(KnowledgeBase.load, dirs))
+        loader.shutdown(wait=False)  # its thread ends with the load
+
+    def load_records(self, dirs: list[Path]) -> KnowledgeBase:
+        """The records of ``dirs``: those loading since the start when the settings add none."""
+        loading, self._records_loading = self._records_loading, None
+        if loading is not None and loading[0] == dirs:
+            return loading[1].result()
+        return KnowledgeBase.load(dirs)
 
     def spawn(self, coroutine: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run in the background, keeping a reference until done (the loop keeps only weak ones)."""

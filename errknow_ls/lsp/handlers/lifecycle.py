@@ -23,6 +23,7 @@ def initialize(session: Session, params: types.InitializeParams) -> None:
     session.client_locale = params.locale
     session.init_options = params.initialization_options
     session.channel = Channel.for_client(params.capabilities)
+    session.start_loading_records()
     session.spawn(parent.watch(session, params.process_id))
 
 
