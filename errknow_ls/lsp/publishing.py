@@ -113,8 +113,10 @@ async def refresh(session: Session, uri: str) -> None:
                     if not _confirms(served, result):
                         publish(session, result)
                         replaced |= served is not None
+                # An edit in one cell moves diagnostics in the others; a pull answered from the
+                # cache was replaced.
                 if snapshot.notebook or (replaced and session.channel.pulls(True)):
-                    refresh_pulls(session)  # an edit in one cell moves diagnostics in the others
+                    refresh_pulls(session)
                 return
             snapshot = current
     except Exception:
@@ -144,7 +146,7 @@ def known(session: Session, snapshot: Snapshot) -> asyncio.Future[list[Result]]:
 
 
 async def _look_up(session: Session, snapshot: Snapshot) -> list[Result]:
-    """None once the document was checked here, or when it or the settings moved on meanwhile.
+    """Nothing once the document was checked here, or when it or the settings moved on meanwhile.
     What this gives is kept in ``session.known_served`` until a check confirms or replaces it."""
     if session.checks.stored(snapshot.key) is not None:
         return []
