@@ -36,8 +36,8 @@ class Session:
     def __init__(self, client: ErrknowServer, records: Sequence[Path] = ()) -> None:
         self.client = client
         self.cli_records = list(records)
-        self.kb = KnowledgeBase.load(builtin=False)
-        """Empty until the first settings are applied (``reconfigure``): the records load once."""
+        self._kb: KnowledgeBase | None = None
+        """The records, once loaded (see ``kb``)."""
         self._records_loading: tuple[list[Path], Future[KnowledgeBase]] | None = None
         self.settings = Settings()
         self.init_options: Any = None
@@ -97,6 +97,20 @@ class Session:
         if not roots and self.workspace.root_path:
             roots.append(Path(self.workspace.root_path))
         return roots
+
+    @property
+    def kb(self) -> KnowledgeBase:
+        """The records the server explains with. Until the first settings apply (``reconfigure``),
+        the built-in and command line's ones, loading since ``initialize``: what asks before they
+        are there (a log opened, a run's output sent, at once) waits for them, never an empty set."""
+        if self._kb is None:
+            loading = self._records_loading
+            self._kb = loading[1].result() if loading is not None else KnowledgeBase.load(self.cli_records)
+        return self._kb
+
+    @kb.setter
+    def kb(self, records: KnowledgeBase) -> None:
+        self._kb = records
 
     def start_loading_records(self) -> None:
         """Load the built-in records and the command line's on a thread, while the client takes
