@@ -34,10 +34,27 @@ class Retain:
     loops: tuple[tuple[int, int], ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Place:
+    """An attribute of one object of a class the checked code defines: where the heap keeps what
+    ``self.<attribute>`` holds in the methods of the object ``object_id`` (its ``Obj.oid``)."""
+
+    object_id: int
+    attribute: str
+
+    def describe(self) -> str:
+        """The place as the object's own methods spell it: ``self.<attribute>``."""
+        return f"self.{self.attribute}"
+
+
+Holder = str | Place
+"""What holds a value at a program point: a name, or a place on the heap."""
+
+
 @dataclass(slots=True)
 class State:
     env: dict[str, Value] = field(default_factory=dict)
-    heap: dict[tuple[int, str], Value] = field(default_factory=dict)
+    heap: dict[Place, Value] = field(default_factory=dict)
     freed: dict[int, Free] = field(default_factory=dict)
     retained: dict[int, Retain] = field(default_factory=dict)
     dead: bool = False

@@ -10,6 +10,7 @@ from dataclasses import replace
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.interpreter.backward import flag, receiver_expr
 from errknow_ls.analysis.interpreter.base import FROZEN, FunctionNode, InterpreterBase
+from errknow_ls.analysis.state import Place
 from errknow_ls.analysis.values import (
     KEYED_CONTAINERS,
     NUMBER,
@@ -293,7 +294,7 @@ class Autograd(InterpreterBase):
         owner_expr = iterable.func.value
         owner = self.eval(owner_expr)
         if isinstance(owner, Obj):
-            self.state.heap[(owner.oid, FROZEN)] = Const(True)
+            self.state.heap[Place(owner.oid, FROZEN)] = Const(True)
         elif isinstance(owner, NNModule) and isinstance(owner_expr, ast.Name | ast.Attribute):
             self.assign_place(owner_expr, NNModule(owner.label, True))
 

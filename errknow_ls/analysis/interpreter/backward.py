@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from errknow_ls.analysis.events import Loop, RetainSite, SavedRead, SecondPass
 from errknow_ls.analysis.interpreter.base import InterpreterBase, LoopContext, func_node, is_generator
-from errknow_ls.analysis.state import Free, Retain
+from errknow_ls.analysis.state import Free, Holder, Place, Retain
 from errknow_ls.analysis.values import (
     UNKNOWN,
     UNSEEN,
@@ -196,8 +196,8 @@ class Backward(InterpreterBase):
         return node, self.frames[-1].serial if self.frames else 0
 
     def _inside_stateful_method(
-        self, node: ast.Call, freed_at: int, carried: dict[str, Value]
-    ) -> tuple[ast.expr, int, Loop, dict[str, Value]] | None:
+        self, node: ast.Call, freed_at: int, carried: dict[Holder, Value]
+    ) -> tuple[ast.expr, int, Loop, dict[Holder, Value]] | None:
         """A loop calls a method of an object that keeps the graph on itself between calls
         (``trainer.training_step(x)`` storing ``self.context``): the bug is in the method, so report
         there, as if its calls were the loop, with the state spelled ``self.context``."""
@@ -205,8 +205,13 @@ class Backward(InterpreterBase):
         if not 0 <= deepest < len(self.frames) - 1:
             return None
         method = self.frames[deepest + 1]
-        owners = {key.partition("#")[2] for key in carried}
-        if method.bound is None or owners != {str(method.bound)} or method.func is None:
+        places = [key for key in carried if isinstance(key, Place)]
+        if (
+            method.bound is None
+            or len(places) != len(carried)  # a name of the loop carries it too
+            or {place.object_id for place in places} != {method.bound}
+            or method.func is None
+        ):
             return None
         fn = func_node(method.func)
         if fn is None:
@@ -214,11 +219,11 @@ class Backward(InterpreterBase):
         inner = self.frames[deepest + 2].call_site if deepest + 2 < len(self.frames) else None
         report = inner if inner is not None else node
         loop = Loop(self._new_key(), None, method=fn, frame=method.serial)
-        plain = {key: key.partition("#")[0] for key in carried}
-        self._guarded = frozenset(plain[key] for key in carried)  # None until the first call stores it
-        self._entry = {plain[k]: v for k, v in self._entry.items() if k in plain}
+        spelled: dict[Holder, str] = {place: place.describe() for place in places}
+        self._guarded = frozenset(spelled.values())  # None until the first call stores it
+        self._entry = {spelled[k]: v for k, v in self._entry.items() if k in spelled}
         self._spelled = {}
-        return report, method.serial, loop, {plain[key]: value for key, value in carried.items()}
+        return report, method.serial, loop, {spelled[place]: carried[place] for place in places}
 
     def _read_saved(self, grad_fn: GradFn, expr: ast.expr) -> None:
         """Reading what a node saved raises where a backward without ``retain_graph`` freed it."""
@@ -304,28 +309,28 @@ class Backward(InterpreterBase):
 
 
 def _spell_attributes(
-    names: dict[str, Value], entry: dict[str, Value], heap: dict[tuple[int, str], Value]
-) -> dict[str, str]:
-    """``self.records#7`` -> ``recorder.records`` where a name at the loop's start holds object 7,
-    or ``self.collector.features`` where that name's attribute does."""
+    carried: dict[Holder, Value], entry: dict[Holder, Value], heap: dict[Place, Value]
+) -> dict[Place, str]:
+    """``self.records`` of object 7 -> ``recorder.records`` where a name at the loop's start holds
+    object 7, or ``self.collector.features`` where that name's attribute does."""
     owners: dict[int, str] = {}
-    for name, value in entry.items():
-        if isinstance(value, Obj) and "#" not in name:
-            owners.setdefault(value.oid, name)
-    for (oid, attr), value in heap.items():
-        if isinstance(value, Obj) and oid in owners and value.oid not in owners:
-            owners[value.oid] = f"{owners[oid]}.{attr}"
-    spelled = {}
-    for key in names:
-        attr, _, serial = key.partition("#")
-        if serial.isdigit() and int(serial) in owners:
-            spelled[key] = f"{owners[int(serial)]}.{attr.removeprefix('self.')}"
-    return spelled
+    for holder, value in entry.items():
+        if isinstance(value, Obj) and isinstance(holder, str):
+            owners.setdefault(value.oid, holder)
+    for place, value in heap.items():
+        if isinstance(value, Obj) and place.object_id in owners and value.oid not in owners:
+            owners[value.oid] = f"{owners[place.object_id]}.{place.attribute}"
+    return {
+        place: f"{owners[place.object_id]}.{place.attribute}"
+        for place in carried
+        if isinstance(place, Place) and place.object_id in owners
+    }
 
 
-def _needs_guard(context: LoopContext, name: str) -> bool:
-    """A carried name that may be None (or unset) when the loop starts needs ``is not None``."""
-    return not isinstance(context.entry.get(name), Tensor | Seq)
+def _needs_guard(context: LoopContext, holder: Holder) -> bool:
+    """A carried name (or place) that may be None (or unset) when the loop starts needs ``is not
+    None``."""
+    return not isinstance(context.entry.get(holder), Tensor | Seq)
 
 
 def _only_tensors(value: Value) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from errknow_ls.analysis.events import Loop, Observation, RetainSite
 from errknow_ls.analysis.modules import ModuleSource
-from errknow_ls.analysis.state import State
+from errknow_ls.analysis.state import Holder, Place, State
 from errknow_ls.analysis.values import (
     UNKNOWN,
     ClassInfo,
@@ -28,7 +28,7 @@ from errknow_ls.analysis.values import (
 )
 
 FROZEN = "__errknow_frozen__"
-"""Heap key of a local module's ``requires_grad_(False)``."""
+"""The attribute whose place on the heap holds a local module's ``requires_grad_(False)``."""
 
 STEP_BUDGET = 8_000
 """Statements one entry point may execute (more when its unit's budget is larger); what was found
@@ -70,8 +70,8 @@ class LoopContext:
     iteration: int = 0
     breaks: list[State] = field(default_factory=list)
     continues: list[State] = field(default_factory=list)
-    carried: dict[str, Value] = field(default_factory=dict)
-    entry: dict[str, Value] = field(default_factory=dict)
+    carried: dict[Holder, Value] = field(default_factory=dict)
+    entry: dict[Holder, Value] = field(default_factory=dict)
     over_tensors: bool = False
     """The loop walks a collection of tensors (``for loss in losses``)."""
     first_node: int = 0
@@ -115,9 +115,9 @@ class InterpreterBase(ABC):
         self._serial = itertools.count(1)
         self._closures: dict[int, dict[str, Value]] = {}
         self._current_stmt: ast.stmt | None = None
-        self._guarded: frozenset[str] = frozenset()
-        self._entry: dict[str, Value] = {}
-        self._spelled: dict[str, str] = {}
+        self._guarded: frozenset[Holder] = frozenset()
+        self._entry: dict[Holder, Value] = {}
+        self._spelled: dict[Place, str] = {}
         self.forward_hooks: list[Value] = []
         """Functions registered with ``register_forward_hook``; every module call runs them."""
         self.forward_calls: set[ast.AST] = set()

@@ -16,7 +16,7 @@ from errknow_ls.analysis.interpreter.base import (
     func_node,
     is_generator,
 )
-from errknow_ls.analysis.state import join_all
+from errknow_ls.analysis.state import Place, join_all
 from errknow_ls.analysis.values import (
     MAX_ITEMS,
     NUMBER,
@@ -137,7 +137,7 @@ class Calls(InterpreterBase):
             return self.backward_call(node, args[0], kwargs, receiver_expr(node, 0), positional=args[1:])
         if receiver.cls.is_module and attr == "requires_grad_":
             frozen = bool(args) and isinstance(args[0], Const) and not args[0].value
-            self.state.heap[(receiver.oid, FROZEN)] = Const(frozen)
+            self.state.heap[Place(receiver.oid, FROZEN)] = Const(frozen)
             return receiver
         if receiver.cls.is_module and attr in api.MODULE_SELF_METHODS:
             return receiver  # model.to(device), model.eval(): the same module
@@ -238,7 +238,7 @@ class Calls(InterpreterBase):
         name = "forward" if "forward" in obj.cls.methods else "__call__"
         method = obj.cls.methods.get(name)
         home = obj.cls.homes.get(name)
-        frozen = self.state.heap.get((obj.oid, FROZEN)) == Const(True)
+        frozen = self.state.heap.get(Place(obj.oid, FROZEN)) == Const(True)
         if method is None:
             if not obj.cls.is_module:
                 return UNKNOWN
@@ -270,7 +270,9 @@ class Calls(InterpreterBase):
         elif info.fields is not None:
             for index, (name, default) in enumerate(info.fields):
                 given = args[index] if index < len(args) and not unknown_args else kwargs.get(name)
-                self.state.heap[(obj.oid, name)] = given if given is not None else _default_value(default)
+                self.state.heap[Place(obj.oid, name)] = (
+                    given if given is not None else _default_value(default)
+                )
         return obj
 
     def call_function(

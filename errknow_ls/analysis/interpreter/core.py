@@ -80,7 +80,7 @@ class Interpreter(Statements, Loops, Expressions, Calls, Autograd, Backward, Imp
             loop = Loop(self._new_key(), None, method=method)
             context = LoopContext(loop, first_node=len(self.nodes))
             start_tick = self.tick
-            context.entry = {f"self.{attr}#{oid}": v for (oid, attr), v in self.state.heap.items()}
+            context.entry = dict(self.state.heap.items())
             context.entry["self"] = obj
             self.loops[loop.key] = context
             self.stepping.add(loop.key)  # the framework steps the optimizers after each call

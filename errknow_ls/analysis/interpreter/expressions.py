@@ -7,6 +7,7 @@ import ast
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.interpreter.base import InterpreterBase
 from errknow_ls.analysis.names import raises_name_error
+from errknow_ls.analysis.state import Place
 from errknow_ls.analysis.values import (
     MAX_ITEMS,
     NUMBER,
@@ -211,7 +212,7 @@ class Expressions(InterpreterBase):
         if isinstance(owner, ModuleRef):
             return self.namespaces.get(owner.key, {}).get(attr, UNKNOWN)
         if isinstance(owner, Obj):
-            stored = self.state.heap.get((owner.oid, attr))
+            stored = self.state.heap.get(Place(owner.oid, attr))
             if stored is not None:
                 return stored
             method = owner.cls.methods.get(attr)

@@ -8,7 +8,7 @@ import ast
 from errknow_ls.analysis.events import Loop
 from errknow_ls.analysis.interpreter.base import InterpreterBase, LoopContext, func_node
 from errknow_ls.analysis.interpreter.statements import chain_else, chain_of
-from errknow_ls.analysis.state import join_all
+from errknow_ls.analysis.state import Holder, join_all
 from errknow_ls.analysis.values import UNKNOWN, Seq, Value, element, nodes_of, nth, tensors_in
 
 MAX_UNROLLED_LOOPS = 3
@@ -106,7 +106,8 @@ class Loops(InterpreterBase):
         frame = self.frames[-1]
         loop = Loop(self._new_key(), stmt, frame=frame.serial, func=func_node(frame.func))
         over = any(t.grad for t in tensors_in(element(items)))
-        entry = {**self.state.env, **{f"self.{attr}#{oid}": v for (oid, attr), v in self.state.heap.items()}}
+        entry: dict[Holder, Value] = dict(self.state.env.items())
+        entry.update(self.state.heap.items())
         context = LoopContext(loop, entry=entry, over_tensors=over, first_node=len(self.nodes))
         self.loops[loop.key] = context
         frame.loops.append(context)
@@ -164,18 +165,19 @@ class Loops(InterpreterBase):
             return planned
         return planned + 1
 
-    def _carried(self, key: int, iteration: int, include_env: bool) -> dict[str, Value]:
-        """Names whose values at the top of ``iteration`` hold nodes made in the iteration before."""
+    def _carried(self, key: int, iteration: int, include_env: bool) -> dict[Holder, Value]:
+        """Names and places whose values at the top of ``iteration`` hold nodes made in the iteration
+        before."""
         start = self.loops[key].first_node
         previous = {n.id for n in self.nodes[start:] if (key, iteration - 1) in n.loops}
-        carried: dict[str, Value] = {}
+        carried: dict[Holder, Value] = {}
         if include_env:
             for name, value in self.state.env.items():
                 if nodes_of(value) & previous:
                     carried[name] = value
-        for (oid, attr), value in self.state.heap.items():
+        for place, value in self.state.heap.items():
             if nodes_of(value) & previous:
-                carried[f"self.{attr}#{oid}"] = value
+                carried[place] = value
         return carried
 
 

@@ -9,7 +9,7 @@ from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.interpreter.autograd import call_qualname, is_grad_disabled
 from errknow_ls.analysis.interpreter.base import STEP_BUDGET, BudgetExceeded, FunctionNode, InterpreterBase
 from errknow_ls.analysis.interpreter.expressions import truth_of
-from errknow_ls.analysis.state import join_all
+from errknow_ls.analysis.state import Place, join_all
 from errknow_ls.analysis.values import (
     MAX_ITEMS,
     UNKNOWN,
@@ -282,7 +282,7 @@ class Statements(InterpreterBase):
             case ast.Attribute(value=base, attr=attr):
                 owner = self.eval(base)
                 if isinstance(owner, Obj):
-                    self.state.heap[(owner.oid, attr)] = value
+                    self.state.heap[Place(owner.oid, attr)] = value
                 elif attr == "requires_grad" and isinstance(base, ast.Name) and isinstance(owner, Tensor):
                     grad = not (isinstance(value, Const) and not value.value)
                     self.state.env[base.id] = Tensor(owner.nodes, grad, owner.root)
