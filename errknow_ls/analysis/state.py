@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from errknow_ls.analysis.values import Value, join, nodes_of, renamed
 
@@ -34,10 +34,13 @@ class Retain:
     loops: tuple[tuple[int, int], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Place:
+class Place(NamedTuple):
     """An attribute of one object of a class the checked code defines: where the heap keeps what
-    ``self.<attribute>`` holds in the methods of the object ``object_id`` (its ``Obj.oid``)."""
+    ``self.<attribute>`` holds in the methods of the object ``object_id`` (its ``Obj.oid``).
+
+    A named tuple, not a dataclass: the heap is read at every attribute and merged at every join,
+    and a tuple hashes and compares in C (a frozen dataclass's, in Python, took 0.7% of a profiled
+    check of the labelled programs)."""
 
     object_id: int
     attribute: str
