@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from errknow_ls.analysis.state import Free
+from errknow_ls.analysis.state import Free, Holder, Place
 from errknow_ls.analysis.values import Value
 
 
@@ -44,19 +44,21 @@ class SecondPass:
     only when the same call freed it on an earlier iteration)."""
     loop_walks_tensors: bool = False
     """``loop`` iterates over tensors: each iteration may backward another of them."""
-    carried: dict[str, Value] = field(default_factory=dict)
-    """Loop-carried names (``hidden``, ``self.state``) whose values bring the freed nodes in."""
+    carried: dict[Holder, Value] = field(default_factory=dict)
+    """Loop-carried names (``hidden``) and places (an object's ``self.state``) whose values bring the
+    freed nodes in; inside a stateful method's calls, its places by name (``self.state``)."""
     roots: tuple[int | None, ...] = ()
     reached: frozenset[int] = frozenset()
     frame: int = 0
     """The frame whose code holds ``report``."""
-    guarded: frozenset[str] = frozenset()
-    """Carried names that may be None when the loop starts."""
-    entry: dict[str, Value] = field(default_factory=dict)
+    guarded: frozenset[Holder] = frozenset()
+    """Carried names and places that may be None when the loop starts."""
+    entry: dict[Holder, Value] = field(default_factory=dict)
     """What carried names held when the loop started (a tuple there means a tuple here); for a
     graph built before the loop, the names that held it when the loop started."""
-    spelled: dict[str, str] = field(default_factory=dict)
-    """Carried attributes (``self.records#7``) as the loop's code can spell them (``recorder.records``)."""
+    spelled: dict[Place, str] = field(default_factory=dict)
+    """Carried places (``self.records`` of object 7) as the loop's code can spell them
+    (``recorder.records``)."""
     module: str | None = None
     """The other module of the project the backward runs in (None: the checked text)."""
     local: ast.expr | None = None

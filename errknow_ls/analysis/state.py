@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from errknow_ls.analysis.values import Value, join, nodes_of, renamed
 
@@ -34,10 +34,30 @@ class Retain:
     loops: tuple[tuple[int, int], ...]
 
 
+class Place(NamedTuple):
+    """An attribute of one object of a class the checked code defines: where the heap keeps what
+    ``self.<attribute>`` holds in the methods of the object ``object_id`` (its ``Obj.oid``).
+
+    A named tuple, not a dataclass: the heap is read at every attribute and merged at every join,
+    and a tuple hashes and compares in C (a frozen dataclass's, in Python, took 0.7% of a profiled
+    check of the labelled programs)."""
+
+    object_id: int
+    attribute: str
+
+    def describe(self) -> str:
+        """The place as the object's own methods spell it: ``self.<attribute>``."""
+        return f"self.{self.attribute}"
+
+
+Holder = str | Place
+"""What holds a value at a program point: a name, or a place on the heap."""
+
+
 @dataclass(slots=True)
 class State:
     env: dict[str, Value] = field(default_factory=dict)
-    heap: dict[tuple[int, str], Value] = field(default_factory=dict)
+    heap: dict[Place, Value] = field(default_factory=dict)
     freed: dict[int, Free] = field(default_factory=dict)
     retained: dict[int, Retain] = field(default_factory=dict)
     dead: bool = False

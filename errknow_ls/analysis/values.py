@@ -316,6 +316,14 @@ def join(a: Value | None, b: Value | None) -> Value:
     return UNKNOWN
 
 
+def join_many(values: list[Value]) -> Value:
+    """The value that may be any of ``values`` (unknown when there are none)."""
+    result: Value | None = None
+    for value in values:
+        result = join(result, value)
+    return result if result is not None else UNKNOWN
+
+
 MAX_ITEMS = 16
 
 

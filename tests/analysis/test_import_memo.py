@@ -7,7 +7,8 @@ import ast
 import itertools
 from pathlib import Path
 
-from errknow_ls.analysis.interpreter import _IMPORT_MEMO, Interpreter
+from errknow_ls.analysis.interpreter import Interpreter
+from errknow_ls.analysis.interpreter.imports import _IMPORT_MEMO
 from errknow_ls.analysis.modules import digest
 from errknow_ls.project.modules import ProjectModules
 

@@ -60,6 +60,7 @@ from errknow_ls.analysis.fixes import body_anchor, code_of_statement, insert_lin
 from errknow_ls.analysis.rules.common_fixes import detached
 from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import detach_carried, detach_expression, detach_stored, reset_state
+from errknow_ls.analysis.state import Holder, Place
 from errknow_ls.analysis.values import UNKNOWN, Const, Seq, Tensor, Value, element, join
 from errknow_ls.core import Applicability, Finding, Fix
 
@@ -77,15 +78,14 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     tensor = ctx.text(event.receiver)
     body = _loop_body(event)
     exposed = upward_exposed(body)
-    names = [_spelling(name, event) for name in sorted(event.carried)]
+    holders = _listed(event.carried)
+    names = [_spelling(holder, event) for holder in holders]
     carried = [
-        (raw, name)
-        for raw, name in zip(sorted(event.carried), names, strict=True)
-        if name and name in exposed
+        (holder, name) for holder, name in zip(holders, names, strict=True) if name and name in exposed
     ]
-    recurrent = [(raw, name) for raw, name in carried if name in _recurrences(body)]
+    recurrent = [(holder, name) for holder, name in carried if name in _recurrences(body)]
     carried = recurrent or carried
-    attrs = sorted({raw.split("#", 1)[0].removeprefix("self.") for raw in event.carried if "#" in raw})
+    attrs = sorted({place.attribute for place in event.carried if isinstance(place, Place)})
     shown = ", ".join(f"`{name}`" for _, name in carried) or ", ".join(f"`.{a}`" for a in attrs) or "a value"
     what = "the previous call" if event.loop and event.loop.method else "the previous iteration"
     message = f"`{tensor}` reaches the graph of {what} through {shown}; {what}'s backward already freed it"
@@ -146,10 +146,9 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
     """State kept on an object by its own method (``self.center = m * self.center + ...``, a
     memory bank's ``self.bank[idx] = z``): store it detached, in its own shape, where it is stored."""
     shapes: dict[str, Value] = {}
-    for raw, value in event.carried.items():
-        if "#" in raw:
-            attr = raw.split("#", 1)[0].removeprefix("self.")
-            shapes[attr] = join(shapes.get(attr), value)
+    for place, value in event.carried.items():
+        if isinstance(place, Place):
+            shapes[place.attribute] = join(shapes.get(place.attribute), value)
     edits = []
     where_read = False
     for node in ctx.all_statements():
@@ -193,7 +192,7 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
     if not edits:
         return None
     shown = ", ".join(f"`self.{a}`" for a in attrs)
-    stored = [value for raw, value in event.carried.items() if "#" in raw]
+    stored = [value for holder, value in event.carried.items() if isinstance(holder, Place)]
     title = (
         f"Detach the previous step's {shown} where it is read"
         if where_read
@@ -230,7 +229,7 @@ def _read_after_stored(ctx: RuleContext, stored: ast.Assign, attr: str) -> bool:
     return any((read.lineno, read.col_offset) > end for read in _reads_of(function, attr))
 
 
-def _reset(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]]) -> Fix | None:
+def _reset(event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str]]) -> Fix | None:
     """Re-initialise the carried state at the top of each iteration: re-run the statement that
     initialised a local state before the loop (``hidden = torch.zeros(n, 8)``), or store back the
     ``None`` an object's state held when the loop began (``layer.weight_state = None``)."""
@@ -241,16 +240,18 @@ def _reset(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]]) 
     anchor = body_anchor(loop.node.body)
     if block is None or anchor is None:
         return None
-    states = [(raw, name) for raw, name in carried if raw in event.entry] or [
-        (raw, spelled) for raw in sorted(event.carried) if "#" in raw and (spelled := _spelling(raw, event))
+    states = [(holder, name) for holder, name in carried if holder in event.entry] or [
+        (place, spelled)
+        for place in _listed(event.carried)
+        if isinstance(place, Place) and (spelled := _spelling(place, event))
     ]
     lines: list[str] = []
     initialisers: list[ast.stmt] = []
-    for raw, name in states:
-        entering = event.entry.get(raw)
-        if "#" in raw:
-            attr = raw.split("#", 1)[0].removeprefix("self.")
-            if not (isinstance(entering, Const) and entering.value is None) or not _none_handled(ctx, attr):
+    for holder, name in states:
+        entering = event.entry.get(holder)
+        if isinstance(holder, Place):
+            none = isinstance(entering, Const) and entering.value is None
+            if not none or not _none_handled(ctx, holder.attribute):
                 return None  # a None the object's code does not start again from (a cache's pair)
             lines.append(f"{name} = None")
             continue
@@ -265,8 +266,8 @@ def _reset(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]]) 
     applicability = reset_state(
         ctx,
         loop,
-        [event.carried[raw] for raw, _ in states],
-        [event.entry[raw] for raw, _ in states if raw in event.entry],
+        [event.carried[holder] for holder, _ in states],
+        [event.entry[holder] for holder, _ in states if holder in event.entry],
         initialisers,
     )
     edit = insert_lines_before(ctx.source, anchor, lines)
@@ -316,10 +317,10 @@ def _containers(event: SecondPass, ctx: RuleContext) -> list[tuple[str, Seq]]:
     """Carried lists, as the loop's code spells them: ``history``, ``policy.saved_log_probs``."""
     found = []
     exposed = upward_exposed(_loop_body(event))
-    for raw, value in sorted(event.carried.items()):
-        if "#" not in raw and raw not in exposed:
+    for holder in _listed(event.carried):
+        if isinstance(holder, str) and holder not in exposed:
             continue  # reassigned before it is read: not what carries the graph
-        name = _spelling(raw, event)
+        name, value = _spelling(holder, event), event.carried[holder]
         if name and isinstance(value, Seq) and value.kind == "list":
             found.append((name, value))
     return found
@@ -376,7 +377,7 @@ def _detach_appended(event: SecondPass, ctx: RuleContext) -> Fix | None:
     edits, shown = [], []
     containers = _containers(event, ctx)
     exposed = upward_exposed(body)
-    if len(containers) != sum(1 for raw in event.carried if "#" in raw or raw in exposed):
+    if len(containers) != sum(1 for h in event.carried if isinstance(h, Place) or h in exposed):
         return None
     for name, value in containers:
         for call in _appends(body, ctx, name):
@@ -426,12 +427,25 @@ def _loop_body(event: SecondPass) -> list[ast.stmt]:
     return list(loop.method.body if loop.method is not None else getattr(loop.node, "body", []))
 
 
-def _spelling(name: str, event: SecondPass) -> str | None:
-    """``hidden`` stays; ``self.hidden#12`` is spelled the way the loop's code reaches object 12
-    (``self.hidden``, ``trainer.hidden``, ``self.collector.hidden``), or not at all."""
-    if "#" not in name:
-        return name
-    return event.spelled.get(name)
+def _spelling(holder: Holder, event: SecondPass) -> str | None:
+    """``hidden`` stays; ``self.hidden`` of object 12 is spelled the way the loop's code reaches
+    object 12 (``self.hidden``, ``trainer.hidden``, ``self.collector.hidden``), or not at all."""
+    if isinstance(holder, str):
+        return holder
+    return event.spelled.get(holder)
+
+
+def _listed(carried: dict[Holder, Value]) -> list[Holder]:
+    """Carried names and places in the order a finding lists them: by how they are spelled (a place
+    as its object's own methods spell it, ``self.<attribute>``), then by the place's object id
+    (compared as text, the order findings have always listed them in)."""
+    return sorted(carried, key=_listing_key)
+
+
+def _listing_key(holder: Holder) -> tuple[str, str]:
+    if isinstance(holder, str):
+        return holder, ""
+    return holder.describe(), str(holder.object_id)
 
 
 def _shape(carried: Value, entry: Value | None) -> Value:
@@ -462,7 +476,7 @@ def _detach_line(name: str, value: Value, ctx: RuleContext) -> tuple[str, bool] 
     )
 
 
-def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]]) -> Fix | None:
+def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str]]) -> Fix | None:
     loop = event.loop
     if loop is None or not carried:
         return None
@@ -470,8 +484,8 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]])
     if anchor is None:
         return None
     lines, safe = [], True
-    for raw, name in carried:
-        shape = _shape(event.carried[raw], event.entry.get(raw))
+    for holder, name in carried:
+        shape = _shape(event.carried[holder], event.entry.get(holder))
         made = _detach_line(name, shape, ctx)
         if made is None:
             return None
@@ -482,7 +496,7 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]])
             and _module_output(ctx, shape)
             and _imports_torch(ctx)
             and _bound_whole(_loop_body(event), name)
-            and not isinstance(event.entry.get(raw), Tensor)  # a tensor enters: a tensor it stays
+            and not isinstance(event.entry.get(holder), Tensor)  # a tensor enters: a tensor it stays
         )
         if runtime_shape:
             # A library module's output may be a tuple at run time (an LSTM's ``(h, c)``): each
@@ -493,7 +507,7 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]])
         guard = (
             _guard(name, ctx) if isinstance(shape, Tensor) and not runtime_shape else f"{name} is not None"
         )
-        lines.append(f"if {guard}:\n    {line}" if raw in event.guarded else line)
+        lines.append(f"if {guard}:\n    {line}" if holder in event.guarded else line)
     edit = insert_lines_before(ctx.source, anchor, lines)
     if edit is None or _in_header_line(anchor, loop.node):
         return None
@@ -504,7 +518,7 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[str, str]])
         detach_carried(
             ctx,
             loop,
-            [event.entry[raw] for raw, _ in carried if raw in event.entry],
+            [event.entry[holder] for holder, _ in carried if holder in event.entry],
             Applicability.SAFE if safe else Applicability.UNSAFE,
             recurrent=all(name in _recurrences(_loop_body(event)) for _, name in carried),
         ),

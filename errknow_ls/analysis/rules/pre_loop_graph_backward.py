@@ -74,6 +74,7 @@ from errknow_ls.analysis.rules.fix_safety import (
     recompute_in_loop,
     retain_reused_gradient,
 )
+from errknow_ls.analysis.state import Place
 from errknow_ls.analysis.values import Value
 from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Span
 
@@ -321,16 +322,15 @@ def _detach_stale(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix 
     loop = event.loop
     if loop is None or not stale or not _learns_in_loop(event, ctx):
         return None
-    attrs = {key.partition("#")[0].removeprefix("self.") for key in event.entry if "#" in key}
-    shapes = {key.partition("#")[0].removeprefix("self."): v for key, v in event.entry.items() if "#" in key}
+    shapes = {place.attribute: v for place, v in event.entry.items() if isinstance(place, Place)}
     stored = _detach_where_stored(ctx, stale, shapes)
     exposed = upward_exposed(list(getattr(loop.node, "body", [])))
-    names = [key for key in sorted(event.entry) if "#" not in key and key in exposed]
+    names = sorted(name for name in event.entry if isinstance(name, str) and name in exposed)
     before = _detach_before_loop(ctx, loop.node, {n: event.entry[n] for n in names}) if names else None
     edits = [*stored, *([before] if before is not None else [])]
     if not edits:
         return None
-    shown = sorted({f"`self.{a}`" for a in attrs} if stored else set()) + (
+    shown = sorted({f"`self.{a}`" for a in shapes} if stored else set()) + (
         [f"`{n}`" for n in names] if before is not None else []
     )
     return Fix(

@@ -1,0 +1,388 @@
+"""Autograd: what torch's ops, tensor methods, modules and optimizers do to the graph (a new node
+for an op on a tensor that needs grad, none under ``no_grad``), and where grad is disabled."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import replace
+
+from errknow_ls.analysis import torch_api as api
+from errknow_ls.analysis.interpreter.backward import flag, receiver_expr
+from errknow_ls.analysis.interpreter.base import FROZEN, FunctionNode, InterpreterBase
+from errknow_ls.analysis.state import Place
+from errknow_ls.analysis.values import (
+    KEYED_CONTAINERS,
+    NUMBER,
+    UNKNOWN,
+    Const,
+    Func,
+    GraphNode,
+    Instance,
+    NNModule,
+    Number,
+    Obj,
+    Opaque,
+    Ref,
+    Seq,
+    Tensor,
+    Value,
+    has_grad,
+    join_many,
+    maybe_of,
+    nodes_of,
+    tensors_in,
+    touches_parameters,
+)
+
+
+class Autograd(InterpreterBase):
+    """Builds graph nodes as torch would; a backward's effects are in ``backward.py``."""
+
+    def op_node(self, site: ast.AST, inputs: Sequence[Value], *, saves: bool) -> Value:
+        """The result of a differentiable op on ``inputs``: a new node when any input needs grad."""
+        self.forward_calls.add(site)
+        may = may_reach(inputs)
+        if not any(isinstance(v, Tensor | NNModule) or tensors_in(v) for v in inputs):
+            return Opaque(may) if may and not self.no_grad else UNKNOWN
+        graph = frozenset().union(*(nodes_of(v) for v in inputs))
+        if self.no_grad or not any(has_grad(v) or isinstance(v, NNModule) for v in inputs):
+            return Tensor(frozenset(), False)
+        tensors = [v for v in inputs if isinstance(v, Tensor)]
+        every = all(isinstance(v, Tensor | Const | Number) for v in inputs) and all(
+            has_grad(t) for t in tensors
+        )
+        made = self.new_node(
+            site, graph, saves=saves, learns=touches_parameters(list(inputs)), every_input_grad=every
+        )
+        return Tensor(made.nodes, made.grad, made.root, may - made.nodes) if may - made.nodes else made
+
+    def new_node(
+        self,
+        site: ast.AST,
+        inputs: frozenset[int],
+        *,
+        saves: bool,
+        learns: bool = False,
+        every_input_grad: bool = False,
+    ) -> Tensor:
+        node_id = len(self.nodes)
+        stmt = self._current_stmt
+        frame = self.frames[-1].serial if self.frames else 0
+        site_expr = site if isinstance(site, ast.expr) else ast.Constant(None, lineno=0, col_offset=0)
+        stmts = tuple((f.serial, f.stmt) for f in self.frames if f.stmt is not None)
+        loops = tuple(self.loop_stack)
+        node = GraphNode(
+            node_id, site_expr, stmt, saves, loops, frame, stmts, inputs, learns, every_input_grad
+        )
+        self.nodes.append(node)
+        return Tensor(inputs | {node_id}, True, node_id)
+
+    def twin(self, node_id: int) -> int:
+        """A copy of a graph node under a new id (see ``State.join``)."""
+        twin_id = len(self.nodes)
+        self.nodes.append(replace(self.nodes[node_id], id=twin_id))
+        return twin_id
+
+    def tensor_method(
+        self, receiver: Tensor, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        if attr == "backward":
+            return self.backward_call(node, receiver, kwargs, receiver_expr(node, None), positional=args[1:])
+        if attr.endswith("_") and not attr.endswith("__") and self._updates_parameter(node, receiver):
+            self._note_step()  # `p.data.add_(p.grad, alpha=-lr)`: a hand-written optimizer
+        if attr == "detach_":
+            self._detach_in_place(receiver)
+            self._rebind_receiver(node, Tensor(grad=False))
+            return Tensor(grad=False)
+        if attr in api.CUT_METHODS or attr in api.INTEGER_CASTS:
+            if attr not in api.RANDOM_METHODS:
+                self.forward_calls.add(node)  # reads the tensor: a fix may re-run it
+            return Tensor(grad=False)
+        if attr in ("type", "to") and any(_integer_dtype(v) for v in [*args, *kwargs.values()]):
+            return Tensor(grad=False)  # an integer tensor cannot carry a graph
+        if attr in api.NUMBER_METHODS:
+            self.forward_calls.add(node)  # t.size(0), t.item(): reads the tensor
+            return NUMBER
+        if attr in api.SCALAR_METHODS:
+            if attr not in api.EFFECT_METHODS:
+                self.forward_calls.add(node)
+            return UNKNOWN
+        if attr == "requires_grad_":
+            off = args and isinstance(args[0], Const) and not args[0].value
+            result = Tensor(receiver.nodes, not off, receiver.root)
+            self._rebind_receiver(node, result)
+            return result
+        op_result = self.op_node(node, [receiver, *args], saves=attr not in api.NO_SAVE_OPS)
+        if attr.endswith("_") and not attr.endswith("__"):
+            self._rebind_receiver(node, op_result)
+        return op_result
+
+    def _updates_parameter(self, node: ast.Call, receiver: Tensor) -> bool:
+        """An in-place op on a parameter under ``no_grad``, or on its ``.data``."""
+        if self.no_grad and receiver.grad and not receiver.nodes:
+            return True
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute)):
+            return False
+        owner_expr = func.value.value
+        if func.value.attr != "data" or not isinstance(owner_expr, ast.Name):
+            return False
+        owner = self.state.env.get(owner_expr.id)
+        return isinstance(owner, Tensor) and owner.grad and not owner.nodes
+
+    def _detach_in_place(self, tensor: Tensor) -> None:
+        """``t.detach_()`` changes the tensor object itself: every name, attribute and container
+        item that holds it (``for s in state: s.detach_()``) now holds a leaf without a graph."""
+        if not tensor.nodes:
+            return
+        cut = Tensor(grad=False)
+        self.state.env = {k: _replace_tensor(v, tensor, cut) for k, v in self.state.env.items()}
+        self.state.heap = {k: _replace_tensor(v, tensor, cut) for k, v in self.state.heap.items()}
+
+    def _rebind_receiver(self, node: ast.Call, value: Value) -> None:
+        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name | ast.Attribute):
+            self.assign_place(node.func.value, value)
+
+    def torch_call(
+        self, qualname: str, short: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        namespace = qualname.rpartition(".")[0]
+        if short in ("Parameter", "UninitializedParameter"):
+            return Tensor(frozenset(), True)
+        if short == "Variable" and namespace in ("torch.autograd", "torch.autograd.variable"):
+            return self._variable(args, kwargs)
+        if _is_optimizer_class(namespace, short):
+            return Instance(qualname)  # an optimizer (its ``step(closure)`` is modelled)
+        if qualname in api.PASS_THROUGH_FUNCS and args:
+            return args[0]  # torch.compile(f), torch.jit.script(f): f, as far as autograd goes
+        if qualname in api.FUNCTIONAL_CALLS and len(args) >= 2:
+            # functional_call(module, params, args): the module run on those parameters
+            return self.new_node(
+                node, nodes_of(args[1]) | nodes_of(join_many(args[2:])), saves=True, learns=True
+            )
+        if qualname in api.CHECKPOINT_FUNCS and args:
+            output = self.call_value(args[0], "", list(args[1:]), {}, node)
+            return self.op_node(node, [output], saves=True)
+        if namespace == "torch.distributions" or namespace.startswith("torch.distributions."):
+            return self.op_node(node, [*args, *kwargs.values()], saves=True)
+        if short[:1].isupper():
+            return NNModule(short) if namespace.startswith("torch.nn") else self.unknown_call(args, kwargs)
+        if qualname in api.DIFFERENTIABLE_UTILS:
+            return self.op_node(node, [*args, *kwargs.values()], saves=False)
+        if namespace not in api.OP_NAMESPACES:
+            return self.unknown_call(args, kwargs)
+        if short in api.CREATION_FUNCS:
+            if short not in api.RANDOM_CREATION_FUNCS and short not in ("load", "manual_seed"):
+                self.forward_calls.add(node)  # torch.eye(n), torch.zeros_like(x): the same every time
+            grad = kwargs.get("requires_grad")
+            return Tensor(frozenset(), isinstance(grad, Const) and bool(grad.value))
+        if short in api.NOT_OPS:
+            return UNKNOWN
+        return self.op_node(node, [*args, *kwargs.values()], saves=short not in api.NO_SAVE_OPS)
+
+    def _variable(self, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        """``Variable(x, requires_grad=True)``: ``x``, made a leaf that needs grad when asked."""
+        data = args[0] if args else UNKNOWN
+        if flag(kwargs.get("requires_grad")) is True:
+            return Tensor(frozenset(), True)
+        return data
+
+    def module_method(
+        self, module: NNModule, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        """A method of a module, or of a parameter reached as ``model.weight``."""
+        if attr == "requires_grad_":
+            frozen = bool(args) and isinstance(args[0], Const) and not args[0].value
+            frozen = frozen or _const_false(kwargs.get("requires_grad"))
+            result = NNModule(module.label, frozen)
+            self._rebind_receiver(node, result)
+            return result
+        if attr in api.MODULE_SELF_METHODS:
+            return module
+        if attr in ("parameters", "buffers"):
+            return Seq(Tensor(frozenset(), attr == "parameters"), "list")
+        if attr == "named_parameters":
+            return Seq(Seq(UNKNOWN, "tuple", (UNKNOWN, Tensor(frozenset(), True))), "list")
+        if (
+            attr in ("values", "items") and module.label in KEYED_CONTAINERS
+        ) or attr in api.SUBMODULE_METHODS:
+            # a ModuleDict's modules, a ParameterDict's parameters, `children()`, `named_modules()`
+            part = (
+                Tensor(frozenset(), True)
+                if module.label == "ParameterDict"
+                else NNModule("item", module.frozen)
+            )
+            named = attr == "items" or attr.startswith("named_")
+            return Seq(Seq(UNKNOWN, "tuple", (UNKNOWN, part)) if named else part, "list")
+        if attr in ("forward", "__call__"):
+            return self.call_module(args, kwargs, node)
+        if attr in api.TENSOR_METHODS or attr in api.NO_SAVE_OPS:
+            return self.tensor_method(Tensor(frozenset(), True), attr, args, kwargs, node)
+        return self.unknown_call(args, kwargs)
+
+    def library_method(
+        self, receiver: Instance, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        """A method of a library object modelled on purpose; any other method is unknown."""
+        qualname = receiver.qualname
+        if qualname in api.LIBRARY_BACKWARD_CLASSES and attr == "backward" and args:
+            return self.backward_call(node, args[0], kwargs, receiver_expr(node, 0), positional=args[1:])
+        if qualname in api.GRAD_SCALER_CLASSES and attr == "scale" and args:
+            return self.op_node(node, args[:1], saves=True)
+        if qualname in api.GRAD_SCALER_CLASSES and attr == "step":
+            self._note_step()  # scaler.step(optimizer) steps the optimizer
+            return UNKNOWN
+        if qualname in api.LIBRARY_BACKWARD_CLASSES and attr in api.LIBRARY_PREPARE_METHODS:
+            # accelerator.prepare(model, optimizer), fabric.setup(...): the same objects, wrapped
+            return args[0] if len(args) == 1 else Seq(join_many(args), "tuple", tuple(args))
+        if qualname.startswith("torch.optim.") and attr == "step":
+            self._note_step()
+            closure = args[0] if args else kwargs.get("closure")
+            if isinstance(closure, Func):
+                # optimizer.step(closure) (LBFGS) runs the closure and gives back what it returned.
+                return self.call_function(closure, [], {}, node)
+            return UNKNOWN
+        if qualname.startswith("torch.optim.") and attr in ("zero_grad", "add_param_group", "state_dict"):
+            return UNKNOWN
+        return self.unknown_call(args, kwargs)
+
+    def call_module(
+        self, args: list[Value], kwargs: dict[str, Value], node: ast.Call, frozen: bool = False
+    ) -> Value:
+        self.forward_calls.add(node)
+        self.module_calls.add(node)
+        if frozen:
+            return self.op_node(node, [*args, *kwargs.values()], saves=True)
+        if self.no_grad:
+            return Tensor(grad=False)
+        given = [*args, *kwargs.values()]
+        graph = frozenset().union(*(nodes_of(v) for v in given))
+        output = self.new_node(node, graph, saves=True, learns=True)
+        may = may_reach(given) - output.nodes
+        if may:
+            output = Tensor(output.nodes, output.grad, output.root, may)
+        return self._run_forward_hooks(output, args, node)
+
+    def _run_forward_hooks(self, output: Value, args: list[Value], node: ast.Call) -> Value:
+        """``hook(module, inputs, output)`` for every registered forward hook: a module we do not
+        follow may hold the hooked layer, so each one runs (once per call, not nested)."""
+        if not self.forward_hooks or self._in_hook:
+            return output
+        self._in_hook = True
+        try:
+            for hook in list(self.forward_hooks):
+                self.call_value(hook, "", [UNKNOWN, Seq(join_many(args), "tuple"), output], {}, node)
+        finally:
+            self._in_hook = False
+        return output
+
+    def _note_step(self) -> None:
+        self.stepping.update(key for key, _ in self.loop_stack)
+        self.step_tick = self.tick
+
+    def _note_freezing_loop(self, target: ast.expr, iterable: ast.expr, body: list[ast.stmt]) -> None:
+        """``for p in backbone.parameters(): p.requires_grad = False`` freezes ``backbone``."""
+        if not (
+            isinstance(target, ast.Name)
+            and isinstance(iterable, ast.Call)
+            and isinstance(iterable.func, ast.Attribute)
+            and iterable.func.attr == "parameters"
+            and _sets_requires_grad_false(body, target.id)
+        ):
+            return
+        owner_expr = iterable.func.value
+        owner = self.eval(owner_expr)
+        if isinstance(owner, Obj):
+            self.state.heap[Place(owner.oid, FROZEN)] = Const(True)
+        elif isinstance(owner, NNModule) and isinstance(owner_expr, ast.Name | ast.Attribute):
+            self.assign_place(owner_expr, NNModule(owner.label, True))
+
+
+def _const_false(value: Value | None) -> bool:
+    return isinstance(value, Const) and value.value is False
+
+
+def _replace_tensor(value: Value, tensor: Tensor, by: Tensor) -> Value:
+    """``value`` with ``tensor`` (the same node, or the same graph where it was made on several
+    paths) replaced ``by``, wherever it is held."""
+    if isinstance(value, Tensor):
+        same = value.root == tensor.root if tensor.root is not None else value.nodes == tensor.nodes
+        return by if same else value
+    if isinstance(value, Seq):
+        items = None if value.items is None else tuple(_replace_tensor(i, tensor, by) for i in value.items)
+        return Seq(_replace_tensor(value.item, tensor, by), value.kind, items, value.least, value.keys)
+    return value
+
+
+def may_reach(inputs: Sequence[Value]) -> frozenset[int]:
+    """What an op's result may reach beyond its known graph: what its inputs may."""
+    return frozenset().union(*(maybe_of(v) for v in inputs))
+
+
+def _integer_dtype(value: Value) -> bool:
+    return isinstance(value, Ref) and value.qualname in api.INTEGER_DTYPES
+
+
+def _is_optimizer_class(namespace: str, short: str) -> bool:
+    """``torch.optim.Adam``, ``torch.optim.sgd.SGD``; not a scheduler or an averaging wrapper."""
+    return (
+        (namespace == "torch.optim" or namespace.startswith("torch.optim."))
+        and not namespace.startswith(("torch.optim.lr_scheduler", "torch.optim.swa_utils"))
+        and short[:1].isupper()
+    )
+
+
+def _sets_requires_grad_false(body: list[ast.stmt], name: str) -> bool:
+    for node in (n for stmt in body for n in ast.walk(stmt)):
+        if (
+            isinstance(node, ast.Assign)
+            and any(
+                isinstance(t, ast.Attribute) and t.attr == "requires_grad" and ast.unparse(t.value) == name
+                for t in node.targets
+            )
+            and isinstance(node.value, ast.Constant)
+            and node.value.value is False
+        ):
+            return True
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "requires_grad_"
+            and ast.unparse(node.func.value) == name
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value is False
+        ):
+            return True
+    return False
+
+
+def call_qualname(expr: ast.expr, value: Value) -> str:
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute | ast.Name):
+        return _dotted(expr.func)
+    return value.qualname if isinstance(value, Ref) else ""
+
+
+def _dotted(expr: ast.expr) -> str:
+    if isinstance(expr, ast.Name):
+        return expr.id if expr.id != "autograd" else "torch.autograd"
+    if isinstance(expr, ast.Attribute):
+        return f"{_dotted(expr.value)}.{expr.attr}"
+    return ""
+
+
+def is_grad_disabled(expr: ast.expr, qualname: str) -> bool:
+    """``torch.set_grad_enabled(False)`` (a constant ``False`` only)."""
+    if not qualname.endswith("set_grad_enabled") or not isinstance(expr, ast.Call) or not expr.args:
+        return qualname.endswith(("no_grad", "inference_mode"))
+    first = expr.args[0]
+    return isinstance(first, ast.Constant) and first.value is False
+
+
+def decorated_no_grad(fn: FunctionNode) -> bool:
+    for decorator in fn.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if _dotted(target).endswith(("no_grad", "inference_mode")):
+            return True
+    return False

@@ -1,0 +1,349 @@
+"""What the interpreter's parts share: its state, its frames and loops, its budget, and the
+methods each part gives the others (declared here, so that each part type-checks on its own)."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from errknow_ls.analysis.events import Loop, Observation, RetainSite
+from errknow_ls.analysis.modules import ModuleSource
+from errknow_ls.analysis.state import Holder, Place, State
+from errknow_ls.analysis.values import (
+    UNKNOWN,
+    ClassInfo,
+    Func,
+    GradFn,
+    GraphNode,
+    Instance,
+    ModuleRef,
+    NNModule,
+    Obj,
+    Tensor,
+    Value,
+)
+
+FROZEN = "__errknow_frozen__"
+"""The attribute whose place on the heap holds a local module's ``requires_grad_(False)``."""
+
+STEP_BUDGET = 8_000
+"""Statements one entry point may execute (more when its unit's budget is larger); what was found
+before the budget runs out stands, and the stop is reported."""
+
+UNIT_BUDGET = 8_000
+"""Statements all entry points of one unit (the module body, a function, a class) may execute
+together, at most (see ``checker.unit_budget``). Eleven times what the most demanding of the
+labelled programs needs (716); 3 of the 283 units of the 7,948-file benchmark corpus reach it,
+where 25,000 let them take 44% of its interpretation time."""
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class BudgetExceeded(Exception):
+    """An entry point took too many steps; what was found before stands."""
+
+
+@dataclass(slots=True)
+class Frame:
+    serial: int
+    func: FunctionNode | ast.Lambda | None
+    call_site: ast.Call | None
+    start: int
+    returns: list[tuple[Value, State]] = field(default_factory=list)
+    loops: list[LoopContext] = field(default_factory=list)
+    closure: dict[str, Value] | None = None
+    stmt: ast.stmt | None = None
+    yields: list[Value] = field(default_factory=list)
+    bound: int | None = None
+    """The object a method runs on (its ``oid``)."""
+    module: str | None = None
+    """The other module of the project whose code this frame runs (None: the checked text)."""
+
+
+@dataclass(slots=True)
+class LoopContext:
+    loop: Loop
+    iteration: int = 0
+    breaks: list[State] = field(default_factory=list)
+    continues: list[State] = field(default_factory=list)
+    carried: dict[Holder, Value] = field(default_factory=dict)
+    entry: dict[Holder, Value] = field(default_factory=dict)
+    over_tensors: bool = False
+    """The loop walks a collection of tensors (``for loss in losses``)."""
+    first_node: int = 0
+    """How many graph nodes existed when the loop started: only later ones can be its own."""
+
+
+class InterpreterBase(ABC):
+    """The state every part reads and changes. The parts are mixed into one ``Interpreter``
+    (``core.py``); each reaches the others only through the methods declared at the end."""
+
+    def __init__(  # noqa: PLR0915 (one assignment per attribute, each documented)
+        self, module: ast.Module, budget: int = UNIT_BUDGET, modules: ModuleSource | None = None
+    ) -> None:
+        self.module = module
+        self.budget = budget
+        self.modules = modules
+        """Where the project's own modules are read from (None: imports stay unknown)."""
+        self.namespaces: dict[str, dict[str, Value]] = {}
+        """The project's modules read so far, by key: their names."""
+        self.trees: dict[str, ast.Module] = {}
+        """The project's modules read so far, by key: their code."""
+        self.read: dict[str, str] = {}
+        """Each module read, by key: the hash of the text read (what the outcome depends on)."""
+        self.nodes: list[GraphNode] = []
+        self.events: list[Observation] = []
+        self.retain_sites: dict[int, RetainSite] = {}
+        self.classes: dict[str, ClassInfo] = {}
+        self.globals: dict[str, Value] = {}
+        self.state = State()
+        self.frames: list[Frame] = []
+        self.loop_stack: list[tuple[int, int]] = []
+        self.loops: dict[int, LoopContext] = {}
+        self.no_grad = False
+        self.tick = 0
+        self.step_tick = -1
+        """``tick`` when an optimizer last stepped (or parameters were last updated in place)."""
+        self.steps = 0
+        self.total_steps = 0
+        self.stopped: str | None = None
+        """What stopped the last entry point before its end (a budget, Python's stack), if anything."""
+        self._serial = itertools.count(1)
+        self._closures: dict[int, dict[str, Value]] = {}
+        self._current_stmt: ast.stmt | None = None
+        self._guarded: frozenset[Holder] = frozenset()
+        self._entry: dict[Holder, Value] = {}
+        self._spelled: dict[Place, str] = {}
+        self.forward_hooks: list[Value] = []
+        """Functions registered with ``register_forward_hook``; every module call runs them."""
+        self.forward_calls: set[ast.AST] = set()
+        """Calls resolved as a forward computation: a torch op, a tensor method, a module's forward
+        (what a fix may re-run; see rules/fix_safety.py)."""
+        self.module_calls: set[ast.AST] = set()
+        """Calls of a library module (``nn.LSTMCell``): what they give back may be a tensor or a
+        tuple of them, which the analysis does not tell apart."""
+        self.called_functions: dict[ast.AST, set[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        """The functions and methods of the checked code each call site ran."""
+        self._in_hook = False
+        self._raised = False
+        self._raised_by: set[int] = set()
+        """The frees (by id) a reported second pass went through: a later pass through the same one
+        is the same bug (a grad of the failed grad's result)."""
+        self._conditional = 0
+        """Depth of expression parts that may not be evaluated (see ``_maybe_evaluated``)."""
+        self._module_running = False
+        """The module body runs from its top: its names are bound as far as the run got."""
+        self._forced: dict[int, int] = {}
+        """``if`` chains (by id) whose branch the current run of a loop has chosen."""
+        self._set_attributes: frozenset[str] | None = None
+        self._read_again: list[str] = []
+        """Modules an import found already read (see ``_remember``)."""
+        self._looked_in: list[str] = []
+        """The folders where imports found nothing, in order, once per miss (see ``_remember``)."""
+        self._dead_reads = 0
+        """Module reads that a NameError ended (see ``_remember``)."""
+        self._invariant_memo: dict[ast.stmt, list[ast.If]] = {}
+        """Each loop's loop-invariant ``if`` chains (see ``_invariant_chains``)."""
+        self.stepping: set[int] = set()
+        """Loops (by key) in which an optimizer stepped or parameters were updated in place."""
+
+    @contextmanager
+    def _maybe_evaluated(self, maybe: bool = True) -> Iterator[None]:
+        """Evaluate a part of an expression that runs only on some paths (a branch of ``a if c else
+        b``, the operands after the first of ``or``): a NameError there does not end the path."""
+        self._conditional += maybe
+        try:
+            yield
+        finally:
+            self._conditional -= maybe
+
+    @contextmanager
+    def _frame(self, frame: Frame) -> Iterator[Frame]:
+        self.frames.append(frame)
+        try:
+            yield frame
+        finally:
+            self.frames.pop()
+
+    def _home(self) -> str | None:
+        """The other module whose code runs now (None: the checked text)."""
+        return self.frames[-1].module if self.frames else None
+
+    def _new_key(self) -> int:
+        return next(self._serial)
+
+    def _in_loop(self) -> bool:
+        return bool(self.frames and self.frames[-1].loops)
+
+    def _loop_context(self) -> LoopContext:
+        return self.frames[-1].loops[-1]
+
+    # ----------------------------------------------------------------- given by statements.py
+
+    @abstractmethod
+    def exec_block(self, stmts: Sequence[ast.stmt]) -> None: ...
+
+    @abstractmethod
+    def exec_stmt(self, stmt: ast.stmt) -> None: ...
+
+    @abstractmethod
+    def _exhaustive(self, tests: list[ast.expr]) -> bool: ...
+
+    @abstractmethod
+    def assign(self, target: ast.expr, value: Value) -> None: ...
+
+    @abstractmethod
+    def assign_place(self, target: ast.expr, value: Value) -> None: ...
+
+    # ----------------------------------------------------------------- given by loops.py
+
+    @abstractmethod
+    def exec_loop(
+        self,
+        stmt: ast.stmt,
+        body: list[ast.stmt],
+        orelse: list[ast.stmt],
+        *,
+        target: ast.expr | None = None,
+        items: Value = UNKNOWN,
+        test: ast.expr | None = None,
+    ) -> None: ...
+
+    # ----------------------------------------------------------------- given by expressions.py
+
+    @abstractmethod
+    def eval(self, expr: ast.expr) -> Value: ...
+
+    @abstractmethod
+    def binop(self, left: Value, right: Value, op: ast.operator, expr: ast.AST) -> Value: ...
+
+    @abstractmethod
+    def attribute(self, owner: Value, attr: str, expr: ast.expr) -> Value: ...
+
+    # ----------------------------------------------------------------- given by calls.py
+
+    @abstractmethod
+    def call(self, node: ast.Call) -> Value: ...
+
+    @abstractmethod
+    def call_value(
+        self, callee: Value, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value: ...
+
+    @abstractmethod
+    def unknown_call(self, args: list[Value], kwargs: dict[str, Value]) -> Value: ...
+
+    @abstractmethod
+    def call_function(
+        self,
+        func: Func,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        node: ast.Call | None,
+        unknown_args: bool = False,
+    ) -> Value: ...
+
+    @abstractmethod
+    def instantiate(
+        self,
+        info: ClassInfo,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        node: ast.Call | None,
+        unknown_args: bool = False,
+    ) -> Obj: ...
+
+    # ----------------------------------------------------------------- given by autograd.py
+
+    @abstractmethod
+    def op_node(self, site: ast.AST, inputs: Sequence[Value], *, saves: bool) -> Value: ...
+
+    @abstractmethod
+    def new_node(
+        self,
+        site: ast.AST,
+        inputs: frozenset[int],
+        *,
+        saves: bool,
+        learns: bool = False,
+        every_input_grad: bool = False,
+    ) -> Tensor: ...
+
+    @abstractmethod
+    def twin(self, node_id: int) -> int: ...
+
+    @abstractmethod
+    def tensor_method(
+        self, receiver: Tensor, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value: ...
+
+    @abstractmethod
+    def module_method(
+        self, module: NNModule, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value: ...
+
+    @abstractmethod
+    def library_method(
+        self, receiver: Instance, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value: ...
+
+    @abstractmethod
+    def torch_call(
+        self, qualname: str, short: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value: ...
+
+    @abstractmethod
+    def call_module(
+        self, args: list[Value], kwargs: dict[str, Value], node: ast.Call, frozen: bool = False
+    ) -> Value: ...
+
+    @abstractmethod
+    def _run_forward_hooks(self, output: Value, args: list[Value], node: ast.Call) -> Value: ...
+
+    @abstractmethod
+    def _note_step(self) -> None: ...
+
+    @abstractmethod
+    def _note_freezing_loop(self, target: ast.expr, iterable: ast.expr, body: list[ast.stmt]) -> None: ...
+
+    # ----------------------------------------------------------------- given by backward.py
+
+    @abstractmethod
+    def backward_call(  # noqa: PLR0917
+        self,
+        node: ast.Call,
+        tensors: Value,
+        kwargs: dict[str, Value],
+        receiver: ast.expr | None,
+        positional: Sequence[Value] = (),
+        reach: frozenset[int] | None = None,
+    ) -> Value: ...
+
+    @abstractmethod
+    def autograd_grad(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value]) -> Value: ...
+
+    @abstractmethod
+    def _read_saved(self, grad_fn: GradFn, expr: ast.expr) -> None: ...
+
+    @abstractmethod
+    def _note_unknown_reach(self, given: list[Value]) -> None: ...
+
+    # ----------------------------------------------------------------- given by imports.py
+
+    @abstractmethod
+    def _import(self, name: str, level: int) -> ModuleRef | None: ...
+
+    @abstractmethod
+    def _import_from(self, module: str | None, names: list[ast.alias], level: int) -> None: ...
+
+
+def func_node(func: FunctionNode | ast.Lambda | None) -> FunctionNode | None:
+    return func if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) else None
+
+
+def is_generator(func: FunctionNode | None) -> bool:
+    return func is not None and any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(func))

@@ -1,0 +1,449 @@
+"""Calls: which callee a call reaches (the checked code's functions, methods and classes, the
+project's modules, builtins, the standard library), and running the checked code's own functions."""
+
+from __future__ import annotations
+
+import ast
+
+from errknow_ls.analysis import torch_api as api
+from errknow_ls.analysis.interpreter.autograd import decorated_no_grad, may_reach
+from errknow_ls.analysis.interpreter.backward import receiver_expr
+from errknow_ls.analysis.interpreter.base import (
+    FROZEN,
+    Frame,
+    FunctionNode,
+    InterpreterBase,
+    func_node,
+    is_generator,
+)
+from errknow_ls.analysis.state import Place, join_all
+from errknow_ls.analysis.values import (
+    MAX_ITEMS,
+    NUMBER,
+    UNKNOWN,
+    UNSEEN,
+    Class,
+    ClassInfo,
+    Const,
+    Func,
+    Instance,
+    Kwargs,
+    NNModule,
+    Obj,
+    Opaque,
+    Partial,
+    Ref,
+    Seq,
+    Tensor,
+    Value,
+    element,
+    has_grad,
+    join,
+    join_many,
+    maybe_of,
+    nth,
+)
+
+MAX_CALL_DEPTH = 6
+
+
+class Calls(InterpreterBase):
+    """Resolves calls and runs the functions of the checked code; what torch's own calls do is in
+    ``autograd.py``."""
+
+    def call(self, node: ast.Call) -> Value:
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            receiver = self.eval(func.value)
+            args, kwargs = self._arguments(node)
+            return self.call_method(receiver, func.attr, args, kwargs, node)
+        callee = self.eval(func)
+        args, kwargs = self._arguments(node)
+        name = func.id if isinstance(func, ast.Name) else ""
+        return self.call_value(callee, name, args, kwargs, node)
+
+    def _arguments(self, node: ast.Call) -> tuple[list[Value], dict[str, Value]]:
+        args = []
+        for arg in node.args:
+            value = self.eval(arg)
+            args.append(Seq(element(value)) if isinstance(arg, ast.Starred) else value)
+        kwargs: dict[str, Value] = {}
+        for kw in node.keywords:
+            value = self.eval(kw.value)
+            if kw.arg is not None:
+                kwargs[kw.arg] = value
+            elif isinstance(value, Kwargs):
+                kwargs.update(value.items)
+            else:
+                kwargs["**"] = value
+        return args, kwargs
+
+    def call_value(
+        self, callee: Value, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        if isinstance(callee, Ref):
+            return self.call_qualified(callee.qualname, args, kwargs, node)
+        if isinstance(callee, Partial):
+            merged = {**callee.kwargs, **kwargs}
+            return self.call_value(callee.func, name, [*callee.args, *args], merged, node)
+        if isinstance(callee, Func):
+            return self.call_function(callee, args, kwargs, node)
+        if isinstance(callee, Class):
+            return self.instantiate(callee.info, args, kwargs, node)
+        if isinstance(callee, Obj):
+            return self.call_object(callee, args, kwargs, node)
+        if isinstance(callee, NNModule):
+            return self.call_module(args, kwargs, node, frozen=callee.frozen)
+        if callee is UNKNOWN and name and name not in self.state.env and name not in self.globals:
+            return self.call_builtin(name, args, kwargs, node)
+        return self.unknown_call(args, kwargs)
+
+    def call_method(
+        self, receiver: Value, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        if isinstance(receiver, Ref):
+            return self.call_qualified(f"{receiver.qualname}.{attr}", args, kwargs, node)
+        if isinstance(receiver, Tensor):
+            return self.tensor_method(receiver, attr, args, kwargs, node)
+        if isinstance(receiver, Instance):
+            return self.library_method(receiver, attr, args, kwargs, node)
+        if attr == "register_forward_hook" and args and isinstance(args[0], Func | Partial):
+            self.forward_hooks.append(args[0])
+            return UNKNOWN
+        if isinstance(receiver, Class) and receiver.info.function and attr == "apply":
+            # a custom autograd.Function: its backward needs what its forward saved
+            return self.op_node(node, [*args, *kwargs.values()], saves=_saves_for_backward(receiver.info))
+        if isinstance(receiver, Obj):
+            return self.object_method(receiver, attr, args, kwargs, node)
+        if isinstance(receiver, Seq) and attr in ("append", "extend", "insert", "add", "update"):
+            return self._grow(receiver, attr, args, node)
+        if isinstance(receiver, Seq) and attr == "clear" and isinstance(node.func, ast.Attribute):
+            self.assign_place(node.func.value, Seq(UNKNOWN, receiver.kind, ()))
+            return Const(None)
+        if isinstance(receiver, Seq) and attr in ("pop", "get", "values", "items", "copy", "keys"):
+            return _container_view(receiver, attr)
+        if isinstance(receiver, NNModule):
+            return self.module_method(receiver, attr, args, kwargs, node)
+        return self.unknown_call([receiver, *args], kwargs)
+
+    def object_method(
+        self, receiver: Obj, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        """A method of an object of a class defined in the checked code."""
+        method = self.attribute(receiver, attr, node)
+        if isinstance(method, Func | Obj | NNModule | Class):
+            return self.call_value(method, attr, args, kwargs, node)
+        if receiver.cls.lightning and attr == "manual_backward" and args:
+            return self.backward_call(node, args[0], kwargs, receiver_expr(node, 0), positional=args[1:])
+        if receiver.cls.is_module and attr == "requires_grad_":
+            frozen = bool(args) and isinstance(args[0], Const) and not args[0].value
+            self.state.heap[Place(receiver.oid, FROZEN)] = Const(frozen)
+            return receiver
+        if receiver.cls.is_module and attr in api.MODULE_SELF_METHODS:
+            return receiver  # model.to(device), model.eval(): the same module
+        if receiver.cls.is_module and attr in ("parameters", "named_parameters", "buffers"):
+            return self.module_method(NNModule(), attr, args, kwargs, node)
+        return self.unknown_call(args, kwargs)
+
+    def _grow(self, container: Seq, attr: str, args: list[Value], node: ast.Call) -> Value:
+        added = args[-1] if args else UNKNOWN
+        many = attr in ("extend", "update")
+        item = element(added) if many else added
+        items = container.items
+        if items is not None and attr == "append" and len(items) < MAX_ITEMS:
+            items = (*items, added)
+        elif items is not None and many and isinstance(added, Seq) and added.items is not None:
+            items = (*items, *added.items)[:MAX_ITEMS]
+        else:
+            items = None
+        assert isinstance(node.func, ast.Attribute)
+        self.assign_place(node.func.value, Seq(join(element(container), item), container.kind, items))
+        return Const(None)
+
+    def call_qualified(
+        self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        short = qualname.rsplit(".", 1)[-1]
+        if qualname in api.GRAD_FUNCS or qualname.endswith("autograd.grad"):
+            return self.autograd_grad(node, args, kwargs)
+        if qualname in api.BACKWARD_FUNCS or qualname.endswith("autograd.backward"):
+            tensors = args[0] if args else kwargs.get("tensors", UNKNOWN)
+            return self.backward_call(node, tensors, kwargs, receiver_expr(node, 0), positional=args[2:])
+        if qualname == "functools.partial" and args:
+            return Partial(args[0], tuple(args[1:]), kwargs)
+        if qualname in api.LIBRARY_BACKWARD_CLASSES or qualname in api.GRAD_SCALER_CLASSES:
+            return Instance(qualname)
+        if qualname in api.STDLIB_CONTAINERS or (qualname in api.SAMPLING_FUNCS and args):
+            # deque(...), OrderedDict(...); random.sample(buffer, k): some of the buffer's items
+            return Seq(element(args[0]) if args else UNKNOWN, "list")
+        if qualname in api.SAMPLE_ONE_FUNCS and args:
+            return element(args[0])
+        if qualname in api.TENSOR_DATASETS:
+            # TensorDataset(x, y): items are (x[i], y[i]); a loader's batches stack them back
+            return Seq(Seq(UNKNOWN, "tuple", tuple(element(a) for a in args)), "list")
+        if qualname in api.DATA_LOADERS and args and isinstance(args[0], Seq):
+            return Seq(element(args[0]), "list")
+        if qualname.startswith(api.GRAPH_FREE_MODULES) or qualname in api.DATA_LOADERS:
+            # numpy, math, random, ...: no graph of their own; what they were handed they may hold
+            # (np.array of tensors), and may be handed back
+            given = [*args, *kwargs.values()]
+            self._note_unknown_reach(given)
+            may = may_reach(given)
+            return Opaque(may) if may and not self.no_grad else UNKNOWN
+        if not qualname.startswith("torch."):
+            return self.unknown_call(args, kwargs)
+        return self.torch_call(qualname, short, args, kwargs, node)
+
+    def call_builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        if name in ("sum", "max", "min"):
+            parts = [element(args[0])] if len(args) == 1 else list(args)
+            return self.op_node(node, parts, saves=name != "sum")
+        if name in ("list", "tuple", "set", "dict", "frozenset"):
+            inner = element(args[0]) if args else UNKNOWN
+            return Seq(inner, "tuple" if name == "tuple" else "list")
+        if name == "range":
+            return Seq(NUMBER, "range", least=_range_length(args))
+        if name in ("len", "int", "round") and args:
+            return NUMBER
+        if name == "iter" and len(args) == 1:
+            return args[0]
+        if name == "next" and args and isinstance(args[0], Seq):
+            return element(args[0])
+        if name == "enumerate" and args:
+            return _zipped([Seq(NUMBER, "range"), args[0]])
+        if name == "zip" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred):
+            return _transposed(element(args[0]))
+        if name == "zip":
+            return _zipped(args)
+        if name == "isinstance" and len(args) == 2:
+            return _isinstance(args[0], args[1])
+        if name == "abs" and args:
+            return self.op_node(node, args, saves=True)
+        if name in api.NON_TENSOR_BUILTINS:
+            return UNKNOWN
+        return self.unknown_call(args, kwargs)
+
+    def unknown_call(self, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        """A call we cannot follow: its result is unknown, never a graph. What it was given may be
+        backwarded inside it (a library's ``step(loss, retain_graph=True)``), so a retained graph
+        handed to it is not proven unneeded."""
+        given = [*args, *kwargs.values()]
+        self._note_unknown_reach(given)
+        if self.no_grad:
+            return UNKNOWN
+        # What it gives back may hold a graph of its own, which another such result may share.
+        return Opaque(frozenset().union(*(maybe_of(v) for v in given)) | {UNSEEN})
+
+    def call_object(self, obj: Obj, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        name = "forward" if "forward" in obj.cls.methods else "__call__"
+        method = obj.cls.methods.get(name)
+        home = obj.cls.homes.get(name)
+        frozen = self.state.heap.get(Place(obj.oid, FROZEN)) == Const(True)
+        if method is None:
+            if not obj.cls.is_module:
+                return UNKNOWN
+            return self.call_module(args, kwargs, node, frozen=frozen)
+        if obj.cls.is_module:
+            self.forward_calls.add(node)
+        if frozen and not any(has_grad(v) for v in [*args, *kwargs.values()]):
+            saved, self.no_grad = self.no_grad, True  # no parameter needs grad, nor any input
+            try:
+                return self.call_function(Func(method, obj, module=home), args, kwargs, node)
+            finally:
+                self.no_grad = saved
+        result = self.call_function(Func(method, obj, module=home), args, kwargs, node)
+        return self._run_forward_hooks(result, args, node) if obj.cls.is_module else result
+
+    def instantiate(
+        self,
+        info: ClassInfo,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        node: ast.Call | None,
+        unknown_args: bool = False,
+    ) -> Obj:
+        obj = Obj(info, next(self._serial))
+        init = info.methods.get("__init__")
+        if init is not None:
+            home = info.homes.get("__init__")
+            self.call_function(Func(init, obj, module=home), args, kwargs, node, unknown_args=unknown_args)
+        elif info.fields is not None:
+            for index, (name, default) in enumerate(info.fields):
+                given = args[index] if index < len(args) and not unknown_args else kwargs.get(name)
+                self.state.heap[Place(obj.oid, name)] = (
+                    given if given is not None else _default_value(default)
+                )
+        return obj
+
+    def call_function(
+        self,
+        func: Func,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        node: ast.Call | None,
+        unknown_args: bool = False,
+    ) -> Value:
+        fn = func.node
+        if len(self.frames) > MAX_CALL_DEPTH:
+            return self.unknown_call(args, kwargs)
+        if any(frame.func is fn for frame in self.frames):
+            return UNKNOWN  # recursion (repackage_hidden): no graph is assumed, not one invented
+        env = self._bind(fn, func.bound, args, kwargs, unknown_args)
+        closure = self._closures.get(func.closure) if func.closure is not None else None
+        frame = Frame(next(self._serial), fn, node, self.tick, closure=closure)
+        if node is not None and not isinstance(fn, ast.Lambda):
+            self.called_functions.setdefault(node, set()).add(fn)
+        frame.bound = func.bound.oid if func.bound is not None else None
+        caller_env, caller_no_grad, caller_globals = self.state.env, self.no_grad, self.globals
+        frame.module = func.module
+        if func.module is not None:
+            self.globals = self.namespaces.get(func.module, {})  # its names are its module's
+        elif self.frames and self.frames[-1].func is None and self.frames[-1].module is None:
+            self.globals = caller_env  # a call from module level sees the module's names as they are
+        self.state.env = env
+        if not isinstance(fn, ast.Lambda) and decorated_no_grad(fn):
+            self.no_grad = True
+        try:
+            with self._frame(frame):
+                self.exec_block(_lambda_body(fn) if isinstance(fn, ast.Lambda) else fn.body)
+        finally:
+            self.no_grad = caller_no_grad
+        outcomes = [state for _, state in frame.returns]
+        if not self.state.dead:
+            outcomes.append(self.state)
+        result = join_many([value for value, _ in frame.returns]) if frame.returns else Const(None)
+        if frame.yields:
+            # A generator: what a `for` over it sees, item by item (its body ran at the call).
+            yields = tuple(frame.yields[:MAX_ITEMS])
+            result = Seq(join_many(list(yields)), "list", yields)
+        self.state = join_all(outcomes, self.twin) if outcomes else self.state
+        self.state.env = caller_env
+        if func.module is not None:
+            self.globals = caller_globals
+        # A call whose every path raised raises in the caller too (a generator's body runs later).
+        self.state.dead = not outcomes and not frame.yields and not is_generator(func_node(fn))
+        return result
+
+    def _bind(
+        self,
+        fn: FunctionNode | ast.Lambda,
+        bound: Obj | None,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        unknown_args: bool,
+    ) -> dict[str, Value]:
+        params = [*fn.args.posonlyargs, *fn.args.args]
+        env: dict[str, Value] = {}
+        # Defaults line up with the parameters before ``self`` is bound: in ``def step(n=2)`` called
+        # as a method, ``n`` is the one bound (the zip below failed on it).
+        defaults = [None] * (len(params) - len(fn.args.defaults)) + list(fn.args.defaults)
+        if bound is not None and params:
+            env[params[0].arg] = bound
+            params, defaults = params[1:], defaults[1:]
+        spread = kwargs.get("**")  # `f(**batch)`: any parameter not named may come from it
+
+        def missing(default: ast.expr | None) -> Value:
+            if spread is None:
+                return _default_value(default)
+            return element(spread) if isinstance(spread, Seq) else UNKNOWN
+
+        for i, (param, default) in enumerate(zip(params, defaults, strict=True)):
+            if unknown_args:
+                env[param.arg] = _default_value(default)
+            elif i < len(args):
+                env[param.arg] = args[i]
+            else:
+                env[param.arg] = kwargs.get(param.arg, missing(default))
+        for param, kw_default in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True):
+            env[param.arg] = kwargs.get(param.arg, missing(kw_default))
+        if fn.args.vararg:
+            extra = args[len(params) :]
+            items = tuple(extra) if not unknown_args and len(extra) <= MAX_ITEMS else None
+            env[fn.args.vararg.arg] = Seq(join_many(extra) if extra else UNKNOWN, "tuple", items)
+        if fn.args.kwarg:
+            named = {p.arg for p in [*params, *fn.args.kwonlyargs]}
+            rest = {k: v for k, v in kwargs.items() if k not in named}
+            env[fn.args.kwarg.arg] = UNKNOWN if unknown_args else Kwargs(rest)
+        return env
+
+
+def _range_length(args: list[Value]) -> int:
+    """How many numbers ``range(*args)`` gives, where its arguments are constant ints (else 0)."""
+    if not args or not all(isinstance(a, Const) and type(a.value) is int for a in args):
+        return 0
+    bounds = [a.value for a in args if isinstance(a, Const) and isinstance(a.value, int)]
+    try:
+        return len(range(*bounds))
+    except (TypeError, ValueError):
+        return 0
+
+
+def _lambda_body(fn: ast.Lambda) -> list[ast.stmt]:
+    """A lambda's expression as the ``return`` statement it amounts to."""
+    return [ast.copy_location(ast.Return(fn.body), fn.body)]
+
+
+def _container_view(container: Seq, attr: str) -> Value:
+    if attr in ("pop", "get"):
+        return element(container)
+    if attr == "keys":
+        return Seq(UNKNOWN, "list")
+    if attr == "items":
+        keys = tuple(UNKNOWN for _ in container.items) if container.items is not None else None
+        return _zipped([Seq(UNKNOWN, "list", keys), container])
+    return Seq(container.item, "list", container.items)
+
+
+def _zipped(sources: list[Value]) -> Seq:
+    """``zip``/``enumerate``: tuples, item by item where every source's items are known."""
+    pair = Seq(UNKNOWN, "tuple", tuple(element(s) for s in sources))
+    lengths = [len(s.items) for s in sources if isinstance(s, Seq) and s.items is not None]
+    known = all(isinstance(s, Seq) and (s.items is not None or s.kind == "range") for s in sources)
+    if not known or not lengths:
+        return Seq(pair, "list")
+    items = tuple(Seq(UNKNOWN, "tuple", tuple(nth(s, i) for s in sources)) for i in range(min(lengths)))
+    return Seq(pair, "list", items)
+
+
+def _transposed(row: Value) -> Seq:
+    """``zip(*rows)`` where each row is a tuple of known length (a batch of transitions): one
+    tuple per field, each holding that field of every row."""
+    if not isinstance(row, Seq) or row.items is None:
+        return Seq(Seq(element(row), "tuple"), "list")
+    columns = tuple(Seq(field, "tuple") for field in row.items)
+    return Seq(join_many(list(columns)), "list", columns)
+
+
+def _isinstance(value: Value, kind: Value) -> Value:
+    """``isinstance(h, torch.Tensor)`` where we know what ``h`` is (repackage_hidden, guards)."""
+    names = [k.qualname for k in ([kind] if isinstance(kind, Ref) else [])]
+    if isinstance(kind, Seq) and kind.items is not None:
+        names = [k.qualname for k in kind.items if isinstance(k, Ref)]
+        if len(names) != len(kind.items):
+            return UNKNOWN
+    if not names or not all(n.endswith("Tensor") for n in names):
+        return UNKNOWN
+    if isinstance(value, Tensor):
+        return Const(True)
+    if isinstance(value, Seq | Const):
+        return Const(False)
+    return UNKNOWN
+
+
+def _saves_for_backward(info: ClassInfo) -> bool:
+    """A custom ``autograd.Function`` whose ``forward`` saves tensors with
+    ``ctx.save_for_backward`` (what it keeps as ``ctx`` attributes a backward does not free)."""
+    forward = info.methods.get("forward")
+    return forward is not None and any(
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "save_for_backward"
+        and any(not (isinstance(a, ast.Constant) and a.value is None) for a in call.args)
+        for call in ast.walk(forward)
+    )
+
+
+def _default_value(default: ast.expr | None) -> Value:
+    if isinstance(default, ast.Constant):
+        return Const(default.value)
+    return UNKNOWN

@@ -1,0 +1,353 @@
+"""Expressions: names, attributes, operators, comparisons, containers and comprehensions."""
+
+from __future__ import annotations
+
+import ast
+
+from errknow_ls.analysis import torch_api as api
+from errknow_ls.analysis.interpreter.base import InterpreterBase
+from errknow_ls.analysis.names import raises_name_error
+from errknow_ls.analysis.state import Place
+from errknow_ls.analysis.values import (
+    MAX_ITEMS,
+    NUMBER,
+    UNKNOWN,
+    Choice,
+    Class,
+    Const,
+    Func,
+    GradFn,
+    ModuleRef,
+    NNModule,
+    Number,
+    Obj,
+    Ref,
+    Seq,
+    Tensor,
+    Value,
+    element,
+    join,
+    join_many,
+    nth,
+)
+
+
+class Expressions(InterpreterBase):
+    """Evaluates expressions to abstract values."""
+
+    def eval(self, expr: ast.expr) -> Value:
+        match expr:
+            case ast.Constant(value=value):
+                return Const(value)
+            case ast.Name(id=name):
+                return self.lookup(name)
+            case ast.Attribute(value=base, attr=attr):
+                return self.attribute(self.eval(base), attr, expr)
+            case ast.Call():
+                return self.call(expr)
+            case ast.BinOp(left=left, op=op, right=right):
+                return self.binop(self.eval(left), self.eval(right), op, expr)
+            case ast.UnaryOp(op=unary, operand=operand):
+                operand_value = self.eval(operand)
+                if isinstance(unary, ast.Not):
+                    return _const_not(operand_value)
+                return self.op_node(expr, [operand_value], saves=False)
+            case ast.BoolOp(op=op, values=operands):
+                return self.bool_op(isinstance(op, ast.And), operands)
+            case ast.Compare(left=first, comparators=comparators):
+                compared = [self.eval(first), *(self.eval(c) for c in comparators)]
+                return _compare_const(expr, compared)
+            case ast.IfExp(test=test, body=body, orelse=orelse):
+                return self.if_exp(test, body, orelse)
+            case ast.Tuple(elts=elts) | ast.List(elts=elts) | ast.Set(elts=elts):
+                items = tuple(self.eval(e) for e in elts)
+                kind = "tuple" if isinstance(expr, ast.Tuple) else "list"
+                return Seq(join_many(list(items)) if items else UNKNOWN, kind, items)
+            case ast.Dict(keys=keys, values=values):
+                for key in keys:
+                    if key is not None:
+                        self.eval(key)
+                evaluated = tuple(self.eval(v) for v in values)
+                known = evaluated if len(evaluated) <= MAX_ITEMS else None
+                constant = [k.value for k in keys if isinstance(k, ast.Constant)]
+                named = tuple(constant) if known is not None and len(constant) == len(keys) else None
+                if named is not None and len(set(named)) != len(named):
+                    named, known = None, None  # a key given twice: the last wins, not worth following
+                return Seq(join_many(list(evaluated)), "dict", known, keys=named)
+            case ast.Subscript(value=base, slice=index):
+                return self.subscript(self.eval(base), self.eval(index), index, expr)
+            case (
+                ast.ListComp(elt=elt, generators=gens)
+                | ast.SetComp(elt=elt, generators=gens)
+                | (ast.GeneratorExp(elt=elt, generators=gens))
+            ):
+                return self.list_comprehension(gens, elt)
+            case ast.DictComp(value=elt, generators=gens):
+                return Seq(self.comprehension(gens, elt), "dict")
+            case ast.Lambda():
+                if not self.frames or self.frames[-1].func is None:
+                    return Func(expr, module=self._home())
+                scope = self.state.env  # a lambda in a function reads that function's names
+                self._closures[id(scope)] = scope
+                return Func(expr, None, id(scope), self._home())
+            case ast.Starred(value=inner):
+                return self.eval(inner)
+            case ast.NamedExpr(target=target, value=value):
+                result = self.eval(value)
+                self.assign(target, result)
+                return result
+            case ast.Yield(value=inner) | ast.YieldFrom(value=inner):
+                yielded = self.eval(inner) if inner is not None else Const(None)
+                if self.frames:
+                    self.frames[-1].yields.append(
+                        element(yielded) if isinstance(expr, ast.YieldFrom) else yielded
+                    )
+                return UNKNOWN
+            case ast.Await(value=inner):
+                return self.eval(inner)
+            case ast.JoinedStr(values=values):
+                for part in values:
+                    self.eval(part)
+                return UNKNOWN
+            case ast.FormattedValue(value=inner):
+                self.eval(inner)
+                return UNKNOWN
+            case ast.Slice(lower=lower, upper=upper, step=step):
+                for bound in (lower, upper, step):
+                    if bound is not None:
+                        self.eval(bound)
+                return UNKNOWN
+        return UNKNOWN
+
+    def bool_op(self, conjunction: bool, operands: list[ast.expr]) -> Value:
+        """``a and b`` / ``a or b`` as Python evaluates them: an operand whose truth is known and
+        ends the evaluation (a false one in ``and``, a true one in ``or``) is the value, and what
+        follows it is not evaluated; one whose truth is known and does not end it is not the
+        value; one whose truth is not known may be the value or not."""
+        given: list[Value] = []
+        certain = True
+        for index, operand in enumerate(operands):
+            with self._maybe_evaluated(not certain):
+                value = self.eval(operand)
+            truth = truth_of(value)
+            if index == len(operands) - 1 or truth is None:
+                given.append(value)
+                certain = False
+            elif truth is not conjunction:  # `False and …`, `True or …`: the evaluation ends
+                given.append(value)
+                break
+        return join_many(given)
+
+    def if_exp(self, test: ast.expr, body: ast.expr, orelse: ast.expr) -> Value:
+        truth = truth_of(self.eval(test))
+        if truth is not None:  # a known test: only that branch is evaluated
+            return self.eval(body if truth else orelse)
+        with self._maybe_evaluated():  # one of the two, as the test says
+            return join(self.eval(body), self.eval(orelse))
+
+    def list_comprehension(self, generators: list[ast.comprehension], elt: ast.expr) -> Seq:
+        """Two items when one ``for`` walks something whose items we know not: ``[crit(h(f), y) for h
+        in heads]`` makes one loss per head, and a later ``for loss in losses`` sees them apart."""
+        if len(generators) != 1 or generators[0].ifs:
+            return Seq(self.comprehension(generators, elt), "list")
+        iterable = self.eval(generators[0].iter)
+        known = isinstance(iterable, Seq) and iterable.items is not None
+        count = (
+            min(len(iterable.items), MAX_ITEMS)
+            if known and isinstance(iterable, Seq) and iterable.items
+            else 2
+        )
+        items = tuple(self.comprehension(generators, elt, nth(iterable, i)) for i in range(count))
+        return Seq(join_many(list(items)), "list", items if items else None)
+
+    def comprehension(
+        self, generators: list[ast.comprehension], elt: ast.expr, first: Value | None = None
+    ) -> Value:
+        saved = dict(self.state.env)
+        for index, gen in enumerate(generators):
+            if index == 0 and first is not None:
+                self.assign(gen.target, first)
+                continue
+            with self._maybe_evaluated(index > 0):  # the first iterable is always evaluated
+                self.assign(gen.target, element(self.eval(gen.iter)))
+            with self._maybe_evaluated():
+                for cond in gen.ifs:
+                    self.eval(cond)
+        with self._maybe_evaluated():  # only for an item the iterables give
+            result = self.eval(elt)
+        self.state.env = {**saved, **{k: v for k, v in self.state.env.items() if k in saved}}
+        return result
+
+    def lookup(self, name: str) -> Value:
+        if name in self.state.env:
+            return self.state.env[name]
+        frame = self.frames[-1] if self.frames else None
+        if frame is not None and frame.closure is not None and name in frame.closure:
+            return frame.closure[name]
+        if name in self.globals:
+            return self.globals[name]
+        if name in ("True", "False", "None"):
+            return Const({"True": True, "False": False, "None": None}[name])
+        home = self._home()
+        tree = self.module if home is None else self.trees.get(home)
+        module_names = self.globals if self._module_running and home is None else None
+        if frame is not None and frame.func is None and module_names is not None:
+            module_names = self.state.env  # module-level code reads the module's names directly
+        if tree is not None and raises_name_error(name, tree, module_names):
+            self._name_error()
+        return UNKNOWN
+
+    def _name_error(self) -> None:
+        """Reading a name bound nowhere raises NameError: the path ends here. What a retained graph
+        was kept for after this point is not seen."""
+        if self._conditional:
+            return  # a part of an expression that may not be evaluated
+        self.state.dead = True
+        for site in self.retain_sites.values():
+            site.unseen = True
+
+    def attribute(self, owner: Value, attr: str, expr: ast.expr) -> Value:
+        if isinstance(owner, Ref):
+            return Ref(f"{owner.qualname}.{attr}")
+        if isinstance(owner, ModuleRef):
+            return self.namespaces.get(owner.key, {}).get(attr, UNKNOWN)
+        if isinstance(owner, Obj):
+            stored = self.state.heap.get(Place(owner.oid, attr))
+            if stored is not None:
+                return stored
+            method = owner.cls.methods.get(attr)
+            if method is None and owner.cls.layer and api.is_parameter_name(attr):
+                return Tensor(frozenset(), True)  # `self.weight` of a subclass of nn.Linear
+            return Func(method, owner, module=owner.cls.homes.get(attr)) if method is not None else UNKNOWN
+        if isinstance(owner, Class):
+            method = owner.info.methods.get(attr)
+            return Func(method, module=owner.info.homes.get(attr)) if method is not None else UNKNOWN
+        if isinstance(owner, NNModule):
+            return NNModule(attr, owner.frozen)
+        if isinstance(owner, Tensor) and attr == "grad_fn" and owner.root is not None:
+            return GradFn(owner.root)
+        if isinstance(owner, GradFn) and (attr.startswith("_saved_") or attr in api.SAVED_TENSOR_ATTRIBUTES):
+            self._read_saved(owner, expr)
+            return UNKNOWN
+        if isinstance(owner, Tensor):
+            if attr in api.CUT_ATTRIBUTES:
+                return Tensor(grad=False)
+            if attr in api.VIEW_ATTRIBUTES:
+                return self.op_node(expr, [owner], saves=False)
+            if attr in api.SCALAR_ATTRIBUTES or attr.startswith("_"):
+                return UNKNOWN
+            if attr == "indices":
+                return Tensor(grad=False)
+            if attr == "values":  # `.values` of what max(), topk() or sort() give: that graph
+                return Tensor(owner.nodes, owner.grad, None)
+        return UNKNOWN
+
+    def subscript(self, base: Value, index: Value, index_expr: ast.expr, expr: ast.expr) -> Value:
+        if isinstance(base, NNModule) or (isinstance(base, Obj) and base.cls.is_module):
+            return NNModule("item")  # model[0], self.heads["label"]: a submodule
+        if isinstance(base, Tensor):
+            return self.op_node(expr, [base], saves=False)
+        if isinstance(base, Seq):
+            if base.keys is not None and base.items is not None and isinstance(index, Const):
+                if index.value in base.keys:
+                    return base.items[base.keys.index(index.value)]
+                return element(base)
+            if base.items is not None and isinstance(index, Const) and isinstance(index.value, int):
+                position = index.value
+                if -len(base.items) <= position < len(base.items):
+                    return base.items[position]
+            if isinstance(index_expr, ast.Slice):
+                return Seq(element(base), base.kind, _sliced(base.items, index_expr))
+            return _choice_of(base) or element(base)
+        return UNKNOWN
+
+    def binop(self, left: Value, right: Value, op: ast.operator, expr: ast.AST) -> Value:
+        if isinstance(left, Seq) and isinstance(right, Seq) and isinstance(op, ast.Add):
+            return Seq(join(element(left), element(right)), left.kind)
+        numbers = [
+            isinstance(v, Number) or (isinstance(v, Const) and _is_number(v.value)) for v in (left, right)
+        ]
+        if all(numbers):
+            return NUMBER
+        saves = not isinstance(op, ast.Add | ast.Sub)  # even `w * 2` saves: torch raises on its second pass
+        operands = [_as_operand(left), _as_operand(right)]
+        if isinstance(left, Const) and isinstance(right, Const):
+            return UNKNOWN
+        return self.op_node(expr, operands, saves=saves)
+
+
+def _is_number(value: object) -> bool:
+    return type(value) in (int, float, bool)
+
+
+def _sliced(items: tuple[Value, ...] | None, index: ast.Slice) -> tuple[Value, ...] | None:
+    """The items a slice with constant bounds keeps (``xs[::-1]``: each item still apart)."""
+    parts = (index.lower, index.upper, index.step)
+    if items is None or not all(p is None or _int_constant(p) is not None for p in parts):
+        return None
+    lower, upper, step = (None if p is None else _int_constant(p) for p in parts)
+    try:
+        return items[lower:upper:step]
+    except ValueError:  # a step of 0
+        return None
+
+
+def _int_constant(expr: ast.expr) -> int | None:
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        inner = _int_constant(expr.operand)
+        return None if inner is None else -inner
+    if isinstance(expr, ast.Constant) and type(expr.value) is int:
+        return expr.value
+    return None
+
+
+def _as_operand(value: Value) -> Value:
+    return Tensor(frozenset(), True) if isinstance(value, NNModule) else value
+
+
+def _const_not(value: Value) -> Value:
+    return Const(not value.value) if isinstance(value, Const) else UNKNOWN
+
+
+def _definitely_not_none(value: Value) -> bool:
+    return isinstance(value, Tensor | Seq | Obj | NNModule | Func | Class) or (
+        isinstance(value, Const) and value.value is not None
+    )
+
+
+def _compare_const(expr: ast.Compare, values: list[Value]) -> Value:
+    if len(values) == 2 and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.Is | ast.IsNot):
+        subject, other = values
+        if isinstance(other, Const) and other.value is None:
+            is_none = isinstance(subject, Const) and subject.value is None
+            if is_none or _definitely_not_none(subject):
+                return Const(is_none == isinstance(expr.ops[0], ast.Is))
+    if len(values) == 2 and len(expr.ops) == 1 and isinstance(expr.ops[0], ast.Eq | ast.NotEq):
+        choice, other = values if isinstance(values[0], Choice) else values[::-1]
+        if isinstance(choice, Choice) and isinstance(other, Const) and other.value not in choice.values:
+            return Const(isinstance(expr.ops[0], ast.NotEq))  # none of the values it can take
+    if len(values) == 2 and all(isinstance(v, Const) for v in values) and len(expr.ops) == 1:
+        left, right = (v.value for v in values if isinstance(v, Const))
+        if isinstance(expr.ops[0], ast.Eq):
+            return Const(left == right)
+        if isinstance(expr.ops[0], ast.NotEq):
+            return Const(left != right)
+    if any(isinstance(v, Tensor) for v in values):
+        return Tensor(grad=False)
+    return UNKNOWN
+
+
+def truth_of(value: Value) -> bool | None:
+    """What ``bool(value)`` gives, where the value is a known constant."""
+    if isinstance(value, Const) and isinstance(value.value, bool | int | float | str | bytes | type(None)):
+        return bool(value.value)
+    return None
+
+
+def _choice_of(base: Seq) -> Choice | None:
+    """An item of a tuple of constants, at an index not known."""
+    if base.kind != "tuple" or not base.items or len(base.items) > MAX_ITEMS:
+        return None
+    if not all(isinstance(item, Const) for item in base.items):
+        return None
+    return Choice(frozenset(item.value for item in base.items if isinstance(item, Const)))

@@ -1,0 +1,237 @@
+"""Loops: a body runs twice (so what one iteration leaves for the next is seen), once per way its
+loop-invariant ``if`` chains can go; what each iteration carries into the next is noted."""
+
+from __future__ import annotations
+
+import ast
+
+from errknow_ls.analysis.events import Loop
+from errknow_ls.analysis.interpreter.base import InterpreterBase, LoopContext, func_node
+from errknow_ls.analysis.interpreter.statements import chain_else, chain_of
+from errknow_ls.analysis.state import Holder, join_all
+from errknow_ls.analysis.values import UNKNOWN, Seq, Value, element, nodes_of, nth, tensors_in
+
+MAX_UNROLLED_LOOPS = 3
+
+MAX_CHOICES = 6
+"""Runs of one loop, one per way its loop-invariant ``if`` chains can go, at the most."""
+
+
+class Loops(InterpreterBase):
+    """Runs ``for`` and ``while`` loops."""
+
+    def exec_loop(
+        self,
+        stmt: ast.stmt,
+        body: list[ast.stmt],
+        orelse: list[ast.stmt],
+        *,
+        target: ast.expr | None = None,
+        items: Value = UNKNOWN,
+        test: ast.expr | None = None,
+    ) -> None:
+        """Run the loop once for each way its loop-invariant ``if`` chains can go (taking one branch
+        at every iteration, as the program does), and join the runs."""
+        choices = self._invariant_choices(stmt, body) if self.frames else [{}]
+        if len(choices) <= 1:
+            self._exec_loop(stmt, body, orelse, target=target, items=items, test=test)
+            return
+        start, ends = self.state, []
+        for choice in choices:
+            self.state = start.copy()
+            saved = self._forced
+            self._forced = {**saved, **choice}
+            try:
+                self._exec_loop(stmt, body, orelse, target=target, items=items, test=test)
+            finally:
+                self._forced = saved
+            ends.append(self.state)
+        self.state = join_all(ends, self.twin)
+
+    def _invariant_choices(self, loop: ast.stmt, body: list[ast.stmt]) -> list[dict[int, int]]:
+        """For the ``if`` chains in the loop's body whose tests read only names and attributes the
+        loop never assigns (a configuration flag), every combination of the branch each takes."""
+        # chains without an `else`: where none of their branches runs, what an earlier iteration
+        # left stays, and only a consistent path tells whether that can happen (a chain with an
+        # `else` always runs a branch: splitting on it costs a run and shows little)
+        chains = [s for s in self._invariant_chains(loop, body) if id(s) not in self._forced]
+        options: list[dict[int, int]] = [{}]
+        for chain in chains:
+            tests = [test for test, _ in chain_of(chain)]
+            count = len(tests) + (0 if self._exhaustive(tests) else 1)  # +1: none of them runs
+            if len(options) * count <= MAX_CHOICES:
+                options = [{**o, id(chain): i} for o in options for i in range(count)]
+        return options
+
+    def _invariant_chains(self, loop: ast.stmt, body: list[ast.stmt]) -> list[ast.If]:
+        """The ``if`` chains without an ``else`` in the loop's body whose tests the loop leaves
+        alone: found once per loop (a loop runs at every call of its function)."""
+        known = self._invariant_memo.get(loop)
+        if known is None:
+            assigned = _assigned_in(loop)
+            known = [s for s in _ifs_in(body) if not chain_else(s) and self._invariant(s, assigned)]
+            self._invariant_memo[loop] = known
+        return known
+
+    def _invariant(self, stmt: ast.If, assigned: frozenset[str]) -> bool:
+        for test, _ in chain_of(stmt):
+            for node in ast.walk(test):
+                if isinstance(node, ast.Call | ast.NamedExpr | ast.Await | ast.Yield):
+                    return False
+                if isinstance(node, ast.Name) and node.id in assigned:
+                    return False
+                if isinstance(node, ast.Attribute) and {node.attr, "*"} & self._attributes_set():
+                    return False
+                if isinstance(node, ast.Subscript):
+                    return False
+        return True
+
+    def _attributes_set(self) -> frozenset[str]:
+        """Attribute names this unit's code assigns outside constructors (whose objects' flags
+        may change while a loop runs)."""
+        if self._set_attributes is None:
+            self._set_attributes = frozenset(_attributes_stored(self.module))
+        return self._set_attributes
+
+    def _exec_loop(
+        self,
+        stmt: ast.stmt,
+        body: list[ast.stmt],
+        orelse: list[ast.stmt],
+        *,
+        target: ast.expr | None = None,
+        items: Value = UNKNOWN,
+        test: ast.expr | None = None,
+    ) -> None:
+        frame = self.frames[-1]
+        loop = Loop(self._new_key(), stmt, frame=frame.serial, func=func_node(frame.func))
+        over = any(t.grad for t in tensors_in(element(items)))
+        entry: dict[Holder, Value] = dict(self.state.env.items())
+        entry.update(self.state.heap.items())
+        context = LoopContext(loop, entry=entry, over_tensors=over, first_node=len(self.nodes))
+        self.loops[loop.key] = context
+        frame.loops.append(context)
+        forever = test is not None and _is_true(test)
+        # A `for` runs its body at least once on a witness path, unless what it walks is known
+        # to be empty: skipping a loop over data we cannot see would need that data to be empty,
+        # which is no more shown than its being full. A `while` may not run at all.
+        skips = test is not None or (isinstance(items, Seq) and items.items == () and items.least == 0)
+        exits = [self.state.copy()] if skips and not forever else []
+        unrolled = sum(1 for ctx in frame.loops if ctx.loop.node is not None)
+        iterations = 2 if unrolled <= MAX_UNROLLED_LOOPS else 1
+        start_tick, first_tick = self.tick, None
+        try:
+            for iteration in range(3):
+                if iteration >= self._iterations(iterations, start_tick, first_tick):
+                    break
+                context.iteration = iteration
+                if iteration:
+                    context.carried = self._carried(loop.key, iteration, include_env=True)
+                self.loop_stack.append((loop.key, iteration))
+                try:
+                    if test is not None:
+                        self.eval(test)
+                    if target is not None:
+                        self.assign(target, nth(items, iteration))
+                    self.exec_block(body)
+                finally:
+                    self.loop_stack.pop()
+                self.state = join_all([self.state, *context.continues], self.twin)
+                context.continues.clear()
+                if not forever:
+                    exits.append(self.state.copy())
+                first_tick = self.tick if iteration == 0 else first_tick
+                if self.state.dead:
+                    break
+        finally:
+            frame.loops.pop()
+        if not exits and not context.breaks:
+            # `while True:` that never breaks: nothing runs after it, but what the objects hold
+            # stays (a generator's caller goes on with them).
+            self.state.dead = True
+            return
+        normal = join_all(exits, self.twin)
+        if orelse and not normal.dead:
+            self.state = normal
+            self.exec_block(orelse)
+            normal = self.state
+        self.state = join_all([normal, *context.breaks], self.twin)
+
+    @staticmethod
+    def _iterations(planned: int, start_tick: int, first_tick: int | None) -> int:
+        """Two runs of a body find what one iteration leaves for the next; a third is needed when
+        the first did no backward at all (``if prev is not None: ... backward()``)."""
+        if planned < 2 or first_tick is None or first_tick > start_tick:
+            return planned
+        return planned + 1
+
+    def _carried(self, key: int, iteration: int, include_env: bool) -> dict[Holder, Value]:
+        """Names and places whose values at the top of ``iteration`` hold nodes made in the iteration
+        before."""
+        start = self.loops[key].first_node
+        previous = {n.id for n in self.nodes[start:] if (key, iteration - 1) in n.loops}
+        carried: dict[Holder, Value] = {}
+        if include_env:
+            for name, value in self.state.env.items():
+                if nodes_of(value) & previous:
+                    carried[name] = value
+        for place, value in self.state.heap.items():
+            if nodes_of(value) & previous:
+                carried[place] = value
+        return carried
+
+
+def _ifs_in(body: list[ast.stmt]) -> list[ast.If]:
+    """The ``if`` chains of a loop's body (not those nested in definitions, nor the elifs of one)."""
+    found: list[ast.If] = []
+    pending = list(body)
+    while pending:
+        stmt = pending.pop(0)
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        if isinstance(stmt, ast.If):
+            found.append(stmt)
+            for _, block in chain_of(stmt):
+                pending.extend(block)
+            pending.extend(chain_else(stmt))
+            continue
+        for field_name in ("body", "orelse", "finalbody", "handlers"):
+            pending.extend(getattr(stmt, field_name, []) or [])
+        if isinstance(stmt, ast.ExceptHandler):
+            pending.extend(stmt.body)
+    return found
+
+
+def _assigned_in(node: ast.AST) -> frozenset[str]:
+    """Names bound anywhere in ``node`` (assignments, loop targets, with-as, imports, definitions)."""
+    names: set[str] = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store | ast.Del):
+            names.add(child.id)
+        elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(child.name)
+        elif isinstance(child, ast.alias):
+            names.add((child.asname or child.name).split(".")[0])
+        elif isinstance(child, ast.Global | ast.Nonlocal):
+            names.update(child.names)
+    return frozenset(names)
+
+
+def _attributes_stored(node: ast.AST) -> set[str]:
+    """Attribute names assigned in ``node`` outside ``__init__`` methods (``*``: by ``setattr``)."""
+    found: set[str] = set()
+    pending = [node]
+    while pending:
+        child = pending.pop()
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) and child.name == "__init__":
+            continue
+        if isinstance(child, ast.Attribute) and isinstance(child.ctx, ast.Store | ast.Del):
+            found.add(child.attr)
+        elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == "setattr":
+            found.add("*")
+        pending.extend(ast.iter_child_nodes(child))
+    return found
+
+
+def _is_true(test: ast.expr) -> bool:
+    return isinstance(test, ast.Constant) and bool(test.value)
