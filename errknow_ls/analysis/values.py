@@ -327,6 +327,11 @@ def join_many(values: list[Value]) -> Value:
 MAX_ITEMS = 16
 
 
+ITERATOR = "iterator"
+"""The kind of a :class:`Seq` of what an object's own iterator gives (``__iter__``/``__next__``),
+one item per step of a loop: made on demand, not a collection the loop walks."""
+
+
 def nth(value: Value, index: int) -> Value:
     """What the ``index``-th step of a ``for`` over ``value`` gives, as precisely as known."""
     if isinstance(value, Seq):

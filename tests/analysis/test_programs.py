@@ -66,9 +66,6 @@ KNOWN_GAPS: dict[str, str] = {
     " that the old weight_norm sets when applied (a graph on weight_g/weight_v) is not modelled",
     "buggy/normalizing_flow_transform_cache_reused_after_step.py": "missed: torch.distributions"
     " transforms with cache_size=1 return the cached inverse (and its old graph) for the same input",
-    "buggy/scratch_regression_labels_generated_with_grad_weights.py": "missed: the labels reach the"
-    " loop through a project-defined iterator (`for x, y in dataloader` over a class whose __next__"
-    " returns slices of the Y given to __init__); iteration over such an object is not followed",
 }
 
 requires_torch = pytest.mark.skipif(

@@ -238,6 +238,9 @@ class InterpreterBase(ABC):
     def unknown_call(self, args: list[Value], kwargs: dict[str, Value]) -> Value: ...
 
     @abstractmethod
+    def iterated(self, items: Value, iterable: ast.expr) -> Value: ...
+
+    @abstractmethod
     def call_function(
         self,
         func: Func,

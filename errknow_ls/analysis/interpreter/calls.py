@@ -18,6 +18,7 @@ from errknow_ls.analysis.interpreter.base import (
 )
 from errknow_ls.analysis.state import Place, join_all
 from errknow_ls.analysis.values import (
+    ITERATOR,
     MAX_ITEMS,
     NUMBER,
     UNKNOWN,
@@ -45,6 +46,8 @@ from errknow_ls.analysis.values import (
 )
 
 MAX_CALL_DEPTH = 6
+ITERATOR_STEPS = 2
+"""How many items of an object's own iterator a ``for`` takes: a loop's body is followed twice."""
 
 
 class Calls(InterpreterBase):
@@ -125,6 +128,33 @@ class Calls(InterpreterBase):
         if isinstance(receiver, NNModule):
             return self.module_method(receiver, attr, args, kwargs, node)
         return self.unknown_call([receiver, *args], kwargs)
+
+    def iterated(self, items: Value, iterable: ast.expr) -> Value:
+        """What a ``for`` over ``items`` walks. An object of the checked code's own class that
+        defines ``__iter__`` gives what the iterator ``__iter__`` returns gives: a generator's items,
+        or the values of ``__next__`` called once for each iteration a loop is followed (before the
+        loop, as a generator's body runs at its call; a call that can only raise ``StopIteration``
+        ends the items). Anything else is walked as it is."""
+        if not isinstance(items, Obj):
+            return items
+        start = self.attribute(items, "__iter__", iterable)
+        if not isinstance(start, Func):
+            return items
+        iterator = self.call_function(start, [], {}, None)
+        if isinstance(iterator, Seq) or not isinstance(iterator, Obj):
+            return iterator if isinstance(iterator, Seq) else UNKNOWN
+        step = self.attribute(iterator, "__next__", iterable)
+        if not isinstance(step, Func):
+            return UNKNOWN
+        given: list[Value] = []
+        for _ in range(ITERATOR_STEPS):
+            before = self.state.copy()
+            value = self.call_function(step, [], {}, None)
+            if self.state.dead:  # it can only stop here: the loop gets no more items
+                self.state = before
+                break
+            given.append(value)
+        return Seq(join_many(given), ITERATOR, tuple(given))
 
     def object_method(
         self, receiver: Obj, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call

@@ -9,7 +9,7 @@ from errknow_ls.analysis.events import Loop
 from errknow_ls.analysis.interpreter.base import InterpreterBase, LoopContext, func_node
 from errknow_ls.analysis.interpreter.statements import chain_else, chain_of
 from errknow_ls.analysis.state import Holder, join_all
-from errknow_ls.analysis.values import UNKNOWN, Seq, Value, element, nodes_of, nth, tensors_in
+from errknow_ls.analysis.values import ITERATOR, UNKNOWN, Seq, Value, element, nodes_of, nth, tensors_in
 
 MAX_UNROLLED_LOOPS = 3
 
@@ -105,7 +105,10 @@ class Loops(InterpreterBase):
     ) -> None:
         frame = self.frames[-1]
         loop = Loop(self._new_key(), stmt, frame=frame.serial, func=func_node(frame.func))
-        over = any(t.grad for t in tensors_in(element(items)))
+        # A collection of tensors (``for loss in losses``), each of which an iteration may backward;
+        # not the batches an object's own iterator makes, one per step.
+        iterator = isinstance(items, Seq) and items.kind == ITERATOR
+        over = not iterator and any(t.grad for t in tensors_in(element(items)))
         entry: dict[Holder, Value] = dict(self.state.env.items())
         entry.update(self.state.heap.items())
         context = LoopContext(loop, entry=entry, over_tensors=over, first_node=len(self.nodes))

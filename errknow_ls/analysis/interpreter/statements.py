@@ -73,7 +73,8 @@ class Statements(InterpreterBase):
                 ast.For(target=target, iter=iterable, body=body, orelse=orelse)
                 | ast.AsyncFor(target=target, iter=iterable, body=body, orelse=orelse)
             ):
-                self.exec_loop(stmt, body, orelse, target=target, items=self.eval(iterable))
+                walked = self.iterated(self.eval(iterable), iterable)
+                self.exec_loop(stmt, body, orelse, target=target, items=walked)
                 self._note_freezing_loop(target, iterable, body)
             case ast.While(test=test, body=body, orelse=orelse):
                 self.exec_loop(stmt, body, orelse, test=test)

@@ -95,7 +95,10 @@ def claims(event: Observation) -> bool:
 def build(event: SecondPass, ctx: RuleContext) -> Finding:
     tensor = ctx.text(event.receiver)
     stale = _stale_nodes(event, ctx)
-    first = min(stale, key=lambda n: ctx.line_of(ctx.nodes[n].site)) if stale else None
+    # Where the freed part was built (not a node made before the loop that the backward merely
+    # goes through: an item a loop's own iterator made ahead of it).
+    shown = [n for n in stale if n in event.conflict] or stale
+    first = min(shown, key=lambda n: ctx.line_of(ctx.nodes[n].site)) if shown else None
     where = f" at line {ctx.line_of(ctx.nodes[first].site)}" if first is not None else ""
     message = (
         f"`{tensor}` reaches a graph built once, before the loop{where}: the first iteration's "
