@@ -5,12 +5,15 @@ stops the older one's process. A limit's note goes where it belongs."""
 from __future__ import annotations
 
 import asyncio
+import os
+from pathlib import Path
 
 import pytest
 
 from errknow_ls.lsp.checking import ISOLATED_CHARS, TEXT_CHUNK_BYTES, Analyzer, Checks, StaleCheck
 from errknow_ls.lsp.snapshots import Part, Snapshot
 from tests.lsp.session import BUGGY
+from tests.lsp.test_importers import BACKWARD_LINE, CUTS, KEEPS, TRAIN, write_project
 from tests.support import stopped_by_the_budget
 
 URI = "file:///project/huge.py"
@@ -21,7 +24,7 @@ def large_document() -> str:
     """Comments past the isolation threshold (non-ASCII ones across the pieces' boundaries), then a
     double backward."""
     line = "# é中文😋 " + "x" * 60 + "\n"
-    padding = line * (ISOLATED_CHARS // len(line) + 1)
+    padding = line * max(ISOLATED_CHARS // len(line), 2 * TEXT_CHUNK_BYTES // len(line.encode())) + line
     assert len(padding) > ISOLATED_CHARS and len(padding.encode()) > 2 * TEXT_CHUNK_BYTES
     return padding + BUGGY
 
@@ -34,6 +37,21 @@ async def test_a_large_document_is_checked_apart_as_it_would_be_here() -> None:
     assert isolated.findings == here.findings and len(here.findings) == 1
     assert isolated.diagnostics == here.diagnostics
     assert here.diagnostics[0].range.start.line == text.count("\n") - 1
+
+
+async def test_a_large_document_apart_reads_the_open_modules_unsaved_texts(tmp_path: Path) -> None:
+    """The editor's texts of the project's modules, the document's own among them, reach the
+    checking process too (a piece at a time, the document's text once): the helper kept the
+    graph in the editor, not on disk."""
+    train, utils = write_project(tmp_path, CUTS)
+    padding = "# padding\n" * (ISOLATED_CHARS // 10 + 1)
+    text = padding + TRAIN
+    unsaved = {os.path.realpath(train): text, os.path.realpath(utils): KEEPS}
+    snapshot = Snapshot.of_text(train.as_uri(), 1, text, unsaved)
+    (isolated,) = await Checks().results(snapshot)
+    (here,) = Analyzer().run(snapshot)
+    assert [d.range.start.line for d in isolated.diagnostics] == [padding.count("\n") + BACKWARD_LINE]
+    assert isolated.diagnostics == here.diagnostics
 
 
 async def test_a_newer_version_stops_the_older_ones_process() -> None:
