@@ -511,6 +511,14 @@ class Checks:
         self._processes[snapshot.key] = isolated
         return loop.run_in_executor(None, isolated.run)
 
+    def supersede(self, snapshot: Snapshot) -> None:
+        """``snapshot`` is newer than what its document's check in flight checks: a check in a
+        process of its own is stopped now (whoever awaits it gets StaleCheck and asks again); one in
+        a worker thread, which cannot be stopped, finishes (a small document's check is short)."""
+        running = self._running.get(snapshot.key)
+        if running is not None and running[0] != self.key_of(snapshot):
+            self._stop(snapshot.key)
+
     def stop_all(self) -> None:
         """The session ends: no child process outlives it (a thread waits for each one's results)."""
         for key in list(self._processes):

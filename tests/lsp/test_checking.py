@@ -66,6 +66,23 @@ async def test_a_newer_version_stops_the_older_ones_process() -> None:
     assert checks.stored(URI) == second[0]
 
 
+async def test_a_newer_version_known_stops_the_check_without_asking_for_it() -> None:
+    """An edit that arrives while the document's check runs (the refresh loop waits for that
+    check) stops it at once; the same version known again does not."""
+    checks = Checks()
+    text = large_document()
+    first = asyncio.ensure_future(checks.results(Snapshot.of_text(URI, 1, text)))
+    await asyncio.sleep(0)  # the first check is under way
+    checks.supersede(Snapshot.of_text(URI, 1, text))
+    checks.supersede(Snapshot.of_text(URI, 2, text + "x = 1\n"))
+    with pytest.raises(StaleCheck):
+        await first
+    again = asyncio.ensure_future(checks.results(Snapshot.of_text(URI, 3, text)))
+    await asyncio.sleep(0)
+    checks.supersede(Snapshot.of_text(URI, 3, text))
+    assert [r.version for r in await again] == [3]
+
+
 def test_a_limit_note_lands_in_the_cell_it_is_about() -> None:
     """A notebook's cells are checked as one program: the note for the function a budget stopped
     goes to the cell holding its ``def``, on that cell's own line."""
