@@ -8,7 +8,6 @@ event loop touches the workspace and the client.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import itertools
 import logging
@@ -245,9 +244,6 @@ TEXT_CHUNK_BYTES = 1 << 20
 this big: each piece holds the GIL only while it is encoded, and the event loop runs between them
 (one pickle of 30 MB held it 0.1 s; the open modules' texts, the document's own among them, went
 as one pickle until they too were sent this way)."""
-CHILD_NICENESS = 10
-"""The checking process yields the CPU to the server's (on a busy machine, the event loop that
-answers the editor comes first; the check only ends later)."""
 
 
 def _check_isolated(
@@ -255,8 +251,6 @@ def _check_isolated(
 ) -> None:
     """In the child process: the texts ``sent`` describes, then the check, sent back whole."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # the server's stdout is the client's: never ours
-    with contextlib.suppress(OSError):
-        os.nice(CHILD_NICENESS)
     received = [_receive_text(texts) for _ in range(sent.count)]
     texts.close()
     parts = tuple(
