@@ -36,15 +36,13 @@ from errknow_ls.analysis.prefilter import might_backward
 from errknow_ls.analysis.registry import BY_CODE
 from errknow_ls.analysis.rules import claiming, retain_graph_in_loop
 from errknow_ls.analysis.rules.context import RuleContext
-from errknow_ls.analysis.source import SourceText, called_names, describe, parse
+from errknow_ls.analysis.source import HUGE, SourceText, called_names, describe, parse
 from errknow_ls.core import Finding
 from errknow_ls.core.findings import limit_note
 from errknow_ls.core.suppression import suppressed
 
 INTERNAL_ERROR = "internal error"
 STEPS_PER_LINE = 50
-HUGE = 1_000_000
-"""Characters from which a text is checked as one unit (generated code, a 5 MB file)."""
 MAX_FILE_STEPS = 400_000
 """At ~15-40 microseconds a statement here, what keeps one file under ~16 s, however it is built."""
 STEPS_PER_OWN_LINE = 4

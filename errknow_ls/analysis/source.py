@@ -18,6 +18,11 @@ ahead: ``^`` with MULTILINE, or any line end, scans 8x slower (the other pattern
 _COLUMN_0 = re.compile(r"(?:\r\n?|\n)(?=[A-Za-z_@])")
 
 
+HUGE = 1_000_000
+"""Characters from which a text is checked as one unit (generated code, a 5 MB file); here, where
+the server reads it without loading the checker."""
+
+
 @dataclass(slots=True)
 class SourceText:
     text: str

@@ -27,6 +27,7 @@ from pygls.uris import to_fs_path
 from pygls.workspace import Workspace
 
 from errknow_ls.analysis.cells import CellProgram
+from errknow_ls.analysis.source import HUGE
 from errknow_ls.core import Finding, Position, Span
 from errknow_ls.core.findings import read_limit_note
 from errknow_ls.lsp import convert
@@ -40,9 +41,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 _SERIALS = itertools.count(1)
-ISOLATED_CHARS = 2_000_000
-"""A snapshot this large (some 50,000 lines) is checked in a process of its own: the server's own
-process stays free to answer, and a check that goes stale is stopped by ending that process."""
+ISOLATED_CHARS = HUGE
+"""A snapshot this large (some 30,000 lines) is checked in a process of its own: the server's own
+process stays free to answer, and a check that goes stale is stopped by ending that process. From
+this size on the checker parses the text as one unit, and that one ``compile`` call holds the
+interpreter's lock throughout: 1.5 MB held it 4.3 s in a worker thread (at a load average of 9),
+and no request was answered meanwhile."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,15 +240,24 @@ class StaleCheck(Exception):
 
 
 TEXT_CHUNK_BYTES = 1 << 20
-"""A large document goes to its checking process in pieces this big: each piece holds the GIL only
-while it is encoded, and the event loop runs between them (one pickle of 30 MB held it 0.1 s)."""
+"""A large document, and the open modules' texts it may read, go to its checking process in pieces
+this big: each piece holds the GIL only while it is encoded, and the event loop runs between them
+(one pickle of 30 MB held it 0.1 s; the open modules' texts, the document's own among them, went
+as one pickle until they too were sent this way)."""
 
 
-def _check_isolated(texts: Connection, results: Connection, analyzer: _Sent, snapshot: Snapshot) -> None:
-    """In the child process: the texts of ``snapshot``'s parts, then the check, sent back whole."""
+def _check_isolated(
+    texts: Connection, results: Connection, analyzer: _Sent, snapshot: Snapshot, sent: _SentTexts
+) -> None:
+    """In the child process: the texts ``sent`` describes, then the check, sent back whole."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # the server's stdout is the client's: never ours
-    parts = tuple(dataclasses.replace(part, text=_receive_text(texts)) for part in snapshot.parts)
+    received = [_receive_text(texts) for _ in range(sent.count)]
     texts.close()
+    parts = tuple(
+        dataclasses.replace(part, text=received[index])
+        for part, index in zip(snapshot.parts, sent.parts, strict=True)
+    )
+    unsaved = {key: received[index] for key, index in sent.unsaved.items()}
     results.send(
         Analyzer(
             analyzer.generation,
@@ -253,9 +266,37 @@ def _check_isolated(texts: Connection, results: Connection, analyzer: _Sent, sna
             analyzer.roots,
             analyzer.doc_urls,
             analyzer.language,
-        ).run(dataclasses.replace(snapshot, parts=parts))
+        ).run(dataclasses.replace(snapshot, parts=parts, unsaved=unsaved))
     )
     results.close()
+
+
+@dataclass(frozen=True, slots=True)
+class _SentTexts:
+    """Which of the texts sent down the pipe, in their order, is each part's and each unsaved
+    module's: the snapshot itself goes to the child bare, and a text it holds twice (a document's
+    own, among the open modules' too) is sent once."""
+
+    count: int
+    parts: tuple[int, ...]
+    unsaved: dict[str, int]
+
+    @staticmethod
+    def of(snapshot: Snapshot) -> tuple[_SentTexts, list[str]]:
+        """What to tell the child, and the texts to send it, in order."""
+        texts: list[str] = []
+        index: dict[int, int] = {}
+
+        def slot(text: str) -> int:
+            at = index.get(id(text))  # the snapshot holds every text: no id is reused meanwhile
+            if at is None:
+                at = index[id(text)] = len(texts)
+                texts.append(text)
+            return at
+
+        parts = tuple(slot(part.text) for part in snapshot.parts)
+        unsaved = {key: slot(text) for key, text in snapshot.unsaved.items()}
+        return _SentTexts(len(texts), parts, unsaved), texts
 
 
 def _send_text(texts: Connection, text: str) -> None:
@@ -302,12 +343,14 @@ class _Isolated:
         context = _context()
         self._texts_in, self._texts_out = context.Pipe(duplex=False)
         self._results_in, self._results_out = context.Pipe(duplex=False)
-        self._snapshot = snapshot
+        sent, self._texts = _SentTexts.of(snapshot)
         bare = dataclasses.replace(
-            snapshot, parts=tuple(dataclasses.replace(p, text="") for p in snapshot.parts)
+            snapshot, parts=tuple(dataclasses.replace(p, text="") for p in snapshot.parts), unsaved={}
         )
         self._process = context.Process(
-            target=_check_isolated, args=(self._texts_in, self._results_out, analyzer, bare), daemon=True
+            target=_check_isolated,
+            args=(self._texts_in, self._results_out, analyzer, bare, sent),
+            daemon=True,
         )
         self._stopped = threading.Event()
 
@@ -322,8 +365,8 @@ class _Isolated:
                 raise StaleCheck
             self._texts_in.close()
             self._results_out.close()
-            for part in self._snapshot.parts:
-                _send_text(self._texts_out, part.text)
+            for text in self._texts:
+                _send_text(self._texts_out, text)
             received: list[Result] = self._results_in.recv()
         except (EOFError, OSError):
             raise StaleCheck from None
@@ -461,6 +504,14 @@ class Checks:
         isolated = _Isolated(analyzer, snapshot)
         self._processes[snapshot.key] = isolated
         return loop.run_in_executor(None, isolated.run)
+
+    def supersede(self, snapshot: Snapshot) -> None:
+        """``snapshot`` is newer than what its document's check in flight checks: a check in a
+        process of its own is stopped now (whoever awaits it gets StaleCheck and asks again); one in
+        a worker thread, which cannot be stopped, finishes (a small document's check is short)."""
+        running = self._running.get(snapshot.key)
+        if running is not None and running[0] != self.key_of(snapshot):
+            self._stop(snapshot.key)
 
     def stop_all(self) -> None:
         """The session ends: no child process outlives it (a thread waits for each one's results)."""

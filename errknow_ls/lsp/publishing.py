@@ -82,13 +82,17 @@ def pull_workspace_now(session: Session) -> None:
 async def refresh(session: Session, uri: str) -> None:
     """Check an open document until a result for its current version is out, then publish it.
 
-    One loop per document: edits that arrive meanwhile only make the loop go round once more,
-    and a result for an older version is never published over a newer one. Before the document's
-    first check here starts, what the results cache knows of it is published (``known``); the
-    check then confirms it (nothing is sent again) or replaces it.
+    One loop per document: edits that arrive meanwhile only make the loop go round once more (a
+    check in a process of its own that they made stale is stopped at once), and a result for an
+    older version is never published over a newer one. Before the document's first check here
+    starts, what the results cache knows of it is published (``known``); the check then confirms it
+    (nothing is sent again) or replaces it.
     """
     snapshot = _snapshot(session, uri)
-    if snapshot is None or snapshot.key in session.refreshing:
+    if snapshot is None:
+        return
+    if snapshot.key in session.refreshing:
+        session.checks.supersede(snapshot)
         return
     key = snapshot.key
     session.refreshing.add(key)

@@ -5,12 +5,15 @@ stops the older one's process. A limit's note goes where it belongs."""
 from __future__ import annotations
 
 import asyncio
+import os
+from pathlib import Path
 
 import pytest
 
 from errknow_ls.lsp.checking import ISOLATED_CHARS, TEXT_CHUNK_BYTES, Analyzer, Checks, StaleCheck
 from errknow_ls.lsp.snapshots import Part, Snapshot
 from tests.lsp.session import BUGGY
+from tests.lsp.test_importers import BACKWARD_LINE, CUTS, KEEPS, TRAIN, write_project
 from tests.support import stopped_by_the_budget
 
 URI = "file:///project/huge.py"
@@ -21,7 +24,7 @@ def large_document() -> str:
     """Comments past the isolation threshold (non-ASCII ones across the pieces' boundaries), then a
     double backward."""
     line = "# é中文😋 " + "x" * 60 + "\n"
-    padding = line * (ISOLATED_CHARS // len(line) + 1)
+    padding = line * max(ISOLATED_CHARS // len(line), 2 * TEXT_CHUNK_BYTES // len(line.encode())) + line
     assert len(padding) > ISOLATED_CHARS and len(padding.encode()) > 2 * TEXT_CHUNK_BYTES
     return padding + BUGGY
 
@@ -36,6 +39,21 @@ async def test_a_large_document_is_checked_apart_as_it_would_be_here() -> None:
     assert here.diagnostics[0].range.start.line == text.count("\n") - 1
 
 
+async def test_a_large_document_apart_reads_the_open_modules_unsaved_texts(tmp_path: Path) -> None:
+    """The editor's texts of the project's modules, the document's own among them, reach the
+    checking process too (a piece at a time, the document's text once): the helper kept the
+    graph in the editor, not on disk."""
+    train, utils = write_project(tmp_path, CUTS)
+    padding = "# padding\n" * (ISOLATED_CHARS // 10 + 1)
+    text = padding + TRAIN
+    unsaved = {os.path.realpath(train): text, os.path.realpath(utils): KEEPS}
+    snapshot = Snapshot.of_text(train.as_uri(), 1, text, unsaved)
+    (isolated,) = await Checks().results(snapshot)
+    (here,) = Analyzer().run(snapshot)
+    assert [d.range.start.line for d in isolated.diagnostics] == [padding.count("\n") + BACKWARD_LINE]
+    assert isolated.diagnostics == here.diagnostics
+
+
 async def test_a_newer_version_stops_the_older_ones_process() -> None:
     checks = Checks()
     text = large_document()
@@ -46,6 +64,23 @@ async def test_a_newer_version_stops_the_older_ones_process() -> None:
         await first
     assert [r.version for r in second] == [2] and len(second[0].findings) == 1
     assert checks.stored(URI) == second[0]
+
+
+async def test_a_newer_version_known_stops_the_check_without_asking_for_it() -> None:
+    """An edit that arrives while the document's check runs (the refresh loop waits for that
+    check) stops it at once; the same version known again does not."""
+    checks = Checks()
+    text = large_document()
+    first = asyncio.ensure_future(checks.results(Snapshot.of_text(URI, 1, text)))
+    await asyncio.sleep(0)  # the first check is under way
+    checks.supersede(Snapshot.of_text(URI, 1, text))
+    checks.supersede(Snapshot.of_text(URI, 2, text + "x = 1\n"))
+    with pytest.raises(StaleCheck):
+        await first
+    again = asyncio.ensure_future(checks.results(Snapshot.of_text(URI, 3, text)))
+    await asyncio.sleep(0)
+    checks.supersede(Snapshot.of_text(URI, 3, text))
+    assert [r.version for r in await again] == [3]
 
 
 def test_a_limit_note_lands_in_the_cell_it_is_about() -> None:

@@ -1,6 +1,8 @@
 """A huge document is checked in a process of its own: requests on other documents are answered
-meanwhile, and an edit stops the check that went stale. A 1,000,000-line check takes minutes here:
-``ERRKNOW_FUZZ_LONG=1`` runs it (``benchmarks/lsp_responsive.py`` measures the hover latency)."""
+meanwhile, even one sent right behind the message that opens or edits it, and an edit stops the
+check that went stale. A 1,000,000-line check takes minutes here: ``ERRKNOW_FUZZ_LONG=1`` runs it;
+a document just past the size that is checked apart runs always (``benchmarks/lsp_responsive.py``
+measures the hover latency)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ import os
 import pytest
 from lsprotocol import types
 
-from tests.lsp.session import BUGGY, Session
+from errknow_ls.lsp.checking import ISOLATED_CHARS
+from tests.lsp.session import BUGGY, BUGGY_LINE, CALL, Session
 
 LONG = "1" in (os.environ.get("ERRKNOW_FUZZ_LONG"), os.environ.get("ERRKNOW_LONG"))
 LINES = 1_000_000
@@ -31,6 +34,36 @@ def huge_document() -> tuple[str, int]:
         blocks.append(BLOCK.format(n=len(blocks), bug=bug))
         lines += 5 + bool(bug)
     return HEADER + "".join(blocks), -(-len(blocks) // EVERY)
+
+
+async def _hover_on_the_finding(session: Session, uri: str) -> str:
+    line = BUGGY.splitlines()[BUGGY_LINE]
+    hover = await session.client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=BUGGY_LINE, character=session.column(line, line.rindex(CALL) + 5)),
+        )
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    return hover.contents.value
+
+
+@pytest.mark.parametrize("profile", ["emacs-29"], indirect=True)  # pushes: the refresh loop's path
+async def test_a_large_document_opened_and_edited_behind_a_hover_elsewhere(session: Session) -> None:
+    """The hovers sent right behind the messages that open and edit a document checked apart are
+    answered as before it came; the document gets the diagnostics of its newest version, last."""
+    await session.start()
+    small = session.open("small.py", BUGGY)
+    assert len(await session.diagnostics(small)) == 1
+    answer = await _hover_on_the_finding(session, small)
+    text = "# padding\n" * (ISOLATED_CHARS // 10) + BUGGY
+    huge = session.open("huge.py", text)
+    assert await _hover_on_the_finding(session, small) == answer
+    session.change(huge, text.replace("# padding\n", "# edited\n", 1))
+    assert await _hover_on_the_finding(session, small) == answer
+    (finding,) = await session.diagnostics(huge)
+    assert finding.range.start.line == text.count("\n") - len(BUGGY.splitlines()) + BUGGY_LINE
+    assert [p.version for p in session.published if p.uri == huge][-1] == 2
 
 
 @pytest.mark.skipif(not LONG, reason="a 1,000,000-line check takes minutes; ERRKNOW_FUZZ_LONG=1 runs it")
