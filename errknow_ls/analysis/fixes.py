@@ -66,6 +66,18 @@ def insert_lines_before(source: SourceText, stmt: ast.stmt, lines: Sequence[str]
     return Edit(Span(at, at), text)
 
 
+def insert_lines_after(source: SourceText, stmt: ast.stmt, lines: Sequence[str]) -> Edit | None:
+    """Insert whole lines below ``stmt``, at its indentation."""
+    if statement_text(source, stmt) is None or stmt.end_lineno is None:
+        return None
+    if stmt.end_lineno >= len(source.lines) and not source.text.endswith(("\n", "\r")):
+        return None  # no line break after the last line to insert behind
+    indent = source.indent_of(stmt.lineno)
+    text = "".join(f"{indent}{line}\n" if line else "\n" for line in _indent_block(lines))
+    at = Position(stmt.end_lineno, 0)
+    return Edit(Span(at, at), text)
+
+
 def _indent_block(lines: Sequence[str]) -> list[str]:
     return [line for chunk in lines for line in chunk.split("\n")]
 

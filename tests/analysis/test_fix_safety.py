@@ -386,3 +386,263 @@ def test_an_object_state_its_code_never_tests_for_none_is_not_reset() -> None:
     source = (programs / "ewald_kvectors_cached_while_cell_unchanged.py").read_text(encoding="utf-8")
     (finding,) = check_source(source).findings
     assert not [fix for fix in finding.fixes if fix.title.startswith("Reset")]
+
+
+def _fixes(source: str) -> list[tuple[str, Applicability]]:
+    (finding,) = check_source(source).findings
+    return [(fix.title, fix.applicability) for fix in finding.fixes]
+
+
+MEMO = (
+    "import torch\nfrom torch import nn\n"
+    "class Gp(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.points = nn.Parameter(torch.randn(4))\n"
+    "        self._memo = {}\n"
+    "    def factor(self):\n"
+    "        if 'f' not in self._memo:\n"
+    "            self._memo['f'] = (self.points[:, None] * self.points[None, :]).exp()\n"
+    "        return self._memo['f']\n"
+    "    def forward(self, x):\n"
+    "        return (self.factor() @ x) * self.points\n"
+    "gp = Gp()\nopt = torch.optim.SGD(gp.parameters(), lr=0.1)\nx = torch.randn(4)\n"
+    "for step in range(3):\n"
+    "    loss = gp(x).pow(2).sum()\n"
+    "    opt.zero_grad()\n"
+    "    loss.backward()\n"
+    "    opt.step()\n"
+)
+
+
+def test_a_memo_filled_once_is_never_stored_detached_safely() -> None:
+    """A sparse GP's memoised factor (issue 15): stored detached, it would keep the first step's
+    value for ever and the inducing points would stop learning through it."""
+    assert all(applicability != Applicability.SAFE for _, applicability in _fixes(MEMO))
+
+
+def test_what_a_step_stores_and_reads_back_is_not_detached_where_it_is_stored() -> None:
+    """A KV cache written with this step's keys and read by this step's attention (issue 15): the
+    slots are not detached (the keys' projection would stop learning); the buffer carried from the
+    previous step is, and `.to(x)` takes only x's dtype, not its graph."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "class Attention(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.wq, self.wk = nn.Linear(4, 4), nn.Linear(4, 4)\n"
+        "        self.cache = torch.zeros(2, 6, 4)\n"
+        "    def forward(self, x):\n"
+        "        q, k = self.wq(x), self.wk(x)\n"
+        "        self.cache = self.cache.to(q)\n"
+        "        self.cache[:, :3] = k\n"
+        "        return q @ self.cache[:, :3].transpose(1, 2)\n"
+        "attn = Attention()\nopt = torch.optim.SGD(attn.parameters(), lr=0.1)\n"
+        "for step in range(3):\n"
+        "    loss = attn(torch.randn(2, 3, 4)).pow(2).mean()\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+    )
+    inserted = _inserted(source)
+    assert ("safe", "self.cache.detach()") in inserted  # the previous step's buffer, where it is read
+    assert all("k.detach()" not in text for _, text in inserted)
+
+
+def test_a_list_rebound_whole_is_not_emptied() -> None:
+    """A meta-model's weights list, reassigned by its update and never appended to (issue 15):
+    emptying it would lose the weights; storing it detached would cut the step's own meta-gradient."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "class Meta:\n"
+        "    def load(self, model):\n"
+        "        self.weights = [p.detach().clone().requires_grad_(True) for p in model.parameters()]\n"
+        "    def __call__(self, x):\n"
+        "        w, b = self.weights\n"
+        "        return x @ w.T + b\n"
+        "    def update(self, grads):\n"
+        "        self.weights = [w - 0.1 * g for w, g in zip(self.weights, grads)]\n"
+        "model = nn.Linear(3, 1)\nscale = nn.Parameter(torch.ones(1))\n"
+        "opt = torch.optim.SGD([scale], lr=0.1)\nmeta = Meta()\nmeta.load(model)\n"
+        "for step in range(3):\n"
+        "    inner = (meta(torch.randn(5, 3)) * scale).pow(2).mean()\n"
+        "    meta.update(torch.autograd.grad(inner, meta.weights, create_graph=True))\n"
+        "    loss = meta(torch.randn(5, 3)).pow(2).mean()\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+    )
+    titles = [title for title, _ in _fixes(source)]
+    assert not any(title.startswith(("Empty", "Store")) for title in titles)
+
+
+def test_a_forward_already_run_per_step_is_not_recomputed_safely_per_inner_step() -> None:
+    """Deep mutual learning (issue 15): both peers' outputs come from one forward per step, and each
+    peer's optimizer steps in turn in an inner loop; re-run per peer, the second peer's target would
+    come from the first peer's stepped parameters."""
+    source = (
+        "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n"
+        "peers = [nn.Linear(4, 3), nn.Linear(4, 3)]\n"
+        "opts = [torch.optim.SGD(p.parameters(), lr=0.1) for p in peers]\n"
+        "for step in range(3):\n"
+        "    x = torch.randn(8, 4)\n"
+        "    outputs = [peer(x) for peer in peers]\n"
+        "    for i in range(2):\n"
+        "        loss = F.mse_loss(outputs[i], outputs[1 - i])\n"
+        "        opts[i].zero_grad()\n"
+        "        loss.backward()\n"
+        "        opts[i].step()\n"
+    )
+    recomputes = [(t, a) for t, a in _fixes(source) if "inside the loop" in t]
+    assert recomputes
+    assert all(applicability != Applicability.SAFE for _, applicability in recomputes)
+
+
+def test_a_recompute_after_what_changes_its_inputs_goes_where_it_is_read_and_is_unsafe() -> None:
+    """PGD (issue 15): the attack perturbs the embedding before the attack step's forward; the clean
+    logits re-run at the top of the loop would be taken at the previous perturbation."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "emb, head = nn.Embedding(10, 4), nn.Linear(4, 2)\n"
+        "opt = torch.optim.SGD([*emb.parameters(), *head.parameters()], lr=0.1)\n"
+        "ids = torch.randint(10, (6, 3))\n"
+        "def attack(weight):\n"
+        "    with torch.no_grad():\n"
+        "        weight.add_(0.01 * weight.grad.sign())\n"
+        "outputs = head(emb(ids).mean(1))\n"
+        "outputs.pow(2).mean().backward()\n"
+        "for t in range(3):\n"
+        "    attack(emb.weight)\n"
+        "    loss_adv = outputs.pow(2).mean()\n"
+        "    loss_adv.backward()\n"
+        "opt.step()\n"
+    )
+    (finding,) = check_source(source).findings
+    (recompute,) = [fix for fix in finding.fixes if "inside the loop" in fix.title]
+    assert recompute.applicability == Applicability.UNSAFE
+    (insert,) = [edit for edit in recompute.edits if edit.content]
+    assert insert.span.start.line == source.split("\n").index("    loss_adv = outputs.pow(2).mean()")
+
+
+@pytest.mark.parametrize("name", ["fake", "x_hat", "batch"])
+def test_the_order_of_a_gans_fixes_never_depends_on_a_name(name: str) -> None:
+    """The discriminator's optimizer is built over the discriminator only: the generator's output is
+    its input, detached there first, whatever the variable is called."""
+    source = (FIXES / "ek004_gan_detach.in.py").read_text(encoding="utf-8").replace("fake", name)
+    first_title, first_applicability = _fixes(source)[0]
+    assert first_title == f"Detach `{name}` in the first loss (`{name}.detach()`)"
+    assert first_applicability == Applicability.SAFE
+
+
+def test_a_generator_updated_first_is_not_cut_from_its_own_loss() -> None:
+    """The generator's optimizer steps between the passes and is built over the generator: a detach
+    in its loss would stop it learning; the discriminator's loss reads the batch as input."""
+    source = (FIXES / "ek004_generator_updated_first.in.py").read_text(encoding="utf-8")
+    fixes = _fixes(source)
+    assert fixes[0] == ("Detach `fake` where the second loss uses it (`fake.detach()`)", Applicability.SAFE)
+    assert not any("in the first loss" in title for title, _ in fixes)
+    assert all(applicability != Applicability.SAFE for title, applicability in fixes[1:])
+
+
+def test_a_value_one_optimizer_trains_is_detached_where_another_loss_reads_it() -> None:
+    """SAC's temperature loss reads the actor's log-probabilities (unpacked from a tuple) after the
+    actor stepped; `Adam([log_alpha])` owns only the temperature: detaching them there is safe."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "class Actor(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.net = nn.Linear(3, 2)\n"
+        "    def forward(self, obs):\n"
+        "        out = self.net(obs)\n"
+        "        return out[:, :1].tanh(), out[:, 1:]\n"
+        "actor = Actor()\nlog_alpha = torch.zeros(1, requires_grad=True)\n"
+        "actor_opt = torch.optim.Adam(actor.parameters(), lr=1e-3)\n"
+        "alpha_opt = torch.optim.Adam([log_alpha], lr=1e-3)\n"
+        "for step in range(3):\n"
+        "    action, log_pi = actor(torch.randn(4, 3))\n"
+        "    actor_loss = (log_pi - action).mean()\n"
+        "    actor_opt.zero_grad()\n"
+        "    actor_loss.backward()\n"
+        "    actor_opt.step()\n"
+        "    alpha_loss = -(log_alpha * (log_pi + 1.0)).mean()\n"
+        "    alpha_opt.zero_grad()\n"
+        "    alpha_loss.backward()\n"
+        "    alpha_opt.step()\n"
+    )
+    title, applicability = _fixes(source)[0]
+    assert title == "Detach `log_pi` where the second loss uses it (`log_pi.detach()`)"
+    assert applicability == Applicability.SAFE
+
+
+@pytest.mark.parametrize(("grows", "safe"), [(False, True), (True, False)])
+def test_a_fixed_set_of_states_is_detached_item_by_item_safely(grows: bool, safe: bool) -> None:
+    """Per-layer states in a list the code never appends to: each detached, in the list's shape, is
+    truncated BPTT (safe); a list that grows keeps earlier items' graphs for later backwards."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "cells = nn.ModuleList([nn.GRUCell(4, 4), nn.GRUCell(4, 4)])\n"
+        "opt = torch.optim.SGD(cells.parameters(), lr=0.1)\n"
+        "states = [torch.zeros(2, 4), torch.zeros(2, 4)]\n"
+        "for step in range(3):\n"
+        "    x = torch.randn(2, 4)\n"
+        "    states = [cell(x, h) for cell, h in zip(cells, states)]\n"
+        + ("    states.append(states[-1])\n" if grows else "")
+        + "    loss = states[-1].pow(2).mean()\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+    )
+    detaches = [(t, a) for t, a in _fixes(source) if t.startswith("Detach `states`")]
+    assert detaches
+    assert (detaches[0][1] == Applicability.SAFE) is safe
+
+
+def test_a_score_the_second_loss_trains_through_is_never_detached_there_safely() -> None:
+    """The discriminator's score of the fake batch is shared, and the generator's optimizer owns
+    what that score was made from (the generator, upstream of the discriminator): detached in the
+    generator's loss, nothing of the generator would train."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "G, D = nn.Linear(2, 2), nn.Sequential(nn.Linear(2, 1), nn.Sigmoid())\n"
+        "opt_g = torch.optim.SGD(G.parameters(), lr=0.1)\n"
+        "opt_d = torch.optim.SGD(D.parameters(), lr=0.1)\n"
+        "for step in range(3):\n"
+        "    fake = G(torch.randn(4, 2))\n"
+        "    p_fake = D(fake)\n"
+        "    d_loss = -torch.log(1 - p_fake).mean() - torch.log(D(torch.randn(4, 2))).mean()\n"
+        "    opt_d.zero_grad()\n"
+        "    d_loss.backward()\n"
+        "    opt_d.step()\n"
+        "    g_loss = torch.log(1 - p_fake).mean() + 0.01 * G.weight.pow(2).sum()\n"
+        "    opt_g.zero_grad()\n"
+        "    g_loss.backward()\n"
+        "    opt_g.step()\n"
+    )
+    fixes = _fixes(source)
+    assert fixes
+    assert not any(a == Applicability.SAFE and "second loss" in t for t, a in fixes)
+
+
+def test_losses_are_not_summed_across_a_step_that_reads_the_first_gradient() -> None:
+    """SAM (issue 15): `first_step` reads the first backward's gradients to perturb the weights;
+    one backward of the sum would hand it the sum's gradient, and nothing to perturb with."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "class Sam:\n"
+        "    def __init__(self, params):\n"
+        "        self.params = list(params)\n"
+        "    def first_step(self):\n"
+        "        with torch.no_grad():\n"
+        "            for p in self.params:\n"
+        "                p.add_(0.05 * p.grad)\n"
+        "                p.grad = None\n"
+        "model = nn.Linear(3, 2)\nsam = Sam(model.parameters())\n"
+        "for step in range(2):\n"
+        "    output = model(torch.randn(4, 3))\n"
+        "    loss = output.pow(2).mean()\n"
+        "    loss.backward()\n"
+        "    sam.first_step()\n"
+        "    output.pow(2).mean().backward()\n"
+    )
+    assert not any(title.startswith("Sum the losses") for title, _ in _fixes(source))

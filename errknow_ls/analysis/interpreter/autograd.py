@@ -113,7 +113,9 @@ class Autograd(InterpreterBase):
             result = Tensor(receiver.nodes, not off, receiver.root)
             self._rebind_receiver(node, result)
             return result
-        op_result = self.op_node(node, [receiver, *args], saves=attr not in api.NO_SAVE_OPS)
+        # `.to(x)`, `.type_as(x)` take x's dtype and device, not its graph
+        inputs = [receiver] if attr in ("to", "type_as") else [receiver, *args]
+        op_result = self.op_node(node, inputs, saves=attr not in api.NO_SAVE_OPS)
         if attr.endswith("_") and not attr.endswith("__"):
             self._rebind_receiver(node, op_result)
         return op_result

@@ -33,8 +33,14 @@ for inputs, targets in batches:
 
 ### Fix safety
 Detaching a carried tensor (or tuple of tensors) at the top of each iteration is safe: it is
-truncated backpropagation through time, the standard idiom, and so is storing state detached where
-an object's own method stores it (`self.center = ...`, a memory bank's `self.bank[idx] = z`).
+truncated backpropagation through time, the standard idiom; where the backward runs on some
+iterations only (every k time steps) the state is detached right after it instead. Storing state
+detached where an object's own method stores it (`self.center = ...`, a memory bank's
+`self.bank[idx] = z`) is safe too, except what a step stores and reads back in the same step (a KV
+cache's slots) and a memo filled once (`if key not in self._memo:`), which is emptied at the start
+of each iteration instead (unsafe). A replay buffer (read through `random.sample`) stores detached
+values (unsafe); an object's state set before the loop by a method call is set again by re-running
+that call at the start of each iteration (unsafe).
 Where every iteration re-runs the same sequence (`for epoch in range(epochs)` stepping a state over
 the same inputs), resetting the state at the top of each iteration (re-running its initial
 assignment, or storing back the `None` an object's state started from) is safe and comes first;
@@ -56,10 +62,24 @@ import ast
 import dataclasses
 
 from errknow_ls.analysis.events import Observation, SecondPass
-from errknow_ls.analysis.fixes import body_anchor, code_of_statement, insert_lines_before, replace
+from errknow_ls.analysis.fixes import (
+    body_anchor,
+    code_of_statement,
+    insert_lines_after,
+    insert_lines_before,
+    replace,
+)
 from errknow_ls.analysis.rules.common_fixes import detached
 from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
-from errknow_ls.analysis.rules.fix_safety import detach_carried, detach_expression, detach_stored, reset_state
+from errknow_ls.analysis.rules.fix_safety import (
+    cuts_own_step,
+    detach_carried,
+    detach_expression,
+    detach_stored,
+    reset_state,
+    stored_once,
+    updated_within_step,
+)
 from errknow_ls.analysis.state import Holder, Place
 from errknow_ls.analysis.values import UNKNOWN, Const, Seq, Tensor, Value, element, join
 from errknow_ls.core import Applicability, Finding, Fix
@@ -86,14 +106,17 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     recurrent = [(holder, name) for holder, name in carried if name in _recurrences(body)]
     carried = recurrent or carried
     attrs = sorted({place.attribute for place in event.carried if isinstance(place, Place)})
-    shown = ", ".join(f"`{name}`" for _, name in carried) or ", ".join(f"`.{a}`" for a in attrs) or "a value"
+    cutting = _still_attached(event, ctx, carried)
+    shown = ", ".join(f"`{name}`" for _, name in cutting) or ", ".join(f"`.{a}`" for a in attrs) or "a value"
     what = "the previous call" if event.loop and event.loop.method else "the previous iteration"
     message = f"`{tensor}` reaches the graph of {what} through {shown}; {what}'s backward already freed it"
     cut = (
         _detach_appended(event, ctx)
-        or _detach(event, ctx, carried)
+        or _detach(event, ctx, cutting)
         or _detach_stored(event, ctx, attrs)
         or _clear_each_iteration(event, ctx)
+        or _clear_cache(event, ctx)
+        or _rerun_initialising_call(event, ctx)
     )
     reset = _reset(event, ctx, carried)
     if reset is not None and reset.applicability is Applicability.SAFE:
@@ -105,6 +128,47 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     fixes = [fix for fix in candidates if fix is not None]
     related = [ctx.related(event.free.site, f"the graph of {what} is freed here")]
     return ctx.finding(CODE, event.report, message, fixes, related, tensor)
+
+
+def _still_attached(
+    event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str]]
+) -> list[tuple[Holder, str]]:
+    """What a cut at the top of each iteration must detach: the carried names the loop does not
+    detach there already (``h1 = h1.detach()`` first in the body), and the state an object keeps on
+    itself and steps within each iteration (a second layer's ``self.h2`` stepped over a chunk's
+    time steps), spelled as the loop reaches it (``model.h2``): stored detached, it would be cut
+    inside the step; cut at the top of the iteration, it is cut between steps."""
+    body = _loop_body(event)
+    loop = event.loop
+    left = [(raw, name) for raw, name in carried if not _detached_first(body, name)]
+    if loop is None or loop.method is not None or len(left) == len(carried):
+        return carried  # nothing was detached already: the names are the cut
+    states: list[tuple[Holder, str]] = [
+        (raw, spelled)
+        for raw, value in ((h, event.carried[h]) for h in _listed(event.carried))
+        if isinstance(raw, Place)
+        and raw in event.entry
+        and (spelled := _spelling(raw, event)) is not None
+        and updated_within_step(ctx, loop, value)
+    ]
+    return [*left, *states]
+
+
+def _detached_first(body: list[ast.stmt], name: str) -> bool:
+    """``name = name.detach()`` (or ``name.detach_()``) before anything else in ``body``."""
+    first = body_anchor(body)
+    if isinstance(first, ast.Assign) and len(first.targets) == 1:
+        target, value = first.targets[0], first.value
+        return (
+            isinstance(target, ast.Name)
+            and target.id == name
+            and isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "detach"
+            and isinstance(value.func.value, ast.Name)
+            and value.func.value.id == name
+        )
+    return False
 
 
 def _recurrences(body: list[ast.stmt]) -> set[str]:
@@ -150,13 +214,21 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
         if isinstance(place, Place):
             shapes[place.attribute] = join(shapes.get(place.attribute), value)
     edits = []
-    where_read = False
+    where_read = memo = False
     for node in ctx.all_statements():
         if not isinstance(node, ast.Assign) or len(node.targets) != 1:
             continue
         target = node.targets[0]
         atomic = isinstance(node.value, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
+        holder = target.value if isinstance(target, ast.Subscript) else target
+        if isinstance(holder, ast.Attribute) and _is_attr(holder, attrs):
+            memo |= stored_once(ctx, node, holder.attr)
+        # What this step stores and reads back (a KV cache's slots, a meta-model's updated weights)
+        # is part of this step's graph: stored detached, its loss would stop learning through it.
+        own_step = cuts_own_step(ctx, event, node)
         if isinstance(target, ast.Subscript) and _is_attr(target.value, attrs):
+            if own_step:
+                continue
             assert isinstance(target.value, ast.Attribute)
             whole = shapes.get(target.value.attr, UNKNOWN)
             item = whole if isinstance(whole, Tensor) else element(whole)
@@ -182,7 +254,7 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
                     return None
                 edits.append(replace(ctx.source, read, expression))
             where_read = True
-        elif reads_itself:
+        elif reads_itself and not own_step:
             expression = detach_expression(
                 ctx.text(node.value), shapes.get(target.attr, UNKNOWN), atomic=atomic
             )
@@ -200,7 +272,7 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
     )
     return Fix(
         title,
-        detach_stored(ctx, event.loop, stored),
+        detach_stored(ctx, event.loop, stored, memo=memo),
         tuple(edits),
         workaround=3,
     )
@@ -356,15 +428,17 @@ def _detached_literal(ctx: RuleContext, arg: ast.expr, item: Seq) -> str | None:
         return None
     if not any(isinstance(v, Tensor) for v in item.items):
         return None
-    parts = [
-        detached(ctx, e) if isinstance(v, Tensor) else ctx.text(e)
-        for e, v in zip(values, item.items, strict=True)
-    ]
+    graphs = [isinstance(v, Tensor) and bool(v.nodes or v.maybe) for v in item.items]
+    if not any(graphs):
+        graphs = [isinstance(v, Tensor) for v in item.items]  # which carries the graph is not known
+    parts = [detached(ctx, e) if g else ctx.text(e) for e, g in zip(values, graphs, strict=True)]
     if isinstance(arg, ast.Dict):
         if any(key is None for key in arg.keys):
             return None
         return "{" + ", ".join(f"{ctx.text(k)}: {p}" for k, p in zip(arg.keys, parts, strict=True)) + "}"
-    return f"[{', '.join(parts)}]" if isinstance(arg, ast.List) else f"({', '.join(parts)},)"
+    if isinstance(arg, ast.List):
+        return f"[{', '.join(parts)}]"
+    return f"({parts[0]},)" if len(parts) == 1 else f"({', '.join(parts)})"
 
 
 def _detach_appended(event: SecondPass, ctx: RuleContext) -> Fix | None:
@@ -380,8 +454,9 @@ def _detach_appended(event: SecondPass, ctx: RuleContext) -> Fix | None:
     if len(containers) != sum(1 for h in event.carried if isinstance(h, Place) or h in exposed):
         return None
     for name, value in containers:
+        replay = _sampled(body, name)
         for call in _appends(body, ctx, name):
-            if call.lineno <= (report.end_lineno or report.lineno):
+            if call.lineno <= (report.end_lineno or report.lineno) and not replay:
                 return None  # collected for this step's backward: a list to clear, not a history
             text = _detached_item(ctx, call.args[0], value.item)
             if text is None:
@@ -390,6 +465,13 @@ def _detach_appended(event: SecondPass, ctx: RuleContext) -> Fix | None:
             shown.append(f"`{name}`")
     if not edits:
         return None
+    if any(_sampled(body, name) for name, _ in containers):
+        return Fix(
+            f"Store detached values in the replay buffer {', '.join(dict.fromkeys(shown))}",
+            Applicability.UNSAFE,
+            tuple(edits),
+            workaround=3,
+        )
     return Fix(
         f"Keep detached copies in {', '.join(dict.fromkeys(shown))}",
         Applicability.UNSAFE,
@@ -408,6 +490,8 @@ def _clear_each_iteration(event: SecondPass, ctx: RuleContext) -> Fix | None:
     if loop is None or anchor is None or not containers or _in_header_line(anchor, loop.node):
         return None
     names = [name for name, _ in containers]
+    if not all(_appended_anywhere(ctx, name) for name in names):
+        return None  # rebound whole, never filled item by item: emptying it loses what it holds
     report = ctx.statement_of(event.report)
     end = (report.end_lineno or report.lineno) if report is not None else 0
     if any(call.lineno > end for name in names for call in _appends(body, ctx, name)):
@@ -418,6 +502,130 @@ def _clear_each_iteration(event: SecondPass, ctx: RuleContext) -> Fix | None:
     where = "call" if loop.method else "iteration"
     shown = ", ".join(f"`{name}`" for name in names)
     return Fix(f"Empty {shown} at the start of each {where}", Applicability.UNSAFE, (edit,), workaround=3)
+
+
+SAMPLING = frozenset({"sample", "choice", "choices"})
+"""``random``'s functions that draw items of a sequence."""
+
+
+def _sampled(body: list[ast.stmt], name: str) -> bool:
+    """The loop reads the list ``name`` only by drawing items of it (``random.sample(buffer, k)``)
+    or through an index it computes (``memory[idx]``), besides appending to it and ``len``: a
+    replay buffer, whose items a later step reuses; its loss never needs the graph they were
+    stored with."""
+    reads = 0
+    for stmt in body:
+        parents = {id(child): node for node in ast.walk(stmt) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(stmt):
+            if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
+                continue
+            parent = parents.get(id(node))
+            if isinstance(parent, ast.Attribute) and parent.attr == "append":
+                continue
+            if isinstance(parent, ast.Call) and getattr(parent.func, "id", None) == "len":
+                continue
+            drawn = (
+                isinstance(parent, ast.Call)
+                and isinstance(parent.func, ast.Attribute)
+                and parent.func.attr in SAMPLING
+                and isinstance(parent.func.value, ast.Name)
+                and parent.func.value.id == "random"
+            )
+            indexed = isinstance(parent, ast.Subscript) and not isinstance(
+                parent.slice, ast.Constant | ast.Slice
+            )
+            if not (drawn or indexed):
+                return False
+            reads += 1
+    return reads > 0
+
+
+def _clear_cache(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """A dict an object keeps on itself and fills with values that carry a graph (a memoised
+    Cholesky factor, cached class embeddings): empty it at the start of each iteration, so each
+    step builds its values again from the current parameters (unsafe: the cached values then follow
+    the parameters, which the program never ran to see)."""
+    loop = event.loop
+    if loop is None or loop.method is not None or not isinstance(loop.node, ast.For | ast.While):
+        return None
+    anchor = body_anchor(loop.node.body)
+    caches = [
+        spelled
+        for raw, value in ((h, event.carried[h]) for h in _listed(event.carried))
+        if isinstance(raw, Place)
+        and isinstance(value, Seq)
+        and value.kind == "dict"
+        and (spelled := _spelling(raw, event)) is not None
+    ]
+    if anchor is None or not caches or _in_header_line(anchor, loop.node):
+        return None
+    edit = insert_lines_before(ctx.source, anchor, [f"{name}.clear()" for name in caches])
+    if edit is None:
+        return None
+    shown = ", ".join(f"`{name}`" for name in caches)
+    return Fix(
+        f"Empty the cache {shown} at the start of each iteration", Applicability.UNSAFE, (edit,), workaround=3
+    )
+
+
+def _rerun_initialising_call(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """An object's state set, before the loop, by a method of the checked code that stores it
+    (``meta_model.load(model)`` assigning ``self.weights``): re-run that call at the start of each
+    iteration, so each step starts from the state it sets (unsafe: the call is not shown to be only
+    a forward computation)."""
+    loop = event.loop
+    if loop is None or loop.method is not None or not isinstance(loop.node, ast.For | ast.While):
+        return None
+    block, anchor = ctx.block_of(loop.node), body_anchor(loop.node.body)
+    if block is None or anchor is None or _in_header_line(anchor, loop.node):
+        return None
+    found: list[ast.stmt] = []
+    for raw in [h for h in _listed(event.carried) if isinstance(h, Place)]:
+        spelled = _spelling(raw, event)
+        if spelled is None or "." not in spelled:
+            return None
+        owner, _, attr = spelled.rpartition(".")
+        calls = [s for s in block[: block.index(loop.node)] if _call_storing(ctx, s, owner, attr)]
+        if not calls:
+            return None
+        found.append(calls[-1])
+    texts = [code_of_statement(ctx.source, stmt) for stmt in dict.fromkeys(found)]
+    if not texts or any(t is None for t in texts):
+        return None
+    edit = insert_lines_before(ctx.source, anchor, [t for t in texts if t is not None])
+    if edit is None:
+        return None
+    shown = ", ".join(f"`{t}`" for t in texts)
+    return Fix(f"Re-run {shown} at the start of each iteration", Applicability.UNSAFE, (edit,), workaround=2)
+
+
+def _call_storing(ctx: RuleContext, stmt: ast.stmt, owner: str, attr: str) -> bool:
+    """``stmt`` is ``<owner>.<method>(...)``, a method of the checked code that assigns ``self.<attr>``."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    func = stmt.value.func
+    if not isinstance(func, ast.Attribute) or ctx.text(func.value) != owner:
+        return False
+    return any(
+        isinstance(node, ast.Assign)
+        and any(_is_attr(t, [attr]) and ctx.text(getattr(t, "value", None)) == "self" for t in node.targets)
+        for method in ctx.called_functions.get(stmt.value, set())
+        for node in ast.walk(method)
+    )
+
+
+def _appended_anywhere(ctx: RuleContext, name: str) -> bool:
+    """Some ``<...>.append(...)`` of the checked code fills the list ``name`` names (``log_probs``,
+    or ``policy.saved_log_probs`` filled by ``self.saved_log_probs.append`` in the policy's method)."""
+    last = name.rsplit(".", 1)[-1]
+    for node in ast.walk(ctx.module):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        receiver = node.func.value
+        spelled = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", None)
+        if node.func.attr in ("append", "extend", "insert") and spelled == last:
+            return True
+    return False
 
 
 def _loop_body(event: SecondPass) -> list[ast.stmt]:
@@ -456,8 +664,13 @@ def _shape(carried: Value, entry: Value | None) -> Value:
 
 
 def _detach_line(name: str, value: Value, ctx: RuleContext) -> tuple[str, bool] | None:
-    """``name = <name detached in its own shape>``; safe for a tensor or a fixed tuple of them (the
-    state itself), unsafe for a list (later backwards no longer reach earlier items' graphs)."""
+    """``name = <name detached in its own shape>``; safe for a tensor, a fixed tuple of them (the
+    state itself), or a list or dict the checked code never appends to (a fixed set of states, one
+    per layer); unsafe for a list that grows (later backwards no longer reach earlier items')
+    graphs)."""
+    fixed_set = (
+        isinstance(value, Seq) and value.kind in ("list", "dict") and not _appended_anywhere(ctx, name)
+    )
     if (
         isinstance(value, Seq)
         and value.kind == "list"
@@ -467,11 +680,11 @@ def _detach_line(name: str, value: Value, ctx: RuleContext) -> tuple[str, bool] 
         # What a module gave back is one value to the analysis, a tensor or an (h, c) pair at run
         # time (an LSTMCell's state): each item is detached in the shape it has when it runs.
         each = f"s.detach() if isinstance(s, torch.Tensor) else {_detached_tuple('s')}"
-        return f"{name} = [{each} for s in {name}]", False
+        return f"{name} = [{each} for s in {name}]", fixed_set
     expression = detach_expression(name, value)
     if expression is None:
         return None
-    return f"{name} = {expression}", isinstance(value, Tensor) or (
+    return f"{name} = {expression}", fixed_set or isinstance(value, Tensor) or (
         isinstance(value, Seq) and value.kind == "tuple"
     )
 
@@ -508,23 +721,51 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str
             _guard(name, ctx) if isinstance(shape, Tensor) and not runtime_shape else f"{name} is not None"
         )
         lines.append(f"if {guard}:\n    {line}" if holder in event.guarded else line)
-    edit = insert_lines_before(ctx.source, anchor, lines)
+    shown = ", ".join(f"`{name}`" for _, name in carried)
+    backward = _conditional_backward(event, ctx)
+    if backward is not None:
+        # The backward runs on some iterations only (every k time steps): a cut at the top of each
+        # iteration would fall inside the steps one backward trains through; it goes where the
+        # backward ends a step.
+        edit = insert_lines_after(ctx.source, backward, lines)
+        title = f"Detach {shown} after each backward"
+    else:
+        edit = insert_lines_before(ctx.source, anchor, lines)
+        title = f"Detach {shown} at the start of each {'call' if loop.method else 'iteration'}"
     if edit is None or _in_header_line(anchor, loop.node):
         return None
-    shown = ", ".join(f"`{name}`" for _, name in carried)
-    where = "call" if loop.method else "iteration"
     return Fix(
-        f"Detach {shown} at the start of each {where}",
+        title,
         detach_carried(
             ctx,
             loop,
             [event.entry[holder] for holder, _ in carried if holder in event.entry],
             Applicability.SAFE if safe else Applicability.UNSAFE,
-            recurrent=all(name in _recurrences(_loop_body(event)) for _, name in carried),
+            recurrent=all(
+                name in _recurrences(_loop_body(event)) or isinstance(holder, Place)
+                for holder, name in carried
+            ),
         ),
         (edit,),
         workaround=3,
     )
+
+
+def _conditional_backward(event: SecondPass, ctx: RuleContext) -> ast.stmt | None:
+    """The statement of the reported backward where it stands, in the loop's own body, under a
+    condition (``if (step + 1) % k == 0:``) that not every iteration meets; None where it runs on
+    every iteration (or is reached through a call)."""
+    loop = event.loop
+    stmt = ctx.statement_of(event.site)
+    container = (loop.method or loop.node) if loop is not None else None
+    if stmt is None or container is None:
+        return None
+    current: ast.AST | None = ctx.parents.get(stmt)
+    conditional = False
+    while current is not None and current is not container:
+        conditional |= isinstance(current, ast.If | ast.For | ast.While | ast.Try | ast.Match)
+        current = ctx.parents.get(current)
+    return stmt if current is container and conditional else None
 
 
 def _bound_whole(body: list[ast.stmt], name: str) -> bool:

@@ -7,29 +7,33 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek002_param_transform_in_init",
     ),
     "Detach `{name}` in the first loss (`{code}`)": ("ek004_gan_detach",),
+    "Detach `{name}` where the second loss uses it (`{code}`)": ("ek004_generator_updated_first",),
     "Detach the previous step's {shown} where it is read": ("ek003_state_read_after_it_is_stored",),
+    "Detach {shown} after each backward": ("ek003_backward_every_k_steps",),
     "Detach {shown} at the start of each {where}": (
         "ek003_losses_in_a_list",
         "ek003_lstm_state",
         "ek003_lstm_unpacked_state",
         "ek003_rnn_hidden",
         "ek003_running_total",
+        "ek003_second_layer_state_on_module",
     ),
     "Detach {shown}, built once and only read by the loop (it learns through its own forward pass)": (
         "ek002_advantages_from_trained_critic",
         "ek002_rollout_log_probs_reused",
         "ek002_targets_computed_in_init",
     ),
-    "Empty {shown} at the start of each {where}": ("ek003_list_never_cleared",),
-    "Keep detached copies in {shown}": (
-        "ek003_history_of_dicts",
-        "ek003_loss_history",
+    "Empty {shown} at the start of each {where}": (
+        "ek003_list_never_cleared",
+        "ek003_memo_filled_once",
     ),
+    "Keep detached copies in {shown}": ("ek003_history_of_dicts",),
     "Keep the graph for the second pass: `retain_graph=True` at line {line}": (
         "ek001_generator_yields_before_step",
         "ek001_grad_norm_then_backward",
     ),
     "Keep the saved tensors: `retain_graph=True` at line {line}": ("ek006_saved_input_inspected_after_step",),
+    "Re-run {shown} at the start of each iteration": ("ek003_state_loaded_once_before_loop",),
     "Read the gradient the backward at line {line} left in `.grad`": ("ek001_grad_after_backward",),
     "Recompute `{names}` before the second backward": ("ek004_recompute_after_step",),
     "Remove `retain_graph=True`: nothing backwards through this graph again": ("ek005_retain_graph_in_loop",),
@@ -40,6 +44,10 @@ PROVEN: dict[str, tuple[str, ...]] = {
     ),
     "Reuse the graph of the gradient at line {line} on every product: `retain_graph=True`": (
         "ek002_hessian_power_iteration",
+    ),
+    "Store detached values in the replay buffer {shown}": (
+        "ek003_loss_history",
+        "ek003_replay_buffer_stores_actions",
     ),
     "Store {shown} detached where it is updated, after each step": (
         "ek003_memory_bank_rows",

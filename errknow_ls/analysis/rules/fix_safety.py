@@ -24,8 +24,13 @@ A fix is safe only when all of these hold:
 4. **It keeps which tensors the optimizer updates**: it creates no parameter and rebuilds no module
    (2), and it detaches only values carried or stored between training steps (a loop in which an
    optimizer steps), never a tensor the current step's loss must send its gradient through (a
-   decoder's hidden state between its time steps: :func:`detach_carried`); losses are summed into
-   one backward only where each learns through a part of its own (:func:`sum_losses`).
+   decoder's hidden state between its time steps: :func:`detach_carried`; a value stored and read
+   back within one step: :func:`cuts_own_step`), never a memo filled once and read on every later
+   step (:func:`stored_once`), and a carried state is cut where the backward ends a step, after
+   that backward where it runs only on some iterations; losses are summed into one backward only
+   where each learns through a part of its own (:func:`sum_losses`); a shared value is detached in
+   a loss only where the optimizer that steps after that loss is not built over the module that made
+   the value (:func:`detach_in_first`).
 5. **State is re-initialised only where every iteration re-runs the same sequence**: a state a
    loop carries and updates within each iteration (a recurrent state stepped over a sequence by an
    inner loop) is reset at the top of the loop, by re-running the pure statement that initialised
@@ -146,18 +151,89 @@ def recompute(ctx: RuleContext, statements: list[ast.stmt], wanted: Applicabilit
 
 
 def recompute_in_loop(
-    ctx: RuleContext, statements: list[ast.stmt], loop: ast.stmt, wanted: Applicability
+    ctx: RuleContext, statements: list[ast.stmt], loop: Loop, wanted: Applicability, above: list[ast.stmt]
 ) -> Applicability | None:
     """Re-running, inside a loop, statements that built a value once before it (rule 2, and rule 4):
-    as :func:`recompute`, but unsafe where a module those statements call is called again inside
-    the loop (:func:`called_again`): the loop trains that module through its own forward pass, and
-    the value built once is then read as a target (a rollout's advantages from the critic, which a
-    value loss in the loop trains): recomputed on every iteration it would also train the module
-    through the target, which the program did not mean on any later iteration."""
+    as :func:`recompute`, but unsafe where
+
+    - a module those statements call is called again inside the loop (:func:`called_again`): the
+      loop trains that module through its own forward pass, and the value built once is then read
+      as a target (a rollout's advantages from the critic, which a value loss in the loop trains):
+      recomputed on every iteration it would also train the module through the target, which the
+      program did not mean on any later iteration;
+    - the statements already run once per iteration of an outer loop, and this one steps another
+      optimizer in each iteration (each peer of a mutual-learning pair stepped in turn on one
+      forward pass, :func:`_steps_in_turn`): re-run per inner iteration, later ones would read
+      parameters the earlier ones stepped;
+    - statements of the loop above the first use (``above``) may change what they read (a PGD
+      attack perturbing the embeddings before the attack step's forward): where the recomputed
+      value belongs, before or after them, is not shown."""
     allowed = recompute(ctx, statements, wanted)
-    if allowed is Applicability.SAFE and called_again(ctx, statements, loop):
+    if allowed is not Applicability.SAFE or loop.node is None:
+        return allowed
+    read = {
+        n.id
+        for stmt in statements
+        for n in ast.walk(stmt)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+    if called_again(ctx, statements, loop.node) or not all(_inert(ctx, stmt, read) for stmt in above):
         return Applicability.UNSAFE
-    return allowed
+    outer = any(_encloses(ctx, stmt, loop.node) for stmt in statements)
+    return Applicability.UNSAFE if outer and _steps_in_turn(loop.node) else allowed
+
+
+def _steps_in_turn(loop: ast.stmt) -> bool:
+    """Each iteration of ``loop`` steps another optimizer, chosen by the loop's target
+    (``optimizers[i].step()`` in ``for i in range(2)``): the iterations train different parts in
+    turn, not the same parameters step after step."""
+    if not isinstance(loop, ast.For | ast.AsyncFor):
+        return False
+    targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "step"
+        and any(isinstance(n, ast.Name) and n.id in targets for n in ast.walk(node.func.value))
+        for node in ast.walk(loop)
+    )
+
+
+def _encloses(ctx: RuleContext, stmt: ast.stmt, loop: ast.stmt) -> bool:
+    """A loop around ``stmt`` also holds ``loop``."""
+    current: ast.AST | None = ctx.parents.get(stmt)
+    while current is not None:
+        if isinstance(current, ast.For | ast.While | ast.AsyncFor) and any(
+            n is loop for n in ast.walk(current)
+        ):
+            return True
+        current = ctx.parents.get(current)
+    return False
+
+
+def _inert(ctx: RuleContext, stmt: ast.stmt, read: set[str]) -> bool:
+    """``stmt`` changes neither a parameter nor a name the recomputed statements ``read``: it calls
+    nothing for its effect but ``zero_grad()``, ``train()``, ``eval()`` or ``print``, and assigns
+    only other names."""
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called not in INERT_CALLS:
+                return False
+        if _stores_into(node, read):
+            return False
+    return True
+
+
+def _stores_into(node: ast.AST, read: set[str]) -> bool:
+    """``node`` stores into an object (an attribute, an item) or into one of the names ``read``."""
+    if isinstance(node, ast.Attribute | ast.Subscript):
+        return isinstance(node.ctx, ast.Store)
+    return isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id in read
+
+
+INERT_CALLS = frozenset({"zero_grad", "train", "eval", "print"})
 
 
 def called_again(ctx: RuleContext, statements: list[ast.stmt], loop: ast.stmt) -> bool:
@@ -183,6 +259,30 @@ def _callee(ctx: RuleContext, node: ast.AST) -> str | None:
     while isinstance(chain, ast.Attribute):
         chain = chain.value
     return ctx.text(func) if isinstance(chain, ast.Name) and func is not None else None
+
+
+def _upstream_calls(ctx: RuleContext, made: ast.AST) -> set[ast.AST]:
+    """The call sites of every graph node the value ``made`` assigns was built from: a
+    discriminator's score of a fake batch reaches the generator too."""
+    sites: set[ast.AST] = set(ast.walk(made))
+    mine = [n for n in ctx.nodes if n.stmt is made or any(s is made for _, s in n.stmts)]
+    for node in mine:
+        sites.add(node.site)
+        sites |= {ctx.nodes[below].site for below in node.below}
+    return sites
+
+
+def _trained_by(ctx: RuleContext, built: ast.expr) -> set[str]:
+    """What an optimizer's construction hands it: the modules of ``net.parameters()`` calls, and
+    the tensors listed by name (``Adam([log_alpha])``)."""
+    found: set[str] = set()
+    for node in ast.walk(built):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in ("parameters", "named_parameters"):
+                found.add(ctx.text(node.func.value))
+        elif isinstance(node, ast.List | ast.Tuple):
+            found |= {ctx.text(e) for e in node.elts if isinstance(e, ast.Name | ast.Attribute)}
+    return found
 
 
 def retain_reused_gradient(ctx: RuleContext, event: SecondPass) -> Applicability | None:
@@ -220,15 +320,57 @@ def sum_losses(ctx: RuleContext, event: SecondPass) -> Applicability:
     return Applicability.SAFE if own_first == own_second else Applicability.UNSAFE
 
 
-def detach_in_first(ctx: RuleContext, event: SecondPass, *, steps_between: bool) -> Applicability | None:
+def detach_in_first(
+    ctx: RuleContext, event: SecondPass, *, steps_between: bool, trains_shared: bool | None = None
+) -> Applicability | None:
     """Detaching the shared tensor where the first loss reads it (``fake.detach()`` in a GAN's
     discriminator loss): the first loss must still learn through a part of its own (the
-    discriminator), else nothing of it would learn (and its backward would raise); safe where an
-    optimizer steps between the two passes, unsafe otherwise (it stops the first loss's gradient
-    at the shared part)."""
-    if not any(ctx.nodes[n].learns for n in event.free.reached - event.reached):
+    discriminator), else nothing of it would learn (and its backward would raise), and the
+    optimizer that steps after it must not be built over the module that made the shared tensor
+    (``trains_shared``, :func:`optimizer_trains`: a generator updated first would stop learning);
+    safe where an optimizer steps between the two passes, unsafe otherwise (it stops the first
+    loss's gradient at the shared part)."""
+    if trains_shared or not any(ctx.nodes[n].learns for n in event.free.reached - event.reached):
         return None
     return Applicability.SAFE if steps_between else Applicability.UNSAFE
+
+
+def detach_in_second(
+    ctx: RuleContext, event: SecondPass, *, steps_between: bool, trains_shared: bool | None
+) -> Applicability:
+    """Detaching the shared tensor where the second loss reads it: safe where an optimizer steps
+    between the passes, the second loss learns through a part of its own, and the optimizer that
+    steps after it is shown not to be built over the module that made the shared tensor (a
+    discriminator stepped after a generator that was updated first: it reads the fake batch as
+    input); unsafe otherwise (a baseline or target the second loss may be meant to train)."""
+    own = any(ctx.nodes[n].learns for n in event.reached - event.free.reached)
+    return Applicability.SAFE if steps_between and own and trains_shared is False else Applicability.UNSAFE
+
+
+def optimizer_trains(ctx: RuleContext, optimizer: str | None, made: ast.AST, scope: ast.AST) -> bool | None:
+    """Whether the optimizer spelled ``optimizer`` was built (in ``scope``, or at module level) over
+    the parameters of a module whose call made the value ``made`` assigns, or anything it was made
+    from: ``optim_g = Adam(net_g.parameters())`` and ``fake = net_g(z)``. None where either is not
+    shown (an optimizer handed in, a value made by no module call of the checked code).
+    """
+    if optimizer is None:
+        return None
+    modules: set[str] = set()
+    for where in (scope, ctx.module):
+        for node in ast.walk(where):
+            if isinstance(node, ast.Assign) and [ctx.text(t) for t in node.targets] == [optimizer]:
+                modules |= _trained_by(ctx, node.value)
+        if modules:
+            break
+    made_by = {
+        callee
+        for call in _upstream_calls(ctx, made)
+        if (call in ctx.module_calls or call in ctx.called_functions)
+        and (callee := _callee(ctx, call)) is not None
+    }
+    if not modules or not made_by:
+        return None
+    return bool(made_by & modules)
 
 
 def detach_carried(
@@ -260,14 +402,52 @@ def updated_within_step(ctx: RuleContext, loop: Loop, value: Value) -> bool:
     return False
 
 
-def detach_stored(ctx: RuleContext, loop: Loop | None, carried: list[Value]) -> Applicability:
+def detach_stored(
+    ctx: RuleContext, loop: Loop | None, carried: list[Value], *, memo: bool = False
+) -> Applicability:
     """Storing a state detached where an object's own method updates it (rule 4): safe where it is
     stored once per training step; unsafe where it is updated again within the step (a spiking
     neuron's membrane over the time steps of one forward): the cut would stop the gradient the
-    step's own loss sends back through the earlier time steps."""
-    if loop is not None and any(updated_within_step(ctx, loop, value) for value in carried):
+    step's own loss sends back through the earlier time steps; unsafe too where it is a memo
+    (:func:`stored_once`)."""
+    if memo or (loop is not None and any(updated_within_step(ctx, loop, value) for value in carried)):
         return Applicability.UNSAFE
     return Applicability.SAFE
+
+
+def cuts_own_step(ctx: RuleContext, event: SecondPass, stmt: ast.stmt) -> bool:
+    """Storing detached what ``stmt`` stores would cut the current step's own gradient (rule 4):
+    the value it stored in this step (a node the first backward did not reach) is read back by
+    this step's loss, and was made from this step's graph that trains (a KV cache's slots written
+    with this step's keys and read by its attention; a meta-model's weights after this step's
+    virtual update)."""
+    own = event.reached - event.free.reached
+    for node_id in own:
+        node = ctx.nodes[node_id]
+        if node.stmt is not stmt and all(s is not stmt for _, s in node.stmts):
+            continue
+        if any(ctx.nodes[below].learns for below in node.below & own):
+            return True
+    return False
+
+
+def stored_once(ctx: RuleContext, stmt: ast.stmt, attr: str) -> bool:
+    """``stmt`` stores ``self.<attr>`` (or an item of it) only under a test of that same state
+    (``if "chol" not in self._memo:``, ``if self.cache is None:``): a memo, filled once and read on
+    every later step. Stored detached, it would keep the value of the first step's parameters and
+    stop them learning through it (rule 4): its carried graph is meant to be rebuilt, not cut."""
+    current: ast.AST | None = ctx.parents.get(stmt)
+    while current is not None and not isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
+        if isinstance(current, ast.If) and any(
+            isinstance(n, ast.Attribute)
+            and n.attr == attr
+            and isinstance(n.value, ast.Name)
+            and n.value.id == "self"
+            for n in ast.walk(current.test)
+        ):
+            return True
+        current = ctx.parents.get(current)
+    return False
 
 
 def repeats_sequence(loop: ast.stmt | None) -> bool:

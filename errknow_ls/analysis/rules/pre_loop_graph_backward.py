@@ -142,9 +142,14 @@ def _recompute(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | N
             return None
         statements[stmt.lineno] = stmt
     ordered = [statements[line] for line in sorted(statements)]
-    applicability = recompute_in_loop(ctx, ordered, loop.node, Applicability.SAFE)
+    body = list(getattr(loop.node, "body", []))
+    anchor = body_anchor(body)
+    use = _first_use(body, ordered)
+    above = body[body.index(anchor) : body.index(use)] if anchor in body and use in body else []
+    applicability = recompute_in_loop(ctx, ordered, loop, Applicability.SAFE, above)
+    if applicability is Applicability.UNSAFE and use is not None and above:
+        anchor = use  # right where it is first read, after what the loop does before it
     texts = [code_of_statement(ctx.source, stmt) for stmt in ordered]
-    anchor = body_anchor(getattr(loop.node, "body", []))
     if applicability is None or anchor is None or any(t is None for t in texts):
         return None
     edit = insert_lines_before(ctx.source, anchor, [t for t in texts if t is not None])
@@ -158,6 +163,24 @@ def _recompute(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | N
         applicability,
         (*deletions, edit),
         workaround=2,
+    )
+
+
+def _first_use(body: list[ast.stmt], statements: list[ast.stmt]) -> ast.stmt | None:
+    """The first statement of the loop's body that reads what ``statements`` assign."""
+    assigned = {
+        n.id for stmt in statements for t in _targets(stmt) for n in ast.walk(t) if isinstance(n, ast.Name)
+    }
+    return next(
+        (
+            stmt
+            for stmt in body
+            if any(
+                isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in assigned
+                for n in ast.walk(stmt)
+            )
+        ),
+        None,
     )
 
 

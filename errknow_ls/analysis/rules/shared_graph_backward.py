@@ -31,7 +31,13 @@ loss_rec = mse(decoder(features), x)
 Summing the losses (or what was backwarded, such as `scaler.scale(loss)`) into one backward is
 safe: the gradients are the same as those of two backwards. Detaching the shared tensor in the
 first loss is safe in a GAN's discriminator step (an optimizer step sits between the two
-backwards) and unsafe elsewhere, since it stops the first loss's gradient at the shared part.
+backwards, built over other modules than the one that made the tensor) and unsafe elsewhere,
+since it stops the first loss's gradient at the shared part. Where the optimizer stepped between
+the two backwards is built over the module that made the shared tensor (a generator updated
+first), it is detached in the second loss instead, safely when that loss's optimizer is shown not
+to own the module (`optim_d = Adam(net_d.parameters())`); recomputing it would hand the second
+loss another batch and is unsafe. The order of the fixes follows the same evidence, never a
+variable's name.
 Where two optimizers each step after their own loss and both losses were built by one forward pass
 (an actor-critic on a shared body), summing the losses, backwarding once and then stepping each
 optimizer comes first; it is unsafe, and so are recomputing the second loss after the first step
@@ -58,7 +64,12 @@ from errknow_ls.analysis.rules.common_fixes import (
     steps_between,
 )
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded
-from errknow_ls.analysis.rules.fix_safety import detach_in_first, sum_losses
+from errknow_ls.analysis.rules.fix_safety import (
+    detach_in_first,
+    detach_in_second,
+    optimizer_trains,
+    sum_losses,
+)
 from errknow_ls.analysis.source import called_names
 from errknow_ls.core import Applicability, Edit, Finding, Fix
 
@@ -89,19 +100,30 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     )
     stepped = steps_between(ctx, event)
     step_each = _sum_then_step_each(event, ctx) if stepped else None
+    first_trains, second_trains = _optimizers_train_shared(event, ctx, shared)
     # Two optimizers, each stepping after its own loss's backward, both losses computed from one
     # forward pass: recomputing the second after the first optimizer stepped changes what the
     # second learns from; summing them and stepping each after one backward is what they mean.
+    # Where the optimizer stepped between the passes trains what made the shared value and the
+    # second's does not (a generator updated first, then the discriminator on the same batch), a
+    # recompute would hand the second loss another batch than the program's.
+    fresh_input = first_trains is True and second_trains is False
     recompute = recompute_before(
-        event, ctx, Applicability.SAFE if stepped and step_each is None else Applicability.UNSAFE
+        event,
+        ctx,
+        Applicability.SAFE if stepped and step_each is None and not fresh_input else Applicability.UNSAFE,
     )
-    detach = _detach(event, ctx, shared)
+    detach = _detach(event, ctx, shared, first_trains, second_trains)
     if step_each is not None and detach is not None:
         # Both losses were built before the first optimizer stepped, which may own the shared part:
         # cut out of the first loss, that part would stop learning from it.
         detach = dataclasses.replace(detach, applicability=Applicability.UNSAFE)
-    gan_like = shared is not None and any(w in shared[0].lower() for w in ("fake", "gen", "sample", "synth"))
-    ordered = [detach, recompute] if gan_like else [recompute, detach]
+    # A safe detach comes first where the optimizers show that the loss it is cut from does not
+    # train what made the shared value (it reads it as an input); otherwise a recompute, which
+    # keeps every gradient, comes first.
+    shown_input = first_trains is False or fresh_input
+    safe_detach = detach is not None and detach.applicability is Applicability.SAFE
+    ordered = [detach, recompute] if safe_detach and shown_input else [recompute, detach]
     retain = retain_first(event, ctx, Applicability.UNSAFE)
     grad = differentiable_grad(event, ctx)
     summed = [step_each, _sum(event, ctx), _sum_loop(event, ctx)]
@@ -157,6 +179,8 @@ def _sum(event: SecondPass, ctx: RuleContext) -> Fix | None:
     between = _between(ctx, first_stmt, second_stmt)
     if between is None or called_names(*between) & BLOCKING_CALLS:
         return None
+    if event.stepped_between or _updates_in_place(ctx, between):
+        return None  # what runs between changes tensors in place (SAM's first_step, by the gradient)
     first_expr = event.free.site.func.value  # type: ignore[attr-defined]
     reassigned = {
         n.id for s in between for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
@@ -174,6 +198,23 @@ def _sum(event: SecondPass, ctx: RuleContext) -> Fix | None:
         (delete, replace(ctx.source, second_expr, total)),
         workaround=1,
     )
+
+
+def _updates_in_place(ctx: RuleContext, statements: list[ast.stmt]) -> bool:
+    """One of ``statements``, or a function of the checked code it calls, changes a tensor in place
+    (torch's convention: a method whose name ends in one underscore, ``p.add_(...)``): SAM's
+    ``first_step`` perturbing the weights by the first gradient. Logging a gradient norm does not."""
+
+    def in_place(node: ast.AST) -> bool:
+        func = node.func if isinstance(node, ast.Call) else None
+        return isinstance(func, ast.Attribute) and func.attr.endswith("_") and not func.attr.endswith("__")
+
+    for stmt in statements:
+        for call in ast.walk(stmt):
+            bodies = [call, *ctx.called_functions.get(call, set())]
+            if any(in_place(node) for body in bodies for node in ast.walk(body)):
+                return True
+    return False
 
 
 def _sum_then_step_each(event: SecondPass, ctx: RuleContext) -> Fix | None:
@@ -266,16 +307,61 @@ def _sum_loop(event: SecondPass, ctx: RuleContext) -> Fix | None:
 def _shared_variable(event: SecondPass, ctx: RuleContext) -> tuple[str, ast.AST] | None:
     """The newest variable assignment that made a shared node: ``fake = netG(noise)``."""
     for node_id in sorted(event.conflict, reverse=True):
-        stmt = ctx.nodes[node_id].stmt
+        node = ctx.nodes[node_id]
+        stmt = node.stmt_in(event.frame) or node.stmt  # the statement of the backward's own frame
         if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
             continue
         target = stmt.targets[0]
-        if isinstance(target, ast.Name) and ctx.function_of(stmt) is ctx.function_of(event.free.site):
+        if ctx.function_of(stmt) is not ctx.function_of(event.free.site):
+            continue
+        if isinstance(target, ast.Name):
             return target.id, stmt
+        if isinstance(target, ast.Tuple):  # ``action, log_pi = actor(obs)``: the item both losses read
+            both = _read_by_both(event, ctx, [e.id for e in target.elts if isinstance(e, ast.Name)])
+            if len(both) == 1:
+                return both[0], stmt
     return None
 
 
-def _detach(event: SecondPass, ctx: RuleContext, shared: tuple[str, ast.AST] | None) -> Fix | None:
+def _read_by_both(event: SecondPass, ctx: RuleContext, names: list[str]) -> list[str]:
+    """Those of ``names`` that statements making each loss's own part of the graph read."""
+
+    def readers(nodes: frozenset[int]) -> set[str]:
+        stmts = {
+            s for n in nodes if (s := ctx.nodes[n].stmt_in(event.frame) or ctx.nodes[n].stmt) is not None
+        }
+        return {n.id for s in stmts for n in names_loaded(s)}
+
+    first = readers(event.free.reached - event.reached)
+    second = readers(event.reached - event.free.reached)
+    return [name for name in names if name in first and name in second]
+
+
+def _optimizers_train_shared(
+    event: SecondPass, ctx: RuleContext, shared: tuple[str, ast.AST] | None
+) -> tuple[bool | None, bool | None]:
+    """Whether the optimizer that steps between the two passes, and the one that steps after the
+    second, were built over the module that made the shared value (None where not shown)."""
+    first_stmt, second_stmt = ctx.statement_of(event.free.site), ctx.statement_of(event.site)
+    if shared is None or first_stmt is None or second_stmt is None:
+        return None, None
+    between = _between(ctx, first_stmt, second_stmt) or []
+    block = ctx.block_of(second_stmt) or []
+    after = block[block.index(second_stmt) + 1 :] if second_stmt in block else []
+    first_opt = _receiver(ctx, next((s for s in between if _optimizer_call(s, "step")), None))
+    second_opt = _receiver(ctx, next((s for s in after if _optimizer_call(s, "step")), None))
+    scope = ctx.function_of(first_stmt) or ctx.module
+    made = shared[1]
+    return optimizer_trains(ctx, first_opt, made, scope), optimizer_trains(ctx, second_opt, made, scope)
+
+
+def _detach(
+    event: SecondPass,
+    ctx: RuleContext,
+    shared: tuple[str, ast.AST] | None,
+    first_trains: bool | None,
+    second_trains: bool | None,
+) -> Fix | None:
     """Use ``fake.detach()`` in the statements between ``fake = ...`` and the first backward."""
     if shared is None:
         return None
@@ -300,9 +386,10 @@ def _detach(event: SecondPass, ctx: RuleContext, shared: tuple[str, ast.AST] | N
     if first_stmt is not None and second_stmt is not None:
         between = _between(ctx, first_stmt, second_stmt)
         steps = between is not None and "step" in called_names(*between)
-    applicability = detach_in_first(ctx, event, steps_between=steps)
+    applicability = detach_in_first(ctx, event, steps_between=steps, trains_shared=first_trains)
     if applicability is None:
-        return _detach_in_second(event, ctx, name, scope)
+        later = detach_in_second(ctx, event, steps_between=steps, trains_shared=second_trains)
+        return _detach_in_second(event, ctx, name, scope, later)
     return Fix(
         f"Detach `{name}` in the first loss (`{name}.detach()`)",
         applicability,
@@ -311,10 +398,12 @@ def _detach(event: SecondPass, ctx: RuleContext, shared: tuple[str, ast.AST] | N
     )
 
 
-def _detach_in_second(event: SecondPass, ctx: RuleContext, name: str, scope: ast.AST) -> Fix | None:
-    """The first loss learns only through ``name`` (a critic's own loss on its ``baseline``): the
-    second uses it as a baseline or target, so it is detached there (unsafe: the second loss then
-    no longer trains what made it)."""
+def _detach_in_second(
+    event: SecondPass, ctx: RuleContext, name: str, scope: ast.AST, applicability: Applicability
+) -> Fix | None:
+    """The first loss learns only through ``name`` (a critic's own loss on its ``baseline``), or its
+    optimizer trains what made ``name`` (a generator updated first): the second uses it as a
+    baseline, a target or an input, so it is detached there (:func:`detach_in_second`)."""
     first_line, report_line = ctx.line_of(event.free.site), ctx.line_of(event.report)
     own = event.reached - event.free.reached
     feeding = {id(s) for n in own if (s := ctx.nodes[n].stmt) is not None}
@@ -330,7 +419,7 @@ def _detach_in_second(event: SecondPass, ctx: RuleContext, name: str, scope: ast
         return None
     return Fix(
         f"Detach `{name}` where the second loss uses it (`{name}.detach()`)",
-        Applicability.UNSAFE,
+        applicability,
         tuple(edits),
         workaround=3,
     )
