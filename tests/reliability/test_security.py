@@ -28,6 +28,9 @@ from tests.reliability.wire import Wire, check_probe
 from tests.support import REPO
 
 TORCH_VERSION = "2.3.1"
+USER_CACHE = "user-cache"
+"""The user's cache directory for the server under audit: the one place it may write, hover's
+explanation of a record in full (``errknow_ls/lsp/explanations.py``), under ``errknow-ls/explain``."""
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
@@ -78,7 +81,11 @@ def tempting(tmp_path: Path) -> Path:
 def audited(tmp_path: Path, tempting: Path) -> Iterator[Wire]:
     command = [sys.executable, launch_audited.__file__]
     # Bytecode caches are the interpreter's writes, not the server's: kept out of the record.
-    env = {"ERRKNOW_AUDIT_LOG": str(tmp_path / "audit.jsonl"), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {
+        "ERRKNOW_AUDIT_LOG": str(tmp_path / "audit.jsonl"),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "XDG_CACHE_HOME": str(tmp_path / USER_CACHE),
+    }
     wire = Wire(tmp_path / "stderr.txt", command=command, cwd=tempting, env=env)
     yield wire
     wire.close()
@@ -185,16 +192,21 @@ def test_the_server_reads_only_the_workspace_and_runs_nothing_of_it(
     events = _events(tmp_path)
     assert not (tmp_path / "marker").exists(), "workspace code ran"
 
-    roots = _allowed_roots(tempting)
+    explained = [Path(os.path.realpath(tmp_path / USER_CACHE))]
+    roots = [*_allowed_roots(tempting), *explained]
     opened = [e for e in events if e["event"] == "open" and e["path"] is not None]
     read = {Path(e["path"]).name for e in opened}
     assert {"METADATA", "evil.json", "sitecustomize.py"} <= read, "the audit saw the tempting files read"
     assert [e["path"] for e in opened if not _inside(e["path"], roots, tempting)] == []
     written = [e for e in opened if set(e["mode"] or "") & set("wax+") or (e["flags"] or 0) & WRITE_FLAGS]
-    assert written == []
+    explanations = [explained[0] / "errknow-ls" / "explain"]
+    assert [e["path"] for e in written if not _inside(e["path"], explanations, tempting)] == []
 
     forbidden = {"exec", "import", "open"}
-    assert [e for e in events if e["event"] not in forbidden] == [], "no socket, process or file change"
+    changes = [e for e in events if e["event"] not in forbidden]
+    # Making the explanation's folders and renaming it into place, in the user's cache only.
+    own = [e for e in changes if e["event"] in {"os.mkdir", "os.rename"} and str(explained[0]) in e["args"]]
+    assert [e for e in changes if e not in own] == [], "no socket, process or file change"
     workspace = str(os.path.realpath(tempting))
     # Code compiled from strings (dataclasses, attrs, cattrs) is named "<...>" or "": not a file.
     ran = [e for e in events if e["event"] == "exec" and Path(e["file"]).is_absolute()]
