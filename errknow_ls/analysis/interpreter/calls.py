@@ -141,8 +141,10 @@ class Calls(InterpreterBase):
         if not isinstance(start, Func):
             return items
         iterator = self.call_function(start, [], {}, None)
-        if isinstance(iterator, Seq) or not isinstance(iterator, Obj):
-            return iterator if isinstance(iterator, Seq) else UNKNOWN
+        if isinstance(iterator, Seq):  # a generator's items
+            return iterator
+        if not isinstance(iterator, Obj):
+            return UNKNOWN
         step = self.attribute(iterator, "__next__", iterable)
         if not isinstance(step, Func):
             return UNKNOWN
