@@ -127,7 +127,7 @@ class Gitignores:
                 decided = spec.check_file(below + suffix).include
                 if decided is not None:
                     return decided
-            if len(directory) <= len(self._boundary):  # the boundary itself (or "/" above it)
+            if directory == self._boundary or len(directory) <= len(self._boundary):
                 break
             directory = os.path.dirname(directory)  # noqa: PTH120
         relative = absolute[len(self._inside) :].replace(os.sep, "/") + suffix

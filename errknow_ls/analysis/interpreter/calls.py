@@ -141,10 +141,8 @@ class Calls(InterpreterBase):
         if not isinstance(start, Func):
             return items
         iterator = self.call_function(start, [], {}, None)
-        if isinstance(iterator, Seq):  # a generator's items
-            return iterator
-        if not isinstance(iterator, Obj):
-            return UNKNOWN
+        if isinstance(iterator, Seq) or not isinstance(iterator, Obj):
+            return iterator if isinstance(iterator, Seq) else UNKNOWN
         step = self.attribute(iterator, "__next__", iterable)
         if not isinstance(step, Func):
             return UNKNOWN
