@@ -39,6 +39,22 @@ def emacs() -> str:
     return emacs
 
 
+@pytest.fixture(scope="session")
+def markdown_mode(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Debian's markdown-mode (elpa-markdown-mode), unpacked into a folder of its own and not installed:
+    the Emacs the other scenarios drive stays without it, as Emacs is by default."""
+    if shutil.which("apt-get") is None or shutil.which("dpkg") is None:
+        pytest.skip("fetching markdown-mode needs apt-get and dpkg")
+    folder = tmp_path_factory.mktemp("markdown-mode")
+    subprocess.run(["apt-get", "download", "-qq", "elpa-markdown-mode"], cwd=folder, check=True, timeout=300)
+    [package] = folder.glob("elpa-markdown-mode_*.deb")
+    subprocess.run(["dpkg", "-x", str(package), str(folder / "unpacked")], check=True, timeout=120)
+    [source] = (folder / "unpacked").glob(
+        "usr/share/emacs/site-lisp/elpa-src/markdown-mode-*/markdown-mode.el"
+    )
+    return source.parent
+
+
 def run_scenario(emacs: str, project: Path, scenario: str, env: dict[str, str]) -> dict[str, Any]:
     """``emacs -Q --batch -l <scenario>.el`` in the project, HOME and the cache beside it; what it saw."""
     out = project.parent / "seen.json"
@@ -66,21 +82,36 @@ def run_scenario(emacs: str, project: Path, scenario: str, env: dict[str, str]) 
     return seen
 
 
-def test_eglot_diagnostics_and_code_actions(emacs: str, project: Path) -> None:
-    seen = run_scenario(emacs, project, "e2e", {"ERRKNOW_E2E_FILE": str(project / "warmup_probe.py")})
+@pytest.mark.parametrize("hover_format", ["plaintext", "markdown"])
+def test_eglot_diagnostics_and_code_actions(
+    emacs: str, project: Path, hover_format: str, request: pytest.FixtureRequest
+) -> None:
+    env = {"ERRKNOW_E2E_FILE": str(project / "warmup_probe.py")}
+    if hover_format == "markdown":  # eglot asks for Markdown where markdown-mode is there
+        env["ERRKNOW_EMACS_MARKDOWN_MODE"] = str(request.getfixturevalue("markdown_mode"))
+    seen = run_scenario(emacs, project, "e2e", env)
 
     assert seen["server"] == [str(project / ".venv" / "bin" / "errknow-ls"), "serve"]
     [diagnostic] = seen["diagnostics"]
     assert diagnostic["line"] == 18
     assert diagnostic["type"] == "eglot-error"
     assert "[EK002]" in diagnostic["text"]
-    # Emacs 28's eglot asks for plain text without markdown-mode: the hover names the explanation's
-    # file after the command; M-x ffap on it opens the file the server wrote under XDG_CACHE_HOME.
-    assert PATTERN_WHY in seen["hover"]
-    whole = Path(seen["hover_link"])
-    assert whole.is_relative_to(project.parent / "cache"), seen["hover_link"]
+    # The hover's link opens the record explained whole, the file the server wrote under
+    # XDG_CACHE_HOME. Without markdown-mode eglot asks for plain text: the file's URI follows the
+    # command, and M-x ffap on it opens it. With markdown-mode the link shows as the command alone,
+    # and mouse-2 on it opens it (browse-url visits a file: URL in Emacs, named by its URL).
+    assert PATTERN_WHY in seen["hover_shown"]
+    [whole] = (project.parent / "cache" / "errknow-ls" / "explain").rglob("*.md")
     assert f"({whole.as_uri()})" in seen["hover"]
-    assert seen["hover_link_opened"] == str(whole)
+    if hover_format == "plaintext":
+        assert f"({whole.as_uri()})" in seen["hover_shown"]
+        assert seen["hover_link"] == str(whole)
+        assert seen["hover_link_opened"] == str(whole)
+    else:
+        assert "file:" not in seen["hover_shown"] and "**" not in seen["hover_shown"], seen["hover_shown"]
+        assert "errknow-ls explain " in seen["hover_shown"]
+        assert seen["hover_link_command"] == "markdown-follow-thing-at-point"
+        assert seen["hover_link_opened"] in {str(whole), whole.as_uri()}
     assert seen["hover_link_text"] == whole.read_text(encoding="utf-8")
     assert "**What not to do**" in seen["hover_link_text"]
     assert seen["actions"][0] == "Compute `features` inside the loop, on every iteration (safe)"  # preferred

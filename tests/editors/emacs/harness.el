@@ -1,11 +1,15 @@
 ;;; harness.el --- what the eglot scenarios share  -*- lexical-binding: t; -*-
-;; Loads eglot (Debian's elpa) and errknow.el (ERRKNOW_EMACS_SNIPPET); the scenario's findings go to
-;; ERRKNOW_E2E_OUT as JSON.
+;; Loads eglot (Debian's elpa), markdown-mode where ERRKNOW_EMACS_MARKDOWN_MODE names its folder, and
+;; errknow.el (ERRKNOW_EMACS_SNIPPET); the scenario's findings go to ERRKNOW_E2E_OUT as JSON.
 
 (require 'package)
 (add-to-list 'package-directory-list "/usr/share/emacs/site-lisp/elpa")
 (package-initialize)
 (require 'json)
+(let ((markdown (getenv "ERRKNOW_EMACS_MARKDOWN_MODE"))) ; a folder holding markdown-mode.el
+  (when markdown
+    (add-to-list 'load-path markdown)
+    (require 'markdown-mode)))
 (load (getenv "ERRKNOW_EMACS_SNIPPET") nil t)
 
 (defvar errknow-seen nil "What the scenario saw, an alist written as JSON.")
