@@ -180,7 +180,9 @@ EXIT-CODE nil: not known (a signal, or no exit status)."
   "An OSC 133 mark TEXT at point: C starts a command's run, D;status ends it."
   (cond
    ((equal text "C")
-    (errknow--send (or errknow--command-run errknow--shell-run) (point) t)
+    (if errknow--command-run            ; no D came: the run ended with no status known
+        (errknow--end errknow--command-run (point) nil)
+      (errknow--send errknow--shell-run (point) t))
     (setq errknow--command-run (errknow--new-run "shell" errknow--input (point))))
    ((and errknow--command-run (string-match "\\`D\\(?:;\\([0-9]+\\)\\)?" text))
     (let ((status (match-string 1 text)))
