@@ -326,7 +326,11 @@ async function rerunScenario(page) {
   await page.keyboard.type("loss = (weights * weights).sum(); ");
   await page.keyboard.press("Control+S");
   await page.locator(".tab.active.dirty").waitFor({ state: "detached" });
-  seen.problems_after_fix = await problems(page);
+  // fit.py's own finding goes with the fix (checked again on save): wait for that, then count.
+  const rows = await problemRows(page);
+  await fileRow(rows, "fit.py").waitFor({ state: "detached" });
+  seen.problems_after_fix = await waitProblems(page, 1, 30_000);
+  seen.problem_rows_after_fix = await rows.allInnerTexts();
   const runs = () => extensionLog().split("\n").filter((line) => line.includes("terminal: sent") && line.includes("fit.py"));
   const before = runs().length;
   await page.keyboard.press("Control+`");
