@@ -22,9 +22,9 @@ async def test_edits_leave_no_handler_futures_behind(tmp_path: Path) -> None:
     server = create_server()
     protocol = server.protocol
     assert isinstance(protocol, ErrknowProtocol)
-    protocol.set_writer(Outgoing(io.BytesIO(), lambda: None))  # type: ignore[arg-type]
+    protocol.set_writer(Outgoing(io.BytesIO(), lambda: None))
     root = tmp_path.as_uri()
-    params = {"processId": None, "rootUri": root, "capabilities": {}}
+    params: dict[str, Any] = {"processId": None, "rootUri": root, "capabilities": {}}
     protocol.receive(_body({"id": 1, "method": "initialize", "params": params}))
     uri = (tmp_path / "train.py").as_uri()
     document = {"uri": uri, "languageId": "python", "version": 1, "text": "x = 1\n"}
