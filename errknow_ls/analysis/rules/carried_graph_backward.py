@@ -72,6 +72,7 @@ from errknow_ls.analysis.fixes import (
 from errknow_ls.analysis.rules.common_fixes import detached
 from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
+    cut_where_read_holds,
     cuts_own_step,
     detach_carried,
     detach_expression,
@@ -244,17 +245,19 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
             isinstance(n, ast.Attribute) and n.attr == target.attr and isinstance(n.ctx, ast.Load)
             for n in ast.walk(node.value)
         )
-        if reads_itself and _read_after_stored(ctx, node, target.attr):
-            # The step goes on to read what it stored (``return self.head(self.hidden)``): detaching
-            # what is stored would cut this step's own gradient. The previous step's state is cut
-            # where this step reads it instead.
+        if reads_itself and own_step:
+            # The failing backward reaches what this step stored (``return self.head(self.hidden)``),
+            # and that learns: detaching what is stored would cut the step's own gradient. The
+            # previous step's state is cut where this step reads it instead, when that cut holds.
+            if not cut_where_read_holds(ctx, event, node):
+                continue
             for read in _reads_of(node.value, target.attr):
                 expression = detach_expression(ctx.text(read), shapes.get(target.attr, UNKNOWN))
                 if expression is None:
                     return None
                 edits.append(replace(ctx.source, read, expression))
             where_read = True
-        elif reads_itself and not own_step:
+        elif reads_itself:
             expression = detach_expression(
                 ctx.text(node.value), shapes.get(target.attr, UNKNOWN), atomic=atomic
             )
@@ -289,16 +292,6 @@ def _reads_of(node: ast.AST, attr: str) -> list[ast.Attribute]:
         and isinstance(n.value, ast.Name)
         and n.value.id == "self"
     ]
-
-
-def _read_after_stored(ctx: RuleContext, stored: ast.Assign, attr: str) -> bool:
-    """The method that stores ``self.<attr>`` reads it again after the store (its return value, its
-    own loss): what it stored is part of this step's graph."""
-    function = ctx.function_of(stored)
-    if function is None:
-        return False
-    end = (stored.end_lineno or stored.lineno, stored.end_col_offset or 0)
-    return any((read.lineno, read.col_offset) > end for read in _reads_of(function, attr))
 
 
 def _reset(event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str]]) -> Fix | None:

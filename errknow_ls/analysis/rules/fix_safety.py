@@ -417,18 +417,38 @@ def detach_stored(
 
 def cuts_own_step(ctx: RuleContext, event: SecondPass, stmt: ast.stmt) -> bool:
     """Storing detached what ``stmt`` stores would cut the current step's own gradient (rule 4):
-    the value it stored in this step (a node the first backward did not reach) is read back by
-    this step's loss, and was made from this step's graph that trains (a KV cache's slots written
-    with this step's keys and read by its attention; a meta-model's weights after this step's
-    virtual update)."""
+    the value it stored (a node the first backward did not reach) is read back by the backward
+    that fails, and it trains, itself (a recurrent cell's new state, read again by the step's
+    output) or through the graph it was made from that the first backward did not free either (a
+    KV cache's slots written with this step's keys and read by its attention; a meta-model's
+    weights after this step's virtual update)."""
     own = event.reached - event.free.reached
     for node_id in own:
         node = ctx.nodes[node_id]
         if node.stmt is not stmt and all(s is not stmt for _, s in node.stmts):
             continue
-        if any(ctx.nodes[below].learns for below in node.below & own):
+        if node.learns or any(ctx.nodes[below].learns for below in node.below & own):
             return True
     return False
+
+
+def cut_where_read_holds(ctx: RuleContext, event: SecondPass, stmt: ast.stmt) -> bool:
+    """Cutting the previous step's state where ``stmt`` reads it cuts every path from the failing
+    backward to the freed graph: each node it reaches that leads to a freed node was made at
+    ``stmt``, or leads to a node made there (a recurrent cell's state, read by the step only to
+    make the new one). A state the step also reads elsewhere (a virtual copy's weights, read by its
+    forward before its update stores them) still brings the freed graph in."""
+    freed = event.reached & event.free.reached
+    made_here = {
+        node_id
+        for node_id in event.reached - freed
+        if ctx.nodes[node_id].stmt is stmt or any(s is stmt for _, s in ctx.nodes[node_id].stmts)
+    }
+    return bool(made_here) and all(
+        node_id in made_here or ctx.nodes[node_id].below & made_here
+        for node_id in event.reached - freed
+        if ctx.nodes[node_id].below & freed
+    )
 
 
 def stored_once(ctx: RuleContext, stmt: ast.stmt, attr: str) -> bool:
