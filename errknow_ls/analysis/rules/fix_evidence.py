@@ -6,8 +6,14 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek002_model_class_passed_in",
         "ek002_param_transform_in_init",
     ),
-    "Detach `{name}` in the first loss (`{code}`)": ("ek004_gan_detach",),
-    "Detach `{name}` where the second loss uses it (`{code}`)": ("ek004_generator_updated_first",),
+    "Detach `{name}` in the first loss (`{code}`)": (
+        "ek004_critic_values_stacked_baseline",
+        "ek004_gan_detach",
+    ),
+    "Detach `{name}` where the second loss uses it (`{code}`)": (
+        "ek004_critic_baseline_after_its_own_loss",
+        "ek004_generator_updated_first",
+    ),
     "Detach the previous step's {shown} where it is read": ("ek003_state_read_after_it_is_stored",),
     "Detach {shown} after each backward": ("ek003_backward_every_k_steps",),
     "Detach {shown} at the start of each {where}": (

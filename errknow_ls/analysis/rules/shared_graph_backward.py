@@ -305,8 +305,16 @@ def _sum_loop(event: SecondPass, ctx: RuleContext) -> Fix | None:
 
 
 def _shared_variable(event: SecondPass, ctx: RuleContext) -> tuple[str, ast.AST] | None:
-    """The newest variable assignment that made a shared node: ``fake = netG(noise)``."""
-    for node_id in sorted(event.conflict, reverse=True):
+    """The newest variable assignment that made a freed node both passes reach (``fake =
+    netG(noise)``), else one that made a node above them both reach (``values =
+    torch.stack(values)`` over a critic's outputs, which saves nothing itself)."""
+    return _assigned(event, ctx, event.conflict) or _assigned(
+        event, ctx, (event.reached & event.free.reached) - event.conflict
+    )
+
+
+def _assigned(event: SecondPass, ctx: RuleContext, nodes: frozenset[int]) -> tuple[str, ast.AST] | None:
+    for node_id in sorted(nodes, reverse=True):
         node = ctx.nodes[node_id]
         stmt = node.stmt_in(event.frame) or node.stmt  # the statement of the backward's own frame
         if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
@@ -317,9 +325,23 @@ def _shared_variable(event: SecondPass, ctx: RuleContext) -> tuple[str, ast.AST]
         if isinstance(target, ast.Name):
             return target.id, stmt
         if isinstance(target, ast.Tuple):  # ``action, log_pi = actor(obs)``: the item both losses read
+            made = _item_made(target, stmt.value, node.site)
+            if made is not None:
+                return made, stmt
             both = _read_by_both(event, ctx, [e.id for e in target.elts if isinstance(e, ast.Name)])
             if len(both) == 1:
                 return both[0], stmt
+    return None
+
+
+def _item_made(target: ast.Tuple, value: ast.expr, site: ast.expr) -> str | None:
+    """``returns, values = torch.tensor(returns), torch.stack(values)``: the name that receives the
+    item whose expression made the shared node (``values``), when each item is assigned its own."""
+    if not isinstance(value, ast.Tuple) or len(value.elts) != len(target.elts):
+        return None
+    for name, item in zip(target.elts, value.elts, strict=True):
+        if isinstance(name, ast.Name) and any(n is site for n in ast.walk(item)):
+            return name.id
     return None
 
 
@@ -378,8 +400,6 @@ def _detach(
             continue
         if id(ctx.statement_of(use)) in feeding:
             edits.append(replace(ctx.source, use, f"{name}.detach()"))
-    if not edits:
-        return None
     second_stmt = ctx.statement_of(event.site)
     first_stmt = ctx.statement_of(event.free.site)
     steps = False
@@ -390,6 +410,8 @@ def _detach(
     if applicability is None:
         later = detach_in_second(ctx, event, steps_between=steps, trains_shared=second_trains)
         return _detach_in_second(event, ctx, name, scope, later)
+    if not edits:
+        return None
     return Fix(
         f"Detach `{name}` in the first loss (`{name}.detach()`)",
         applicability,
