@@ -38,9 +38,12 @@ iterations only (every k time steps) the state is detached right after it instea
 detached where an object's own method stores it (`self.center = ...`, a memory bank's
 `self.bank[idx] = z`) is safe too, except what a step stores and reads back in the same step (a KV
 cache's slots) and a memo filled once (`if key not in self._memo:`), which is emptied at the start
-of each iteration instead (unsafe). A replay buffer (read through `random.sample`) stores detached
-values (unsafe); an object's state set before the loop by a method call is set again by re-running
-that call at the start of each iteration (unsafe).
+of each iteration instead (unsafe). A state updated through a local name (`centers = m *
+self.centers + ...; self.centers = centers`) is stored detached too, unsafely: the step may read the
+attribute again after storing it, which the graph does not tell from a read of the local. A replay
+buffer (read through `random.sample`) stores detached values (unsafe); an object's state set before
+the loop by a method call is set again by re-running that call at the start of each iteration
+(unsafe).
 Where every iteration re-runs the same sequence (`for epoch in range(epochs)` stepping a state over
 the same inputs), resetting the state at the top of each iteration (re-running its initial
 assignment, or storing back the `None` an object's state started from) is safe and comes first;
@@ -215,7 +218,7 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
         if isinstance(place, Place):
             shapes[place.attribute] = join(shapes.get(place.attribute), value)
     edits = []
-    where_read = memo = False
+    where_read = memo = through_local = False
     for node in ctx.all_statements():
         if not isinstance(node, ast.Assign) or len(node.targets) != 1:
             continue
@@ -257,7 +260,8 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
                     return None
                 edits.append(replace(ctx.source, read, expression))
             where_read = True
-        elif reads_itself:
+        elif reads_itself or _made_from_itself(ctx, node, target.attr):
+            through_local |= not reads_itself
             expression = detach_expression(
                 ctx.text(node.value), shapes.get(target.attr, UNKNOWN), atomic=atomic
             )
@@ -273,12 +277,31 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
         if where_read
         else f"Store {shown} detached where it is updated, after each step"
     )
-    return Fix(
-        title,
-        detach_stored(ctx, event.loop, stored, memo=memo),
-        tuple(edits),
-        workaround=3,
-    )
+    applicability = detach_stored(ctx, event.loop, stored, memo=memo)
+    if through_local:
+        # The step may also read the attribute after storing it: the graph does not tell that read
+        # from the local's, so this cut is not shown to keep the step's own gradient.
+        applicability = Applicability.UNSAFE
+    return Fix(title, applicability, tuple(edits), workaround=3)
+
+
+def _made_from_itself(ctx: RuleContext, stored: ast.Assign, attr: str) -> bool:
+    """``self.<attr> = centroid`` where ``centroid`` was computed earlier in the same function from
+    ``self.<attr>`` (``centroid = 0.7 * self.centroid + 0.3 * current``): the update of a state
+    kept on the object, written through a local name."""
+    function = ctx.function_of(stored)
+    if function is None or not isinstance(stored.value, ast.Name):
+        return False
+    from_state: set[str] = set()
+    for stmt in ast.walk(function):
+        if not isinstance(stmt, ast.Assign) or stmt.lineno >= stored.lineno:
+            continue
+        loaded = _reads_of(stmt.value, attr) or any(
+            isinstance(n, ast.Name) and n.id in from_state for n in ast.walk(stmt.value)
+        )
+        if loaded:
+            from_state |= {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return stored.value.id in from_state
 
 
 def _reads_of(node: ast.AST, attr: str) -> list[ast.Attribute]:

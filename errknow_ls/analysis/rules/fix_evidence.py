@@ -58,6 +58,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Store {shown} detached where it is updated, after each step": (
         "ek003_memory_bank_rows",
         "ek003_state_stored_by_method",
+        "ek003_state_updated_through_a_local",
     ),
     "Sum the losses and backward once": ("ek004_losses_in_a_loop",),
     "Sum the losses and backward once: `{total}`": (
