@@ -14,7 +14,7 @@ from errknow_ls.analysis.fixes import (
     replace,
 )
 from errknow_ls.analysis.rules.context import RuleContext, holds
-from errknow_ls.analysis.rules.fix_safety import recompute
+from errknow_ls.analysis.rules.fix_safety import in_place, recompute
 from errknow_ls.analysis.source import call_name, called_names
 from errknow_ls.core import Applicability, Edit, Fix, Position, Span
 
@@ -59,7 +59,25 @@ def steps_between(ctx: RuleContext, event: SecondPass) -> bool:
         stepping = called_names(ctx.function_of(event.free.site) or ctx.module) & STEPPING
         return event.stepped_between or bool(stepping)
     between = statements_between(ctx, event.free.site, event.report)
-    return event.stepped_between or any(called_names(s) & STEPPING for s in between)
+    steps = any(called_names(s) & STEPPING for s in between)
+    return event.stepped_between or steps or updates_in_place(ctx, between)
+
+
+def updates_in_place(ctx: RuleContext, statements: list[ast.stmt]) -> bool:
+    """One of ``statements``, or a function of the checked code it calls, changes a tensor in place
+    (torch's convention: a method whose name ends in one underscore, ``p.add_(...)``): SAM's
+    ``first_step`` perturbing the weights by the first gradient. Logging a gradient norm does not."""
+
+    def changes_receiver(node: ast.AST) -> bool:
+        func = node.func if isinstance(node, ast.Call) else None
+        return isinstance(func, ast.Attribute) and in_place(func.attr)
+
+    for stmt in statements:
+        for call in ast.walk(stmt):
+            bodies = [call, *ctx.called_functions.get(call, set())]
+            if any(changes_receiver(node) for body in bodies for node in ast.walk(body)):
+                return True
+    return False
 
 
 def yields_before_step(ctx: RuleContext, first: ast.Call) -> bool:

@@ -31,7 +31,10 @@ accumulate twice, which is rarely what was meant. Where `torch.autograd.grad` on
 gradients a `.backward()` of the same loss just computed (to log their norm), the fix reads them
 from `.grad` instead (a copy): unsafe, since `.grad` also holds whatever was there before that
 backward. Where the code right after the second backward reads `.grad`, the second pass is meant,
-and retaining the graph comes before removing the second backward.
+and retaining the graph comes before removing the second backward. Where an optimizer steps
+between the two backwards, or code between them changes tensors in place (SAM's `first_step`
+moving the weights up the gradient), the second backward is meant for the changed weights: the
+forward is recomputed before it (safe when it is a pure forward computation), never removed.
 
 ### References
 - [torch.Tensor.backward](https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html)

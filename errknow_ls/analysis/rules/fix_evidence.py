@@ -41,7 +41,10 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Keep the saved tensors: `retain_graph=True` at line {line}": ("ek006_saved_input_inspected_after_step",),
     "Re-run {shown} at the start of each iteration": ("ek003_state_loaded_once_before_loop",),
     "Read the gradient the backward at line {line} left in `.grad`": ("ek001_grad_after_backward",),
-    "Recompute `{names}` before the second backward": ("ek004_recompute_after_step",),
+    "Recompute `{names}` before the second backward": (
+        "ek001_weights_perturbed_between_backwards",
+        "ek004_recompute_after_step",
+    ),
     "Remove `retain_graph=True`: nothing backwards through this graph again": ("ek005_retain_graph_in_loop",),
     "Remove the second backward (one backward per step)": ("ek001_backward_twice",),
     "Reset {shown} at the start of each iteration": (

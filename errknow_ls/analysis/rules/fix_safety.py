@@ -84,7 +84,7 @@ def _forward_expression(ctx: RuleContext, expr: ast.expr, seen: set[int]) -> boo
         if not isinstance(node, ast.Call):
             continue
         if isinstance(node.func, ast.Attribute) and (
-            _in_place(node.func.attr) or node.func.attr in api.RANDOM_METHODS
+            in_place(node.func.attr) or node.func.attr in api.RANDOM_METHODS
         ):
             return False  # changes its receiver, or draws other numbers when re-run
         ran = ctx.called_functions.get(node)
@@ -139,7 +139,7 @@ def _plain_target(target: ast.expr) -> bool:
     )
 
 
-def _in_place(attr: str) -> bool:
+def in_place(attr: str) -> bool:
     """torch's convention: a tensor method whose name ends in one underscore changes its receiver."""
     return attr.endswith("_") and not attr.endswith("__")
 

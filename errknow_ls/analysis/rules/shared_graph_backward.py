@@ -62,6 +62,7 @@ from errknow_ls.analysis.rules.common_fixes import (
     recompute_before,
     retain_first,
     steps_between,
+    updates_in_place,
 )
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded
 from errknow_ls.analysis.rules.fix_safety import (
@@ -179,7 +180,7 @@ def _sum(event: SecondPass, ctx: RuleContext) -> Fix | None:
     between = _between(ctx, first_stmt, second_stmt)
     if between is None or called_names(*between) & BLOCKING_CALLS:
         return None
-    if event.stepped_between or _updates_in_place(ctx, between):
+    if event.stepped_between or updates_in_place(ctx, between):
         return None  # what runs between changes tensors in place (SAM's first_step, by the gradient)
     first_expr = event.free.site.func.value  # type: ignore[attr-defined]
     reassigned = {
@@ -198,23 +199,6 @@ def _sum(event: SecondPass, ctx: RuleContext) -> Fix | None:
         (delete, replace(ctx.source, second_expr, total)),
         workaround=1,
     )
-
-
-def _updates_in_place(ctx: RuleContext, statements: list[ast.stmt]) -> bool:
-    """One of ``statements``, or a function of the checked code it calls, changes a tensor in place
-    (torch's convention: a method whose name ends in one underscore, ``p.add_(...)``): SAM's
-    ``first_step`` perturbing the weights by the first gradient. Logging a gradient norm does not."""
-
-    def in_place(node: ast.AST) -> bool:
-        func = node.func if isinstance(node, ast.Call) else None
-        return isinstance(func, ast.Attribute) and func.attr.endswith("_") and not func.attr.endswith("__")
-
-    for stmt in statements:
-        for call in ast.walk(stmt):
-            bodies = [call, *ctx.called_functions.get(call, set())]
-            if any(in_place(node) for body in bodies for node in ast.walk(body)):
-                return True
-    return False
 
 
 def _sum_then_step_each(event: SecondPass, ctx: RuleContext) -> Fix | None:
