@@ -177,11 +177,15 @@ def remove_second(event: SecondPass, ctx: RuleContext) -> Fix | None:
 def retain_first(event: SecondPass, ctx: RuleContext, applicability: Applicability) -> Fix | None:
     """``retain_graph=True`` on the earlier backward, where that is the user's own call.
 
-    Not inside a helper both passes share (every call would then retain: the dead end), and never
-    when an optimizer step sits between (the second pass would then meet modified tensors).
+    Not inside a helper both passes share, or that other code calls too (every call would then
+    retain: the dead end), and never when an optimizer step sits between (the second pass would
+    then meet modified tensors). A method called from one place only (a GAN's ``backward_eg()``,
+    followed by ``backward_g_alone()``) is the user's own call.
     """
     first = event.free.site
-    shared_helper = ctx.function_of(first) is not ctx.function_of(event.report)
+    function = ctx.function_of(first)
+    callers = sum(function in called for called in ctx.called_functions.values())
+    shared_helper = function is not ctx.function_of(event.report) and callers != 1
     if (shared_helper and not yields_before_step(ctx, first)) or (
         first is event.site and event.report is event.site
     ):
