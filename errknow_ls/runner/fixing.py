@@ -1,15 +1,16 @@
 """The fix loop: apply every applicable preferred fix that does not collide, re-check, repeat.
 
 A fix whose finding is still there, at the same place, after it was applied did not fix it (the
-checker does not see its own fix as a cure): that round is undone, the fix is left out and the
-finding reported, so that checking again never finds what ``--fix`` says it fixed.
+checker does not see its own fix as a cure): that round is undone, the fix is left out and reported,
+and the finding's next applicable fix, if it has one, is tried in the next round, so that checking
+again never finds what ``--fix`` says it fixed.
 """
 
 from __future__ import annotations
 
 import ast
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from errknow_ls.core import Applicability, Edit, Finding, Fix, OverlappingEdits, Position, apply_edits
@@ -67,15 +68,21 @@ class Chosen:
     edits: list[Edit] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     """Findings these edits fix (a fix identical to a chosen one counts, and adds nothing)."""
+    fixes: list[Fix] = field(default_factory=list)
+    """The fix chosen for each of ``findings``."""
 
 
-def choose(text: str, findings: Sequence[Finding], unsafe: bool, skip: Iterable[Key] = ()) -> Chosen:
-    """The preferred fixes to apply together, in finding order, leaving out any that overlap."""
-    offsets, skipped = Offsets(text), set(skip)
+def choose(
+    text: str, findings: Sequence[Finding], unsafe: bool, failed: Mapping[Key, int] | None = None
+) -> Chosen:
+    """The preferred fixes to apply together, in finding order, leaving out any that overlap; for a
+    finding whose first ``failed[key]`` fixes did not remove it, the next one, when applicable."""
+    offsets, failed = Offsets(text), failed or {}
     chosen = Chosen()
     for finding in findings:
-        fix = finding.preferred_fix
-        if fix is None or not applicable(fix, unsafe) or offsets.key(finding) in skipped:
+        tried = failed.get(offsets.key(finding), 0)
+        fix = finding.fixes[tried] if tried < len(finding.fixes) else None
+        if fix is None or not applicable(fix, unsafe):
             continue
         new = [edit for edit in dict.fromkeys(fix.edits) if edit not in chosen.edits]
         try:
@@ -84,6 +91,7 @@ def choose(text: str, findings: Sequence[Finding], unsafe: bool, skip: Iterable[
             continue
         chosen.edits.extend(new)
         chosen.findings.append(finding)
+        chosen.fixes.append(fix)
     return chosen
 
 
@@ -119,9 +127,9 @@ def fix_until_stable(text: str, check: CheckFunction, unsafe: bool) -> FixOutcom
     fixed_codes: list[str] = []
     rounds = 0
     problems: list[str] = []
-    blocked: set[Key] = set()
+    failed: dict[Key, int] = {}
     while rounds < MAX_ROUNDS:
-        chosen = choose(text, findings, unsafe, blocked)
+        chosen = choose(text, findings, unsafe, failed)
         if not chosen.edits and not chosen.findings:
             break
         new_text = apply_edits(text, chosen.edits)
@@ -131,42 +139,46 @@ def fix_until_stable(text: str, check: CheckFunction, unsafe: bool) -> FixOutcom
         new_findings, new_errors = check(new_text)
         stuck = _not_fixed(text, new_text, chosen, new_findings)
         if stuck:
-            blocked |= {Offsets(text).key(finding) for finding in stuck}
-            problems += [_describe_stuck(finding) for finding in stuck]
+            for finding, fix in stuck:
+                key = Offsets(text).key(finding)
+                failed[key] = failed.get(key, 0) + 1
+                problems.append(_describe_stuck(finding, fix))
             continue
-        blocked = _carried(blocked, text, chosen.edits)
+        failed = _carried(failed, text, chosen.edits)
         text, findings, errors = new_text, new_findings, new_errors
         fixed_codes += [finding.code for finding in chosen.findings]
         rounds += 1
-    if rounds == MAX_ROUNDS and choose(text, findings, unsafe, blocked).findings:
+    if rounds == MAX_ROUNDS and choose(text, findings, unsafe, failed).findings:
         problems.append(f"fixes were still applicable after {MAX_ROUNDS} rounds; stopped there")
     return FixOutcome(text, len(fixed_codes), findings, errors, problems, tuple(fixed_codes))
 
 
-def _not_fixed(text: str, new_text: str, chosen: Chosen, found: Sequence[Finding]) -> list[Finding]:
-    """Chosen findings that are found again, with the same code, where their fix moved them."""
+def _not_fixed(
+    text: str, new_text: str, chosen: Chosen, found: Sequence[Finding]
+) -> list[tuple[Finding, Fix]]:
+    """Chosen findings (with the fix chosen) found again, with the same code, where it moved them."""
     offsets, new_offsets = Offsets(text), Offsets(new_text)
     again = {new_offsets.key(finding) for finding in found}
     stuck = []
-    for finding in chosen.findings:
+    for finding, fix in zip(chosen.findings, chosen.fixes, strict=True):
         moved = shift(offsets(finding.span.start), text, chosen.edits)
         if moved is not None and (finding.code, moved) in again:
-            stuck.append(finding)
+            stuck.append((finding, fix))
     return stuck
 
 
-def _carried(blocked: set[Key], text: str, edits: Sequence[Edit]) -> set[Key]:
-    carried = set()
-    for code, offset in blocked:
+def _carried(failed: dict[Key, int], text: str, edits: Sequence[Edit]) -> dict[Key, int]:
+    carried = {}
+    for (code, offset), count in failed.items():
         moved = shift(offset, text, edits)
         if moved is not None:
-            carried.add((code, moved))
+            carried[(code, moved)] = count
     return carried
 
 
-def _describe_stuck(finding: Finding) -> str:
+def _describe_stuck(finding: Finding, fix: Fix) -> str:
     start = finding.span.start
-    title = finding.preferred_fix.title if finding.preferred_fix else "its fix"
+    title = fix.title
     return (
         f"{start.line + 1}:{start.character + 1}: {finding.code}: the fix did not remove the finding, "
         f"so it was not applied ({title})"

@@ -113,6 +113,24 @@ def test_a_fix_that_leaves_its_finding_in_place_is_not_applied() -> None:
     assert outcome.warnings == ["2:1: EK001: the fix did not remove the finding, so it was not applied (t)"]
 
 
+def test_a_fix_that_leaves_its_finding_in_place_gives_way_to_the_findings_next_fix() -> None:
+    def two_ways(text: str) -> tuple[list[Finding], list[str]]:
+        """Flags the line ``target`` until it reads ``done``: the preferred fix only inserts a line
+        above it, the second rewrites it (applied in safe mode only when safe)."""
+        if "target" not in text.splitlines():
+            return [], []
+        line = text.splitlines().index("target")
+        guard = Fix("guard it", SAFE, (edit(0, 0, 0, "guard\n"),))
+        rewrite = Fix("rewrite it", SAFE, (edit(line, 0, 6, "done"),))
+        return [finding(line, 0, guard, rewrite)], []
+
+    outcome = fix_until_stable("x\ntarget\n", two_ways, unsafe=False)
+    assert (outcome.text, outcome.fixed, outcome.findings) == ("x\ndone\n", 1, [])
+    assert outcome.warnings == [
+        "2:1: EK001: the fix did not remove the finding, so it was not applied (guard it)"
+    ]
+
+
 def test_fixes_that_never_converge_stop_after_max_rounds() -> None:
     def endless(text: str) -> tuple[list[Finding], list[str]]:
         """Always one finding at the start, moved by its own fix's insertion before it."""
