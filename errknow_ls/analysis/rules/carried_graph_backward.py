@@ -114,21 +114,28 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     shown = ", ".join(f"`{name}`" for _, name in cutting) or ", ".join(f"`.{a}`" for a in attrs) or "a value"
     what = "the previous call" if event.loop and event.loop.method else "the previous iteration"
     message = f"`{tensor}` reaches the graph of {what} through {shown}; {what}'s backward already freed it"
-    cut = (
-        _detach_appended(event, ctx)
-        or _detach(event, ctx, cutting)
-        or _detach_stored(event, ctx, attrs)
-        or _clear_each_iteration(event, ctx)
-        or _clear_cache(event, ctx)
-        or _rerun_initialising_call(event, ctx)
-    )
+    # Every cut the analysis can build, best first: where the first does not remove the finding
+    # (the carried graph also comes in another way), ``--fix`` tries the next.
+    cuts = [
+        fix
+        for fix in (
+            _detach_appended(event, ctx),
+            _detach(event, ctx, cutting),
+            _detach_stored(event, ctx, attrs),
+            _clear_each_iteration(event, ctx),
+            _clear_cache(event, ctx),
+            _rerun_initialising_call(event, ctx),
+        )
+        if fix is not None
+    ]
     reset = _reset(event, ctx, carried)
+    candidates: list[Fix | None]
     if reset is not None and reset.applicability is Applicability.SAFE:
         # Every iteration re-runs the same sequence: it starts from the initial state, and a cut
         # that carries the last state on is not what the loop means.
-        candidates = [reset, dataclasses.replace(cut, applicability=Applicability.UNSAFE) if cut else None]
+        candidates = [reset, *(dataclasses.replace(cut, applicability=Applicability.UNSAFE) for cut in cuts)]
     else:
-        candidates = [cut, reset]
+        candidates = [*cuts[:1], reset, *cuts[1:]]
     fixes = [fix for fix in candidates if fix is not None]
     related = [ctx.related(event.free.site, f"the graph of {what} is freed here")]
     return ctx.finding(CODE, event.report, message, fixes, related, tensor)
@@ -512,12 +519,56 @@ def _clear_each_iteration(event: SecondPass, ctx: RuleContext) -> Fix | None:
     end = (report.end_lineno or report.lineno) if report is not None else 0
     if any(call.lineno > end for name in names for call in _appends(body, ctx, name)):
         return None  # appended after the backward, for later iterations: a history, not to empty
+    names += _filled_alongside(ctx, body, names)
     edit = insert_lines_before(ctx.source, anchor, [f"{name}.clear()" for name in names])
     if edit is None:
         return None
     where = "call" if loop.method else "iteration"
     shown = ", ".join(f"`{name}`" for name in names)
     return Fix(f"Empty {shown} at the start of each {where}", Applicability.UNSAFE, (edit,), workaround=3)
+
+
+def _filled_alongside(ctx: RuleContext, body: list[ast.stmt], names: list[str]) -> list[str]:
+    """Other lists appended in the same statement list as those ``names`` (an episode's rewards,
+    appended next to its log-probabilities), and not made again inside the loop: the program reads
+    them item for item together, so they are emptied together, or they would no longer line up."""
+    blocks = [
+        block
+        for name in names
+        for call in _appends(body, ctx, name)
+        if (stmt := ctx.statement_of(call)) is not None and (block := ctx.block_of(stmt)) is not None
+    ]
+    stored = {
+        ctx.text(target)
+        for stmt in body
+        for node in ast.walk(stmt)
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign)
+        for whole in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        for target in ast.walk(whole)
+        if isinstance(target, ast.Name | ast.Attribute)
+    }
+    found: list[str] = []
+    for block in blocks:
+        for stmt in block:
+            call = stmt.value if isinstance(stmt, ast.Expr) else None
+            if (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.attr == "append"
+                and _chain_of_names(call.func.value)
+                and (other := ctx.text(call.func.value)) not in names
+                and other not in found
+                and other not in stored  # made again in each iteration: nothing to empty
+            ):
+                found.append(other)
+    return found
+
+
+def _chain_of_names(node: ast.expr) -> bool:
+    """``rewards`` or ``policy.rewards``: a list the loop can name at its top."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 SAMPLING = frozenset({"sample", "choice", "choices"})

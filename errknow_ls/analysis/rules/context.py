@@ -245,10 +245,24 @@ def upward_exposed(body: list[ast.stmt]) -> set[str]:
     assigned: set[str] = set()
     for stmt in body:
         loads, stores = _loads_and_stores(stmt)
-        exposed |= loads - assigned
+        exposed |= _exposed_in(stmt, loads) - assigned
         if not isinstance(stmt, ast.If | ast.For | ast.While | ast.With | ast.Try):
             assigned |= stores
     return exposed
+
+
+def _exposed_in(stmt: ast.stmt, loads: set[str]) -> set[str]:
+    """What ``stmt`` reads before it assigns it: inside a loop or a branch, a name read after the
+    block assigned it (``dist = policy(obs)`` then ``dist.log_prob(a)`` in an inner loop) is not
+    read from before ``stmt``."""
+    if isinstance(stmt, ast.For | ast.AsyncFor):
+        header = _loads_and_stores(ast.Expr(stmt.iter))[0]
+        targets = _loads_and_stores(ast.Assign([stmt.target], ast.Constant(None)))[1]
+        return header | (upward_exposed(stmt.body) - targets) | upward_exposed(stmt.orelse)
+    if isinstance(stmt, ast.While | ast.If):
+        test = _loads_and_stores(ast.Expr(stmt.test))[0]
+        return test | upward_exposed(stmt.body) | upward_exposed(stmt.orelse)
+    return loads
 
 
 def holds(block: list[ast.stmt], node: ast.AST) -> bool:

@@ -30,6 +30,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek002_targets_computed_in_init",
     ),
     "Empty {shown} at the start of each {where}": (
+        "ek003_episode_lists_never_emptied",
         "ek003_list_never_cleared",
         "ek003_memo_filled_once",
     ),
