@@ -202,6 +202,8 @@ class Autograd(InterpreterBase):
             return result
         if attr in api.MODULE_SELF_METHODS:
             return module
+        if attr in ("parameters", "buffers", "named_parameters"):
+            self.forward_calls.add(node)  # only reads the module: a fix may re-run it
         if attr in ("parameters", "buffers"):
             return Seq(Tensor(frozenset(), attr == "parameters"), "list")
         if attr == "named_parameters":

@@ -76,5 +76,6 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "{verb} `{names}` inside the loop, on every iteration": (
         "ek002_loss_before_loop",
         "ek002_output_before_loop",
+        "ek002_penalty_over_parameters_before_loop",
     ),
 }
