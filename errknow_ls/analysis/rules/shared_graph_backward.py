@@ -127,14 +127,17 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     ordered = [detach, recompute] if safe_detach and shown_input else [recompute, detach]
     retain = retain_first(event, ctx, Applicability.UNSAFE)
     grad = differentiable_grad(event, ctx)
+    # A first pass that takes gradients for a penalty (R1, forces) is meant to be differentiated:
+    # keeping its graph differentiable comes before keeping it as it is.
+    kept = [grad, retain] if grad is not None else [retain]
     summed = [step_each, _sum(event, ctx), _sum_loop(event, ctx)]
     if detach is not None and not stepped and sum_losses(ctx, event) is Applicability.UNSAFE:
         # One loss learns only through what the other uses as a baseline or target: detaching it
         # in the other comes before summing.
         ordered = [detach, recompute]
-        candidates = [*ordered, *summed, retain, grad]
+        candidates = [*ordered, *summed, *kept]
     else:
-        candidates = [*summed, *ordered, retain, grad]
+        candidates = [*summed, *ordered, *kept]
     fixes = [f for f in candidates if f is not None]
     related = [ctx.related(first, f"`{event.free.label}`'s backward frees the shared graph here")]
     if shared:
