@@ -34,7 +34,9 @@ backward. Where the code right after the second backward reads `.grad`, the seco
 and retaining the graph comes before removing the second backward. Where an optimizer steps
 between the two backwards, or code between them changes tensors in place (SAM's `first_step`
 moving the weights up the gradient), the second backward is meant for the changed weights: the
-forward is recomputed before it (safe when it is a pure forward computation), never removed.
+forward is recomputed before it (safe when it is a pure forward computation), never removed; a sum
+that the second pass adds to again (`loss += ...` over several tasks) starts again from its first
+value before it is added to (unsafe).
 
 ### References
 - [torch.Tensor.backward](https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html)
@@ -46,16 +48,18 @@ from __future__ import annotations
 import ast
 
 from errknow_ls.analysis.events import Observation, SecondPass
+from errknow_ls.analysis.fixes import insert_lines_before
 from errknow_ls.analysis.rules.common_fixes import (
     read_grads,
     recompute_before,
     remove_second,
     retain_first,
+    statements_between,
     steps_between,
     yields_before_step,
 )
 from errknow_ls.analysis.rules.context import RuleContext
-from errknow_ls.core import Applicability, Finding
+from errknow_ls.core import Applicability, Finding, Fix
 
 CODE = "EK001"
 
@@ -79,7 +83,11 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     if reads_only:
         candidates = [retain_first(event, ctx, Applicability.SAFE)]
     elif steps_between(ctx, event):
-        candidates = [read_grads(event, ctx), recompute_before(event, ctx, Applicability.SAFE)]
+        candidates = [
+            read_grads(event, ctx),
+            recompute_before(event, ctx, Applicability.SAFE),
+            _restart_sum(event, ctx),
+        ]
         if not any(candidates):
             candidates = [remove_second(event, ctx)]  # the forward ran elsewhere: nothing to re-run
     else:
@@ -104,3 +112,62 @@ def _second_grads_read(event: SecondPass, ctx: RuleContext) -> bool:
         return "step" if summary.calls & {"step", "zero_grad"} else None
 
     return ctx.next_mark(event.report, mark) == "grad"
+
+
+def _restart_sum(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """``loss = 0``, ``loss += ...`` and a backward, then, after a step, ``loss += ...`` again and a
+    second backward (SAM's second pass over several task losses): the second sum still holds the
+    first one's terms, whose graph the first backward freed. It starts again from its first value
+    before it is summed again (unsafe: the second backward then no longer includes the first
+    pass's terms, which is what a second pass over new weights means)."""
+    receiver = event.receiver
+    if not isinstance(receiver, ast.Name):
+        return None
+    name = receiver.id
+    between = statements_between(ctx, event.free.site, event.report)
+    added = [s for s in between if _adds_to(s, name)]
+    first_stmt = ctx.statement_of(event.free.site)
+    scope = ctx.function_of(event.report) or ctx.module
+    if not added or first_stmt is None:
+        return None
+    starts = [
+        s
+        for s in ast.walk(scope)
+        if isinstance(s, ast.Assign)
+        and [ctx.text(t) for t in s.targets] == [name]
+        and isinstance(s.value, ast.Constant)
+        and s.lineno < first_stmt.lineno
+    ]
+    if not starts:
+        return None
+    start = max(starts, key=lambda s: s.lineno)
+    # The outermost statement, between the two passes, that holds the first addition.
+    anchor: ast.stmt = added[0]
+    while (parent := ctx.parents.get(anchor)) is not None and any(parent is s for s in between):
+        assert isinstance(parent, ast.stmt)
+        anchor = parent
+    edit = insert_lines_before(ctx.source, anchor, [ctx.text(start)])
+    if edit is None:
+        return None
+    return Fix(
+        f"Start `{name}` again from `{ctx.text(start.value)}` before it is summed again",
+        Applicability.UNSAFE,
+        (edit,),
+        workaround=2,
+    )
+
+
+def _adds_to(stmt: ast.stmt, name: str) -> bool:
+    """``name += ...`` or ``name = name + ...``."""
+    if isinstance(stmt, ast.AugAssign):
+        return isinstance(stmt.target, ast.Name) and stmt.target.id == name
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target, value = stmt.targets[0], stmt.value
+        return (
+            isinstance(target, ast.Name)
+            and target.id == name
+            and isinstance(value, ast.BinOp)
+            and isinstance(value.left, ast.Name)
+            and value.left.id == name
+        )
+    return False

@@ -55,6 +55,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Reuse the graph of the gradient at line {line} on every product: `retain_graph=True`": (
         "ek002_hessian_power_iteration",
     ),
+    "Start `{name}` again from `{start}` before it is summed again": (
+        "ek001_sum_not_restarted_for_second_pass",
+    ),
     "Store detached values in the replay buffer {shown}": (
         "ek003_loss_history",
         "ek003_replay_buffer_stores_actions",

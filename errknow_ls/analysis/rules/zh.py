@@ -352,6 +352,10 @@ MESSAGES = Catalog.of(
         ("Recompute `{names}` before the second backward", "在第二次反向传播之前重新计算 `{names}`"),
         ("Remove the second backward (one backward per step)", "删除第二次反向传播（每步只反向传播一次）"),
         (
+            "Start `{name}` again from `{start}` before it is summed again",
+            "在再次累加之前把 `{name}` 重新设为 `{start}`",
+        ),
+        (
             "Keep the graph for the second pass: `retain_graph=True` at line {line}",
             "为第二次反向传播保留计算图：在第 {line} 行使用 `retain_graph=True`",
         ),
