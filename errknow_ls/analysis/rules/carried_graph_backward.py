@@ -48,6 +48,9 @@ Where every iteration re-runs the same sequence (`for epoch in range(epochs)` st
 the same inputs), resetting the state at the top of each iteration (re-running its initial
 assignment, or storing back the `None` an object's state started from) is safe and comes first;
 detaching it there, or storing detached a state updated within one step, is unsafe.
+A value recomputed only on some iterations (`if step % k == 0: latent = encoder(depth)`) and read
+on every one is computed on every iteration instead (unsafe: the iterations between then read fresh
+values).
 Detaching the items of a carried list is unsafe: later backwards no longer reach the earlier
 items' graphs. So are the two fixes for lists: a history appended after the backward and read by
 later iterations (earlier losses for loss weighting) keeps detached copies; a list filled for one
@@ -68,6 +71,7 @@ from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.fixes import (
     body_anchor,
     code_of_statement,
+    delete_statement,
     insert_lines_after,
     insert_lines_before,
     replace,
@@ -80,6 +84,7 @@ from errknow_ls.analysis.rules.fix_safety import (
     detach_carried,
     detach_expression,
     detach_stored,
+    recompute,
     reset_state,
     stored_once,
     updated_within_step,
@@ -119,6 +124,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     cuts = [
         fix
         for fix in (
+            _refresh_every_iteration(event, ctx, carried),
             _detach_appended(event, ctx),
             _detach(event, ctx, cutting),
             _detach_stored(event, ctx, attrs),
@@ -139,6 +145,44 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     fixes = [fix for fix in candidates if fix is not None]
     related = [ctx.related(event.free.site, f"the graph of {what} is freed here")]
     return ctx.finding(CODE, event.report, message, fixes, related, tensor)
+
+
+def _refresh_every_iteration(
+    event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str]]
+) -> Fix | None:
+    """A value the loop recomputes only on some iterations (``if step % k == 0: latent =
+    encoder(depth)``) and reads on every one: the iterations between read the graph of an earlier
+    one, which its backward freed. Recompute it on every iteration (unsafe: the iterations between
+    then read fresh values, and what made the value learns from each of them), when it is not a
+    recurrence and its statement is a pure forward computation."""
+    body = _loop_body(event)
+    recurrent = _recurrences(body)
+    for _, name in carried:
+        if name in recurrent:
+            continue
+        for stmt in body:
+            if not (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1):
+                continue
+            made = stmt.body[0]
+            targets = made.targets if isinstance(made, ast.Assign) else []
+            if [ctx.text(t) for t in targets] != [name] or recompute(
+                ctx, [made], Applicability.UNSAFE
+            ) is None:
+                continue
+            text = code_of_statement(ctx.source, made)
+            edits = [
+                insert_lines_before(ctx.source, stmt, [text]) if text else None,
+                delete_statement(ctx.source, stmt),
+            ]
+            if any(edit is None for edit in edits):
+                return None
+            return Fix(
+                f"Compute `{name}` on every iteration, not only when `{ctx.text(stmt.test)}`",
+                Applicability.UNSAFE,
+                tuple(edit for edit in edits if edit is not None),
+                workaround=2,
+            )
+    return None
 
 
 def _still_attached(

@@ -6,6 +6,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek002_model_class_passed_in",
         "ek002_param_transform_in_init",
     ),
+    "Compute `{name}` on every iteration, not only when `{test}`": ("ek003_value_refreshed_every_k_steps",),
     "Detach `{name}` in the first loss (`{code}`)": (
         "ek004_critic_values_stacked_baseline",
         "ek004_gan_detach",

@@ -298,6 +298,10 @@ MESSAGES = Catalog.of(
         ("Detach {shown} at the start of each {where}", "在每次{where}开头 detach {shown}"),
         ("Detach {shown} after each backward", "在每次反向传播之后 detach {shown}"),
         ("Reset {shown} at the start of each iteration", "在每次迭代开头重置 {shown}"),
+        (
+            "Compute `{name}` on every iteration, not only when `{test}`",
+            "在每次迭代都计算 `{name}`，而不是只在 `{test}` 时计算",
+        ),
         ("call", "调用"),
         ("iteration", "迭代"),
         # shared-graph-backward
