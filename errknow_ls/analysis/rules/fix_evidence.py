@@ -27,6 +27,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
     ),
     "Detach {shown}, built once and only read by the loop (it learns through its own forward pass)": (
         "ek002_advantages_from_trained_critic",
+        "ek002_collocation_points_built_from_leaf",
         "ek002_rollout_log_probs_reused",
         "ek002_targets_computed_in_init",
     ),

@@ -46,7 +46,9 @@ once with `create_graph=True` and no optimizer steps in it, the product keeps th
 recomputed in the loop and the loss also learns through the loop's own forward pass, they are
 targets the loop only reads (a rollout's old log-probabilities, predictions kept in `__init__`):
 detaching them where they are stored, or before the loop, is unsafe, since it stops the gradient the
-first iteration sent through them.
+first iteration sent through them. A value the loop takes gradients with respect to (a PINN's
+collocation times, the inputs of its `autograd.grad`) is detached into a leaf that still requires
+grad.
 
 ### References
 - [Autograd mechanics](https://pytorch.org/docs/stable/notes/autograd.html)
@@ -75,7 +77,7 @@ from errknow_ls.analysis.rules.fix_safety import (
     retain_reused_gradient,
 )
 from errknow_ls.analysis.state import Place
-from errknow_ls.analysis.values import Value
+from errknow_ls.analysis.values import Tensor, Value
 from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Span
 
 CODE = "EK002"
@@ -388,7 +390,8 @@ def _detach_before_loop(ctx: RuleContext, loop: ast.stmt | None, values: dict[st
     """``old_log_probs = old_log_probs.detach()`` above the loop, for each of ``values``."""
     if loop is None:
         return None
-    lines = [_detach_line(name, value) for name, value in values.items()]
+    differentiated = _differentiated_by(ctx, loop)
+    lines = [_detach_line(name, value, name in differentiated) for name, value in values.items()]
     if not lines or not all(lines):
         return None
     return insert_lines_before(ctx.source, loop, [line for line in lines if line])
@@ -399,9 +402,24 @@ def _learns_in_loop(event: SecondPass, ctx: RuleContext) -> bool:
     return any(ctx.nodes[n].learns and any(k == key for k, _ in ctx.nodes[n].loops) for n in event.reached)
 
 
-def _detach_line(name: str, value: Value) -> str | None:
+def _detach_line(name: str, value: Value, differentiated: bool = False) -> str | None:
+    """``name = name.detach()``; a tensor the loop takes gradients with respect to (a PINN's
+    collocation times, handed to ``autograd.grad`` as its inputs) stays one that requires grad."""
+    if differentiated and isinstance(value, Tensor):
+        return f"{name} = {name}.detach().requires_grad_()"
     expression = detach_expression(name, value)
     return f"{name} = {expression}" if expression is not None else None
+
+
+def _differentiated_by(ctx: RuleContext, loop: ast.stmt) -> set[str]:
+    """The names ``torch.autograd.grad`` calls in ``loop`` take gradients with respect to."""
+    found: set[str] = set()
+    for call in ast.walk(loop):
+        if not isinstance(call, ast.Call) or not is_autograd_grad(ctx, call):
+            continue
+        inputs = [kw.value for kw in call.keywords if kw.arg == "inputs"] + call.args[1:2]
+        found |= {n.id for arg in inputs for n in ast.walk(arg) if isinstance(n, ast.Name)}
+    return found
 
 
 def _is_self_attr(node: ast.AST, attr: str | None = None) -> bool:
