@@ -447,13 +447,14 @@ def _imported_reaching(
     if modules is None:
         return frozenset()
     names: set[str] = set()
+    reaching: dict[tuple[str, int], frozenset[str] | None] = {}
     for chunk in chunks:
         if chunk.kind != "other" or "import" not in chunk.words:
             continue
         body = fresh.get(chunk.key) or cache.chunks.body(chunk)
         for stmt in body:
             for bound, found in _imports_of(stmt, modules, None):
-                defined = _reaching_definitions(found, modules, MAX_IMPORT_DEPTH, set())
+                defined = _reaching_definitions(found, modules, MAX_IMPORT_DEPTH, reaching)
                 if defined is not None:
                     names |= {bound, *defined}
     return frozenset(names)
@@ -478,12 +479,26 @@ def _imports_of(stmt: ast.stmt, modules: ModuleSource, importer: str | None) -> 
 
 
 def _reaching_definitions(
-    module: ModuleText, modules: ModuleSource, depth: int, seen: set[str]
+    module: ModuleText,
+    modules: ModuleSource,
+    depth: int,
+    known: dict[tuple[str, int], frozenset[str] | None],
 ) -> frozenset[str] | None:
-    """Every function and class ``module`` defines, when it or a module it imports may backward."""
-    if module.key in seen:
-        return None
-    seen.add(module.key)
+    """Every function and class ``module`` defines, when it or a module it imports (at most
+    ``depth`` imports away) may backward; ``known`` holds the answers already worked out in this
+    check (the depth bounds the walk, cycles included)."""
+    asked = (module.key, depth)
+    if asked not in known:
+        known[asked] = _reaching_now(module, modules, depth, known)
+    return known[asked]
+
+
+def _reaching_now(
+    module: ModuleText,
+    modules: ModuleSource,
+    depth: int,
+    known: dict[tuple[str, int], frozenset[str] | None],
+) -> frozenset[str] | None:
     parsed = PARSED.read(module)
     if parsed is None:
         return None
@@ -493,7 +508,7 @@ def _reaching_definitions(
         return None
     for stmt in parsed.imports:
         for _, found in _imports_of(stmt, modules, module.key):
-            if _reaching_definitions(found, modules, depth - 1, seen) is not None:
+            if _reaching_definitions(found, modules, depth - 1, known) is not None:
                 return parsed.defined
     return None
 
