@@ -22,6 +22,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 import pytest
 
@@ -84,6 +85,11 @@ def timed(
     timings[what] = round(time.monotonic() - started, 1)
     output = f"{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     assert result.returncode == 0, f"{' '.join(command)} failed:\n{output}"
+
+
+def file_rows(rows: list[str]) -> set[str]:
+    """The files the Problems panel lists (a file's row: its name, then its count)."""
+    return {row.split("\n")[0] for row in rows if re.fullmatch(r"[^\n]+\n\d+", row)}
 
 
 def free_port() -> int:
@@ -198,6 +204,7 @@ def scenario(
         "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
         "XDG_CONFIG_HOME": str(base / "config"),
         "XDG_DATA_HOME": str(base / "data"),
+        "XDG_CACHE_HOME": str(base / "cache"),
         "PS1": "$ ",
     }
     dirs = ["--user-data-dir", str(data), "--extensions-dir", str(extensions)]
@@ -267,6 +274,7 @@ def scenario(
             f"extension log: {seen.get('extension_log', '')[-3000:]}"
         )
         seen["root"] = str(root)
+        seen["cache"] = env["XDG_CACHE_HOME"]
         yield seen
     finally:
         os.killpg(server.pid, signal.SIGTERM)
@@ -276,11 +284,16 @@ def scenario(
 
 def test_buggy_script_problems_hover_quick_fix_save(vscode_run: dict[str, Any]) -> None:
     root = Path(vscode_run["root"])
-    assert vscode_run["problems_open"]["errors"] == 1  # EK002 is an error
+    # The open file's finding, and fit.py's from the workspace scan (its loop calls steps.py's
+    # backward on one graph): the scenario waited for both rows, whichever came first.
+    assert vscode_run["problems_open"]["errors"] == 2, vscode_run["problem_rows_open"]  # EK002 is an error
+    assert file_rows(vscode_run["problem_rows_open"]) == {"fit.py", "warmup_probe.py"}
     assert PATTERN_WHY in vscode_run["hover"]
     assert vscode_run["focused_action"].startswith("Compute `features` inside the loop")
     assert "for epoch in range(5):\n    features = backbone(inputs)\n" in vscode_run["saved_text"]
-    assert vscode_run["problems_fixed"]["label"] == "No Problems"
+    # The fix took warmup_probe.py's finding; fit.py's stays, untouched.
+    assert vscode_run["problems_fixed"]["errors"] == 1, vscode_run["problem_rows_fixed"]
+    assert file_rows(vscode_run["problem_rows_fixed"]) == {"fit.py"}
     result = check_clean(root / "warmup_probe.py")
     assert result.returncode == 0, result.stdout
     # Nothing of errknow-ls in the workspace's environment: the bundled server, run by its Python.
@@ -293,6 +306,22 @@ def test_buggy_script_problems_hover_quick_fix_save(vscode_run: dict[str, Any]) 
     )
     assert bare.returncode != 0
     assert vscode_run["toasts"] == []  # no error (or any other message) popped up
+
+
+def test_hover_links_the_whole_explanation_and_the_link_opens_it(vscode_run: dict[str, Any]) -> None:
+    # The rest of the record is one click away in the hover: a file the server wrote under the
+    # user's cache (XDG_CACHE_HOME), opened in an editor tab, not left to the browser. The server
+    # sends a file: URI; a remote window (code-server) renders it on the remote's file system.
+    link = urlparse(vscode_run["hover_link"])
+    whole = Path(unquote(link.path))
+    assert link.scheme in {"file", "vscode-remote"}, vscode_run["hover_link"]
+    assert whole.is_relative_to(Path(vscode_run["cache"])), vscode_run["hover_link"]
+    text = whole.read_text(encoding="utf-8")
+    assert "**What not to do**" in text
+    assert vscode_run["hover_link_toasts"] == [], vscode_run["hover_link_toasts"]
+    assert whole.name in vscode_run["hover_link_tab"]
+    shown = vscode_run["hover_link_text"].replace("\xa0", " ")  # the editor's spaces
+    assert shown.splitlines()[0] == text.splitlines()[0], shown
 
 
 def test_chinese_shows_no_english_string(vscode_run: dict[str, Any]) -> None:
@@ -326,7 +355,9 @@ def test_runtime_error_is_cleared_after_the_fix_and_a_clean_rerun(vscode_run: di
     assert "fit.py" in vscode_run["rerun_forwarded"]
     # The fix alone proves nothing about the run (the line that raised is unchanged): the error waits
     # for the clean re-run of the same command in the same terminal, and goes with it.
-    assert vscode_run["problems_after_fix"]["errors"] == 1, vscode_run["problems_after_fix"]
+    # fit.py's static finding went with the fix; the run's error on steps.py stays.
+    assert vscode_run["problems_after_fix"]["errors"] == 1, vscode_run["problem_rows_after_fix"]
+    assert file_rows(vscode_run["problem_rows_after_fix"]) == {"steps.py"}
     assert vscode_run["problems_after_rerun"]["label"] == "No Problems"
     assert vscode_run["problem_rows_after_rerun"] == []
 

@@ -58,15 +58,15 @@ async function problems(page) {
   return problemCounts(label ?? "");
 }
 
-/** Waits until the Problems status item shows "some" problems, or "none". */
+/** Waits until the Problems status item shows "some" problems, "none", or exactly that many. */
 async function waitProblems(page, want, timeoutMs) {
   await page.waitForFunction(
-    (some) => {
+    (wanted) => {
       const label = document.querySelector('[id="status.problems"]')?.getAttribute("aria-label") ?? "";
       const total = [...label.matchAll(/(?:Errors|Warnings|Infos): (\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
-      return some ? total > 0 : total === 0;
+      return wanted === "some" ? total > 0 : total === (wanted === "none" ? 0 : wanted);
     },
-    want === "some",
+    want,
     { timeout: timeoutMs, polling: 100 },
   );
   return problems(page);
@@ -117,10 +117,28 @@ async function quickFixMenu(page) {
   return menu;
 }
 
+/** The Problems panel's rows (files, their diagnostics, related places), shown. */
+async function problemRows(page) {
+  await page.keyboard.press("Control+Shift+M");
+  await page.locator(".markers-panel").waitFor({ state: "visible" });
+  return page.locator(".markers-panel .monaco-list-row");
+}
+
+/** A file's own row in the Problems panel (a message may name another file, a file row starts with its name). */
+const fileRow = (rows, name) => rows.filter({ hasText: new RegExp(`^${name.replaceAll(".", "\\.")}`) }).first();
+
 async function sourceScenario(page) {
   await openFile(page, "warmup_probe.py");
-  seen.problems_open = await waitProblems(page, "some", 60_000);
+  // The workspace scan checks the files that are not open too: fit.py's loop calls steps.py's
+  // backward on one graph, a true EK002. It may come before or after the open file's: wait for both,
+  // so that every count after this one is certain.
+  const rows = await problemRows(page);
+  await fileRow(rows, "warmup_probe.py").waitFor({ timeout: 60_000 });
+  await fileRow(rows, "fit.py").waitFor({ timeout: 60_000 });
+  seen.problems_open = await waitProblems(page, 2, 30_000);
+  seen.problem_rows_open = await rows.allInnerTexts();
   await shot(page, "1-problems");
+  await page.locator('.tab.active[aria-label*="warmup_probe.py"]').click();
 
   // Hover on `loss.backward()`, line 18: the cursor on its first character, Ctrl+K Ctrl+I.
   await goToLine(page, 18);
@@ -132,8 +150,29 @@ async function sourceScenario(page) {
   await hover.waitFor({ state: "visible", timeout: 20_000 });
   seen.hover = await hover.innerText();
   await shot(page, "2-hover");
-  await page.keyboard.press("Escape");
-  await hover.waitFor({ state: "hidden" });
+
+  // The hover's link to the rest of the record (a file the server wrote under the user's cache): a
+  // click opens it in an editor.
+  const link = hover.locator("a", { hasText: "errknow-ls explain" }).first();
+  seen.hover_link = (await link.getAttribute("data-href")) ?? (await link.getAttribute("href"));
+  await link.click();
+  const opened = page.locator('.tab.active[aria-label*=".md"]');
+  try {
+    await opened.waitFor({ timeout: 20_000 });
+    seen.hover_link_tab = await opened.getAttribute("aria-label");
+    const lines = page.locator(".editor-group-container.active .monaco-editor .view-lines").first();
+    await lines.waitFor();
+    seen.hover_link_text = await lines.innerText();
+  } finally {
+    seen.hover_link_toasts = await page.locator(".notifications-toasts .notification-list-item-message").allInnerTexts();
+    await shot(page, "2b-hover-link-opened");
+  }
+  await page.keyboard.press("Control+W");
+  await opened.waitFor({ state: "detached" });
+  await page.locator('.tab.active[aria-label*="warmup_probe.py"]').waitFor();
+  await goToLine(page, 18);
+  await page.keyboard.press("End");
+  await page.keyboard.press("Home");
 
   // Ctrl+. lists the actions; the one the server prefers comes first and Enter applies it.
   const menu = await quickFixMenu(page);
@@ -151,7 +190,10 @@ async function sourceScenario(page) {
     const text = readFileSync(file, "utf8");
     return text !== before ? text : undefined;
   }, 20_000);
-  seen.problems_fixed = await waitProblems(page, "none", 30_000);
+  // What stays is fit.py's finding alone.
+  seen.problems_fixed = await waitProblems(page, 1, 30_000);
+  await fileRow(rows, "warmup_probe.py").waitFor({ state: "detached" });
+  seen.problem_rows_fixed = await rows.allInnerTexts();
   seen.toasts = await page.locator(".notifications-toasts .notification-list-item-message").allInnerTexts();
   await shot(page, "4-fixed-and-saved");
 }
@@ -211,12 +253,10 @@ async function terminalScenario(page) {
   } catch (error) {
     seen.problems_after_run = { ...(await problems(page)), timeout: String(error) };
   }
-  await page.keyboard.press("Control+Shift+M");
-  const rows = page.locator(".markers-panel .monaco-list-row");
-  await page.locator(".markers-panel").waitFor({ state: "visible" });
-  // fit.py's own finding (the backward in steps.py, reached from fit.py's loop) may come first.
+  const rows = await problemRows(page);
+  // fit.py's own finding (the backward in steps.py, reached from fit.py's loop) is there already.
   // Wait for steps.py's own file row: fit.py's row names steps.py in its message too.
-  await rows.filter({ hasText: /^steps\.py/ }).first().waitFor({ timeout: diagnosticMs }).catch(() => undefined);
+  await fileRow(rows, "steps.py").waitFor({ timeout: diagnosticMs }).catch(() => undefined);
   seen.problem_rows = await rows.allInnerTexts();
   await shot(page, "6-problems-after-run");
 }
@@ -286,7 +326,11 @@ async function rerunScenario(page) {
   await page.keyboard.type("loss = (weights * weights).sum(); ");
   await page.keyboard.press("Control+S");
   await page.locator(".tab.active.dirty").waitFor({ state: "detached" });
-  seen.problems_after_fix = await problems(page);
+  // fit.py's own finding goes with the fix (checked again on save): wait for that, then count.
+  const rows = await problemRows(page);
+  await fileRow(rows, "fit.py").waitFor({ state: "detached" });
+  seen.problems_after_fix = await waitProblems(page, 1, 30_000);
+  seen.problem_rows_after_fix = await rows.allInnerTexts();
   const runs = () => extensionLog().split("\n").filter((line) => line.includes("terminal: sent") && line.includes("fit.py"));
   const before = runs().length;
   await page.keyboard.press("Control+`");
