@@ -32,7 +32,7 @@ from errknow_ls.analysis.chunks import (
 from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.interpreter import UNIT_BUDGET, Interpreter
 from errknow_ls.analysis.modules import PARSED, Dependency, ModuleSource, ModuleText, still_current
-from errknow_ls.analysis.prefilter import might_backward
+from errknow_ls.analysis.prefilter import might_find
 from errknow_ls.analysis.registry import BY_CODE
 from errknow_ls.analysis.rules import claiming, retain_graph_in_loop
 from errknow_ls.analysis.rules.context import RuleContext
@@ -286,7 +286,7 @@ def check_source(
     ``document`` lets a check start from that document's last one without looking at others.
     With ``modules``, what the text imports from the project's own modules is read and followed.
     """
-    if not might_backward(text) and (modules is None or "import" not in text):
+    if not might_find(text, follows_imports=modules is not None):
         return CheckResult()
     cache = cache or Cache()
     quick = _recheck(cache, text, document, modules)
