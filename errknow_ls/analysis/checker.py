@@ -31,13 +31,13 @@ from errknow_ls.analysis.chunks import (
 )
 from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.interpreter import UNIT_BUDGET, Interpreter
-from errknow_ls.analysis.modules import PARSED, Dependency, ModuleSource, ModuleText, still_current
+from errknow_ls.analysis.modules import PARSED, Dependency, ModuleSource, ModuleText, digest, still_current
 from errknow_ls.analysis.prefilter import might_find
 from errknow_ls.analysis.registry import BY_CODE
 from errknow_ls.analysis.rules import claiming, retain_graph_in_loop
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.source import HUGE, SourceText, called_names, describe, parse
-from errknow_ls.core import Finding
+from errknow_ls.core import Finding, Related
 from errknow_ls.core.findings import limit_note
 from errknow_ls.core.suppression import suppressed
 
@@ -710,7 +710,8 @@ def _outcome(interpreter: Interpreter, source: SourceText, first: int, errors: l
         interpreter.called_functions,
         interpreter.module_calls,
     )
-    passes = tuple(r for e in interpreter.events[first:] if (r := _reported(e, ctx)) is not None)
+    elsewhere = _Elsewhere(interpreter)
+    passes = tuple(r for e in interpreter.events[first:] if (r := _reported(e, ctx, elsewhere)) is not None)
     retains = tuple(
         Retained(
             _loc(s.site),
@@ -720,6 +721,24 @@ def _outcome(interpreter: Interpreter, source: SourceText, first: int, errors: l
         for s in training_retains
     )
     return Outcome(passes, retains, tuple(errors), read)
+
+
+class _Elsewhere:
+    """Related places in the project's other modules that the check read, spelled in their own
+    text (the text read now, only while it is still the one the check read)."""
+
+    def __init__(self, interpreter: Interpreter) -> None:
+        self.modules = interpreter.modules
+        self.read = interpreter.read
+        self._sources: dict[str, SourceText | None] = {}
+
+    def related(self, module: str, node: ast.AST, message: str) -> Related | None:
+        if module not in self._sources:
+            text = self.modules.text(module) if self.modules is not None else None
+            same = text is not None and digest(text) == self.read.get(module)
+            self._sources[module] = SourceText(text) if text is not None and same else None
+        source = self._sources[module]
+        return None if source is None else Related(source.span(node), message, module)
 
 
 def _across_modules(event: SecondPass) -> str:
@@ -733,7 +752,7 @@ def _across_modules(event: SecondPass) -> str:
     )
 
 
-def _reported(event: Observation, ctx: RuleContext) -> Reported | None:
+def _reported(event: Observation, ctx: RuleContext, elsewhere: _Elsewhere) -> Reported | None:
     """The rule's finding, placed on the backward that raises (the innermost frame of the traceback
     torch would print, so that a log's error lands on the same line); where the rule speaks of a
     call in an outer frame (a helper called twice), that call is related information."""
@@ -747,13 +766,28 @@ def _reported(event: Observation, ctx: RuleContext) -> Reported | None:
     if event.local is not None:
         # A backward in another module of the project: here is the call that reaches it. What the
         # rule would place, say and edit lies partly in that module: the finding says where instead.
-        finding = ctx.finding(code, event.local, _across_modules(event), [], [], "")
+        finding = ctx.finding(
+            code, event.local, _across_modules(event), [], _across_related(event, ctx, elsewhere), ""
+        )
         return Reported(_loc(event.local), _loc(event.local), True, code, finding)
     finding = build(event, ctx)
     if event.report is not event.site:
         called = ctx.related(event.report, "the call that reaches this backward the second time")
         finding = replace(finding, span=ctx.source.span(event.site), related=(called, *finding.related))
     return Reported(_loc(event.site), _loc(event.site), True, code, finding)
+
+
+def _across_related(event: SecondPass, ctx: RuleContext, elsewhere: _Elsewhere) -> list[Related]:
+    """Where the call here leads: the backward that raises, and the one that freed its graph."""
+    places = [
+        (event.module, event.site, "this backward raises: its graph was freed"),
+        (event.free.module, event.free.site, "the backward that freed the graph"),
+    ]
+    related = [
+        ctx.related(node, message) if module is None else elsewhere.related(module, node, message)
+        for module, node, message in places
+    ]
+    return [r for r in related if r is not None]
 
 
 def _entries(interpreter: Interpreter, unit: Unit, body: Body) -> Entries:
