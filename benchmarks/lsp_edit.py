@@ -10,7 +10,8 @@ ruff pushes too):
   or it is on PATH (install it into a throwaway venv: it is no dependency of ours);
 - edit -> diagnostics: typing one character into code in the middle of the file (an incremental
   change), until the ``publishDiagnostics`` of that version arrives (median and p90);
-- memory: RSS of the server process with 2,000 files open, once all were published.
+- memory: RSS of the server process with 2,000 files open, once all were published, and with one
+  file open (what the server holds before the files).
 
     python benchmarks/lsp_edit.py [--sizes 5000 20000] [--edits 40] [--open 2000] [--jedi PATH] [--profile]
 
@@ -387,6 +388,12 @@ async def main_async(args: argparse.Namespace) -> None:
         print(f"\n{args.open} files open (about 150 lines each)")
         rss = {name: await rss_with_open_files(name, many, files) for name in SERVERS}
         show("RSS", rss["errknow"], rss["ruff"], mib)
+        # What each server holds before the files: for errknow, what Python, pygls and lsprotocol,
+        # the checker and the records take (the floor under the figure above).
+        alone = {name: await rss_with_open_files(name, many, files[:1]) for name in SERVERS}
+        show("RSS, one file open", alone["errknow"], alone["ruff"], mib)
+        added = {name: rss[name] - alone[name] for name in SERVERS}
+        show("RSS added by the other files", added["errknow"], added["ruff"], mib)
         if args.profile:
             print("\nerrknow: one check of the 5,000-line file, by cumulative time (3 runs)")
             print(profile_check(training_file(5000)))

@@ -14,6 +14,9 @@
   counts them (``convert.apply_change``): pygls split the whole document into lines and joined them
   again, on the event loop, for every change (3 s for one character typed into a 1,000,000-line
   document), and counted form feeds and U+2028 as line breaks, where editors do not.
+- A handler's future is forgotten once it is done: pygls kept the future of every notification
+  whose handler is a generator or a coroutine (``didOpen``, and ``didChange`` at every keystroke),
+  and of every handler a generator handler yields to, under a fresh id for the session's life.
 - A response whose result cannot be serialized becomes an internal error for its id (pygls logged
   it and sent nothing).
 - The client's answer to a request of ours that we cancelled meanwhile (a workspace scan restarted
@@ -211,6 +214,25 @@ class ErrknowProtocol(LanguageServerProtocol):
                 log.warning("notebookDocument/didChange: edits to cells that are not open ignored")
             cells.text_content = kept
         yield from super().lsp_notebook_document__did_change(params)
+
+    def _execute_handler(
+        self,
+        msg_id: Any,
+        handler: Any,
+        callback: Callable[[Any], None],
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        """pygls' ``_execute_handler``; what it stored for ``msg_id`` goes once the handler is done.
+        A cancelled one stays: a cancellation calls back at once, and pygls' ``shutdown`` cancels
+        while it walks the stored futures (it, or a cancel notification, removes them itself)."""
+
+        def done(future: Any) -> None:  # a concurrent or an asyncio future, by the handler's kind
+            if not future.cancelled() and self._request_futures.get(msg_id) is future:
+                del self._request_futures[msg_id]
+            callback(future)
+
+        super()._execute_handler(msg_id, handler, done, args, kwargs)
 
     def _send_data(self, data: Any) -> None:
         """pygls' ``_send_data``, except that a response that cannot be serialized is replaced by an

@@ -117,7 +117,7 @@ function bundled(bundle: Bundle, interpreter: Interpreter | undefined): ServerCo
     return {
       message:
         `The errknow-ls bundled with this extension was built for Python ${built} (its ` +
-        `compiled dependencies: pydantic-core, regex, pyahocorasick); the selected interpreter is Python ` +
+        `compiled dependencies: pydantic-core, regex, pyahocorasick, rpds-py); the selected interpreter is Python ` +
         `${dotted(version)}. Select a Python ${built}, or install errknow-ls into the ` +
         "environment and use it (errknow.importStrategy: fromEnvironment).",
       actions: ["selectInterpreter", "useFromEnvironment"],
