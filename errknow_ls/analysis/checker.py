@@ -31,13 +31,13 @@ from errknow_ls.analysis.chunks import (
 )
 from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.interpreter import UNIT_BUDGET, Interpreter
-from errknow_ls.analysis.modules import PARSED, Dependency, ModuleSource, ModuleText, still_current
-from errknow_ls.analysis.prefilter import might_backward
+from errknow_ls.analysis.modules import PARSED, Dependency, ModuleSource, ModuleText, digest, still_current
+from errknow_ls.analysis.prefilter import might_find
 from errknow_ls.analysis.registry import BY_CODE
 from errknow_ls.analysis.rules import claiming, retain_graph_in_loop
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.source import HUGE, SourceText, called_names, describe, parse
-from errknow_ls.core import Finding
+from errknow_ls.core import Finding, Related
 from errknow_ls.core.findings import limit_note
 from errknow_ls.core.suppression import suppressed
 
@@ -286,7 +286,7 @@ def check_source(
     ``document`` lets a check start from that document's last one without looking at others.
     With ``modules``, what the text imports from the project's own modules is read and followed.
     """
-    if not might_backward(text) and (modules is None or "import" not in text):
+    if not might_find(text, follows_imports=modules is not None):
         return CheckResult()
     cache = cache or Cache()
     quick = _recheck(cache, text, document, modules)
@@ -447,13 +447,14 @@ def _imported_reaching(
     if modules is None:
         return frozenset()
     names: set[str] = set()
+    reaching: dict[tuple[str, int], frozenset[str] | None] = {}
     for chunk in chunks:
         if chunk.kind != "other" or "import" not in chunk.words:
             continue
         body = fresh.get(chunk.key) or cache.chunks.body(chunk)
         for stmt in body:
             for bound, found in _imports_of(stmt, modules, None):
-                defined = _reaching_definitions(found, modules, MAX_IMPORT_DEPTH, set())
+                defined = _reaching_definitions(found, modules, MAX_IMPORT_DEPTH, reaching)
                 if defined is not None:
                     names |= {bound, *defined}
     return frozenset(names)
@@ -478,12 +479,26 @@ def _imports_of(stmt: ast.stmt, modules: ModuleSource, importer: str | None) -> 
 
 
 def _reaching_definitions(
-    module: ModuleText, modules: ModuleSource, depth: int, seen: set[str]
+    module: ModuleText,
+    modules: ModuleSource,
+    depth: int,
+    known: dict[tuple[str, int], frozenset[str] | None],
 ) -> frozenset[str] | None:
-    """Every function and class ``module`` defines, when it or a module it imports may backward."""
-    if module.key in seen:
-        return None
-    seen.add(module.key)
+    """Every function and class ``module`` defines, when it or a module it imports (at most
+    ``depth`` imports away) may backward; ``known`` holds the answers already worked out in this
+    check (the depth bounds the walk, cycles included)."""
+    asked = (module.key, depth)
+    if asked not in known:
+        known[asked] = _reaching_now(module, modules, depth, known)
+    return known[asked]
+
+
+def _reaching_now(
+    module: ModuleText,
+    modules: ModuleSource,
+    depth: int,
+    known: dict[tuple[str, int], frozenset[str] | None],
+) -> frozenset[str] | None:
     parsed = PARSED.read(module)
     if parsed is None:
         return None
@@ -493,7 +508,7 @@ def _reaching_definitions(
         return None
     for stmt in parsed.imports:
         for _, found in _imports_of(stmt, modules, module.key):
-            if _reaching_definitions(found, modules, depth - 1, seen) is not None:
+            if _reaching_definitions(found, modules, depth - 1, known) is not None:
                 return parsed.defined
     return None
 
@@ -695,7 +710,8 @@ def _outcome(interpreter: Interpreter, source: SourceText, first: int, errors: l
         interpreter.called_functions,
         interpreter.module_calls,
     )
-    passes = tuple(r for e in interpreter.events[first:] if (r := _reported(e, ctx)) is not None)
+    elsewhere = _Elsewhere(interpreter)
+    passes = tuple(r for e in interpreter.events[first:] if (r := _reported(e, ctx, elsewhere)) is not None)
     retains = tuple(
         Retained(
             _loc(s.site),
@@ -705,6 +721,24 @@ def _outcome(interpreter: Interpreter, source: SourceText, first: int, errors: l
         for s in training_retains
     )
     return Outcome(passes, retains, tuple(errors), read)
+
+
+class _Elsewhere:
+    """Related places in the project's other modules that the check read, spelled in their own
+    text (the text read now, only while it is still the one the check read)."""
+
+    def __init__(self, interpreter: Interpreter) -> None:
+        self.modules = interpreter.modules
+        self.read = interpreter.read
+        self._sources: dict[str, SourceText | None] = {}
+
+    def related(self, module: str, node: ast.AST, message: str) -> Related | None:
+        if module not in self._sources:
+            text = self.modules.text(module) if self.modules is not None else None
+            same = text is not None and digest(text) == self.read.get(module)
+            self._sources[module] = SourceText(text) if text is not None and same else None
+        source = self._sources[module]
+        return None if source is None else Related(source.span(node), message, module)
 
 
 def _across_modules(event: SecondPass) -> str:
@@ -718,7 +752,7 @@ def _across_modules(event: SecondPass) -> str:
     )
 
 
-def _reported(event: Observation, ctx: RuleContext) -> Reported | None:
+def _reported(event: Observation, ctx: RuleContext, elsewhere: _Elsewhere) -> Reported | None:
     """The rule's finding, placed on the backward that raises (the innermost frame of the traceback
     torch would print, so that a log's error lands on the same line); where the rule speaks of a
     call in an outer frame (a helper called twice), that call is related information."""
@@ -732,13 +766,28 @@ def _reported(event: Observation, ctx: RuleContext) -> Reported | None:
     if event.local is not None:
         # A backward in another module of the project: here is the call that reaches it. What the
         # rule would place, say and edit lies partly in that module: the finding says where instead.
-        finding = ctx.finding(code, event.local, _across_modules(event), [], [], "")
+        finding = ctx.finding(
+            code, event.local, _across_modules(event), [], _across_related(event, ctx, elsewhere), ""
+        )
         return Reported(_loc(event.local), _loc(event.local), True, code, finding)
     finding = build(event, ctx)
     if event.report is not event.site:
         called = ctx.related(event.report, "the call that reaches this backward the second time")
         finding = replace(finding, span=ctx.source.span(event.site), related=(called, *finding.related))
     return Reported(_loc(event.site), _loc(event.site), True, code, finding)
+
+
+def _across_related(event: SecondPass, ctx: RuleContext, elsewhere: _Elsewhere) -> list[Related]:
+    """Where the call here leads: the backward that raises, and the one that freed its graph."""
+    places = [
+        (event.module, event.site, "this backward raises: its graph was freed"),
+        (event.free.module, event.free.site, "the backward that freed the graph"),
+    ]
+    related = [
+        ctx.related(node, message) if module is None else elsewhere.related(module, node, message)
+        for module, node, message in places
+    ]
+    return [r for r in related if r is not None]
 
 
 def _entries(interpreter: Interpreter, unit: Unit, body: Body) -> Entries:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import builtins
 from collections.abc import Container
+from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
 MODULE_GLOBALS = frozenset(
@@ -42,6 +43,43 @@ DYNAMIC_BINDERS = frozenset({"exec", "globals", "vars", "__builtins__", "get_ipy
 _BOUND: WeakKeyDictionary[ast.Module, frozenset[str] | None] = WeakKeyDictionary()
 
 
+@dataclass(frozen=True, slots=True)
+class _Binds:
+    """What one top-level statement binds, worked out once per statement: a checked unit's module
+    is made anew of statements that other units and checks share, so a module's names are the
+    union of its statements'."""
+
+    unseen: bool
+    """It can bind names its text does not show."""
+    anywhere: frozenset[str]
+    """Every name it binds, in any scope."""
+    outer: frozenset[str]
+    """The names it binds in the module's own scope."""
+    inner: frozenset[str]
+    """The names it binds in any other scope (or declares ``global``/``nonlocal``)."""
+
+
+_STATEMENTS: WeakKeyDictionary[ast.stmt, _Binds] = WeakKeyDictionary()
+
+
+def _binds(statement: ast.stmt) -> _Binds:
+    found = _STATEMENTS.get(statement)
+    if found is None:
+        anywhere: set[str] = set()
+        unseen = False
+        for node in ast.walk(statement):
+            if _binds_unseen_names(node):
+                unseen = True
+                break
+            _bind(node, anywhere)
+        outer: set[str] = set()
+        inner: set[str] = set()
+        _collect(statement, outer, inner)
+        found = _Binds(unseen, frozenset(anywhere), frozenset(outer), frozenset(inner))
+        _STATEMENTS[statement] = found
+    return found
+
+
 def bound_anywhere(tree: ast.Module) -> frozenset[str] | None:
     """Every name the module binds somewhere, with the builtins; None when the module can bind
     names its text does not show."""
@@ -53,12 +91,14 @@ def bound_anywhere(tree: ast.Module) -> frozenset[str] | None:
 
 
 def _bound_names(tree: ast.Module) -> frozenset[str] | None:
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if _binds_unseen_names(node):
-            return None
-        _bind(node, names)
-    return frozenset(names) | MODULE_GLOBALS | IPYTHON_NAMES | frozenset(dir(builtins))
+    statements = [_binds(statement) for statement in tree.body]
+    if any(s.unseen for s in statements):
+        return None
+    return frozenset().union(*(s.anywhere for s in statements)) | _ALWAYS_BOUND
+
+
+_BUILTINS = frozenset(dir(builtins))
+_ALWAYS_BOUND = MODULE_GLOBALS | IPYTHON_NAMES | _BUILTINS
 
 
 def _binds_unseen_names(node: ast.AST) -> bool:
@@ -80,6 +120,8 @@ def raises_name_error(name: str, tree: ast.Module, module_names: Container[str] 
     they are at this point of a run of the module from its top — lacks it (not bound yet)."""
     if name.startswith("_"):
         return False  # IPython's output history (`_`, `_3`, `_i3`) and other underscore magic
+    if name in _BUILTINS:
+        return False  # a global not bound (yet) is looked up in the builtins, which have it
     bound = bound_anywhere(tree)
     if bound is None:
         return False
@@ -95,11 +137,10 @@ def _module_level_only(tree: ast.Module) -> frozenset[str]:
     """Names that only statements at the module's own level bind (no function, class body,
     lambda or comprehension binds them, and no ``global`` or ``nonlocal`` names them)."""
     if tree not in _MODULE_LEVEL:
-        outer: set[str] = set()
-        inner: set[str] = set()
-        for statement in tree.body:
-            _collect(statement, outer, inner)
-        _MODULE_LEVEL[tree] = frozenset(outer - inner)
+        statements = [_binds(statement) for statement in tree.body]
+        outer = frozenset().union(*(s.outer for s in statements))
+        inner = frozenset().union(*(s.inner for s in statements))
+        _MODULE_LEVEL[tree] = outer - inner
     return _MODULE_LEVEL[tree]
 
 

@@ -25,3 +25,11 @@ def might_backward(text: str | bytes) -> bool:
             return True
         start = text.find(grad, start + 5)  # type: ignore[arg-type]
     return False
+
+
+def might_find(text: str | bytes, follows_imports: bool) -> bool:
+    """Whether a check of ``text`` can find anything: it has the words a backward needs, or, where
+    the project's own modules are followed, it imports something (a helper of the project may
+    run the backward that a call in this text reaches)."""
+    word = "import" if isinstance(text, str) else b"import"
+    return might_backward(text) or (follows_imports and word in text)  # type: ignore[operator]

@@ -325,6 +325,8 @@ def join_many(values: list[Value]) -> Value:
 
 
 MAX_ITEMS = 16
+MAX_KEYS = 64
+"""A dict of constant keys keeps its items apart up to this many (a run's configuration)."""
 
 
 ITERATOR = "iterator"

@@ -37,7 +37,7 @@ def encode_finding(finding: Finding, spans: SpanWriter = span_list) -> dict[str,
         "message": finding.message,
         **spans(finding.span),
         "fixes": [encode_fix(fix, spans) for fix in finding.fixes],
-        "related": [{"message": r.message, **spans(r.span)} for r in finding.related],
+        "related": [{"message": r.message, **spans(r.span), "path": r.path} for r in finding.related],
         "tensor": finding.tensor,
         "extra": dict(finding.extra),
     }
@@ -90,8 +90,9 @@ def _edit(value: object) -> Edit:
 
 
 def _related(value: object) -> Related:
-    data = _dict(value, frozenset(("message", "span")))
-    return Related(_span(data["span"]), _str(data["message"]))
+    data = _dict(value, frozenset(("message", "span", "path")))
+    path = data["path"]
+    return Related(_span(data["span"]), _str(data["message"]), None if path is None else _str(path))
 
 
 def _span(value: object) -> Span:

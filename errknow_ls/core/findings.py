@@ -49,6 +49,9 @@ class Related:
 
     span: Span
     message: str
+    path: str | None = None
+    """The file it is in, when another than the finding's: a module of the project the check read
+    (its absolute path); None: the finding's own file."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Annotated
 
 from lsprotocol import types
 from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer, ValidationError
 from pygls.protocol import default_converter
 
-from errknow_ls.core import Finding, Fix, Position, Severity, Span
+from errknow_ls.core import Finding, Fix, Position, Related, Severity, Span
 from errknow_ls.core.codec import decode_fix, encode_fix
 
 SOURCE = "errknow"
@@ -165,6 +166,19 @@ class Positions:
         return self.to_client(Position(line, len(self.line(line))))
 
 
+def _related(uri: str, positions: Positions, related: Related) -> types.DiagnosticRelatedInformation | None:
+    """A related place in the client's units: in this document, or in another file of the project
+    (read from disk for its units; left out when it cannot be read)."""
+    if related.path is not None:
+        try:
+            text = Path(related.path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        uri, positions = Path(related.path).as_uri(), Positions(text, positions.encoding)
+    location = types.Location(uri=uri, range=positions.to_range(related.span))
+    return types.DiagnosticRelatedInformation(location=location, message=related.message)
+
+
 def _fix(value: object) -> Fix:
     return value if isinstance(value, Fix) else decode_fix(value)
 
@@ -222,14 +236,10 @@ def to_diagnostic(
     severity: types.DiagnosticSeverity | None = None,
     related: list[types.DiagnosticRelatedInformation] | None = None,
 ) -> types.Diagnostic:
-    """``related`` defaults to the finding's own related places, in the same document."""
+    """``related`` defaults to the finding's own related places: in the same document, or in the
+    project's module named by its path."""
     if related is None:
-        related = [
-            types.DiagnosticRelatedInformation(
-                location=types.Location(uri=uri, range=positions.to_range(r.span)), message=r.message
-            )
-            for r in finding.related
-        ]
+        related = [item for r in finding.related if (item := _related(uri, positions, r)) is not None]
     data = DiagnosticData(
         uri=uri,
         version=version,

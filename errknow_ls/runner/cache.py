@@ -200,7 +200,7 @@ def _digest_if_unchanged(entry: object, stat: tuple[int, int]) -> str | None:
 def _spans(finding: Finding) -> Iterator[Span]:
     yield finding.span
     yield from (edit.span for fix in finding.fixes for edit in fix.edits)
-    yield from (related.span for related in finding.related)
+    yield from (related.span for related in finding.related if related.path is None)
 
 
 def _fits(entry: CachedEntry, path: Path, data: bytes | None, size: int) -> bool:

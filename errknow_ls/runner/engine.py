@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from errknow_ls.analysis.cells import CellProgram
-from errknow_ls.analysis.prefilter import might_backward
+from errknow_ls.analysis.prefilter import might_find
 from errknow_ls.core import Edit, Finding
 from errknow_ls.project import RuleSelection
 from errknow_ls.project.results_cache import content_digest
@@ -226,10 +226,10 @@ def _respelled(edit: Edit, newline: str) -> Edit:
 def check_files(jobs: Sequence[FileJob]) -> list[FileResult]:
     """Every job's result, sorted by path whatever order the workers finish in.
 
-    This process reads every file and settles those without a word a finding needs (nearly all of
-    a code base); the rest go to the checker as they are found, on a pool of processes when there
-    are enough files to pay for one. The pool starts first, so that its workers load the checker
-    while this process reads.
+    This process reads every file and settles those where no finding can be (no word a backward
+    needs, and no import through which the project's own code could run one); the rest go to the
+    checker as they are found, on a pool of processes when there are enough files to pay for one.
+    The pool starts first, so that its workers load the checker while this process reads.
     """
     pool = _Pool() if _worth_a_pool(len(jobs)) else None
     try:
@@ -251,8 +251,8 @@ def check_files(jobs: Sequence[FileJob]) -> list[FileResult]:
 
 
 def _settled(job: FileJob) -> FileResult | None:
-    """The result of a file read here when it cannot hold a finding (it lacks the words every
-    finding needs: the checker's own first test, on bytes) or cannot be read; else None."""
+    """The result of a file read here when it cannot hold a finding (the checker's own first
+    test, on bytes) or cannot be read; else None."""
     try:
         data = read_bytes(job.path)
         if is_notebook(job.path):  # a file that is no notebook is an error, whatever it holds
@@ -261,7 +261,9 @@ def _settled(job: FileJob) -> FileResult | None:
             decode_source(job.path, data)
     except SourceFileError as exc:
         return FileResult(job.path, error=str(exc))
-    return None if might_backward(data) else FileResult(job.path, digest=content_digest(data))
+    if might_find(data, follows_imports=not is_notebook(job.path)):  # a notebook is checked alone
+        return None
+    return FileResult(job.path, digest=content_digest(data))
 
 
 def _first_two_lines(data: bytes) -> bytes:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from errknow_ls.analysis.prefilter import might_backward
+from errknow_ls.analysis.prefilter import might_backward, might_find
 from errknow_ls.project import RuleSelection
 from errknow_ls.runner import engine
 
@@ -57,3 +57,13 @@ def test_a_file_without_the_words_never_reaches_the_checker(
     plain.write_text("def backward_hook(m):\n    return m\n", encoding="utf-8")
     (result,) = engine.check_files([engine.FileJob(plain, RuleSelection())])
     assert (result.findings, result.error, result.digest is not None) == ([], None, True)
+
+
+def test_a_file_that_imports_reaches_the_checker_where_imports_are_followed() -> None:
+    """A script without a backward of its own may call a helper of the project that runs one."""
+    script = "from steps import step\nfor _ in range(2):\n    step(loss)\n"
+    assert not might_backward(script)
+    assert might_find(script, follows_imports=True)
+    assert might_find(script.encode(), follows_imports=True)
+    assert not might_find(script, follows_imports=False)  # a notebook is checked alone
+    assert not might_find("x = 1\n", follows_imports=True)

@@ -8,6 +8,7 @@ unlabelled one must run clean. Checker: its findings in ``train.py`` are exactly
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -70,6 +71,24 @@ def test_the_checker_finds_exactly_the_labels(entry: Path) -> None:
     assert result.errors == []
     assert {f.span.start.line + 1: f.code for f in result.findings} == labels(entry)
     assert result.read, "the project's own modules were read"
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=ids)
+def test_check_over_the_project_finds_the_labels_in_train_py(entry: Path) -> None:
+    """`errknow-ls check <project>` says what the editor says: a ``train.py`` without a backward of
+    its own, whose call reaches one in a helper, is checked too (the first test on its bytes let it
+    pass unchecked)."""
+    run = subprocess.run(
+        [sys.executable, "-m", "errknow_ls", "check", "--no-cache", "--output-format", "json", "."],
+        cwd=entry.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode in (0, 1), run.stderr
+    found = json.loads(run.stdout)
+    assert {f["location"]["row"]: f["code"] for f in found if f["filename"] == entry.name} == labels(entry)
 
 
 def test_without_the_project_the_imports_stay_unknown() -> None:

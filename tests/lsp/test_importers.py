@@ -138,3 +138,23 @@ async def test_an_importer_is_checked_again_when_its_missing_helper_is_created(s
         )
     )
     await flagged(session, train_uri, [BACKWARD_LINE], since)
+
+
+async def test_a_finding_through_a_helper_points_into_the_helper(session: Session) -> None:
+    """The call here reaches backwards in the project's module: the diagnostic's related places are
+    there, in the helper's own file (the backward that raises, the one that freed its graph)."""
+    project = REPO / "tests" / "analysis" / "projects" / "helper_backwards_twice"
+    text = (project / "train.py").read_text(encoding="utf-8")
+    helper = (project / "steps.py").read_text(encoding="utf-8")
+    (session.root / "train.py").write_text(text, encoding="utf-8")
+    (session.root / "steps.py").write_text(helper, encoding="utf-8")
+    await session.start()
+    uri = session.open("train.py", text)
+    (diagnostic,) = await session.diagnostics(uri)
+    assert diagnostic.range.start.line == next(
+        n for n, line in enumerate(text.splitlines()) if "# error:" in line
+    )
+    backwards = [n for n, line in enumerate(helper.splitlines()) if "loss.backward()" in line]
+    related = [(r.location.uri, r.location.range.start.line) for r in diagnostic.related_information or []]
+    steps_uri = (session.root / "steps.py").resolve().as_uri()
+    assert related == [(steps_uri, backwards[1]), (steps_uri, backwards[0])]

@@ -245,6 +245,7 @@ def test_json_shape(run: Run, tmp_path: Path) -> None:
                     "message": finding.related[0].message,
                     "location": {"row": 7, "column": 1},
                     "end_location": {"row": 7, "column": 16},
+                    "path": None,
                 }
             ],
             "tensor": finding.tensor,

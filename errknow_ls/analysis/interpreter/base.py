@@ -199,6 +199,9 @@ class InterpreterBase(ABC):
     @abstractmethod
     def assign_place(self, target: ast.expr, value: Value) -> None: ...
 
+    @abstractmethod
+    def forget_keys(self, target: ast.expr, held: Value) -> None: ...
+
     # ----------------------------------------------------------------- given by loops.py
 
     @abstractmethod

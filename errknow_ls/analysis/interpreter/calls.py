@@ -77,6 +77,8 @@ class Calls(InterpreterBase):
                 kwargs[kw.arg] = value
             elif isinstance(value, Kwargs):
                 kwargs.update(value.items)
+            elif (named := _named_items(value)) is not None:
+                kwargs.update(named)  # `f(**config)` of a dict whose keys are known: each by its name
             else:
                 kwargs["**"] = value
         return args, kwargs
@@ -124,6 +126,8 @@ class Calls(InterpreterBase):
             self.assign_place(node.func.value, Seq(UNKNOWN, receiver.kind, ()))
             return Const(None)
         if isinstance(receiver, Seq) and attr in ("pop", "get", "values", "items", "copy", "keys"):
+            if attr == "pop" and isinstance(node.func, ast.Attribute):
+                self.forget_keys(node.func.value, receiver)
             return _container_view(receiver, attr)
         if isinstance(receiver, NNModule):
             return self.module_method(receiver, attr, args, kwargs, node)
@@ -395,6 +399,16 @@ class Calls(InterpreterBase):
             rest = {k: v for k, v in kwargs.items() if k not in named}
             env[fn.args.kwarg.arg] = UNKNOWN if unknown_args else Kwargs(rest)
         return env
+
+
+def _named_items(value: Value) -> dict[str, Value] | None:
+    """A dict's items by name, where its keys are all known strings (a literal, keys set by
+    constant subscripts): ``**`` of it passes exactly those."""
+    if not (isinstance(value, Seq) and value.kind == "dict" and value.keys is not None):
+        return None
+    if value.items is None or not all(isinstance(key, str) for key in value.keys):
+        return None
+    return {str(key): item for key, item in zip(value.keys, value.items, strict=True)}
 
 
 def _range_length(args: list[Value]) -> int:

@@ -10,6 +10,7 @@ from errknow_ls.analysis.names import raises_name_error
 from errknow_ls.analysis.state import Place
 from errknow_ls.analysis.values import (
     MAX_ITEMS,
+    MAX_KEYS,
     NUMBER,
     UNKNOWN,
     Choice,
@@ -68,8 +69,9 @@ class Expressions(InterpreterBase):
                     if key is not None:
                         self.eval(key)
                 evaluated = tuple(self.eval(v) for v in values)
-                known = evaluated if len(evaluated) <= MAX_ITEMS else None
                 constant = [k.value for k in keys if isinstance(k, ast.Constant)]
+                limit = MAX_KEYS if len(constant) == len(keys) else MAX_ITEMS
+                known = evaluated if len(evaluated) <= limit else None
                 named = tuple(constant) if known is not None and len(constant) == len(keys) else None
                 if named is not None and len(set(named)) != len(named):
                     named, known = None, None  # a key given twice: the last wins, not worth following

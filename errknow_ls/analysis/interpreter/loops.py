@@ -4,6 +4,7 @@ loop-invariant ``if`` chains can go; what each iteration carries into the next i
 from __future__ import annotations
 
 import ast
+from weakref import WeakKeyDictionary
 
 from errknow_ls.analysis.events import Loop
 from errknow_ls.analysis.interpreter.base import InterpreterBase, LoopContext, func_node
@@ -205,8 +206,19 @@ def _ifs_in(body: list[ast.stmt]) -> list[ast.If]:
     return found
 
 
+_ASSIGNED: WeakKeyDictionary[ast.AST, frozenset[str]] = WeakKeyDictionary()
+
+
 def _assigned_in(node: ast.AST) -> frozenset[str]:
-    """Names bound anywhere in ``node`` (assignments, loop targets, with-as, imports, definitions)."""
+    """Names bound anywhere in ``node`` (assignments, loop targets, with-as, imports, definitions),
+    worked out once per node (a loop is entered again at every call of its function)."""
+    found = _ASSIGNED.get(node)
+    if found is None:
+        found = _ASSIGNED[node] = _names_assigned(node)
+    return found
+
+
+def _names_assigned(node: ast.AST) -> frozenset[str]:
     names: set[str] = set()
     for child in ast.walk(node):
         if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store | ast.Del):

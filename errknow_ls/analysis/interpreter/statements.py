@@ -11,7 +11,7 @@ from errknow_ls.analysis.interpreter.base import STEP_BUDGET, BudgetExceeded, Fu
 from errknow_ls.analysis.interpreter.expressions import truth_of
 from errknow_ls.analysis.state import Place, join_all
 from errknow_ls.analysis.values import (
-    MAX_ITEMS,
+    MAX_KEYS,
     UNKNOWN,
     Choice,
     Class,
@@ -119,6 +119,8 @@ class Statements(InterpreterBase):
                         self.state.env.pop(target.id, None)
                     elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Slice):
                         self.assign_place(target.value, Seq(UNKNOWN, "list", ()))  # del xs[:]
+                    elif isinstance(target, ast.Subscript):
+                        self.forget_keys(target.value, self.eval(target.value))
             case ast.Assert(test=test, msg=msg):
                 self.eval(test)
                 if msg is not None:
@@ -301,6 +303,12 @@ class Statements(InterpreterBase):
                     if updated is not None:
                         self.assign_place(base, updated)
 
+    def forget_keys(self, target: ast.expr, held: Value) -> None:
+        """A key removed from the dict ``target`` holds (``del d[k]``, ``d.pop(k)``): which keys
+        it has is no longer known (``f(**d)`` passes it by name only while it is)."""
+        if isinstance(held, Seq) and held.keys is not None:
+            self.assign_place(target, Seq(held.item, held.kind))
+
     def assign_place(self, target: ast.expr, value: Value) -> None:
         """Store back into a name or attribute (for ``xs.append(v)``, ``xs[i] = v``)."""
         if isinstance(target, ast.Name | ast.Attribute):
@@ -425,7 +433,7 @@ def _with_key(container: Seq, key: object, value: Value) -> Seq:
     if key in keys:
         at = keys.index(key)
         items = (*items[:at], value, *items[at + 1 :])
-    elif len(keys) < MAX_ITEMS:
+    elif len(keys) < MAX_KEYS:
         keys, items = (*keys, key), (*items, value)
     else:
         return Seq(join(element(container), value), container.kind)

@@ -192,7 +192,7 @@ class RuleContext:
         info = rule(code)
         # A node the interpreter made up (no place in the source) can be a graph's site: what points
         # at one is left out rather than sent as line -1.
-        related = [r for r in related if self._placed(r.span)]
+        related = [r for r in related if r.path is not None or self._placed(r.span)]
         fixes = [f for f in fixes if all(self._placed(e.span) for e in f.edits)]
         ordered = sorted(fixes, key=lambda f: ["safe", "unsafe", "display-only"].index(f.applicability))
         return Finding(

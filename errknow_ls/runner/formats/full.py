@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from errknow_ls.core import Fix, OverlappingEdits, Span, apply_edits
+from errknow_ls.core import Fix, OverlappingEdits, Related, Span, apply_edits
 from errknow_ls.runner.formats.concise import headline, summary
 from errknow_ls.runner.report import Located, Report
 
@@ -14,18 +14,18 @@ CONTEXT = 2
 """Source lines shown above and below a finding, and around a fix's change."""
 
 
-def render(report: Report, _cwd: Path) -> str:
-    blocks = [block(report, located) for located in report.located()]
+def render(report: Report, cwd: Path) -> str:
+    blocks = [block(report, located, cwd) for located in report.located()]
     return "".join(f"{text}\n" for text in [*blocks, *summary(report)])
 
 
-def block(report: Report, located: Located) -> str:
+def block(report: Report, located: Located, cwd: Path) -> str:
     finding = located.finding
     source = located.source()
     lines = [headline(report, located)]
     if source is not None:
         lines += snippet(source.splitlines(), finding.span, finding.code)
-    lines += [f"  = note: {_at(r.span)}: {r.message}" for r in finding.related]
+    lines += [f"  = note: {_where(r, cwd)}: {r.message}" for r in finding.related]
     fix = finding.preferred_fix
     if fix is not None:
         lines.append(f"  = help: {fix.title} ({fix.applicability} fix)")
@@ -61,6 +61,16 @@ def fix_diff(source: str, fix: Fix) -> list[str]:
         return []
     diff = difflib.unified_diff(source.splitlines(), fixed.splitlines(), lineterm="", n=CONTEXT)
     return [f"    {line}".rstrip() for line in list(diff)[2:]]
+
+
+def _where(related: Related, cwd: Path) -> str:
+    """A related place: its line and column, after its file's path where it lies in another file
+    (relative to the working directory when below it)."""
+    if related.path is None:
+        return _at(related.span)
+    path = Path(related.path)
+    shown = path.relative_to(cwd) if path.is_relative_to(cwd) else path
+    return f"{shown}:{_at(related.span)}"
 
 
 def _at(span: Span) -> str:

@@ -122,7 +122,12 @@ def result(located: Located, index: dict[str, int], cwd: Path) -> dict[str, Any]
             {
                 "id": i,
                 "message": {"text": related.message},
-                "physicalLocation": {"artifactLocation": where, "region": region(related.span)},
+                "physicalLocation": {
+                    "artifactLocation": where
+                    if related.path is None
+                    else artifact_location(Path(related.path), cwd),
+                    "region": region(related.span),
+                },
             }
             for i, related in enumerate(finding.related)
         ]
