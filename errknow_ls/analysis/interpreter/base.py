@@ -140,6 +140,10 @@ class InterpreterBase(ABC):
         self._forced: dict[int, int] = {}
         """``if`` chains (by id) whose branch the current run of a loop has chosen."""
         self._set_attributes: frozenset[str] | None = None
+        self._flag_tests: dict[int, tuple[ast.If, int | None]] = {}
+        """``if`` statements a run of a loop went both ways on, testing an object's attribute
+        (``if self.tuning:`` in a method the loop calls), by id, with the object's id (None when
+        runs tested it on several objects): see ``Loops.exec_loop``."""
         self._read_again: list[str] = []
         """Modules an import found already read (see ``_remember``)."""
         self._looked_in: list[str] = []

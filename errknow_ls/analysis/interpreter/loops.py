@@ -4,6 +4,7 @@ loop-invariant ``if`` chains can go; what each iteration carries into the next i
 from __future__ import annotations
 
 import ast
+from functools import partial
 from weakref import WeakKeyDictionary
 
 from errknow_ls.analysis.events import Loop
@@ -32,8 +33,60 @@ class Loops(InterpreterBase):
         test: ast.expr | None = None,
     ) -> None:
         """Run the loop once for each way its loop-invariant ``if`` chains can go (taking one branch
-        at every iteration, as the program does), and join the runs."""
+        at every iteration, as the program does), and join the runs.
+
+        A run that went both ways on a flag of an object (``if self.tuning:`` in a method the loop
+        calls) that no code sets outside a constructor is done again, once per way the flag goes:
+        the flag is the same on every call, so a path that takes it on one call and not on the
+        next cannot happen. What the first run observed is dropped."""
         choices = self._invariant_choices(stmt, body) if self.frames else [{}]
+        start, seen, events = self.state.copy(), self._flag_tests, len(self.events)
+        raised = set(self._raised_by)
+        self._flag_tests = {}
+        run = partial(
+            self._exec_choices, stmt=stmt, body=body, orelse=orelse, target=target, items=items, test=test
+        )
+        try:
+            run(choices)
+            flags = self._flags_to_split()
+            if flags and len(choices) * len(flags) <= MAX_CHOICES:
+                del self.events[events:]
+                self._raised_by = raised
+                self.state = start
+                run([{**c, **f} for c in choices for f in flags])
+        finally:
+            self._flag_tests = {**seen, **self._flag_tests}
+
+    def _flags_to_split(self) -> list[dict[int, int]]:
+        """Every combination of the ways the flags a run tested can go (see ``exec_loop``)."""
+        options: list[dict[int, int]] = [{}]
+        for key, (stmt, oid) in self._flag_tests.items():
+            if oid is None or key in self._forced or len(chain_of(stmt)) != 1:
+                continue
+            tested = stmt.test.operand if isinstance(stmt.test, ast.UnaryOp) else stmt.test
+            assert isinstance(tested, ast.Attribute)  # _note_flag_test saw to it
+            if {tested.attr, "*"} & self._attributes_set_anywhere():
+                continue
+            if len(options) * 2 <= MAX_CHOICES:
+                options = [{**o, key: way} for o in options for way in (0, 1)]
+        return options if len(options) > 1 else []
+
+    def _attributes_set_anywhere(self) -> frozenset[str]:
+        """Attribute names set outside constructors by the checked code or any module it read."""
+        trees = [self.module, *self.trees.values()]
+        return frozenset().union(*(_attributes_stored_once(tree) for tree in trees))
+
+    def _exec_choices(
+        self,
+        choices: list[dict[int, int]],
+        *,
+        stmt: ast.stmt,
+        body: list[ast.stmt],
+        orelse: list[ast.stmt],
+        target: ast.expr | None,
+        items: Value,
+        test: ast.expr | None,
+    ) -> None:
         if len(choices) <= 1:
             self._exec_loop(stmt, body, orelse, target=target, items=items, test=test)
             return
@@ -230,6 +283,16 @@ def _names_assigned(node: ast.AST) -> frozenset[str]:
         elif isinstance(child, ast.Global | ast.Nonlocal):
             names.update(child.names)
     return frozenset(names)
+
+
+_STORED: WeakKeyDictionary[ast.AST, frozenset[str]] = WeakKeyDictionary()
+
+
+def _attributes_stored_once(tree: ast.AST) -> frozenset[str]:
+    found = _STORED.get(tree)
+    if found is None:
+        found = _STORED[tree] = frozenset(_attributes_stored(tree))
+    return found
 
 
 def _attributes_stored(node: ast.AST) -> set[str]:

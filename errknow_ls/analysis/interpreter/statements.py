@@ -66,7 +66,7 @@ class Statements(InterpreterBase):
             case ast.If(test=test, body=body, orelse=orelse):
                 chosen = self._forced.get(id(stmt))
                 if chosen is None:
-                    self.exec_if(test, body, orelse)
+                    self.exec_if(test, body, orelse, stmt)
                 else:
                     self.exec_chosen(stmt, chosen)
             case (
@@ -134,7 +134,9 @@ class Statements(InterpreterBase):
                     if isinstance(child, ast.expr):
                         self.eval(child)
 
-    def exec_if(self, test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt]) -> None:
+    def exec_if(
+        self, test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt], stmt: ast.If | None = None
+    ) -> None:
         chain = _elif_chain(test, body, orelse)
         if chain is not None and self._exhaustive([t for t, _ in chain]):
             # `if k % 2 == 0: ... elif k % 2 == 1: ...`: one branch always runs, none is skipped
@@ -146,7 +148,22 @@ class Statements(InterpreterBase):
         if isinstance(value, Const) and isinstance(value.value, bool | int | type(None)):
             self.exec_block(body if value.value else orelse)
             return
+        if stmt is not None and self.loop_stack:
+            self._note_flag_test(stmt, test)
         self.exec_branches([body, orelse], fallthrough=False)
+
+    def _note_flag_test(self, stmt: ast.If, test: ast.expr) -> None:
+        """An ``if self.<flag>:`` (or ``not``) whose outcome is unknown, run inside a loop: which
+        object it tested, for the loop to run once per outcome (see ``Loops.exec_loop``)."""
+        tested = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else test
+        if not (isinstance(tested, ast.Attribute) and isinstance(tested.value, ast.Name)):
+            return
+        owner = self.eval(tested.value)  # a name: reading it again changes nothing
+        oid = owner.oid if isinstance(owner, Obj) else None
+        known = self._flag_tests.get(id(stmt))
+        if known is not None and known[1] != oid:
+            oid = None
+        self._flag_tests[id(stmt)] = (stmt, oid)
 
     def _exhaustive(self, tests: list[ast.expr]) -> bool:
         """One of ``tests`` always holds: by their form (``_exhaustive``), or because they compare
