@@ -54,12 +54,10 @@ async def test_hover_leads_with_the_finding_its_fixes_and_why(session: Session) 
     assert "gradient accumulation" not in text and "Related errors" not in text
     assert text.count("Trying to backward through the graph a second time") == 1
     # The rest of the record is a link the editor opens: a file that explains it whole.
-    link = re.search(
-        r"\[`errknow-ls explain pytorch/grad-accumulation-required-grad-false`\]\((file:[^)]+)\)", lead
-    )
+    link = re.search(r"\[`errknow-ls explain pytorch/backward-through-freed-graph`\]\((file:[^)]+)\)", lead)
     assert link is not None, lead
     whole = Path(unquote(urlparse(link.group(1)).path)).read_text(encoding="utf-8")
-    assert whole.startswith("# pytorch/grad-accumulation-required-grad-false\n")
+    assert whole.startswith("# pytorch/backward-through-freed-graph\n")
     assert "**What not to do**" in whole and "**What to do**" in whole and "Trying to backward" in whole
     assert Path(unquote(urlparse(link.group(1)).path)).is_relative_to(CACHE)
     assert len(lead) < 1200
@@ -109,7 +107,7 @@ async def test_hover_is_plain_text_when_the_client_has_no_markdown(session: Sess
     assert explanation.startswith("EK001 double-backward: ")
     assert "WHY: A backward frees" in explanation and "FIXES (NONE IS SAFE TO APPLY UNREAD)" in explanation
     assert "**" not in explanation and "](" not in explanation
-    assert "errknow-ls explain pytorch/grad-accumulation-required-grad-false" in explanation
+    assert "errknow-ls explain pytorch/backward-through-freed-graph" in explanation
 
 
 async def test_no_hover_away_from_a_finding(session: Session) -> None:
