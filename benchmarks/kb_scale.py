@@ -37,7 +37,7 @@ from errknow_ls.kb.loader import LoadedRecord, LoadResult
 from errknow_ls.kb.model import Record
 from errknow_ls.kb.patterns import compile_pattern
 
-SECOND_BACKWARD_ID = "pytorch/grad-accumulation-required-grad-false"
+SECOND_BACKWARD_ID = "pytorch/backward-through-freed-graph"
 
 # {s}: the record's own subject (literal in its regex); the rest vary from message to message.
 SHAPES = [

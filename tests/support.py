@@ -12,8 +12,10 @@ from errknow_ls.analysis.registry import RULES
 
 REPO = Path(__file__).resolve().parents[1]
 RECORDS = REPO / "records"
-SHIPPED_ID = "pytorch/grad-accumulation-required-grad-false"
-SHIPPED_FILE = RECORDS / "pytorch" / "grad-accumulation-required-grad-false.json"
+SHIPPED_ID = "pytorch/backward-through-freed-graph"
+SHIPPED_FILE = RECORDS / "pytorch" / "backward-through-freed-graph.json"
+SHIPPED_FORMER_ID = "pytorch/grad-accumulation-required-grad-false"
+"""The id the shipped second-backward record had until it was renamed (its ``former_ids``)."""
 SHIPPED_IDS = sorted(f"pytorch/{path.stem}" for path in (RECORDS / "pytorch").glob("*.json"))
 """Every built-in record's id (each file under records/pytorch/ is named after its id)."""
 CITED_IDS = sorted(

@@ -17,6 +17,7 @@ from tests.support import (
     KB_FIXTURES,
     RECORDS,
     SHIPPED_FILE,
+    SHIPPED_FORMER_ID,
     SHIPPED_ID,
     SHIPPED_IDS,
     copy_into,
@@ -106,3 +107,8 @@ def test_an_unknown_command_is_a_usage_error(capsys: pytest.CaptureFixture[str])
         main(["records", "frobnicate"])
     assert exited.value.code == EXIT_ERROR
     assert "invalid choice: 'frobnicate'" in capsys.readouterr().err
+
+
+def test_records_show_finds_a_record_by_its_former_id(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["records", "show", SHIPPED_FORMER_ID, "--format", "json"]) == EXIT_OK
+    assert json.loads(capsys.readouterr().out)["id"] == SHIPPED_ID

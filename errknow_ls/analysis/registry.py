@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from errknow_ls.core import Severity
 
-SECOND_BACKWARD_RECORD = "pytorch/grad-accumulation-required-grad-false"
+SECOND_BACKWARD_RECORD = "pytorch/backward-through-freed-graph"
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,6 +107,7 @@ class KnowledgeBase:
 
     def __init__(self, result: LoadResult) -> None:
         self._loaded = dict(result.records)
+        self._renamed = dict(result.renamed)
         self.problems: list[Problem] = list(result.problems)
         self.sources = list(result.sources)
         self.disabled: dict[str, str] = {}
@@ -121,18 +122,28 @@ class KnowledgeBase:
         return len(self._loaded)
 
     def __contains__(self, record_id: object) -> bool:
-        return record_id in self._loaded
+        return isinstance(record_id, str) and self.resolve(record_id) is not None
 
     @property
     def records(self) -> list[Record]:
         return [loaded.record for loaded in self._loaded.values()]
 
+    def resolve(self, record_id: str) -> str | None:
+        """The id of the record known as ``record_id``: its id, or one it had before a rename
+        (``former_ids``), so that caches, settings and links with an old id keep working."""
+        return record_id if record_id in self._loaded else self._renamed.get(record_id)
+
+    def _find(self, record_id: str) -> LoadedRecord | None:
+        current = self.resolve(record_id)
+        return None if current is None else self._loaded[current]
+
     def get(self, record_id: str) -> Record | None:
-        loaded = self._loaded.get(record_id)
+        """The record with ``record_id``, current or former."""
+        loaded = self._find(record_id)
         return loaded.record if loaded else None
 
     def path_of(self, record_id: str) -> str | None:
-        loaded = self._loaded.get(record_id)
+        loaded = self._find(record_id)
         return loaded.path if loaded else None
 
     def source_of(self, record_id: str) -> str | None:

@@ -185,6 +185,19 @@ def _check_graph(loaded: list[LoadedRecord], known: set[str]) -> Iterator[Proble
                     )
 
 
+def _check_former_ids(loaded: list[LoadedRecord], ids: dict[str, str]) -> Iterator[Problem]:
+    """A former id names one record only: not another record's id, not another's former id."""
+    claimed: dict[str, str] = {}
+    for item in loaded:
+        for i, former in enumerate(item.record.former_ids):
+            field = f"former_ids.{i}"
+            if former in ids:
+                yield Problem(item.path, field, f"{former!r} is the id of {ids[former]}")
+            elif former in claimed:
+                yield Problem(item.path, field, f"{former!r} is also a former id in {claimed[former]}")
+            claimed.setdefault(former, item.path)
+
+
 def lint(directories: Iterable[Path], known_ids: Iterable[str] = ()) -> list[Problem]:
     """Lint every record file below ``directories``; ``known_ids`` may be referenced too."""
     problems: list[Problem] = []
@@ -205,6 +218,7 @@ def lint(directories: Iterable[Path], known_ids: Iterable[str] = ()) -> list[Pro
             seen[record_id] = loaded.path
             problems.extend(lint_record(loaded))
             good.append(loaded)
+    problems.extend(_check_former_ids(good, seen))
     problems.extend(_check_graph(good, set(seen) | set(known_ids)))
     problems.extend(_check_claims(good))
     return problems

@@ -45,6 +45,25 @@ class LoadResult:
     records: dict[str, LoadedRecord] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
+    renamed: dict[str, str] = field(default_factory=dict)
+    """A record's former id -> its id now (``former_ids``)."""
+
+    def resolve(self, record_id: str) -> str | None:
+        """The id of the record known as ``record_id``, now or before a rename; None if none is."""
+        return record_id if record_id in self.records else self.renamed.get(record_id)
+
+    def add(self, loaded: LoadedRecord) -> None:
+        """Take a record; it replaces each earlier record it shares an id with, current or former
+        (a user's record written under a built-in record's old id still overrides it)."""
+        record = loaded.record
+        for record_id in (record.id, *record.former_ids):
+            replaced = self.resolve(record_id)
+            if replaced is not None and replaced != record.id:
+                for former in self.records.pop(replaced).record.former_ids:
+                    self.renamed.pop(former, None)
+        self.records[record.id] = loaded
+        for former in record.former_ids:
+            self.renamed[former] = record.id
 
 
 def builtin_records_dir() -> Path:
@@ -109,7 +128,8 @@ def parse_record(path: Path) -> tuple[LoadedRecord | None, list[Problem]]:
 
 
 def load(directories: Iterable[Path], *, builtin: bool = True) -> LoadResult:
-    """Load the built-in records, then each directory in order; later ids override earlier ones."""
+    """Load the built-in records, then each directory in order; later ids override earlier ones
+    (an id matches a record's id or one of its ``former_ids``)."""
     result = LoadResult()
     dirs = [builtin_records_dir(), *directories] if builtin else list(directories)
     for directory in dirs:
@@ -121,5 +141,5 @@ def load(directories: Iterable[Path], *, builtin: bool = True) -> LoadResult:
             loaded, problems = parse_record(path)
             result.problems.extend(problems)
             if loaded is not None:
-                result.records[loaded.record.id] = loaded
+                result.add(loaded)
     return result

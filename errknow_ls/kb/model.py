@@ -98,14 +98,17 @@ class Change(_Strict):
     """Field path -> the value it held before this change."""
 
 
-OMITTED_WHEN_EMPTY = ("citations", "history", "dead_ends_zh")
+OMITTED_WHEN_EMPTY = ("citations", "history", "dead_ends_zh", "former_ids")
 """Fields added after the seed format: left out of a dump when empty, so seed-format records round-trip."""
+
+
+RECORD_ID = r"^[a-z0-9][a-z0-9_.-]*(/[a-z0-9][a-z0-9_.-]*)*$"
 
 
 class Record(_Strict):
     """One known error: how to recognise it, why it happens, what fails and what works."""
 
-    id: NonEmpty = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*(/[a-z0-9][a-z0-9_.-]*)*$")
+    id: NonEmpty = Field(pattern=RECORD_ID)
     signature: NonEmpty
     signature_zh: str = ""
     regex: NonEmpty
@@ -137,6 +140,10 @@ class Record(_Strict):
     tags: list[str] = Field(default_factory=list)
     locale: str = "en"
     aliases: list[str] = Field(default_factory=list)
+    """Other exact wordings of the message (another release's), which the regex must match too."""
+    former_ids: list[Annotated[str, Field(pattern=RECORD_ID)]] = Field(default_factory=list)
+    """Ids the record had before it was renamed: the knowledge base still finds it by them, so
+    caches, settings and links written with an old id keep working."""
     citations: list[Citation] = Field(default_factory=list)
     history: list[Change] = Field(default_factory=list)
 

@@ -16,7 +16,7 @@ FIX = Fix("add retain_graph=True", Applicability.UNSAFE, (Edit(SPAN, "x, retain_
 FINDING = Finding(
     "EK001",
     "double-backward",
-    "pytorch/grad-accumulation-required-grad-false",
+    "pytorch/backward-through-freed-graph",
     Severity.WARNING,
     "second backward through 「loss」 😋",
     SPAN,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,13 +85,31 @@ def test_other_errors_match_only_their_own_record(builtin_kb: KnowledgeBase, nam
     assert _ids(builtin_kb, OTHER_ERRORS[name]) == [OTHER_RECORDS[name]]
 
 
-@pytest.mark.torch
-def test_the_message_torch_prints_today_matches(builtin_kb: KnowledgeBase) -> None:
-    torch = pytest.importorskip("torch")
-    loss = (torch.ones(3, requires_grad=True) * 2).exp().sum()
+def _second_backward(torch: Any, how: str) -> None:
+    """A backward that reaches nodes an earlier backward freed, in each way the record's root cause
+    names (the loop and carried-state cases are the reproduction's variants)."""
+    weight = torch.ones(3, requires_grad=True)
+    shared = torch.tanh(weight * 2)  # tanh saves its output for the gradient
+    loss = shared.exp().sum()
     loss.backward()
-    with pytest.raises(RuntimeError) as raised:
+    if how == "backward twice":
         loss.backward()
+    elif how == "autograd.grad after backward":
+        torch.autograd.grad(loss, weight)
+    elif how == "a second loss on the shared part":
+        shared.pow(2).sum().backward()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    "how", ["backward twice", "autograd.grad after backward", "a second loss on the shared part"]
+)
+def test_the_message_torch_prints_today_matches(builtin_kb: KnowledgeBase, how: str) -> None:
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as raised:
+        _second_backward(torch, how)
+    record = builtin_kb.get(SHIPPED_ID)
+    assert record is not None and f"RuntimeError: {raised.value}" == record.signature
     assert _ids(builtin_kb, f"RuntimeError: {raised.value}") == [SHIPPED_ID]
 
 

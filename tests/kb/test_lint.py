@@ -195,3 +195,16 @@ def test_every_shipped_record_has_an_edge() -> None:
     kb = KnowledgeBase.load()
     alone = [record.id for record in kb.records if not any(record.transition_graph.model_dump().values())]
     assert kb.records and alone == []
+
+
+def test_a_former_id_names_one_record_only(tmp_path: Path) -> None:
+    directory = copy_into(tmp_path / "records", GOOD_FILE)
+    other = read_json(GOOD_FILE) | {"id": "test/other", "former_ids": [GOOD_ID, "test/gone"]}
+    third = read_json(GOOD_FILE) | {"id": "test/third", "former_ids": ["test/gone"]}
+    write_json(directory / "other.json", other)
+    write_json(directory / "third.json", third)
+    messages = [f"{p.field}: {p.message}" for p in lint([directory]) if p.field.startswith("former_ids")]
+    assert messages == [
+        f"former_ids.0: {GOOD_ID!r} is the id of {directory / GOOD_FILE.name}",
+        f"former_ids.0: 'test/gone' is also a former id in {directory / 'other.json'}",
+    ]

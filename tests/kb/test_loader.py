@@ -12,6 +12,7 @@ from tests.support import (
     GOOD_ID,
     RECORDS,
     SHIPPED_FILE,
+    SHIPPED_FORMER_ID,
     SHIPPED_ID,
     SHIPPED_IDS,
     copy_into,
@@ -105,3 +106,38 @@ def test_records_load_from_subdirectories(tmp_path: Path) -> None:
     directory = copy_into(tmp_path / "records" / "test" / "deeper", GOOD_FILE)
     kb = KnowledgeBase.load([tmp_path / "records"], builtin=False)
     assert kb.path_of(GOOD_ID) == str(directory / "good.json")
+
+
+def test_a_renamed_record_is_found_by_its_former_id() -> None:
+    # Caches, settings and links written before the rename name the old id (issue 16).
+    kb = KnowledgeBase.load()
+    record = kb.get(SHIPPED_FORMER_ID)
+    assert record is not None and record.id == SHIPPED_ID
+    assert SHIPPED_FORMER_ID in record.former_ids
+    assert (SHIPPED_FORMER_ID in kb, kb.resolve(SHIPPED_FORMER_ID), kb.path_of(SHIPPED_FORMER_ID)) == (
+        True,
+        SHIPPED_ID,
+        str(SHIPPED_FILE),
+    )
+    assert SHIPPED_FORMER_ID not in {r.id for r in kb.records}
+
+
+def test_a_user_record_under_the_former_id_still_overrides_the_renamed_one(tmp_path: Path) -> None:
+    data = read_json(SHIPPED_FILE) | {"id": SHIPPED_FORMER_ID, "former_ids": [], "root_cause": "mine"}
+    write_json(tmp_path / "mine" / "old-name.json", data)
+    kb = KnowledgeBase.load([tmp_path / "mine"])
+    assert len(kb) == len(SHIPPED_IDS)
+    assert SHIPPED_ID not in kb
+    mine = kb.get(SHIPPED_FORMER_ID)
+    assert mine is not None and mine.root_cause == "mine"
+    matched = kb.match("Trying to backward through the graph a second time")
+    assert [m.record.root_cause for m in matched] == ["mine"]
+
+
+def test_a_renamed_user_record_replaces_the_one_under_its_old_id(tmp_path: Path) -> None:
+    old = copy_into(tmp_path / "old", GOOD_FILE)
+    renamed = read_json(GOOD_FILE) | {"id": "test/renamed", "former_ids": [GOOD_ID]}
+    write_json(tmp_path / "new" / "renamed.json", renamed)
+    kb = KnowledgeBase.load([old, tmp_path / "new"], builtin=False)
+    assert [r.id for r in kb.records] == ["test/renamed"]
+    assert kb.resolve(GOOD_ID) == "test/renamed"

@@ -29,6 +29,13 @@ async def _hover(session: Session, uri: str) -> types.MarkupContent:
     return result.contents
 
 
+def _explanation(lead: str) -> Path:
+    """The file the hover's link to the whole record opens."""
+    link = re.search(r"\[`errknow-ls explain pytorch/backward-through-freed-graph`\]\((file:[^)]+)\)", lead)
+    assert link is not None, lead
+    return Path(unquote(urlparse(link.group(1)).path))
+
+
 def _fake_torch(root: Path, version: str) -> None:
     info = root / ".venv" / "lib" / "python3.11" / "site-packages" / f"torch-{version}.dist-info"
     info.mkdir(parents=True)
@@ -54,14 +61,14 @@ async def test_hover_leads_with_the_finding_its_fixes_and_why(session: Session) 
     assert "gradient accumulation" not in text and "Related errors" not in text
     assert text.count("Trying to backward through the graph a second time") == 1
     # The rest of the record is a link the editor opens: a file that explains it whole.
-    link = re.search(
-        r"\[`errknow-ls explain pytorch/grad-accumulation-required-grad-false`\]\((file:[^)]+)\)", lead
-    )
-    assert link is not None, lead
-    whole = Path(unquote(urlparse(link.group(1)).path)).read_text(encoding="utf-8")
-    assert whole.startswith("# pytorch/grad-accumulation-required-grad-false\n")
+    explanation = _explanation(lead)
+    whole = explanation.read_text(encoding="utf-8")
+    assert whole.startswith("# pytorch/backward-through-freed-graph\n")
     assert "**What not to do**" in whole and "**What to do**" in whole and "Trying to backward" in whole
-    assert Path(unquote(urlparse(link.group(1)).path)).is_relative_to(CACHE)
+    # The record's Why states the mechanism (issue 16), not gradient accumulation.
+    assert "**Why**\n\nbackward() and autograd.grad() free, as they go, the tensors" in whole
+    assert "accumulation" not in whole
+    assert explanation.is_relative_to(CACHE)
     assert len(lead) < 1200
     assert rule.startswith("## double-backward (EK001)") and "### What it does" in rule
     assert "### Why is this bad?" not in rule  # said once, above
@@ -88,6 +95,9 @@ async def test_hover_in_the_client_locale(session: Session, setting: dict[str, s
     assert "为第二次反向传播保留计算图：在第 7 行使用 `retain_graph=True`（不安全）" in text  # noqa: RUF001
     assert "**原因**：反向传播会释放计算图为求梯度而保存的张量" in text  # noqa: RUF001
     assert "## double-backward (EK001)\n\n### 它检查什么" in text
+    whole = _explanation(text).read_text(encoding="utf-8")
+    assert "**原因**\n\nbackward() 和 autograd.grad() 在遍历计算图时" in whole
+    assert "梯度累积" not in whole
 
 
 async def test_the_locale_setting_wins_over_the_client_locale(session: Session) -> None:
@@ -109,7 +119,7 @@ async def test_hover_is_plain_text_when_the_client_has_no_markdown(session: Sess
     assert explanation.startswith("EK001 double-backward: ")
     assert "WHY: A backward frees" in explanation and "FIXES (NONE IS SAFE TO APPLY UNREAD)" in explanation
     assert "**" not in explanation and "](" not in explanation
-    assert "errknow-ls explain pytorch/grad-accumulation-required-grad-false" in explanation
+    assert "errknow-ls explain pytorch/backward-through-freed-graph" in explanation
 
 
 async def test_no_hover_away_from_a_finding(session: Session) -> None:

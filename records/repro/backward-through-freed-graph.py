@@ -1,4 +1,4 @@
-"""pytorch/grad-accumulation-required-grad-false: a backward through a graph an earlier backward freed.
+"""pytorch/backward-through-freed-graph: a backward through a graph an earlier backward freed.
 
 Fixes (see FIXES): each variant checks that its training did what it meant to (gradients of the
 current weights, counted once; a graph that does not grow), so a fix that only silences the error
