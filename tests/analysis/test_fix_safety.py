@@ -648,3 +648,64 @@ def test_losses_are_not_summed_across_a_step_that_reads_the_first_gradient() -> 
         "    output.pow(2).mean().backward()\n"
     )
     assert not any(title.startswith("Sum the losses") for title, _ in _fixes(source))
+
+
+DERIVED_IN_INIT = (
+    "import torch\nfrom torch import nn\nfrom torch.nn import functional as F\n\n\n"
+    "class WNLinear(nn.Module):\n"
+    "    def __init__(self, n):\n"
+    "        super().__init__()\n"
+    "        self.v = nn.Parameter(torch.randn(n, n))\n"
+    "        self.g = nn.Parameter(torch.ones(n, 1))\n"
+    "        self.weight = self.g * self.v / self.v.norm(dim=1, keepdim=True)\n\n"
+    "    def forward(self, x):\n"
+    "        return F.linear(x, self.weight){extra}\n\n\n"
+    "layer = WNLinear(4)\n"
+    "opt = torch.optim.SGD(layer.parameters(), lr=0.1)\n"
+    "for step in range(3):\n"
+    "    loss = layer(torch.randn(2, 4)).pow(2).mean()\n"
+    "    opt.zero_grad()\n"
+    "    loss.backward()\n"
+    "    opt.step()\n"
+    "{after}"
+)
+
+
+@pytest.mark.parametrize(
+    ("extra", "after", "safe"),
+    [
+        ("", "", True),
+        # its source read next to it: the value may be an anchor the loss compares it with
+        (" + (self.weight - self.v).pow(2).sum()", "", False),
+        # reached by a name in a string: what else reads it is not shown
+        ("", "print(getattr(layer, 'g'))\n", False),
+        ("", "print(layer.state_dict()['g'])\n", False),
+        # read from outside the class
+        ("", "print(layer.weight)\n", False),
+    ],
+)
+def test_a_value_init_derives_from_parameters_only_it_reads_is_computed_where_read_safely(
+    extra: str, after: str, safe: bool
+) -> None:
+    """Rule 8: weight normalisation computed once in ``__init__``. Where the parameters reach the
+    loss only through it, computing it where it is read is safe (the first step is the same, and
+    detached they would never learn); where anything else reads them, it stays unsafe."""
+    source = DERIVED_IN_INIT.format(extra=extra, after=after)
+    (finding,) = check_source(source).findings
+    first = finding.fixes[0]
+    assert first.title == "Compute `self.weight` where it is used, on every call"
+    assert (first.applicability == Applicability.SAFE) is safe
+
+
+def test_a_value_a_method_stores_on_every_step_is_not_computed_where_read_safely() -> None:
+    """Stored by a method other than ``__init__`` (run per outer step, its value at store time may
+    be meant): never computed where read safely."""
+    source = DERIVED_IN_INIT.format(extra="", after="").replace(
+        "        self.weight = self.g * self.v / self.v.norm(dim=1, keepdim=True)\n\n",
+        "        self.prepare()\n\n"
+        "    def prepare(self):\n"
+        "        self.weight = self.g * self.v / self.v.norm(dim=1, keepdim=True)\n\n",
+    )
+    findings = check_source(source).findings
+    assert findings
+    assert all(fix.applicability != Applicability.SAFE for f in findings for fix in f.fixes)

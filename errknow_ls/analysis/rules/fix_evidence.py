@@ -5,6 +5,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Compute `{names}` where it is used, on every call": (
         "ek002_model_class_passed_in",
         "ek002_param_transform_in_init",
+        "ek002_weight_norm_computed_in_init",
     ),
     "Compute `{name}` on every iteration, not only when `{test}`": ("ek003_value_refreshed_every_k_steps",),
     "Detach `{name}` in the first loss (`{code}`)": (

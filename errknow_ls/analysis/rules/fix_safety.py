@@ -50,6 +50,14 @@ A fix is safe only when all of these hold:
    loop: every product differentiates the same graph at the same parameters
    (:func:`retain_reused_gradient`).
 
+8. **A value an object computed once from its own parameters is computed where it is read** only
+   where those parameters reach nothing else: ``self.weight = self.g * self.v / self.v.norm()`` in
+   ``__init__``, read as ``self.weight`` by the object's methods, while nothing else in the checked
+   code reads ``self.g`` or ``self.v``. The first step then computes the same value at the same
+   parameters, and the parameters keep learning on every later step; detached, they would never
+   learn at all, so it is no target compared with its own source (an anchor ``self.w0 = self.w *
+   1`` read next to ``self.w`` stays unsafe) (:func:`inline_derived`).
+
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
 
@@ -283,6 +291,114 @@ def _trained_by(ctx: RuleContext, built: ast.expr) -> set[str]:
         elif isinstance(node, ast.List | ast.Tuple):
             found |= {ctx.text(e) for e in node.elts if isinstance(e, ast.Name | ast.Attribute)}
     return found
+
+
+def inline_derived(ctx: RuleContext, stmt: ast.Assign, cls: ast.ClassDef) -> Applicability:
+    """Computing ``self.<attr> = <expression>``, run once by ``cls.__init__``, where ``self.<attr>``
+    is read instead (rule 8): safe where the statement is a pure forward computation (rule 2), it is
+    the only store of ``<attr>`` in the checked code and every read of it is ``self.<attr>`` in a
+    method of ``cls``, and every attribute of ``self`` the expression reads is stored once and read
+    nowhere else (nor named by a string, as ``getattr`` would): those parameters reach the loss only
+    through this value. Unsafe otherwise."""
+    target = stmt.targets[0] if len(stmt.targets) == 1 else None
+    constructor = ctx.function_of(stmt)
+    if not (
+        isinstance(target, ast.Attribute)
+        and isinstance(constructor, ast.FunctionDef)
+        and constructor.name == "__init__"  # Python runs it once per object, as it is built
+        and ctx.parents.get(constructor) is cls
+        and forward_only(ctx, stmt)
+    ):
+        return Applicability.UNSAFE
+    inside_stmt = {id(n) for n in ast.walk(stmt)}
+    read = {
+        n.attr
+        for n in ast.walk(stmt.value)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"
+    }
+    if not read or not _methods_read(ctx, stmt, cls, target.attr):
+        return Applicability.UNSAFE
+    if _named_by_string(ctx, read | {target.attr}):
+        return Applicability.UNSAFE
+    for attr in read:
+        stores = 0
+        for node in ast.walk(ctx.module):
+            if not isinstance(node, ast.Attribute) or node.attr != attr or id(node) in inside_stmt:
+                continue
+            if not isinstance(node.ctx, ast.Store) or stores:
+                return Applicability.UNSAFE  # read elsewhere, or stored again
+            stores += 1
+    return Applicability.SAFE
+
+
+def _named_by_string(ctx: RuleContext, attrs: set[str]) -> bool:
+    """Some code may reach one of ``attrs`` by its name in a string: a call's argument, an index, a
+    dict key or a comparison (``getattr(self, "v")``, ``state_dict()["fc.v"]``, ``name == "v"``),
+    or ``getattr``/``setattr``/``delattr`` with a name computed at run time."""
+    for node in ast.walk(ctx.module):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in REFLECTION
+            and (len(node.args) < 2 or not isinstance(node.args[1], ast.Constant))
+        ):
+            return True
+        spots: list[ast.expr] = []
+        if isinstance(node, ast.Call):
+            spots = [*node.args, *(kw.value for kw in node.keywords)]
+        elif isinstance(node, ast.Subscript):
+            spots = [node.slice]
+        elif isinstance(node, ast.Dict):
+            spots = [k for k in node.keys if k is not None]
+        elif isinstance(node, ast.Compare):
+            spots = [node.left, *node.comparators]
+        for spot in spots:
+            if (
+                isinstance(spot, ast.Constant)
+                and isinstance(spot.value, str)
+                and any(spot.value == a or spot.value.endswith(f".{a}") for a in attrs)
+            ):
+                return True
+    return False
+
+
+REFLECTION = frozenset({"getattr", "setattr", "delattr", "hasattr"})
+"""The builtins that reach an attribute by a name held in a string."""
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+BINDERS = frozenset({"staticmethod", "classmethod"})
+"""The builtins that make a method's first parameter something other than the instance."""
+
+
+def _methods_read(ctx: RuleContext, stmt: ast.Assign, cls: ast.ClassDef, attr: str) -> bool:
+    """``attr`` is stored only by ``stmt`` and read only as ``self.<attr>`` directly in methods of
+    ``cls`` whose first parameter is ``self`` and which bind none of the names ``stmt`` reads."""
+    globals_read = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name) and n.id != "self"}
+    target = stmt.targets[0]
+    for node in ast.walk(ctx.module):
+        if not isinstance(node, ast.Attribute) or node.attr != attr or node is target:
+            continue
+        method = ctx.parents.get(node)
+        while method is not None and not isinstance(
+            method, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+        ):
+            method = ctx.parents.get(method)
+        if not (
+            isinstance(node.ctx, ast.Load)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+            and isinstance(method, ast.FunctionDef)
+            and ctx.parents.get(method) is cls
+            and method.args.args
+            and method.args.args[0].arg == "self"
+            and not any(isinstance(d, ast.Name) and d.id in BINDERS for d in method.decorator_list)
+        ):
+            return False
+        bound = {n.id for n in ast.walk(method) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        if bound & globals_read or {a.arg for a in method.args.args} & globals_read:
+            return False
+    return True
 
 
 def retain_reused_gradient(ctx: RuleContext, event: SecondPass) -> Applicability | None:

@@ -72,6 +72,7 @@ from errknow_ls.analysis.rules.common_fixes import ancestors_hold, is_autograd_g
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
     detach_expression,
+    inline_derived,
     recompute,
     recompute_in_loop,
     retain_reused_gradient,
@@ -318,16 +319,22 @@ def _inline_init(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix |
     ``self.w2`` is read, so every forward computes it from the current parameters."""
     edits: list[Edit] = []
     titles = []
+    inlined: dict[int, Applicability] = {}
+    covered = True
     for node_id in stale:
         stmt = ctx.nodes[node_id].stmt
         func = ctx.function_of(stmt) if stmt is not None else None
         cls = ctx.parents.get(func) if func is not None else None
         if func is None or not isinstance(cls, ast.ClassDef) or not isinstance(stmt, ast.Assign):
+            covered = False
             continue  # not stored by a method of a class (``__init__``, or what it calls)
+        if id(stmt) in inlined:
+            continue
         target = stmt.targets[0]
         if not (_is_self_attr(target) and _reads_only_self(stmt.value)):
             return None
         assert isinstance(target, ast.Attribute)
+        inlined[id(stmt)] = inline_derived(ctx, stmt, cls)
         expression = f"({ctx.text(stmt.value)})"
         for use in ast.walk(cls) if cls is not None else ():
             if _is_self_attr(use, target.attr) and isinstance(use.ctx, ast.Load):  # type: ignore[attr-defined]
@@ -335,9 +342,11 @@ def _inline_init(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix |
         titles.append(f"self.{target.attr}")
     if not edits:
         return None
+    # Safe only where it rebuilds every stale value, each one proven (fix_safety rule 8).
+    safe = covered and all(a is Applicability.SAFE for a in inlined.values())
     return Fix(
         f"Compute `{', '.join(dict.fromkeys(titles))}` where it is used, on every call",
-        Applicability.UNSAFE,
+        Applicability.SAFE if safe else Applicability.UNSAFE,
         tuple(edits),
         workaround=2,
     )
