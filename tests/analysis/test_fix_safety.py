@@ -709,3 +709,25 @@ def test_a_value_a_method_stores_on_every_step_is_not_computed_where_read_safely
     findings = check_source(source).findings
     assert findings
     assert all(fix.applicability != Applicability.SAFE for f in findings for fix in f.fixes)
+
+
+@pytest.mark.parametrize(("penalty", "safe"), [("", True), (" + w.grad.abs().sum()", False)])
+def test_a_gradient_cleared_by_hand_before_the_first_use_leaves_the_recompute_safe(
+    penalty: str, safe: bool
+) -> None:
+    """``w.grad = None`` above the loss's first use changes nothing a forward computation reads:
+    the recompute stays safe, unless what it re-runs reads a ``.grad`` itself."""
+    source = (
+        "import torch\n"
+        "x = torch.randn(8, 3)\nw = torch.zeros(3, requires_grad=True)\n"
+        f"loss = (x @ w).pow(2).mean(){penalty}\n"
+        "for step in range(3):\n"
+        "    w.grad = None\n"
+        "    loss.backward()\n"
+        "    with torch.no_grad():\n"
+        "        w -= 0.1 * w.grad\n"
+    )
+    (finding,) = check_source(source).findings
+    recomputed = [fix for fix in finding.fixes if "inside the loop" in fix.title]
+    assert recomputed
+    assert (recomputed[0].applicability == Applicability.SAFE) is safe

@@ -80,6 +80,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
     ),
     "{verb} `{names}` inside `{closure}()`, on every call": ("ek002_lbfgs_closure_reads_prediction",),
     "{verb} `{names}` inside the loop, on every iteration": (
+        "ek002_loss_before_hand_written_sgd",
         "ek002_loss_before_loop",
         "ek002_output_before_loop",
         "ek002_penalty_over_parameters_before_loop",

@@ -185,7 +185,10 @@ def recompute_in_loop(
         for n in ast.walk(stmt)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
     }
-    if called_again(ctx, statements, loop.node) or not all(_inert(ctx, stmt, read) for stmt in above):
+    grad_free = not _reads_grad(ctx, statements)
+    if called_again(ctx, statements, loop.node) or not all(
+        _inert(ctx, stmt, read, grad_free=grad_free) for stmt in above
+    ):
         return Applicability.UNSAFE
     outer = any(_encloses(ctx, stmt, loop.node) for stmt in statements)
     return Applicability.UNSAFE if outer and _steps_in_turn(loop.node) else allowed
@@ -219,10 +222,14 @@ def _encloses(ctx: RuleContext, stmt: ast.stmt, loop: ast.stmt) -> bool:
     return False
 
 
-def _inert(ctx: RuleContext, stmt: ast.stmt, read: set[str]) -> bool:
+def _inert(ctx: RuleContext, stmt: ast.stmt, read: set[str], *, grad_free: bool = False) -> bool:
     """``stmt`` changes neither a parameter nor a name the recomputed statements ``read``: it calls
     nothing for its effect but ``zero_grad()``, ``train()``, ``eval()`` or ``print``, and assigns
-    only other names."""
+    only other names; or, where the recomputed statements read no ``.grad`` (``grad_free``), it
+    sets a tensor's gradient (``W.grad = None``, a hand-written ``zero_grad()``) to what a forward
+    computation gives, which changes nothing a forward computation reads."""
+    if grad_free and _sets_grad(ctx, stmt):
+        return True
     for node in ast.walk(stmt):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             func = node.value.func
@@ -242,6 +249,41 @@ def _stores_into(node: ast.AST, read: set[str]) -> bool:
 
 
 INERT_CALLS = frozenset({"zero_grad", "train", "eval", "print"})
+GRAD = "grad"
+"""A tensor's gradient: what backward accumulates into, which no forward computation reads."""
+
+
+def _sets_grad(ctx: RuleContext, stmt: ast.stmt) -> bool:
+    """``stmt`` is ``<name>.grad = <value>`` (or several such targets), ``<value>`` ``None`` or a
+    pure forward computation (``torch.zeros_like(w)``)."""
+    if not isinstance(stmt, ast.Assign):
+        return False
+    targets = all(
+        isinstance(t, ast.Attribute) and t.attr == GRAD and isinstance(t.value, ast.Name)
+        for t in stmt.targets
+    )
+    value = stmt.value
+    return targets and (
+        (isinstance(value, ast.Constant) and value.value is None) or _forward_expression(ctx, value, set())
+    )
+
+
+def _reads_grad(ctx: RuleContext, statements: list[ast.stmt]) -> bool:
+    """Some of ``statements``, or a function of the checked code they run (and what it runs), reads
+    an attribute ``grad``."""
+    pending: list[ast.AST] = list(statements)
+    seen: set[int] = set()
+    while pending:
+        tree = pending.pop()
+        if id(tree) in seen:
+            continue
+        seen.add(id(tree))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == GRAD:
+                return True
+            if isinstance(node, ast.Call):
+                pending.extend(ctx.called_functions.get(node, ()))
+    return False
 
 
 def called_again(ctx: RuleContext, statements: list[ast.stmt], loop: ast.stmt) -> bool:
