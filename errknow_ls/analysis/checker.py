@@ -709,6 +709,7 @@ def _outcome(interpreter: Interpreter, source: SourceText, first: int, errors: l
         interpreter.stepping,
         interpreter.called_functions,
         interpreter.module_calls,
+        interpreter.optimizer_calls,
     )
     elsewhere = _Elsewhere(interpreter)
     passes = tuple(r for e in interpreter.events[first:] if (r := _reported(e, ctx, elsewhere)) is not None)

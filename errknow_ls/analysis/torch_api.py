@@ -267,6 +267,23 @@ RANDOM_CREATION_FUNCS = frozenset(
 """Creation functions that draw from the random generator: re-running one draws other numbers."""
 RANDOM_METHODS = frozenset({"sample", "rsample", "random_", "normal_", "uniform_", "bernoulli_"})
 """Methods that draw from the random generator (a distribution's ``sample``)."""
+MODULE_BULK_METHODS = frozenset(
+    {
+        "parameters",
+        "named_parameters",
+        "buffers",
+        "named_buffers",
+        "state_dict",
+        "load_state_dict",
+        "modules",
+        "named_modules",
+        "children",
+        "named_children",
+        "apply",
+    }
+)
+"""``nn.Module`` methods that reach every parameter (or submodule) at once, none by its attribute."""
+
 EFFECT_METHODS = frozenset({"backward", "register_hook", "retain_grad"})
 """Tensor methods among SCALAR_METHODS that do something besides reading the tensor."""
 CREATION_FUNCS = frozenset(

@@ -682,6 +682,8 @@ DERIVED_IN_INIT = (
         ("", "print(layer.state_dict()['g'])\n", False),
         # read from outside the class
         ("", "print(layer.weight)\n", False),
+        # every parameter read at once, besides the optimizer's: an L2-SP penalty against an anchor
+        (" + sum(p.pow(2).sum() for p in self.parameters())", "", False),
     ],
 )
 def test_a_value_init_derives_from_parameters_only_it_reads_is_computed_where_read_safely(
@@ -731,3 +733,20 @@ def test_a_gradient_cleared_by_hand_before_the_first_use_leaves_the_recompute_sa
     recomputed = [fix for fix in finding.fixes if "inside the loop" in fix.title]
     assert recomputed
     assert (recomputed[0].applicability == Applicability.SAFE) is safe
+
+
+@pytest.mark.parametrize(
+    ("read_again", "safe"), [("", True), ("print(sum(p.numel() for p in trainable))\n", False)]
+)
+def test_parameters_handed_to_the_optimizer_through_a_name_are_no_other_read(
+    read_again: str, safe: bool
+) -> None:
+    """``trainable = [p for p in layer.parameters() if p.requires_grad]`` read only by the optimizer's
+    construction reads no parameter; read anywhere else as well, it may."""
+    source = DERIVED_IN_INIT.format(extra="", after="").replace(
+        "opt = torch.optim.SGD(layer.parameters(), lr=0.1)\n",
+        "trainable = [p for p in layer.parameters() if p.requires_grad]\n"
+        f"{read_again}opt = torch.optim.SGD(trainable, lr=0.1)\n",
+    )
+    (finding,) = check_source(source).findings
+    assert (finding.fixes[0].applicability == Applicability.SAFE) is safe

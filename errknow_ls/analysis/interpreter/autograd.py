@@ -155,6 +155,7 @@ class Autograd(InterpreterBase):
         if short == "Variable" and namespace in ("torch.autograd", "torch.autograd.variable"):
             return self._variable(args, kwargs)
         if _is_optimizer_class(namespace, short):
+            self.optimizer_calls.add(node)
             return Instance(qualname)  # an optimizer (its ``step(closure)`` is modelled)
         if qualname in api.PASS_THROUGH_FUNCS and args:
             return args[0]  # torch.compile(f), torch.jit.script(f): f, as far as autograd goes

@@ -123,6 +123,8 @@ class InterpreterBase(ABC):
         self.forward_calls: set[ast.AST] = set()
         """Calls resolved as a forward computation: a torch op, a tensor method, a module's forward
         (what a fix may re-run; see rules/fix_safety.py)."""
+        self.optimizer_calls: set[ast.AST] = set()
+        """Constructions of a torch optimizer (``torch.optim.Adam(...)``)."""
         self.module_calls: set[ast.AST] = set()
         """Calls of a library module (``nn.LSTMCell``): what they give back may be a tensor or a
         tuple of them, which the analysis does not tell apart."""

@@ -72,6 +72,8 @@ class RuleContext:
     """The functions and methods of the checked code each call site ran."""
     module_calls: set[ast.AST] = field(default_factory=set)
     """Calls of library modules, whose output may be a tensor or a tuple of them."""
+    optimizer_calls: set[ast.AST] = field(default_factory=set)
+    """Constructions of a torch optimizer."""
     parents: Parents = field(init=False)
     _all: list[ast.stmt] | None = field(init=False, default=None)
     _summaries: dict[int, Summary] = field(init=False, default_factory=dict)

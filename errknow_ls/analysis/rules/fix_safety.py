@@ -340,8 +340,9 @@ def inline_derived(ctx: RuleContext, stmt: ast.Assign, cls: ast.ClassDef) -> App
     is read instead (rule 8): safe where the statement is a pure forward computation (rule 2), it is
     the only store of ``<attr>`` in the checked code and every read of it is ``self.<attr>`` in a
     method of ``cls``, and every attribute of ``self`` the expression reads is stored once and read
-    nowhere else (nor named by a string, as ``getattr`` would): those parameters reach the loss only
-    through this value. Unsafe otherwise."""
+    nowhere else (nor named by a string, as ``getattr`` would, nor reached with every parameter at
+    once other than by an optimizer's construction): those parameters reach the loss only through
+    this value. Unsafe otherwise."""
     target = stmt.targets[0] if len(stmt.targets) == 1 else None
     constructor = ctx.function_of(stmt)
     if not (
@@ -360,7 +361,7 @@ def inline_derived(ctx: RuleContext, stmt: ast.Assign, cls: ast.ClassDef) -> App
     }
     if not read or not _methods_read(ctx, stmt, cls, target.attr):
         return Applicability.UNSAFE
-    if _named_by_string(ctx, read | {target.attr}):
+    if _named_by_string(ctx, read | {target.attr}) or not _bulk_reads_only_train(ctx):
         return Applicability.UNSAFE
     for attr in read:
         stores = 0
@@ -406,6 +407,35 @@ def _named_by_string(ctx: RuleContext, attrs: set[str]) -> bool:
 
 REFLECTION = frozenset({"getattr", "setattr", "delattr", "hasattr"})
 """The builtins that reach an attribute by a name held in a string."""
+
+
+def _bulk_reads_only_train(ctx: RuleContext) -> bool:
+    """Every call that reaches a module's parameters all at once (``model.parameters()``,
+    ``state_dict()``, ``apply(init)``) hands them to an optimizer's construction, directly or
+    through a name read only there (``trainable = [p for p in model.parameters() if
+    p.requires_grad]``): nothing else reads a parameter without naming it (an L2-SP penalty over
+    ``self.parameters()`` against an anchor)."""
+    inside = {id(n) for call in ctx.optimizer_calls for n in ast.walk(call) if n is not call}
+    for node in ast.walk(ctx.module):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in api.MODULE_BULK_METHODS
+        ):
+            continue
+        if id(node) in inside:
+            continue
+        stmt = ctx.statement_of(node)
+        if not (isinstance(stmt, ast.Assign) and [type(t) for t in stmt.targets] == [ast.Name]):
+            return False
+        name = stmt.targets[0]
+        assert isinstance(name, ast.Name)
+        scope = ctx.function_of(stmt) or ctx.module
+        loads = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == name.id and n is not name]
+        if not loads or any(not isinstance(n.ctx, ast.Load) or id(n) not in inside for n in loads):
+            return False
+    return True
+
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
