@@ -53,7 +53,8 @@ A fix is safe only when all of these hold:
 8. **A value an object computed once from its own parameters is computed where it is read** only
    where those parameters reach nothing else: ``self.weight = self.g * self.v / self.v.norm()`` in
    ``__init__``, read as ``self.weight`` by the object's methods, while nothing else in the checked
-   code reads ``self.g`` or ``self.v``. The first step then computes the same value at the same
+   code reads ``self.g`` or ``self.v`` (by their names, by a string, or with every parameter at once
+   other than to build an optimizer). The first step then computes the same value at the same
    parameters, and the parameters keep learning on every later step; detached, they would never
    learn at all, so it is no target compared with its own source (an anchor ``self.w0 = self.w *
    1`` read next to ``self.w`` stays unsafe) (:func:`inline_derived`).
