@@ -108,10 +108,21 @@ async function goToLine(page, line) {
   await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
 }
 
-/** Ctrl+. on the cursor's line: the quick-fix menu, once it lists something. */
+/** Ctrl+. on the cursor's line: the quick-fix menu, once it lists something. Where the editor
+ * says "No code actions available" (seen once in a fresh-clone CI, right after the hover's link
+ * tab was closed; its cause is not established), it is asked again, as a user would, at most
+ * three times; each such answer is counted in `seen.no_code_actions`. */
 async function quickFixMenu(page) {
-  await page.keyboard.press("Control+.");
   const menu = page.locator(".action-widget");
+  const none = page.getByText("No code actions available");
+  for (let attempt = 0; ; attempt++) {
+    await page.keyboard.press("Control+.");
+    await menu.or(none).first().waitFor({ state: "visible", timeout: 20_000 });
+    if (await menu.isVisible() || attempt >= 3) break;
+    seen.no_code_actions = (seen.no_code_actions ?? 0) + 1;
+    await page.keyboard.press("Escape");
+    await page.waitForTimeout(1_000);
+  }
   await menu.waitFor({ state: "visible", timeout: 20_000 });
   await menu.locator(".monaco-list-row").first().waitFor();
   return menu;
