@@ -114,11 +114,14 @@ async function goToLine(page, line) {
  * three times; each such answer is counted in `seen.no_code_actions`. */
 async function quickFixMenu(page) {
   const menu = page.locator(".action-widget");
-  const none = page.getByText("No code actions available");
-  for (let attempt = 0; ; attempt++) {
+  const none = page.locator("text=No code actions available >> visible=true");
+  for (let attempt = 0; attempt < 3; attempt++) {
     await page.keyboard.press("Control+.");
-    await menu.or(none).first().waitFor({ state: "visible", timeout: 20_000 });
-    if (await menu.isVisible() || attempt >= 3) break;
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline && !(await menu.isVisible()) && (await none.count()) === 0) {
+      await page.waitForTimeout(200);
+    }
+    if (await menu.isVisible()) break;
     seen.no_code_actions = (seen.no_code_actions ?? 0) + 1;
     await page.keyboard.press("Escape");
     await page.waitForTimeout(1_000);
@@ -135,8 +138,10 @@ async function problemRows(page) {
   return page.locator(".markers-panel .monaco-list-row");
 }
 
-/** A file's own row in the Problems panel (a message may name another file, a file row starts with its name). */
-const fileRow = (rows, name) => rows.filter({ hasText: new RegExp(`^${name.replaceAll(".", "\\.")}`) }).first();
+/** A file's own row in the Problems panel: its name and its count alone (a message may name another
+ * file, and a related place's row starts with its file's name too). */
+const fileRow = (rows, name) =>
+  rows.filter({ hasText: new RegExp(`^\\s*${name.replaceAll(".", "\\.")}\\s*\\d+\\s*$`) }).first();
 
 async function sourceScenario(page) {
   await openFile(page, "warmup_probe.py");
