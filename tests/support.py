@@ -64,7 +64,11 @@ def assert_readme_table(name: str, printed: str, command: str) -> None:
 
 ENGLISH = re.compile(r"[A-Za-z]+(?:[ '-]+[A-Za-z]+){2,}")
 """Three Latin words in a row: a phrase of English (``detach``, ``GAN``, ``torch 2.13`` are not)."""
-_CODE = re.compile(r"```.*?```|`[^`]*`|\]\([^)]*\)|https?://\S+", re.DOTALL)
+_CODE = re.compile(
+    r"```.*?```|`[^`]*`|\]\([^)]*\)|(?:https?|file)://[^\s)]+|errknow-ls explain \S+", re.DOTALL
+)
+"""Code spans and blocks, link targets, URLs and file URIs, and the command line that explains a record
+(plain-text hovers show it without the backticks Markdown puts around it)."""
 IDENTIFIERS = ("errknow-ls", *(rule.name for rule in RULES))
 """Latin text a Chinese reader is shown as it is: the tool's and the rules' names."""
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.editors.support import PATTERN_WHY, VENV_BIN, check_clean
-from tests.support import REPO
+from tests.support import REPO, english_left
 
 SNIPPET = REPO / "editors" / "emacs" / "errknow.el"
 SCENARIOS = Path(__file__).resolve().parent / "emacs"
@@ -150,3 +150,19 @@ def test_runs_in_compile_shell_and_python_are_forwarded_and_a_clean_rerun_clears
     assert raised["line"] == 5, seen
     assert seen["python_after_rerun"] == seen["python_raised"]
     assert {command for _, command in seen["python_sources"]} == {None}
+
+
+def test_chinese_shows_no_english_sentence(emacs: str, project: Path) -> None:
+    """The locale set where an eglot user sets a server's settings (``eglot-workspace-configuration``
+    in the project's ``.dir-locals.el``): the diagnostic, the hover and the quick-fix titles are
+    Chinese, with no English sentence left."""
+    (project / ".dir-locals.el").write_text(
+        '((nil . ((eglot-workspace-configuration . (:errknow (:locale "zh"))))))\n', encoding="utf-8"
+    )
+    seen = run_scenario(emacs, project, "chinese", {"ERRKNOW_E2E_FILE": str(project / "warmup_probe.py")})
+    assert seen["configuration"] == {"errknow": {"locale": "zh"}}, seen  # read from .dir-locals.el
+    assert "原因" in seen["hover"] and "它检查什么" in seen["hover"], seen["hover"]
+    assert "在这一行禁用 EK002" in seen["actions"], seen["actions"]
+    assert any(title.endswith("（安全）") for title in seen["actions"]), seen["actions"]  # noqa: RUF001
+    for text in [seen["diagnostic"], seen["hover"], *seen["actions"]]:
+        assert english_left(text) == [], text

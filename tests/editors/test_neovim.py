@@ -23,7 +23,7 @@ from tests.editors.support import (
     make_project,
     more_scenarios,
 )
-from tests.support import REPO
+from tests.support import REPO, english_left
 
 NVIM_VERSION = "0.11.4"
 ERROR_LEVEL = 4  # vim.log.levels.ERROR
@@ -234,3 +234,17 @@ def test_a_clean_rerun_of_the_same_command_takes_back_the_error(
         assert {chunk["command"] for chunk in in_runs} == {run}
         assert {chunk["command"] for chunk in chunks if chunk not in in_runs} == {None}
         assert any("RuntimeError" in chunk["text"] for chunk in in_runs)
+
+
+def test_chinese_shows_no_english_sentence(nvim: Path, project: Path) -> None:
+    """``locale = 'zh'`` in the user's ``vim.lsp.config`` settings: the finding's message and related
+    places, the hover float and the quick-fix titles are Chinese, with no English sentence left."""
+    settings = json.dumps({"errknow": {"locale": "zh"}})
+    seen = run_scenario(nvim, project, "chinese", "warmup_probe.py", {"ERRKNOW_E2E_SETTINGS": settings})
+    assert "原因" in seen["hover"] and "它检查什么" in seen["hover"], seen["hover"]
+    assert "在这一行禁用 EK002" in seen["actions"], seen["actions"]
+    assert any(title.endswith("（安全）") for title in seen["actions"]), seen["actions"]  # noqa: RUF001
+    assert seen["related"], seen
+    for text in [seen["diagnostic"], *seen["related"], seen["hover"], *seen["actions"]]:
+        assert english_left(text) == [], text
+    assert errors_shown(seen) == []

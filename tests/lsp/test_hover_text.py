@@ -156,6 +156,10 @@ def test_the_check_for_english_finds_english() -> None:
         english_left("`double-backward` 在 torch 2.13 中 detach `h`, 见 [DCGAN 示例](https://x.y/a b c)")
         == []
     )
+    # A plain-text hover's link: the command and the file's URI, as they are; prose after them is read.
+    plain = "更多 errknow-ls explain pytorch/backward-through-freed-graph (file:///c/backward-through-freed-graph.md)"
+    assert english_left(plain) == []
+    assert english_left(f"{plain} Keep the graph") == ["Keep the graph"]
 
 
 UNEXPLAINED = """\

@@ -16,11 +16,7 @@ for i, row in ipairs(rows) do
 end
 H.out.traceback = require('errknow').traceback_at(buf)
 vim.cmd('ErrknowExplain')
-local float
-H.wait(15000, function()
-  float = H.float()
-  return float ~= nil
-end, 'the explanation window')
+local float = H.wait_float(15000, 'the explanation window')
 H.out.explanation = H.window_text(float)
 vim.api.nvim_win_close(float, true)
 

@@ -29,6 +29,19 @@ function H.float()
   end
 end
 
+--- Waits for the floating window that `what` opens (a hover, an explanation).
+---@param ms integer
+---@param what string
+---@return integer
+function H.wait_float(ms, what)
+  local float
+  H.wait(ms, function()
+    float = H.float()
+    return float ~= nil
+  end, what)
+  return float
+end
+
 ---@param win integer
 ---@return string
 function H.window_text(win)

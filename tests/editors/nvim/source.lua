@@ -15,11 +15,7 @@ H.out.diagnostics = H.plain(vim.diagnostic.get(buf))
 local first = vim.diagnostic.get(buf)[1]
 vim.api.nvim_win_set_cursor(0, { first.lnum + 1, first.col })
 vim.lsp.buf.hover()
-local float
-H.wait(10000, function()
-  float = H.float()
-  return float ~= nil
-end, 'the hover window')
+local float = H.wait_float(10000, 'the hover window')
 H.out.hover = H.window_text(float)
 -- The link to the rest of the record: what `gx` opens with the cursor on it in the float.
 H.out.hover_conceal = vim.wo[float].conceallevel
