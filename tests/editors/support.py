@@ -49,3 +49,17 @@ def check_clean(path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(SERVER), "check", str(path)], capture_output=True, text=True, timeout=60, check=False
     )
+
+
+def run_logged(root: Path, log: str) -> None:
+    """``python fit.py > log 2>&1`` in ``root``, as a user's earlier run left it: a real traceback."""
+    with (root / log).open("w", encoding="utf-8") as out:
+        subprocess.run(
+            [str(VENV_BIN / "python"), "fit.py"],
+            check=False,
+            cwd=root,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            timeout=300,
+        )
+    assert "Trying to backward through the graph a second time" in (root / log).read_text(encoding="utf-8")

@@ -31,10 +31,12 @@ from tests.editors.support import (
     ARTIFACTS,
     PATTERN_WHY,
     ROOT_CAUSE,
+    SERVER,
     VENV_BIN,
     check_clean,
     make_project,
     more_scenarios,
+    run_logged,
 )
 from tests.support import REPO, english_left
 
@@ -161,12 +163,29 @@ def vscode_run(tmp_path_factory: pytest.TempPathFactory, vsix: dict[str, float])
 
 @pytest.fixture(scope="module")
 def first_run(tmp_path_factory: pytest.TempPathFactory, vsix: dict[str, float]) -> Iterator[dict[str, Any]]:
-    """The first-run message in a workspace whose errknow.interpreter does not run."""
+    """The first run in a workspace whose errknow.interpreter does not run, nothing of errknow-ls on
+    PATH, and a log of an earlier run (nohup.out) already there."""
     base = tmp_path_factory.mktemp("vscode-first-run")
     root = bare_project(base)
     settings = root / ".vscode" / "settings.json"
     settings.write_text(json.dumps({"errknow.interpreter": str(root / "gone" / "python")}), encoding="utf-8")
-    yield from scenario(base, root, "vscode-first-run", {"ERRKNOW_E2E_FIRST_RUN": "1"}, dict(vsix))
+    run_logged(root, "nohup.out")
+    scenario_env = {
+        "ERRKNOW_E2E_FIRST_RUN": "1",
+        "ERRKNOW_E2E_PYTHON": str(root / ".venv" / "bin" / "python"),
+        "ERRKNOW_E2E_SERVER": str(SERVER),
+    }
+    yield from scenario(base, root, "vscode-first-run", scenario_env, dict(vsix), server_on_path=False)
+
+
+@pytest.fixture(scope="module")
+def restricted(tmp_path_factory: pytest.TempPathFactory, vsix: dict[str, float]) -> Iterator[dict[str, Any]]:
+    """The fixture project opened with workspace trust on and never granted: Restricted Mode."""
+    base = tmp_path_factory.mktemp("vscode-restricted")
+    root = bare_project(base)
+    yield from scenario(
+        base, root, "vscode-restricted", {"ERRKNOW_E2E_RESTRICTED": "1"}, dict(vsix), trust=True
+    )
 
 
 FIXES = Path(__file__).resolve().parent / "fixtures" / "fixes"
@@ -193,15 +212,33 @@ def fixes_run(tmp_path_factory: pytest.TempPathFactory, vsix: dict[str, float]) 
 
 
 def scenario(
-    base: Path, root: Path, name: str, scenario_env: dict[str, str], timings: dict[str, float]
+    base: Path,
+    root: Path,
+    name: str,
+    scenario_env: dict[str, str],
+    timings: dict[str, float],
+    *,
+    server_on_path: bool = True,
+    trust: bool = False,
 ) -> Iterator[dict[str, Any]]:
-    """Installs the .vsix into a fresh code-server profile, opens ``root``, runs scenario.mjs."""
+    """Installs the .vsix into a fresh code-server profile, opens ``root``, runs scenario.mjs.
+
+    ``server_on_path``: the test's environment (errknow-ls, its Python) first on PATH, else left off
+    it. ``trust``: workspace trust on, the folder never trusted (Restricted Mode) and no prompt."""
     data, extensions = base / "user-data", base / "extensions"
     (data / "User").mkdir(parents=True)
-    (data / "User" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=1), encoding="utf-8")
+    user_settings = {**USER_SETTINGS, "security.workspace.trust.enabled": trust}
+    if trust:
+        user_settings["security.workspace.trust.startupPrompt"] = "never"
+    (data / "User" / "settings.json").write_text(json.dumps(user_settings, indent=1), encoding="utf-8")
+    path = os.environ.get("PATH", "")
+    if server_on_path:
+        path = f"{VENV_BIN}{os.pathsep}{path}"
+    else:
+        path = os.pathsep.join(d for d in path.split(os.pathsep) if not (Path(d) / "errknow-ls").exists())
     env = {
         **os.environ,
-        "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PATH": path,
         "XDG_CONFIG_HOME": str(base / "config"),
         "XDG_DATA_HOME": str(base / "data"),
         "XDG_CACHE_HOME": str(base / "cache"),
@@ -234,7 +271,7 @@ def scenario(
             "none",
             "--disable-telemetry",
             "--disable-update-check",
-            "--disable-workspace-trust",
+            *([] if trust else ["--disable-workspace-trust"]),
             str(root),
         ],
         env=env,
@@ -378,9 +415,64 @@ def test_first_run_message_its_setting_and_dont_show_again(first_run: dict[str, 
     assert f"({root / 'gone' / 'python'}, errknow.interpreter) does not run" in message
     assert ".venv/bin/pip" not in message
     assert first_run["first_run_buttons"] == ["Select Interpreter", "Open Settings", "Don't show again"]
-    # Without the Python extension, "Select Interpreter" opens the setting: found, not "No Settings Found".
+    # Without the Python extension, "Select Interpreter" opens the setting where its value is in
+    # force (the workspace sets it): a text field, not "No Settings Found" nor "Edit in settings.json".
     assert "Errknow: Interpreter" in first_run["first_run_setting"]
+    assert "Edit in settings.json" not in first_run["first_run_setting"]
+    assert first_run["first_run_settings_tab"].startswith("Workspace"), first_run["first_run_settings_tab"]
     assert not any("does not run" in toast for toast in first_run["first_run_toasts_after_dismissal"])
+
+
+def test_the_server_starts_without_a_reload_once_the_interpreter_is_set(first_run: dict[str, Any]) -> None:
+    # Typed into the setting the message opened: the server started in the same window, bundled, run
+    # by the project's Python.
+    assert first_run["page_loads_when_started"] == 1
+    assert "bundled with the extension, run by errknow.interpreter" in first_run["extension_log"]
+    assert {"fit.py", "warmup_probe.py", "steps.py"} <= file_rows(first_run["first_run_rows_started"])
+
+
+def test_a_log_already_there_is_read_at_start_and_after_a_reload(first_run: dict[str, Any]) -> None:
+    # nohup.out held the earlier run's traceback before the window opened: its error is on steps.py's
+    # `loss.backward()` with no one opening the log, and again after "Developer: Reload Window".
+    for rows, tabs in [
+        (first_run["first_run_rows_started"], first_run["first_run_tabs"]),
+        (first_run["first_run_rows_after_reload"], first_run["first_run_tabs_after_reload"]),
+    ]:
+        assert "steps.py" in file_rows(rows), rows
+        text = "\n".join(rows)
+        assert "[Ln 5" in text and "nohup.out" in text, rows
+        assert not any("nohup.out" in tab for tab in tabs), tabs
+    assert first_run["page_loads_after_reload"] == 2
+    assert first_run["first_run_starts_after_reload"] == 1
+
+
+def test_nothing_installed_says_what_to_install_and_an_install_starts_the_server(
+    first_run: dict[str, Any],
+) -> None:
+    root = Path(first_run["root"])
+    message = first_run["not_installed_message"]
+    assert "errknow-ls is not installed in the selected interpreter's environment" in message
+    assert f'"{root / ".venv" / "bin" / "python"}" -m pip install' in message
+    assert ".venv/bin/pip" not in message
+    assert first_run["not_installed_buttons"][0] == "Use the bundled server"
+    # errknow-ls appeared beside the interpreter: the server started from there, no reload.
+    assert (
+        f"starting {root / '.venv' / 'bin' / 'errknow-ls'} serve (from beside errknow.interpreter)"
+        in (first_run["installed_start"])
+    )
+    assert first_run["problems_after_install"]["errors"] >= 1
+
+
+def test_restricted_mode_says_what_it_turns_off_and_trust_starts_the_server(
+    restricted: dict[str, Any],
+) -> None:
+    message = restricted["restricted_message"]
+    assert "Restricted Mode" in message
+    for turned_off in ("diagnostics", "hover", "quick fixes", "explanations of tracebacks"):
+        assert turned_off in message, message
+    assert restricted["restricted_buttons"] == ["Manage Workspace Trust", "Don't show again"]
+    assert restricted["restricted_problems"]["label"] == "No Problems"  # nothing ran before the trust
+    assert restricted["restricted_problems_trusted"]["errors"] >= 1  # and it runs after, no reload
 
 
 @more_scenarios

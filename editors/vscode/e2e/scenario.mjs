@@ -5,9 +5,11 @@
 // Environment: ERRKNOW_E2E_URL (code-server, folder opened), ERRKNOW_E2E_ROOT (that folder),
 // ERRKNOW_E2E_ARTIFACTS (screenshots), ERRKNOW_E2E_OUT (the JSON), ERRKNOW_E2E_LOGS (code-server's
 // user data logs), ERRKNOW_E2E_RUN (the failing command to type in the terminal), ERRKNOW_E2E_DIAGNOSTIC_MS (how long to wait for the terminal's diagnostic),
-// ERRKNOW_E2E_FIRST_RUN=1 (only the first-run message, in a workspace whose interpreter does not run),
+// ERRKNOW_E2E_FIRST_RUN=1 (only the first run, in a workspace whose interpreter does not run; with
+// ERRKNOW_E2E_PYTHON, the project's Python, and ERRKNOW_E2E_SERVER, an errknow-ls to install),
+// ERRKNOW_E2E_RESTRICTED=1 (only Restricted Mode, in a workspace not trusted),
 // ERRKNOW_E2E_CHINESE=0 (leaves out the step in Chinese).
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 
@@ -27,6 +29,8 @@ const seen = { steps: [], timings: {} };
 const save = () => writeFileSync(outFile, JSON.stringify(seen, null, 1));
 const started = Date.now();
 let stepStart = started;
+/** How many times the window (the page) loaded: the first load, then each reload. */
+let pageLoads = 0;
 
 async function shot(page, name) {
   await page.screenshot({ path: join(artifacts, `${name}.png`) });
@@ -417,12 +421,46 @@ async function explainScenario(page) {
   await shot(page, "7-explanation");
 }
 
-/** The first-run message when the interpreter does not run: its text and buttons; "Select
- * Interpreter" (no Python extension here) opens the errknow.interpreter setting; after a reload the
- * message is back, "Don't show again" silences it, and after another reload the extension logs that it
- * was not shown. */
+/** A command from the palette (Ctrl+Shift+P), by its title. */
+async function runCommand(page, title) {
+  await page.keyboard.press("Control+Shift+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(`>${title}`);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor();
+  await page.keyboard.press("Enter");
+}
+
+/** "Developer: Reload Window", then the workbench back. */
+async function reloadWindow(page) {
+  const loaded = page.waitForEvent("load", { timeout: 60_000 });
+  await runCommand(page, "Developer: Reload Window");
+  await loaded;
+  await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+  await page.locator('[id="status.problems"]').waitFor({ timeout: 60_000 });
+}
+
+function writeWorkspaceSettings(values) {
+  const file = join(root, ".vscode", "settings.json");
+  writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), ...values }, null, 1));
+}
+
+const toastWith = (page, text) => page.locator(".notifications-toasts .notification-list-item", { hasText: text }).first();
+const logCount = (text) => extensionLog().split(text).length - 1;
+
+/** The first run in a workspace whose errknow.interpreter does not run, and where a log the user's
+ * earlier run wrote (nohup.out) is waiting:
+ * A. the message, its buttons; "Select Interpreter" (no Python extension here) opens the setting where
+ *    its value is in force (the workspace's); typing the project's Python there starts the server with
+ *    no reload, and the log's error shows on steps.py without the log being opened;
+ * B. "Developer: Reload Window": the log's error is back, unopened;
+ * C. errknow.importStrategy fromEnvironment with nothing installed: the message says what to install
+ *    where; an install (errknow-ls appearing beside the interpreter) starts the server, no reload;
+ * D. an interpreter that does not run again: "Don't show again", reload, and the message stays away
+ *    (the extension logs that it did not show it). */
 async function firstRunScenario(page) {
-  const toast = page.locator(".notifications-toasts .notification-list-item", { hasText: "does not run" }).first();
+  const python = env("ERRKNOW_E2E_PYTHON");
+  const toast = toastWith(page, "does not run");
   await toast.waitFor({ state: "visible", timeout: 60_000 });
   seen.first_run_message = await toast.locator(".notification-list-item-message").innerText();
   seen.first_run_buttons = await toast.locator(".monaco-button").allInnerTexts();
@@ -431,18 +469,79 @@ async function firstRunScenario(page) {
   const setting = page.locator(".settings-editor .setting-item-contents", { hasText: "Errknow: Interpreter" }).first();
   await setting.waitFor({ state: "visible" });
   seen.first_run_setting = await setting.innerText();
-  await shot(page, "first-run-2-setting");
-  await page.reload();
-  const again = page.locator(".notifications-toasts .notification-list-item", { hasText: "does not run" }).first();
-  await again.waitFor({ state: "visible", timeout: 60_000 });
-  await again.locator(".monaco-button", { hasText: "Don't show again" }).click();
-  await again.waitFor({ state: "hidden" });
+  seen.first_run_settings_tab = await page.locator(".settings-editor .settings-tabs-widget .action-label.checked").first().innerText();
+  const field = setting.locator("input").first();
+  await field.fill(python);
+  await shot(page, "first-run-2-setting-filled");
+  await until("the interpreter typed into the workspace's settings", () => readFileSync(join(root, ".vscode", "settings.json"), "utf8").includes(python), 20_000);
+  await until("the server to start", () => extensionLog().includes("starting "), 60_000);
+  const rows = await problemRows(page);
+  await fileRow(rows, "steps.py").waitFor({ timeout: 60_000 });
+  seen.first_run_rows_started = await rows.allInnerTexts();
+  seen.page_loads_when_started = pageLoads; // the window's first load alone: nothing reloaded it
+  seen.first_run_tabs = await page.locator(".tab").allInnerTexts();
+  await shot(page, "first-run-3-started-without-reload-log-read");
+
+  const starts = logCount("starting ");
+  await reloadWindow(page);
+  seen.page_loads_after_reload = pageLoads;
+  const again = await problemRows(page);
+  await fileRow(again, "steps.py").waitFor({ timeout: 60_000 });
+  seen.first_run_rows_after_reload = await again.allInnerTexts();
+  seen.first_run_tabs_after_reload = await page.locator(".tab").allInnerTexts();
+  seen.first_run_starts_after_reload = logCount("starting ") - starts;
+  await shot(page, "first-run-4-log-read-again-after-reload");
+
+  writeWorkspaceSettings({ "errknow.importStrategy": "fromEnvironment" });
+  const missing = toastWith(page, "is not installed");
+  await missing.waitFor({ state: "visible", timeout: 60_000 });
+  seen.not_installed_message = await missing.locator(".notification-list-item-message").innerText();
+  seen.not_installed_buttons = await missing.locator(".monaco-button").allInnerTexts();
+  await shot(page, "first-run-5-not-installed");
+  // What an install writes: the console script beside the interpreter, made whole elsewhere and
+  // moved into place (as pip does), here a script that runs the errknow-ls of the test's environment.
+  const script = join(root, ".venv", "errknow-ls.new");
+  writeFileSync(script, `#!/bin/sh\nexec "${env("ERRKNOW_E2E_SERVER")}" "$@"\n`);
+  chmodSync(script, 0o755);
+  const before = logCount("starting ");
+  renameSync(script, join(root, ".venv", "bin", "errknow-ls"));
+  seen.installed_start = await until(
+    "the server to start after the install",
+    () => logCount("starting ") > before && extensionLog().split("\n").filter((line) => line.includes("starting ")).pop(),
+    60_000,
+  );
+  seen.problems_after_install = await waitProblems(page, "some", 60_000);
+  await shot(page, "first-run-6-started-after-install");
+
+  writeWorkspaceSettings({ "errknow.importStrategy": "useBundled", "errknow.interpreter": join(root, "gone", "python") });
+  const back = toastWith(page, "does not run");
+  await back.waitFor({ state: "visible", timeout: 60_000 });
+  await back.locator(".monaco-button", { hasText: "Don't show again" }).click();
+  await back.waitFor({ state: "hidden" });
   await until("the extension to keep the choice", () => extensionLog().includes("will not show that message again"), 30_000);
-  await page.reload();
-  await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+  await reloadWindow(page);
   await until("the extension to log that it did not show the message", () => extensionLog().includes("(not shown: this workspace chose"), 60_000);
   seen.first_run_toasts_after_dismissal = await page.locator(".notifications-toasts .notification-list-item-message").allInnerTexts();
-  await shot(page, "first-run-3-silenced");
+  await shot(page, "first-run-7-silenced");
+}
+
+/** Restricted Mode (the workspace not trusted): the extension says what it turns off; "Manage
+ * Workspace Trust", then "Trust", starts the server with no reload. */
+async function restrictedScenario(page) {
+  const toast = toastWith(page, "Restricted Mode");
+  await toast.waitFor({ state: "visible", timeout: 60_000 });
+  seen.restricted_message = await toast.locator(".notification-list-item-message").innerText();
+  seen.restricted_buttons = await toast.locator(".monaco-button").allInnerTexts();
+  seen.restricted_problems = await problems(page);
+  await shot(page, "restricted-1-message");
+  await toast.locator(".monaco-button", { hasText: "Manage Workspace Trust" }).click();
+  const trust = page.locator(".workspace-trust-editor .monaco-button", { hasText: /^Trust$/ }).first();
+  await trust.waitFor({ state: "visible", timeout: 30_000 });
+  await shot(page, "restricted-2-trust-editor");
+  await trust.click();
+  await until("the server to start once trusted", () => extensionLog().includes("starting "), 60_000);
+  seen.restricted_problems_trusted = await waitProblems(page, "some", 60_000);
+  await shot(page, "restricted-3-trusted-and-started");
 }
 
 const browser = await chromium.launch({
@@ -455,6 +554,9 @@ const browser = await chromium.launch({
 let failed = false;
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.on("load", () => {
+    pageLoads += 1;
+  });
   page.setDefaultTimeout(30_000);
   await page.goto(url);
   await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
@@ -463,6 +565,8 @@ try {
   stepStart = Date.now();
   if (process.env.ERRKNOW_E2E_FIRST_RUN === "1") {
     await firstRunScenario(page);
+  } else if (process.env.ERRKNOW_E2E_RESTRICTED === "1") {
+    await restrictedScenario(page);
   } else if (process.env.ERRKNOW_E2E_FIXES) {
     await fixesScenario(page);
   } else {

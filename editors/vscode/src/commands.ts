@@ -58,10 +58,18 @@ async function selectedTerminalText(): Promise<string> {
   return text === saved ? "" : text;
 }
 
-/** Whether the server runs; says so when it does not. */
+const RESTART_HINT = "errknow-ls is not running: run “errknow: Restart the errknow-ls server”.";
+/** Why no server runs, when the extension knows (none found, Restricted Mode): restarting cannot help then. */
+let notRunning: string | undefined;
+
+export function whyNotRunning(reason: string | undefined): void {
+  notRunning = reason;
+}
+
+/** Whether the server runs; says why when it does not. */
 function isRunning(client: LanguageClient | undefined): client is LanguageClient {
   if (!client?.isRunning()) {
-    void vscode.window.showWarningMessage("errknow-ls is not running: run “errknow: Restart the errknow-ls server”.");
+    void vscode.window.showWarningMessage(notRunning ?? RESTART_HINT);
     return false;
   }
   return true;

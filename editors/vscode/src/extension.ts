@@ -14,6 +14,7 @@ import {
 import {
   clearRunErrors,
   EXPLANATION_SCHEME,
+  whyNotRunning,
   explainClipboard,
   explainSelection,
   explanationProvider,
@@ -28,6 +29,7 @@ import {
   isProblem,
   type Problem,
   readBundle,
+  RESTRICTED,
   type ServerCommand,
 } from "./server";
 import { watchTerminals } from "./terminal";
@@ -50,7 +52,7 @@ function settings(): vscode.WorkspaceConfiguration {
 async function lookupServer(context: vscode.ExtensionContext): Promise<[ServerCommand | Problem, Interpreter | undefined]> {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   const pathVariable = process.env.PATH ?? "";
-  const interpreter = await selectedInterpreter(settings().get<string | null>("interpreter", null), folder, pathVariable);
+  const interpreter = await selectedInterpreter(settings().get<string>("interpreter", "") || null, folder, pathVariable);
   const found = findServer({
     serverCommand: settings().get<string[]>("serverCommand", []),
     importStrategy: settings().get<ImportStrategy>("importStrategy", "useBundled"),
@@ -108,7 +110,17 @@ const LABELS: Record<Action, string> = {
   useBundled: "Use the bundled server",
   useFromEnvironment: "Use the environment's errknow-ls",
   openSettings: "Open Settings",
+  manageTrust: "Manage Workspace Trust",
 };
+
+/** The settings editor on `query`, at the level whose value is in force: a value the workspace sets
+ * wins over the user's, so a fix typed under User would change nothing. */
+async function openSettings(query: string, key: string): Promise<void> {
+  const values = settings().inspect(key);
+  const workspace = values?.workspaceFolderValue !== undefined || values?.workspaceValue !== undefined;
+  const command = workspace ? "workbench.action.openWorkspaceSettings" : "workbench.action.openSettings";
+  await vscode.commands.executeCommand(command, { query });
+}
 
 async function act(action: Action): Promise<void> {
   const target = vscode.workspace.workspaceFolders ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
@@ -118,7 +130,7 @@ async function act(action: Action): Promise<void> {
       if ((await vscode.commands.getCommands(true)).includes("python.setInterpreter")) {
         await vscode.commands.executeCommand("python.setInterpreter");
       } else {
-        await vscode.commands.executeCommand("workbench.action.openSettings", "errknow.interpreter");
+        await openSettings("errknow.interpreter", "interpreter");
       }
       return;
     case "useBundled":
@@ -129,9 +141,16 @@ async function act(action: Action): Promise<void> {
       return;
     case "openSettings":
       // Every errknow setting is resource-scoped, so this lists them in local and remote windows alike.
-      await vscode.commands.executeCommand("workbench.action.openSettings", "@ext:errknow.errknow-ls");
+      await openSettings("@ext:errknow.errknow-ls", serverCommandSet() ? "serverCommand" : "interpreter");
+      return;
+    case "manageTrust":
+      await vscode.commands.executeCommand("workbench.trust.manage");
       return;
   }
+}
+
+function serverCommandSet(): boolean {
+  return settings().get<string[]>("serverCommand", []).length > 0;
 }
 
 /** Whether this workspace chose "Don't show again": a file in the workspace's own extension storage
@@ -179,10 +198,10 @@ async function tell(context: vscode.ExtensionContext, problem: Problem): Promise
 
 /** Start as soon as errknow-ls appears where the lookup would find it (an install, no reload). */
 function watchForInstall(context: vscode.ExtensionContext, interpreter: Interpreter | undefined): void {
-  const places = [
+  const places = new Set([
     ...(interpreter ? [path.dirname(interpreter.path)] : []),
     ...(vscode.workspace.workspaceFolders ?? []).flatMap((f) => [".venv", "venv"].map((v) => path.join(f.uri.fsPath, v, "bin"))),
-  ];
+  ]);
   for (const place of places) {
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(place), "errknow-ls*"));
     installWatchers.push(watcher);
@@ -191,8 +210,16 @@ function watchForInstall(context: vscode.ExtensionContext, interpreter: Interpre
 }
 
 async function start(context: vscode.ExtensionContext): Promise<void> {
+  if (!vscode.workspace.isTrusted) {
+    // Restricted Mode: nothing runs until the user trusts the workspace (the settings that choose
+    // what runs are the workspace's to set).
+    whyNotRunning(RESTRICTED.message);
+    void tell(context, RESTRICTED);
+    return;
+  }
   const [found, selected] = await lookupServer(context);
   interpreter = selected;
+  whyNotRunning(isProblem(found) ? found.message : undefined);
   if (isProblem(found)) {
     watchForInstall(context, selected);
     // Not awaited: activation must not wait for the user to answer.
@@ -213,7 +240,15 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   }
 }
 
-async function restart(context: vscode.ExtensionContext): Promise<void> {
+/** Restarts run one after the other: an install, a setting and a trust grant can come together. */
+let restarting: Promise<void> = Promise.resolve();
+
+function restart(context: vscode.ExtensionContext): Promise<void> {
+  restarting = restarting.then(() => restartNow(context));
+  return restarting;
+}
+
+async function restartNow(context: vscode.ExtensionContext): Promise<void> {
   const running = client;
   client = undefined;
   for (const watcher of installWatchers.splice(0)) {
@@ -248,6 +283,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
   // A change of the active environment in the Python extension restarts the server with it.
   context.subscriptions.push(await onInterpreterChange(() => void restart(context)));
+  // Trusting the workspace starts the server held back in Restricted Mode, with no reload.
+  context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void restart(context)));
   await start(context);
 }
 

@@ -32,7 +32,7 @@ export interface ServerCommand {
   origin: string;
 }
 
-export type Action = "selectInterpreter" | "useBundled" | "useFromEnvironment" | "openSettings";
+export type Action = "selectInterpreter" | "useBundled" | "useFromEnvironment" | "openSettings" | "manageTrust";
 
 export interface Problem {
   message: string;
@@ -169,6 +169,15 @@ function notInstalled(lookup: Lookup): Problem {
     actions: lookup.bundle ? ["useBundled", "selectInterpreter", "openSettings"] : ["selectInterpreter", "openSettings"],
   };
 }
+
+/** Restricted Mode: the extension starts no server until the workspace is trusted, and says so. */
+export const RESTRICTED: Problem = {
+  message:
+    "errknow-ls is off in Restricted Mode: it would run a program that this workspace's settings " +
+    "(errknow.interpreter, errknow.serverCommand) can choose. Until you trust the workspace there " +
+    "are no diagnostics, hover, quick fixes or explanations of tracebacks from errknow; it starts as soon as you trust it.",
+  actions: ["manageTrust"],
+};
 
 export function isProblem(found: ServerCommand | Problem): found is Problem {
   return "message" in found;
