@@ -22,6 +22,7 @@ from tests.editors.support import (
     check_clean,
     make_project,
     more_scenarios,
+    run_logged,
 )
 from tests.support import REPO, english_left
 
@@ -248,3 +249,15 @@ def test_chinese_shows_no_english_sentence(nvim: Path, project: Path) -> None:
     for text in [seen["diagnostic"], *seen["related"], seen["hover"], *seen["actions"]]:
         assert english_left(text) == [], text
     assert errors_shown(seen) == []
+
+
+def test_a_log_already_there_is_read_at_start_and_after_a_restart(nvim: Path, project: Path) -> None:
+    """nohup.out holds an earlier run's traceback when Neovim starts on warmup_probe.py: the error is
+    on steps.py's ``loss.backward()`` with neither file opened, and again when Neovim starts anew."""
+    run_logged(project, "nohup.out")
+    for _ in ("start", "restart"):
+        seen = run_scenario(nvim, project, "logs", "warmup_probe.py")
+        [error] = seen["steps"]
+        assert error["lnum"] == 4, error  # steps.py line 5
+        assert "raised here in the run logged in nohup.out" in error["message"], error
+        assert seen["loaded"] == ["warmup_probe.py"], seen["loaded"]
