@@ -454,7 +454,11 @@ def test_nothing_installed_says_what_to_install_and_an_install_starts_the_server
     assert "errknow-ls is not installed in the selected interpreter's environment" in message
     assert f'"{root / ".venv" / "bin" / "python"}" -m pip install' in message
     assert ".venv/bin/pip" not in message
-    assert first_run["not_installed_buttons"][0] == "Use the bundled server"
+    assert first_run["not_installed_buttons"] == [
+        "Use the bundled server",
+        "Select Interpreter",
+        "Don't show again",
+    ]
     # errknow-ls appeared beside the interpreter: the server started from there, no reload.
     assert (
         f"starting {root / '.venv' / 'bin' / 'errknow-ls'} serve (from beside errknow.interpreter)"

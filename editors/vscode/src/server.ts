@@ -158,7 +158,8 @@ function notInstalled(lookup: Lookup): Problem {
     ? `the selected interpreter's environment (${lookup.interpreter.path})`
     : "any environment (no interpreter is selected)";
   const install = lookup.interpreter
-    ? ` Install it there (\`"${lookup.interpreter.path}" -m pip install <errknow-ls wheel or clone>\`): the server starts as soon as it appears.`
+    ? " Install it there from a clone, a git URL or a built wheel of errknow-ls (it is not on PyPI), e.g. " +
+      `\`"${lookup.interpreter.path}" -m pip install /path/to/errknow-ls\`: the server starts as soon as it appears.`
     : "";
   const bundle = lookup.bundle
     ? " Or run the server bundled with this extension (errknow.importStrategy: useBundled)."
@@ -166,7 +167,8 @@ function notInstalled(lookup: Lookup): Problem {
   return {
     message:
       `errknow-ls is not installed in ${where}, the workspace's .venv or venv, or on PATH.${install}${bundle}`,
-    actions: lookup.bundle ? ["useBundled", "selectInterpreter", "openSettings"] : ["selectInterpreter", "openSettings"],
+    // Two buttons and "Don't show again" fit a notification; more get cut to "Use the bundl…".
+    actions: lookup.bundle ? ["useBundled", "selectInterpreter"] : ["selectInterpreter", "openSettings"],
   };
 }
 
