@@ -415,6 +415,7 @@ def test_first_run_message_its_setting_and_dont_show_again(first_run: dict[str, 
     assert f"({root / 'gone' / 'python'}, errknow.interpreter) does not run" in message
     assert ".venv/bin/pip" not in message
     assert first_run["first_run_buttons"] == ["Select Interpreter", "Open Settings", "Don't show again"]
+    assert first_run["first_run_buttons_cut"] == []
     # Without the Python extension, "Select Interpreter" opens the setting where its value is in
     # force (the workspace sets it): a text field, not "No Settings Found" nor "Edit in settings.json".
     assert "Errknow: Interpreter" in first_run["first_run_setting"]
@@ -454,17 +455,17 @@ def test_nothing_installed_says_what_to_install_and_an_install_starts_the_server
     assert "errknow-ls is not installed in the selected interpreter's environment" in message
     assert f'"{root / ".venv" / "bin" / "python"}" -m pip install' in message
     assert ".venv/bin/pip" not in message
-    assert first_run["not_installed_buttons"] == [
-        "Use the bundled server",
-        "Select Interpreter",
-        "Don't show again",
-    ]
+    assert first_run["not_installed_buttons"] == ["Use the bundled server", "Don't show again"]
+    assert first_run["not_installed_buttons_cut"] == []  # each button's label whole
+    assert first_run["strategy_after_button"] == "useBundled"  # the button started the bundled server
     # errknow-ls appeared beside the interpreter: the server started from there, no reload.
     assert (
         f"starting {root / '.venv' / 'bin' / 'errknow-ls'} serve (from beside errknow.interpreter)"
         in (first_run["installed_start"])
     )
     assert first_run["problems_after_install"]["errors"] >= 1
+    # The message that said nothing was installed cannot be taken back: another says it no longer holds.
+    assert first_run["running_message"].startswith("errknow-ls is running now (beside errknow.interpreter)")
 
 
 def test_restricted_mode_says_what_it_turns_off_and_trust_starts_the_server(

@@ -445,6 +445,11 @@ function writeWorkspaceSettings(values) {
   writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), ...values }, null, 1));
 }
 
+/** The texts of a toast's buttons that the notification cuts short (an ellipsis instead of the end). */
+const cutButtons = (toast) =>
+  toast.locator(".monaco-button").evaluateAll((buttons) =>
+    buttons.filter((button) => [button, ...button.querySelectorAll("*")].some((e) => e.scrollWidth > e.clientWidth)).map((b) => b.innerText),
+  );
 const toastWith = (page, text) => page.locator(".notifications-toasts .notification-list-item", { hasText: text }).first();
 const logCount = (text) => extensionLog().split(text).length - 1;
 
@@ -455,7 +460,8 @@ const logCount = (text) => extensionLog().split(text).length - 1;
  *    no reload, and the log's error shows on steps.py without the log being opened;
  * B. "Developer: Reload Window": the log's error is back, unopened;
  * C. errknow.importStrategy fromEnvironment with nothing installed: the message says what to install
- *    where; an install (errknow-ls appearing beside the interpreter) starts the server, no reload;
+ *    where; its "Use the bundled server" starts the bundled one; back to fromEnvironment, an install
+ *    (errknow-ls appearing beside the interpreter) starts the server, no reload;
  * D. an interpreter that does not run again: "Don't show again", reload, and the message stays away
  *    (the extension logs that it did not show it). */
 async function firstRunScenario(page) {
@@ -464,6 +470,7 @@ async function firstRunScenario(page) {
   await toast.waitFor({ state: "visible", timeout: 60_000 });
   seen.first_run_message = await toast.locator(".notification-list-item-message").innerText();
   seen.first_run_buttons = await toast.locator(".monaco-button").allInnerTexts();
+  seen.first_run_buttons_cut = await cutButtons(toast);
   await shot(page, "first-run-1-message");
   await toast.locator(".monaco-button", { hasText: "Select Interpreter" }).click();
   const setting = page.locator(".settings-editor .setting-item-contents", { hasText: "Errknow: Interpreter" }).first();
@@ -497,7 +504,18 @@ async function firstRunScenario(page) {
   await missing.waitFor({ state: "visible", timeout: 60_000 });
   seen.not_installed_message = await missing.locator(".notification-list-item-message").innerText();
   seen.not_installed_buttons = await missing.locator(".monaco-button").allInnerTexts();
+  seen.not_installed_buttons_cut = await cutButtons(missing);
   await shot(page, "first-run-5-not-installed");
+  // Its first button runs the server the extension carries, at once.
+  const bundledStarts = logCount("bundled with the extension");
+  await missing.locator(".monaco-button", { hasText: "Use the bundled server" }).click();
+  await until("the bundled server to start", () => logCount("bundled with the extension") > bundledStarts, 60_000);
+  seen.strategy_after_button = JSON.parse(readFileSync(join(root, ".vscode", "settings.json"), "utf8"))["errknow.importStrategy"];
+  await waitProblems(page, "some", 60_000);
+  await shot(page, "first-run-5b-bundled-server-started");
+  // Back to the environment's errknow-ls, still not installed: the message again, then the install.
+  writeWorkspaceSettings({ "errknow.importStrategy": "fromEnvironment" });
+  await missing.waitFor({ state: "visible", timeout: 60_000 });
   // What an install writes: the console script beside the interpreter, made whole elsewhere and
   // moved into place (as pip does), here a script that runs the errknow-ls of the test's environment.
   const script = join(root, ".venv", "errknow-ls.new");
@@ -511,6 +529,9 @@ async function firstRunScenario(page) {
     60_000,
   );
   seen.problems_after_install = await waitProblems(page, "some", 60_000);
+  const running = toastWith(page, "errknow-ls is running now (beside");
+  await running.waitFor({ state: "visible", timeout: 30_000 });
+  seen.running_message = await running.locator(".notification-list-item-message").innerText();
   await shot(page, "first-run-6-started-after-install");
 
   writeWorkspaceSettings({ "errknow.importStrategy": "useBundled", "errknow.interpreter": join(root, "gone", "python") });

@@ -176,6 +176,10 @@ async function dismiss(context: vscode.ExtensionContext): Promise<void> {
   await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(context.storageUri, DISMISSED), new Uint8Array());
 }
 
+/** Whether this window showed why no server runs: VS Code cannot take a message back, so the start
+ * that follows says that it no longer holds. */
+let shownProblem = false;
+
 /** The problem, once per window, unless this workspace said "don't show again"; the log has it always. */
 async function tell(context: vscode.ExtensionContext, problem: Problem): Promise<void> {
   output?.error(problem.message);
@@ -184,6 +188,7 @@ async function tell(context: vscode.ExtensionContext, problem: Problem): Promise
     return;
   }
   const labels = problem.actions.map((action) => LABELS[action]);
+  shownProblem = true;
   const choice = await vscode.window.showWarningMessage(problem.message, ...labels, DONT_SHOW);
   if (choice === DONT_SHOW) {
     await dismiss(context);
@@ -235,6 +240,10 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   context.subscriptions.push(client);
   try {
     await client.start();
+    if (shownProblem) {
+      shownProblem = false;
+      void vscode.window.showInformationMessage(`errknow-ls is running now (${server.origin}).`);
+    }
   } catch (error) {
     void vscode.window.showErrorMessage(`errknow-ls failed to start (${server.command}): ${String(error)}`);
   }

@@ -167,8 +167,8 @@ function notInstalled(lookup: Lookup): Problem {
   return {
     message:
       `errknow-ls is not installed in ${where}, the workspace's .venv or venv, or on PATH.${install}${bundle}`,
-    // Two buttons and "Don't show again" fit a notification; more get cut to "Use the bundl…".
-    actions: lookup.bundle ? ["useBundled", "selectInterpreter"] : ["selectInterpreter", "openSettings"],
+    // Beside "Don't show again", a notification shows "Use the bundled server" whole only alone.
+    actions: lookup.bundle ? ["useBundled"] : ["selectInterpreter", "openSettings"],
   };
 }
 

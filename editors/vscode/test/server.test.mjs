@@ -115,7 +115,7 @@ test("fromEnvironment with nothing installed: no .venv/bin/pip advice; the insta
     lookup({ bundle: BUNDLE, interpreter: python(path.join(root, "py", "bin", "python")), workspaceFolders: [path.join(root, "ws")] }),
   );
   assert.ok(isProblem(found));
-  assert.deepEqual(found.actions, ["useBundled", "selectInterpreter"]);
+  assert.deepEqual(found.actions, ["useBundled"]);
   assert.ok(found.message.includes(`"${path.join(root, "py", "bin", "python")}" -m pip install`));
   assert.doesNotMatch(found.message, /\.venv\/bin\/pip/);
   const withoutBundle = findServer(lookup({}));
