@@ -118,6 +118,9 @@ class Seq(Value):
     """How many items it has at least (``range(10)``: 10), so a loop over it runs its body."""
     keys: tuple[object, ...] | None = None
     """A dict's constant keys, one per item (``{"loss": a, "logits": b}``): items apart by key."""
+    counting: tuple[int, int] | None = (0, 1)
+    """A ``range``'s first number and step (``range(1, n)``: ``(1, 1)``); None where either is
+    not known, so its numbers are not."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,7 +341,13 @@ def nth(value: Value, index: int) -> Value:
     """What the ``index``-th step of a ``for`` over ``value`` gives, as precisely as known."""
     if isinstance(value, Seq):
         if value.kind == "range":
-            return Const(index)
+            # The first number is certain; a loop's second run through its body stands for every
+            # later one (a comprehension's second item for every later item), so its number is
+            # known only where it is the range's last (``range(2)``, whose length is known).
+            if value.counting is None or (index > 0 and index != value.least - 1):
+                return NUMBER
+            first, step = value.counting
+            return Const(first + index * step)
         if value.items is not None and index < len(value.items):
             return value.items[index]
     return element(value)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import ast
+import operator
+from collections.abc import Callable
+from typing import Any
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.interpreter.base import InterpreterBase
@@ -270,7 +273,7 @@ class Expressions(InterpreterBase):
             isinstance(v, Number) or (isinstance(v, Const) and _is_number(v.value)) for v in (left, right)
         ]
         if all(numbers):
-            return NUMBER
+            return _folded(left, right, op) or NUMBER
         saves = not isinstance(op, ast.Add | ast.Sub)  # even `w * 2` saves: torch raises on its second pass
         operands = [_as_operand(left), _as_operand(right)]
         if isinstance(left, Const) and isinstance(right, Const):
@@ -280,6 +283,36 @@ class Expressions(InterpreterBase):
 
 def _is_number(value: object) -> bool:
     return type(value) in (int, float, bool)
+
+
+_ARITHMETIC: dict[type[ast.operator], Callable[[Any, Any], object]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+}
+_ORDERINGS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+}
+_FOLDED_LIMIT = 2**53
+"""Constant arithmetic is done only on numbers this small (a loop index, a step count)."""
+
+
+def _folded(left: Value, right: Value, op: ast.operator) -> Const | None:
+    """``left op right`` where both are constant ints (``step % 2``, ``epoch + 1``)."""
+    arithmetic = _ARITHMETIC.get(type(op))
+    if arithmetic is None or not (isinstance(left, Const) and isinstance(right, Const)):
+        return None
+    if type(left.value) is not int or type(right.value) is not int:
+        return None
+    if isinstance(op, ast.FloorDiv | ast.Mod) and right.value == 0:
+        return None  # raises ZeroDivisionError: not a number
+    result = arithmetic(left.value, right.value)
+    return Const(result) if isinstance(result, int) and abs(result) < _FOLDED_LIMIT else None
 
 
 def _sliced(items: tuple[Value, ...] | None, index: ast.Slice) -> tuple[Value, ...] | None:
@@ -334,6 +367,9 @@ def _compare_const(expr: ast.Compare, values: list[Value]) -> Value:
             return Const(left == right)
         if isinstance(expr.ops[0], ast.NotEq):
             return Const(left != right)
+        ordering = _ORDERINGS.get(type(expr.ops[0]))
+        if ordering is not None and _is_number(left) and _is_number(right):
+            return Const(ordering(left, right))
     if any(isinstance(v, Tensor) for v in values):
         return Tensor(grad=False)
     return UNKNOWN
