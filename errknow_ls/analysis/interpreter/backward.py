@@ -92,6 +92,11 @@ class Backward(InterpreterBase):
         """The nodes a backward of ``outputs`` runs when it stops at ``inputs`` that are all made by
         ops (not leaves): those above an input, not the inputs' own graphs. None when that is not
         known (a leaf among them, or inputs we cannot see)."""
+        if isinstance(inputs, Seq) and inputs.some_of:
+            # Some of these items, which ones not known: what it runs for any of them.
+            each = [self._stopping_at(outputs, item) for item in inputs.some_of]
+            known = [reach for reach in each if reach is not None]
+            return frozenset.intersection(*known) if len(known) == len(each) else None
         stops = tensors_in(inputs)
         if not stops or not _only_tensors(inputs) or any(not t.nodes for t in stops):
             return None

@@ -156,12 +156,16 @@ class Expressions(InterpreterBase):
         if len(generators) != 1 or generators[0].ifs:
             return Seq(self.comprehension(generators, elt), "list")
         iterable = self.eval(generators[0].iter)
-        known = isinstance(iterable, Seq) and iterable.items is not None
-        count = (
-            min(len(iterable.items), MAX_ITEMS)
-            if known and isinstance(iterable, Seq) and iterable.items
-            else 2
-        )
+        count = 2
+        if isinstance(iterable, Seq) and iterable.items:
+            count = min(len(iterable.items), MAX_ITEMS)
+        elif isinstance(iterable, Seq) and iterable.kind == "range" and 0 < iterable.least <= MAX_ITEMS:
+            count = iterable.least  # `range(6)`: six items, each its own
+        if isinstance(iterable, Seq) and iterable.kind == "range" and count == iterable.least:
+            items = tuple(
+                self.comprehension(generators, elt, _nth_of_range(iterable, i)) for i in range(count)
+            )
+            return Seq(join_many(list(items)), "list", items)
         items = tuple(self.comprehension(generators, elt, nth(iterable, i)) for i in range(count))
         return Seq(join_many(list(items)), "list", items if items else None)
 
@@ -262,7 +266,9 @@ class Expressions(InterpreterBase):
                 if -len(base.items) <= position < len(base.items):
                     return base.items[position]
             if isinstance(index_expr, ast.Slice):
-                return Seq(element(base), base.kind, _sliced(base.items, index_expr))
+                items = _sliced(base.items, index_expr)
+                some_of = base.items if items is None and base.kind == "list" else None
+                return Seq(element(base), base.kind, items, some_of=some_of)
             return _choice_of(base) or element(base)
         return UNKNOWN
 
@@ -279,6 +285,14 @@ class Expressions(InterpreterBase):
         if isinstance(left, Const) and isinstance(right, Const):
             return UNKNOWN
         return self.op_node(expr, operands, saves=saves)
+
+
+def _nth_of_range(numbers: Seq, index: int) -> Value:
+    """The ``index``-th number of a range whose length and numbers are known."""
+    if numbers.counting is None:
+        return NUMBER
+    first, step = numbers.counting
+    return Const(first + index * step)
 
 
 def _is_number(value: object) -> bool:
