@@ -118,6 +118,12 @@ class Seq(Value):
     """How many items it has at least (``range(10)``: 10), so a loop over it runs its body."""
     keys: tuple[object, ...] | None = None
     """A dict's constant keys, one per item (``{"loss": a, "logits": b}``): items apart by key."""
+    some_of: tuple[Value, ...] | None = None
+    """A slice at bounds not known of a list whose items are known: it holds some of these, which
+    ones not known (``middles[start : start + 2]``)."""
+    counting: tuple[int, int] | None = (0, 1)
+    """A ``range``'s first number and step (``range(1, n)``: ``(1, 1)``); None where either is
+    not known, so its numbers are not."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,13 +259,17 @@ def renamed(value: Value, names: dict[int, int]) -> Value:
             return replace(value, nodes=_renamed_ids(nodes, names), maybe=_renamed_ids(maybe, names))
         case Opaque(maybe=maybe) if maybe & names.keys():
             return Opaque(_renamed_ids(maybe, names))
-        case Seq(item=item, items=items):
+        case Seq(item=item, items=items, some_of=some_of):
             new_item = renamed(item, names)
             new_items = tuple(renamed(i, names) for i in items) if items is not None else None
-            unchanged = items is None or all(a is b for a, b in zip(new_items or (), items, strict=True))
+            new_some = tuple(renamed(i, names) for i in some_of) if some_of is not None else None
+            unchanged = all(
+                parts is None or all(a is b for a, b in zip(new_parts or (), parts, strict=True))
+                for parts, new_parts in ((items, new_items), (some_of, new_some))
+            )
             if new_item is item and unchanged:
                 return value
-            return replace(value, item=new_item, items=new_items)
+            return replace(value, item=new_item, items=new_items, some_of=new_some)
         case Kwargs(items=entries):
             return Kwargs({k: renamed(v, names) for k, v in entries.items()})
     return value
@@ -338,7 +348,13 @@ def nth(value: Value, index: int) -> Value:
     """What the ``index``-th step of a ``for`` over ``value`` gives, as precisely as known."""
     if isinstance(value, Seq):
         if value.kind == "range":
-            return Const(index)
+            # The first number is certain; a loop's second run through its body stands for every
+            # later one (a comprehension's second item for every later item), so its number is
+            # known only where it is the range's last (``range(2)``, whose length is known).
+            if value.counting is None or (index > 0 and index != value.least - 1):
+                return NUMBER
+            first, step = value.counting
+            return Const(first + index * step)
         if value.items is not None and index < len(value.items):
             return value.items[index]
     return element(value)

@@ -74,6 +74,14 @@ class Finding:
         """The first fix, which rules order best first."""
         return self.fixes[0] if self.fixes else None
 
+    @property
+    def raises_elsewhere(self) -> Related | None:
+        """On a call that reaches a backward in another module of the project: where that backward
+        raises (the checker puts it first among the related places); None for a finding on the
+        call that raises."""
+        first = self.related[0] if self.related else None
+        return first if first is not None and first.path is not None else None
+
 
 NOT_FULLY_CHECKED = "not fully checked"
 """How the checker reports a limit that stopped part of its analysis (never silently): the start

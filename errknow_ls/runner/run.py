@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from errknow_ls.core.findings import NOT_FULLY_CHECKED
+from errknow_ls.core.findings import NOT_FULLY_CHECKED, Finding
 from errknow_ls.project import (
     PerFileIgnores,
     ProjectSettings,
@@ -117,7 +117,7 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     cache = None if directory is None else CheckCache(directory, cache_key(rules))
     if cache is not None and cache.problem is not None:
         print(cache.problem, file=err)
-    results = [without_ignored(result, per_file) for result in check_files_cached(jobs, cache)]
+    results = said_once([without_ignored(result, per_file) for result in check_files_cached(jobs, cache)])
     cache_problem = None if cache is None else cache.save()
     if cache_problem is not None:
         print(cache_problem, file=err)
@@ -248,6 +248,37 @@ def per_file_ignores(settings: ProjectSettings, err: TextIO) -> PerFileIgnores:
     for glob, names in unknown:
         print(f"warning: {PerFileIgnores.describe_unknown(glob, names)}", file=err)
     return per_file
+
+
+def said_once(results: list[FileResult]) -> list[FileResult]:
+    """``results`` without a finding on a call that reaches a backward in another module which that
+    module's own result reports where it raises, with the same code: one bug, said once, where
+    torch's traceback ends (a file checked alone still says it at the call)."""
+    raising = {
+        (os.path.realpath(result.path), finding.span.start.line, finding.code)
+        for result in results
+        for finding in result.findings
+    }
+
+    def repeated(finding: Finding) -> bool:
+        there = finding.raises_elsewhere
+        return (
+            there is not None
+            and (os.path.realpath(there.path or ""), there.span.start.line, finding.code) in raising
+        )
+
+    return [
+        dataclasses.replace(
+            result,
+            findings=[f for f in result.findings if not repeated(f)],
+            cells=tuple(c for f, c in zip(result.findings, result.cells, strict=True) if not repeated(f))
+            if result.cells
+            else (),
+        )
+        if any(repeated(f) for f in result.findings)
+        else result
+        for result in results
+    ]
 
 
 def without_ignored(result: FileResult, per_file: PerFileIgnores) -> FileResult:

@@ -33,12 +33,7 @@ CITATION = re.compile(r"https://github\.com/pytorch/pytorch/blob/[0-9a-f]{40}/te
 TEST_NAME = re.compile(r"\bTest\w*\.test_\w+")
 
 # The checker's misses on this set: program -> what goes wrong (strict xfail; delete when fixed).
-KNOWN_GAPS: dict[str, str] = {
-    "sharded_grad_bounded_by_inputs.py": (
-        "one false error: each grad stops at two of the intermediates and runs only the products above "
-        "them, but a comprehension's items are one node here, so every grad seems to run all products"
-    ),
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 class PeerProgram(Program):

@@ -31,9 +31,32 @@ requires_torch = pytest.mark.skipif(
 )
 
 
+RAISES_AT = re.compile(r"raises at (?P<path>\S+):(?P<line>\d+)")
+
+
 def labels(entry: Path) -> dict[int, str]:
     lines = entry.read_text(encoding="utf-8").splitlines()
     return {n: BY_NAME[m["rule"]].code for n, line in enumerate(lines, 1) if (m := LABEL.search(line))}
+
+
+def project_labels(entry: Path) -> dict[tuple[str, int], str]:
+    """Where ``check`` of the whole project reports: every file's labels, but a label of
+    ``train.py`` that says ``raises at <file>:<line>`` (a bug that file holds whole, labelled there)."""
+    found: dict[tuple[str, int], str] = {}
+    for path in sorted(entry.parent.rglob("*.py")):
+        name = path.relative_to(entry.parent).as_posix()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if (label := LABEL.search(line)) and not RAISES_AT.search(line):
+                found[name, number] = BY_NAME[label["rule"]].code
+    return found
+
+
+def raising_elsewhere(entry: Path) -> dict[int, tuple[str, int]]:
+    """The labels of ``train.py`` on a call whose bug raises in another file: where it raises."""
+    lines = entry.read_text(encoding="utf-8").splitlines()
+    return {
+        n: (m["path"], int(m["line"])) for n, line in enumerate(lines, 1) if (m := RAISES_AT.search(line))
+    }
 
 
 def ids(entry: Path) -> str:
@@ -63,6 +86,15 @@ def test_the_label_is_what_torch_does(entry: Path) -> None:
     assert SECOND_BACKWARD in run.stderr, run.stderr[-2000:]
     frames = {int(n) for n in re.findall(rf'File "[^"]*{re.escape(entry.name)}", line (\d+)', run.stderr)}
     assert set(expected) <= frames, f"labels {sorted(expected)}, frames in {entry.name}: {sorted(frames)}"
+    innermost = re.findall(r'File "([^"]*)", line (\d+)', run.stderr.split(SECOND_BACKWARD)[0])
+    in_project = [
+        (Path(p).resolve(), int(n)) for p, n in innermost if Path(p).resolve().is_relative_to(entry.parent)
+    ]
+    for path, line in raising_elsewhere(entry).values():
+        assert (entry.parent / path, line) == in_project[-1], (
+            f"the traceback ends in the project at {in_project[-1]}"
+        )
+        assert (path, line) in project_labels(entry), f"{path}:{line} holds the label"
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=ids)
@@ -74,7 +106,7 @@ def test_the_checker_finds_exactly_the_labels(entry: Path) -> None:
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=ids)
-def test_check_over_the_project_finds_the_labels_in_train_py(entry: Path) -> None:
+def test_check_over_the_project_says_each_bug_once_where_it_raises(entry: Path) -> None:
     """`errknow-ls check <project>` says what the editor says: a ``train.py`` without a backward of
     its own, whose call reaches one in a helper, is checked too (the first test on its bytes let it
     pass unchecked)."""
@@ -88,7 +120,14 @@ def test_check_over_the_project_finds_the_labels_in_train_py(entry: Path) -> Non
     )
     assert run.returncode in (0, 1), run.stderr
     found = json.loads(run.stdout)
-    assert {f["location"]["row"]: f["code"] for f in found if f["filename"] == entry.name} == labels(entry)
+    where = {
+        (
+            (entry.parent / f["filename"]).resolve().relative_to(entry.parent.resolve()).as_posix(),
+            f["location"]["row"],
+        ): f["code"]
+        for f in found
+    }
+    assert where == project_labels(entry)
 
 
 def test_without_the_project_the_imports_stay_unknown() -> None:

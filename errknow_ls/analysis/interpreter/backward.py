@@ -14,6 +14,7 @@ from errknow_ls.analysis.values import (
     UNSEEN,
     Const,
     GradFn,
+    GraphNode,
     Obj,
     Seq,
     Tensor,
@@ -91,6 +92,11 @@ class Backward(InterpreterBase):
         """The nodes a backward of ``outputs`` runs when it stops at ``inputs`` that are all made by
         ops (not leaves): those above an input, not the inputs' own graphs. None when that is not
         known (a leaf among them, or inputs we cannot see)."""
+        if isinstance(inputs, Seq) and inputs.some_of:
+            # Some of these items, which ones not known: what it runs for any of them.
+            each = [self._stopping_at(outputs, item) for item in inputs.some_of]
+            known = [reach for reach in each if reach is not None]
+            return frozenset.intersection(*known) if len(known) == len(each) else None
         stops = tensors_in(inputs)
         if not stops or not _only_tensors(inputs) or any(not t.nodes for t in stops):
             return None
@@ -138,6 +144,8 @@ class Backward(InterpreterBase):
         event.same_tensor = bool(
             same_root or wrapped or (receiver_label and receiver_label == free.label and not repeated)
         )
+        if event.same_tensor and repeated and _made_on_an_earlier_iteration(self.nodes, conflict, current):
+            event.same_tensor = False  # built on the first pass of the loop only, kept for the next
         if event.same_tensor:
             event.loop = self._freeing_loop(free, current) if repeated else None
             self._note_loop_entry(event)
@@ -370,6 +378,17 @@ def _thin_wrapper(roots: list[Tensor], reached: frozenset[int], free: Free) -> b
     """``scaler.scale(loss).backward()`` then ``loss.backward()``: one op apart, the same loss."""
     linked = free.root in reached or any(t.root is not None and t.root in free.reached for t in roots)
     return linked and len(free.reached ^ reached) <= 1
+
+
+def _made_on_an_earlier_iteration(
+    nodes: Sequence[GraphNode], conflict: frozenset[int], current: dict[int, int]
+) -> bool:
+    """Whether a node of ``conflict`` was made inside a loop running now, on an earlier iteration."""
+    return any(
+        key in current and current[key] > iteration
+        for node_id in conflict
+        for key, iteration in nodes[node_id].loops
+    )
 
 
 def _explicit_inputs(node: ast.Call) -> bool:

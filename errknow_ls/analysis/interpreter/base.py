@@ -141,7 +141,6 @@ class InterpreterBase(ABC):
         """The module body runs from its top: its names are bound as far as the run got."""
         self._forced: dict[int, int] = {}
         """``if`` chains (by id) whose branch the current run of a loop has chosen."""
-        self._set_attributes: frozenset[str] | None = None
         self._flag_tests: dict[int, tuple[ast.If, int | None]] = {}
         """``if`` statements a run of a loop went both ways on, testing an object's attribute
         (``if self.tuning:`` in a method the loop calls), by id, with the object's id (None when

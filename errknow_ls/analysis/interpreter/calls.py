@@ -236,7 +236,7 @@ class Calls(InterpreterBase):
             inner = element(args[0]) if args else UNKNOWN
             return Seq(inner, "tuple" if name == "tuple" else "list")
         if name == "range":
-            return Seq(NUMBER, "range", least=_range_length(args))
+            return Seq(NUMBER, "range", least=_range_length(args), counting=_range_counting(args))
         if name in ("len", "int", "round") and args:
             return NUMBER
         if name == "iter" and len(args) == 1:
@@ -244,7 +244,9 @@ class Calls(InterpreterBase):
         if name == "next" and args and isinstance(args[0], Seq):
             return element(args[0])
         if name == "enumerate" and args:
-            return _zipped([Seq(NUMBER, "range"), args[0]])
+            start = args[1] if len(args) > 1 else kwargs.get("start", Const(0))
+            counting = (start.value, 1) if isinstance(start, Const) and type(start.value) is int else None
+            return _zipped([Seq(NUMBER, "range", counting=counting), args[0]])
         if name == "zip" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred):
             return _transposed(element(args[0]))
         if name == "zip":
@@ -420,6 +422,18 @@ def _range_length(args: list[Value]) -> int:
         return len(range(*bounds))
     except (TypeError, ValueError):
         return 0
+
+
+def _range_counting(args: list[Value]) -> tuple[int, int] | None:
+    """The first number and the step of ``range(*args)``, where both are constant ints."""
+    if len(args) == 1:
+        return (0, 1)
+    first, step = (
+        a.value if isinstance(a, Const) else None for a in (args[0], args[2] if len(args) > 2 else Const(1))
+    )
+    if type(first) is int and type(step) is int and step != 0:
+        return (first, step)
+    return None
 
 
 def _lambda_body(fn: ast.Lambda) -> list[ast.stmt]:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import ast
+import operator
+from collections.abc import Callable
+from typing import Any
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.interpreter.base import InterpreterBase
@@ -153,12 +156,16 @@ class Expressions(InterpreterBase):
         if len(generators) != 1 or generators[0].ifs:
             return Seq(self.comprehension(generators, elt), "list")
         iterable = self.eval(generators[0].iter)
-        known = isinstance(iterable, Seq) and iterable.items is not None
-        count = (
-            min(len(iterable.items), MAX_ITEMS)
-            if known and isinstance(iterable, Seq) and iterable.items
-            else 2
-        )
+        count = 2
+        if isinstance(iterable, Seq) and iterable.items:
+            count = min(len(iterable.items), MAX_ITEMS)
+        elif isinstance(iterable, Seq) and iterable.kind == "range" and 0 < iterable.least <= MAX_ITEMS:
+            count = iterable.least  # `range(6)`: six items, each its own
+        if isinstance(iterable, Seq) and iterable.kind == "range" and count == iterable.least:
+            items = tuple(
+                self.comprehension(generators, elt, _nth_of_range(iterable, i)) for i in range(count)
+            )
+            return Seq(join_many(list(items)), "list", items)
         items = tuple(self.comprehension(generators, elt, nth(iterable, i)) for i in range(count))
         return Seq(join_many(list(items)), "list", items if items else None)
 
@@ -259,7 +266,9 @@ class Expressions(InterpreterBase):
                 if -len(base.items) <= position < len(base.items):
                     return base.items[position]
             if isinstance(index_expr, ast.Slice):
-                return Seq(element(base), base.kind, _sliced(base.items, index_expr))
+                items = _sliced(base.items, index_expr)
+                some_of = base.items if items is None and base.kind == "list" else None
+                return Seq(element(base), base.kind, items, some_of=some_of)
             return _choice_of(base) or element(base)
         return UNKNOWN
 
@@ -270,7 +279,7 @@ class Expressions(InterpreterBase):
             isinstance(v, Number) or (isinstance(v, Const) and _is_number(v.value)) for v in (left, right)
         ]
         if all(numbers):
-            return NUMBER
+            return _folded(left, right, op) or NUMBER
         saves = not isinstance(op, ast.Add | ast.Sub)  # even `w * 2` saves: torch raises on its second pass
         operands = [_as_operand(left), _as_operand(right)]
         if isinstance(left, Const) and isinstance(right, Const):
@@ -278,8 +287,46 @@ class Expressions(InterpreterBase):
         return self.op_node(expr, operands, saves=saves)
 
 
+def _nth_of_range(numbers: Seq, index: int) -> Value:
+    """The ``index``-th number of a range whose length and numbers are known."""
+    if numbers.counting is None:
+        return NUMBER
+    first, step = numbers.counting
+    return Const(first + index * step)
+
+
 def _is_number(value: object) -> bool:
     return type(value) in (int, float, bool)
+
+
+_ARITHMETIC: dict[type[ast.operator], Callable[[Any, Any], object]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+}
+_ORDERINGS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+}
+_FOLDED_LIMIT = 2**53
+"""Constant arithmetic is done only on numbers this small (a loop index, a step count)."""
+
+
+def _folded(left: Value, right: Value, op: ast.operator) -> Const | None:
+    """``left op right`` where both are constant ints (``step % 2``, ``epoch + 1``)."""
+    arithmetic = _ARITHMETIC.get(type(op))
+    if arithmetic is None or not (isinstance(left, Const) and isinstance(right, Const)):
+        return None
+    if type(left.value) is not int or type(right.value) is not int:
+        return None
+    if isinstance(op, ast.FloorDiv | ast.Mod) and right.value == 0:
+        return None  # raises ZeroDivisionError: not a number
+    result = arithmetic(left.value, right.value)
+    return Const(result) if isinstance(result, int) and abs(result) < _FOLDED_LIMIT else None
 
 
 def _sliced(items: tuple[Value, ...] | None, index: ast.Slice) -> tuple[Value, ...] | None:
@@ -334,6 +381,9 @@ def _compare_const(expr: ast.Compare, values: list[Value]) -> Value:
             return Const(left == right)
         if isinstance(expr.ops[0], ast.NotEq):
             return Const(left != right)
+        ordering = _ORDERINGS.get(type(expr.ops[0]))
+        if ordering is not None and _is_number(left) and _is_number(right):
+            return Const(ordering(left, right))
     if any(isinstance(v, Tensor) for v in values):
         return Tensor(grad=False)
     return UNKNOWN

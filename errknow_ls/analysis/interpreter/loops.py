@@ -143,9 +143,7 @@ class Loops(InterpreterBase):
     def _attributes_set(self) -> frozenset[str]:
         """Attribute names this unit's code assigns outside constructors (whose objects' flags
         may change while a loop runs)."""
-        if self._set_attributes is None:
-            self._set_attributes = frozenset(_attributes_stored(self.module))
-        return self._set_attributes
+        return _attributes_stored_once(self.module)
 
     def _exec_loop(
         self,

@@ -269,7 +269,7 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
         if isinstance(place, Place):
             shapes[place.attribute] = join(shapes.get(place.attribute), value)
     edits = []
-    where_read = memo = through_local = False
+    where_read = memo = through_local = unpacked_any = False
     for node in ctx.all_statements():
         if not isinstance(node, ast.Assign) or len(node.targets) != 1:
             continue
@@ -292,7 +292,10 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
                 return None  # what is stored has a shape the analysis does not know
             edits.append(replace(ctx.source, node.value, expression))
             continue
-        if not _is_attr(target, attrs):
+        unpacked = _unpacked_attribute(target, attrs)  # `out, self.hidden = self.lstm(x, self.hidden)`
+        if unpacked is not None:
+            target, unpacked_any = unpacked, True
+        elif not _is_attr(target, attrs):
             continue
         assert isinstance(target, ast.Attribute)
         reads_itself = any(
@@ -306,11 +309,13 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
             if not cut_where_read_holds(ctx, event, node):
                 continue
             for read in _reads_of(node.value, target.attr):
-                expression = detach_expression(ctx.text(read), shapes.get(target.attr, UNKNOWN))
+                expression = _detached_read(ctx, read, shapes.get(target.attr, UNKNOWN), unpacked is not None)
                 if expression is None:
                     return None
                 edits.append(replace(ctx.source, read, expression))
             where_read = True
+        elif unpacked is not None:
+            continue  # the value is the whole tuple: only a read of the state can be cut
         elif reads_itself or _made_from_itself(ctx, node, target.attr):
             through_local |= not reads_itself
             expression = detach_expression(
@@ -328,12 +333,35 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
         if where_read
         else f"Store {shown} detached where it is updated, after each step"
     )
-    applicability = detach_stored(ctx, event.loop, stored, memo=memo)
-    if through_local:
-        # The step may also read the attribute after storing it: the graph does not tell that read
-        # from the local's, so this cut is not shown to keep the step's own gradient.
-        applicability = Applicability.UNSAFE
+    # The step may also read the attribute after storing it (``through_local``): the graph does
+    # not tell that read from the local's, so the cut is not shown to keep the step's own gradient.
+    # A state stored with the output beside it (``unpacked_any``, an LSTM's): keeping its value
+    # from step to step, cut, or starting each step from a fresh state are two meanings; the fix
+    # picks one. Either is unsafe.
+    applicability = (
+        Applicability.UNSAFE
+        if through_local or unpacked_any
+        else detach_stored(ctx, event.loop, stored, memo=memo)
+    )
     return Fix(title, applicability, tuple(edits), workaround=3)
+
+
+def _unpacked_attribute(target: ast.expr, attrs: list[str]) -> ast.Attribute | None:
+    """The one attribute of ``attrs`` a tuple target stores (``out, self.hidden = ...``)."""
+    if not isinstance(target, ast.Tuple | ast.List):
+        return None
+    stored = [e for e in target.elts if isinstance(e, ast.Attribute) and _is_attr(e, attrs)]
+    starred = any(isinstance(e, ast.Starred) for e in target.elts)
+    return stored[0] if len(stored) == 1 and not starred else None
+
+
+def _detached_read(ctx: RuleContext, read: ast.Attribute, shape: Value, unpacked: bool) -> str | None:
+    """The state read back, detached in its own shape; an item of what a library module gave
+    back (unpacked from it) in the shape it has at run time (an LSTM's ``(h, c)``)."""
+    text = ctx.text(read)
+    if unpacked and _module_output(ctx, shape) and _imports_torch(ctx):
+        return f"({text}.detach() if isinstance({text}, torch.Tensor) else {_detached_tuple(text)})"
+    return detach_expression(text, shape)
 
 
 def _made_from_itself(ctx: RuleContext, stored: ast.Assign, attr: str) -> bool:

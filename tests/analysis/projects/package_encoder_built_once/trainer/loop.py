@@ -17,5 +17,5 @@ def fit(steps=3):
     for _ in range(steps):
         loss = (head(features) - y).pow(2).mean()
         opt.zero_grad()
-        loss.backward()
+        loss.backward()  # error: [pre-loop-graph-backward]
         opt.step()
