@@ -2,110 +2,90 @@
 ``tests/analysis/fixes``: each kind of fix (its title's template) -> the pairs it fixed."""
 
 PROVEN: dict[str, tuple[str, ...]] = {
-    'Compute `{names}` where it is used, on every call': (
-        'ek002_model_class_passed_in',
-        'ek002_param_transform_in_init',
-        'ek002_weight_norm_computed_in_init',
+    "Compute `{names}` where it is used, on every call": (
+        "ek002_model_class_passed_in",
+        "ek002_param_transform_in_init",
+        "ek002_weight_norm_computed_in_init",
     ),
-    'Compute `{name}` on every iteration, not only when `{test}`': (
-        'ek003_value_refreshed_every_k_steps',
+    "Compute `{name}` on every iteration, not only when `{test}`": ("ek003_value_refreshed_every_k_steps",),
+    "Detach `{name}` in the first loss (`{code}`)": (
+        "ek004_critic_values_stacked_baseline",
+        "ek004_gan_detach",
     ),
-    'Detach `{name}` in the first loss (`{code}`)': (
-        'ek004_critic_values_stacked_baseline',
-        'ek004_gan_detach',
-    ),
-    'Detach `{name}` where the second loss uses it (`{code}`)': (
-        'ek004_critic_baseline_after_its_own_loss',
-        'ek004_generator_updated_first',
+    "Detach `{name}` where the second loss uses it (`{code}`)": (
+        "ek004_critic_baseline_after_its_own_loss",
+        "ek004_generator_updated_first",
     ),
     "Detach the previous step's {shown} where it is read": (
-        'ek003_state_on_module_stored_beside_output',
-        'ek003_state_read_after_it_is_stored',
+        "ek003_state_on_module_stored_beside_output",
+        "ek003_state_read_after_it_is_stored",
     ),
-    'Detach {shown} after each backward': (
-        'ek003_backward_every_k_steps',
+    "Detach {shown} after each backward": ("ek003_backward_every_k_steps",),
+    "Detach {shown} at the start of each {where}": (
+        "ek003_losses_in_a_list",
+        "ek003_lstm_state",
+        "ek003_lstm_unpacked_state",
+        "ek003_rnn_hidden",
+        "ek003_running_total",
+        "ek003_second_layer_state_on_module",
     ),
-    'Detach {shown} at the start of each {where}': (
-        'ek003_losses_in_a_list',
-        'ek003_lstm_state',
-        'ek003_lstm_unpacked_state',
-        'ek003_rnn_hidden',
-        'ek003_running_total',
-        'ek003_second_layer_state_on_module',
+    "Detach {shown}, built once and only read by the loop (it learns through its own forward pass)": (
+        "ek002_advantages_from_trained_critic",
+        "ek002_collocation_points_built_from_leaf",
+        "ek002_rollout_log_probs_reused",
+        "ek002_targets_computed_in_init",
     ),
-    'Detach {shown}, built once and only read by the loop (it learns through its own forward pass)': (
-        'ek002_advantages_from_trained_critic',
-        'ek002_collocation_points_built_from_leaf',
-        'ek002_rollout_log_probs_reused',
-        'ek002_targets_computed_in_init',
+    "Empty {shown} at the start of each {where}": (
+        "ek003_episode_lists_never_emptied",
+        "ek003_list_never_cleared",
+        "ek003_memo_filled_once",
     ),
-    'Empty {shown} at the start of each {where}': (
-        'ek003_episode_lists_never_emptied',
-        'ek003_list_never_cleared',
-        'ek003_memo_filled_once',
+    "Keep detached copies in {shown}": ("ek003_history_of_dicts",),
+    "Keep the graph for the second pass: `retain_graph=True` at line {line}": (
+        "ek001_generator_yields_before_step",
+        "ek001_grad_norm_then_backward",
     ),
-    'Keep detached copies in {shown}': (
-        'ek003_history_of_dicts',
+    "Keep the saved tensors: `retain_graph=True` at line {line}": ("ek006_saved_input_inspected_after_step",),
+    "Re-run {shown} at the start of each iteration": ("ek003_state_loaded_once_before_loop",),
+    "Read the gradient the backward at line {line} left in `.grad`": ("ek001_grad_after_backward",),
+    "Recompute `{names}` before the second backward": (
+        "ek001_weights_perturbed_between_backwards",
+        "ek004_recompute_after_step",
     ),
-    'Keep the graph for the second pass: `retain_graph=True` at line {line}': (
-        'ek001_generator_yields_before_step',
-        'ek001_grad_norm_then_backward',
+    "Remove `retain_graph=True`: nothing backwards through this graph again": ("ek005_retain_graph_in_loop",),
+    "Remove the second backward (one backward per step)": ("ek001_backward_twice",),
+    "Reset {shown} at the start of each iteration": (
+        "ek003_reset_object_state_each_epoch",
+        "ek003_reset_state_each_epoch",
     ),
-    'Keep the saved tensors: `retain_graph=True` at line {line}': (
-        'ek006_saved_input_inspected_after_step',
+    "Reuse the graph of the gradient at line {line} on every product: `retain_graph=True`": (
+        "ek002_hessian_power_iteration",
     ),
-    'Re-run {shown} at the start of each iteration': (
-        'ek003_state_loaded_once_before_loop',
+    "Start `{name}` again from `{start}` before it is summed again": (
+        "ek001_sum_not_restarted_for_second_pass",
     ),
-    'Read the gradient the backward at line {line} left in `.grad`': (
-        'ek001_grad_after_backward',
+    "Store detached values in the replay buffer {shown}": (
+        "ek003_loss_history",
+        "ek003_replay_buffer_stores_actions",
     ),
-    'Recompute `{names}` before the second backward': (
-        'ek001_weights_perturbed_between_backwards',
-        'ek004_recompute_after_step',
+    "Store {shown} detached where it is updated, after each step": (
+        "ek003_memory_bank_rows",
+        "ek003_state_stored_by_method",
+        "ek003_state_updated_through_a_local",
     ),
-    'Remove `retain_graph=True`: nothing backwards through this graph again': (
-        'ek005_retain_graph_in_loop',
+    "Sum the losses and backward once": ("ek004_losses_in_a_loop",),
+    "Sum the losses and backward once: `{total}`": (
+        "ek004_multitask_sum",
+        "ek004_scaled_losses",
     ),
-    'Remove the second backward (one backward per step)': (
-        'ek001_backward_twice',
+    "Sum the losses, backward once, then step `{first}` and `{second}`": (
+        "ek004_two_optimizers_sum_then_step",
     ),
-    'Reset {shown} at the start of each iteration': (
-        'ek003_reset_object_state_each_epoch',
-        'ek003_reset_state_each_epoch',
-    ),
-    'Reuse the graph of the gradient at line {line} on every product: `retain_graph=True`': (
-        'ek002_hessian_power_iteration',
-    ),
-    'Start `{name}` again from `{start}` before it is summed again': (
-        'ek001_sum_not_restarted_for_second_pass',
-    ),
-    'Store detached values in the replay buffer {shown}': (
-        'ek003_loss_history',
-        'ek003_replay_buffer_stores_actions',
-    ),
-    'Store {shown} detached where it is updated, after each step': (
-        'ek003_memory_bank_rows',
-        'ek003_state_stored_by_method',
-        'ek003_state_updated_through_a_local',
-    ),
-    'Sum the losses and backward once': (
-        'ek004_losses_in_a_loop',
-    ),
-    'Sum the losses and backward once: `{total}`': (
-        'ek004_multitask_sum',
-        'ek004_scaled_losses',
-    ),
-    'Sum the losses, backward once, then step `{first}` and `{second}`': (
-        'ek004_two_optimizers_sum_then_step',
-    ),
-    '{verb} `{names}` inside `{closure}()`, on every call': (
-        'ek002_lbfgs_closure_reads_prediction',
-    ),
-    '{verb} `{names}` inside the loop, on every iteration': (
-        'ek002_loss_before_hand_written_sgd',
-        'ek002_loss_before_loop',
-        'ek002_output_before_loop',
-        'ek002_penalty_over_parameters_before_loop',
+    "{verb} `{names}` inside `{closure}()`, on every call": ("ek002_lbfgs_closure_reads_prediction",),
+    "{verb} `{names}` inside the loop, on every iteration": (
+        "ek002_loss_before_hand_written_sgd",
+        "ek002_loss_before_loop",
+        "ek002_output_before_loop",
+        "ek002_penalty_over_parameters_before_loop",
     ),
 }
