@@ -23,9 +23,9 @@ from errknow_ls.project.results_cache import (
     cache_file,
     cache_key,
     checker_fingerprint,
-    content_digest,
     decode_entry,
     read_cache_file,
+    text_digest,
 )
 
 log = logging.getLogger(__name__)
@@ -52,10 +52,10 @@ class KnownResults:
         if directory is None or not part.uri.startswith("file:") or not to_fs_path(part.uri):
             return []
         try:
-            data = part.text.encode("utf-8")
+            digest = text_digest(part.text)
         except UnicodeEncodeError:
             return []
-        raw = self._contents(directory, analyzer, part.uri).results.get(content_digest(data))
+        raw = self._contents(directory, analyzer, part.uri).results.get(digest)
         if not isinstance(raw, str):
             return []
         try:

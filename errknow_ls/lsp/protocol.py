@@ -30,6 +30,9 @@ refuses its params (a JsonRpcException) is logged in one line, not with a traceb
 
 Only top-level objects are structured: pygls' ``object_hook`` structured every nested object
 with a ``jsonrpc`` key as a message of its own, and could answer an id found inside params.
+
+Bodies are decoded by msgspec (``decode``): one decoding holds the interpreter's lock, and a hover
+sent right behind a 31 MB ``didOpen`` waits for it.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from typing import Any
 from urllib.parse import unquote
 
 import cattrs
+import msgspec
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol, default_converter, lsp_method
@@ -79,6 +83,19 @@ def strict_converter() -> cattrs.Converter:
     return converter
 
 
+def decode(body: bytes | bytearray | memoryview) -> Any:
+    """The JSON value of a message's body, as ``json.loads`` gives it, or its ValueError or RecursionError.
+
+    msgspec decodes the text of a 1,000,000-line document (31 MB, a million escaped line breaks)
+    in half the time of ``json.loads``, from the transport's buffer without a copy. What msgspec
+    refuses goes to ``json.loads``, which decides (it also takes lone surrogates, ``NaN``, numbers
+    past a double and UTF-16 or a byte order mark, which a client may send and msgspec refuses)."""
+    try:
+        return msgspec.json.decode(body)
+    except (msgspec.DecodeError, RecursionError):
+        return json.loads(bytes(body))
+
+
 def _valid_id(data: dict[str, Any]) -> int | str | None:
     msg_id = data.get("id")
     return msg_id if isinstance(msg_id, int | str) and not isinstance(msg_id, bool) else None
@@ -102,10 +119,10 @@ def envelope_problem(data: Any) -> str | None:
 
 
 class ErrknowProtocol(LanguageServerProtocol):
-    def receive(self, body: bytes) -> None:
+    def receive(self, body: bytes | bytearray | memoryview) -> None:
         """One framed message from the client: handled, or answered with the JSON-RPC error it earns."""
         try:
-            data = json.loads(body)
+            data = decode(body)
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, nesting
             self._refuse(None, PARSE_ERROR, f"not JSON: {exc}")
             return

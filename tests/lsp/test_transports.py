@@ -4,7 +4,9 @@ client; the exit code is 0 and stderr stays empty (no traceback, no warning), ru
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
+import itertools
 import json
 import os
 import socket
@@ -14,14 +16,21 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
 import pytest
 import pytest_lsp
+from hypothesis import given
+from hypothesis import strategies as st
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
-from errknow_ls.lsp.transport import stdin_chunks
+from errknow_ls.lsp.transport import PIPE_BYTES, Incoming, next_frame, stdin_chunks
 from tests.lsp.session import BUGGY, WAIT
+from tests.reliability.wire import frame
 
 SERVE = [sys.executable, "-m", "errknow_ls", "serve"]
 RUNS = 10
@@ -193,3 +202,57 @@ async def test_stdin_chunks_come_in_order_then_the_end() -> None:
         os.write(write_end, b"two")
         os.close(write_end)
         assert [await get(), await get()] == [b"two", b""]
+
+
+@given(
+    bodies=st.lists(st.binary(max_size=200), min_size=1, max_size=6),
+    cuts=st.lists(st.integers(min_value=1, max_value=1200), max_size=12),
+)
+def test_frames_come_out_whole_however_the_stream_is_cut(bodies: list[bytes], cuts: list[int]) -> None:
+    """A body that is most of what was read becomes the body without a copy; a smaller one is
+    copied out. Either way each body comes out whole, whatever follows it in the same read."""
+    stream = b"".join(frame(body) for body in bodies)
+    points = sorted({cut for cut in cuts if cut < len(stream)} | {0, len(stream)})
+    chunks = iter([stream[start:end] for start, end in itertools.pairwise(points)])
+
+    async def read() -> bytes:
+        return next(chunks, b"")
+
+    async def frames() -> list[bytes]:
+        incoming, found = Incoming(read), []
+        while (body := await next_frame(incoming)) is not None:
+            assert not isinstance(body, str), body
+            found.append(bytes(body))
+        return found
+
+    assert asyncio.run(frames()) == bodies
+
+
+def _pipe_max_size() -> int:
+    with contextlib.suppress(OSError):
+        return int(Path("/proc/sys/fs/pipe-max-size").read_text())
+    return 0
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_GETPIPE_SZ"), reason="pipe sizes are set on Linux only")
+@pytest.mark.skipif(_pipe_max_size() < PIPE_BYTES, reason="this system caps pipes below PIPE_BYTES")
+async def test_a_stdin_pipe_holds_a_mebibyte() -> None:
+    """The editor writes a 31 MB message in 1 MiB pieces, and we read it so (64 KiB by default: 500
+    hand-overs, each a wait for the processor on a loaded machine)."""
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "rb", buffering=0) as stdin:
+        get = stdin_chunks(stdin)
+        assert fcntl.fcntl(write_end, fcntl.F_GETPIPE_SZ) == PIPE_BYTES
+        sent = os.urandom(3 * PIPE_BYTES)
+
+        def write() -> None:
+            os.write(write_end, sent)
+            os.close(write_end)
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        received = bytearray()
+        while chunk := await get():
+            received += chunk
+        writer.join(WAIT)
+        assert received == sent

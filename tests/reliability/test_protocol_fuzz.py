@@ -14,6 +14,7 @@ bigger messages. ``ERRKNOW_FUZZ_SEED`` picks the seed.
 from __future__ import annotations
 
 import collections
+import json
 import logging
 import os
 import time
@@ -24,7 +25,7 @@ import pytest
 
 from tests.lsp.session import BUGGY
 from tests.reliability.garbage import INTERNAL_ERROR, REQUEST_ERRORS, Case, Garbage
-from tests.reliability.wire import Message, Wire, check_probe
+from tests.reliability.wire import Message, Wire, check_probe, frame
 
 LONG = "1" in (os.environ.get("ERRKNOW_FUZZ_LONG"), os.environ.get("ERRKNOW_LONG"))
 CASES = 100_000 if LONG else 10_000
@@ -144,3 +145,23 @@ def test_requests_before_initialize_are_refused_and_initialize_is_taken_once(
     wire.open(probe, BUGGY)
     check_probe(wire, probe)
     assert wire.shutdown_and_exit() == 0
+
+
+def test_messages_json_loads_takes_and_msgspec_refuses_are_taken(wire: Wire, workspace: Path) -> None:
+    """The server decodes with msgspec; what it refuses and the standard decoder takes is taken as
+    before: lone surrogates in a document's text (an editor's JavaScript strings may hold them), a
+    body with a byte order mark, or in UTF-16."""
+    wire.initialize(workspace)
+    probe = (workspace / "train.py").as_uri()
+    wire.open((workspace / "notes.py").as_uri(), "# half an emoji, as an editor may send it: \ud83d\n")
+    wire.open(probe, BUGGY)
+    check_probe(wire, probe)
+    refused = [m for m in wire.received if "id" in m and m["id"] is None]
+    assert refused == [], "a message was refused as not JSON"
+    hover = {"textDocument": {"uri": probe}, "position": {"line": 0, "character": 0}}
+    for msg_id, encoding in ((2**70, "utf-8-sig"), (-1, "utf-16")):
+        body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": "textDocument/hover", "params": hover})
+        wire.send_raw(frame(body.encode(encoding)))
+        assert "result" in wire.answer(msg_id), wire.responses(msg_id)
+    assert wire.shutdown_and_exit() == 0
+    assert "Traceback" not in wire.stderr_text()

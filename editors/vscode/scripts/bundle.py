@@ -4,7 +4,7 @@
     python3 scripts/bundle.py --target win32-x64 --python 3.11 --python 3.12 --python 3.13
 
 ``bundled/libs/cp3XY`` is a ``pip install --target`` of this repository's package with its
-dependencies for one Python minor version: pydantic-core, regex, pyahocorasick and rpds-py are compiled, so
+dependencies for one Python minor version: pydantic-core, regex, pyahocorasick, rpds-py and msgspec are compiled, so
 each folder runs on that version and platform only. Without ``--target`` the folder is built for the
 Python that ``ERRKNOW_BUNDLE_PYTHON`` names (default: this one) on this machine; with ``--target``
 (a VS Code platform, as ``vsce package --target`` names it) pip fetches the binary wheels of that
