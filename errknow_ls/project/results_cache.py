@@ -27,7 +27,7 @@ from errknow_ls.project.config import ProjectSettings
 from errknow_ls.project.rules import RuleSelection
 
 CACHE_DIRNAME = ".errknow_cache"
-FORMAT = 3
+FORMAT = 4
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by errknow-ls.\n"

@@ -3,10 +3,14 @@ when its size and modification time are unchanged too, not even read.
 
 One JSON file per *key* (``errknow_ls.project.results_cache``, which the server reads too). Inside,
 ``results`` maps the hash of a file's bytes to what checking those bytes found, so an entry cannot
-go stale; ``files`` maps a path to its size, modification time and that hash, only to spare reading
-a file whose bytes were hashed before. A file modified less than
-``RACY_NS`` before the cache was written keeps no size and time: a change within the file system's
-time granularity would not show in them, so it is read and hashed again next time.
+go stale; ``files`` maps a path to its size, modification time, inode number, status change time
+and that hash, only to spare reading a file whose bytes were hashed before (as git's index does).
+The status change time is what makes that safe: writing a file sets it to the current time, and
+unlike the modification time no program can set it back, so bytes swapped for others of the same
+size under the old modification time are read again; a file replaced by another (an editor's
+atomic save, ``cp -p``) has another inode. A file modified or changed less than ``RACY_NS`` before
+the cache was written keeps no stat: a change within the file system's time granularity would not
+show in it, so it is read and hashed again next time.
 
 The directory (default ``.errknow_cache`` at the project root) holds a ``.gitignore`` of ``*`` and a
 ``CACHEDIR.TAG``, as ruff's does. The file is replaced atomically; a file that does not parse, or an
@@ -41,6 +45,10 @@ from errknow_ls.runner.notebooks import is_notebook
 from errknow_ls.runner.sourcefile import SourceFileError, decode_source, read_bytes
 
 RACY_NS = 2_000_000_000
+FileStat = tuple[int, int, int, int]
+"""What spares reading a file: its size, ``st_mtime_ns``, ``st_ino`` and ``st_ctime_ns``."""
+UNTRUSTED_STAT: FileStat = (-1, -1, -1, -1)
+"""Kept for a file modified just before the cache was written: its bytes are hashed again."""
 INTERNAL_ERROR = "internal error"
 
 
@@ -53,8 +61,8 @@ class CheckCache:
         self.path = cache_file(directory, key)
         self._files: dict[str, object] = {}
         self._results: dict[str, object] = {}
-        self._stats: dict[str, tuple[int, int]] = {}
-        """Size and modification time of each file looked up, taken before it was read."""
+        self._stats: dict[str, FileStat] = {}
+        """The stat (see ``FileStat``) of each file looked up, taken before it was read."""
         self._parsed: dict[str, CachedEntry] = {}
         self._still_said: dict[tuple[str, str], bool] = {}
         """Whether each project module (or folder) an entry read still says what it said then, by
@@ -80,7 +88,7 @@ class CheckCache:
             return None
         if not S_ISREG(info.st_mode):
             return None  # checking it says why it is not read
-        stat = self._stats[name] = (info.st_size, info.st_mtime_ns)
+        stat = self._stats[name] = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
         digest = _digest_if_unchanged(self._files.get(name), stat)
         data = None
         if digest is None:
@@ -157,9 +165,10 @@ class CheckCache:
         for name, entry in self._files.items():
             valid = _file_entry(entry)
             if valid is not None:
-                size, mtime, digest = valid
-                files[name] = [size, mtime, digest] if mtime < recent else [-1, -1, digest]
-        kept = {entry[2] for entry in files.values()}
+                *stat, digest = valid
+                racy = max(stat[1], stat[3]) >= recent  # modified or changed too recently to trust
+                files[name] = [*UNTRUSTED_STAT, digest] if racy else [*stat, digest]
+        kept = {entry[-1] for entry in files.values()}
         results = {digest: raw for digest, raw in self._results.items() if digest in kept}
         payload = {"format": FORMAT, "key": self.key, "files": files, "results": results}
         try:
@@ -181,20 +190,21 @@ def _absolute(spelled: str, cwd: str) -> str:
     return cwd + "/" + spelled
 
 
-def _file_entry(entry: object) -> tuple[int, int, str] | None:
-    """``[size, mtime_ns, digest]`` as written; anything else is a damaged entry."""
-    if isinstance(entry, list) and len(entry) == 3:
-        size, mtime, digest = entry
-        if type(size) is int and type(mtime) is int and isinstance(digest, str):
-            return size, mtime, digest
+def _file_entry(entry: object) -> tuple[int, int, int, int, str] | None:
+    """``[size, mtime_ns, inode, ctime_ns, digest]`` as written; anything else is a damaged entry."""
+    if isinstance(entry, list) and len(entry) == len(UNTRUSTED_STAT) + 1:
+        size, mtime, inode, ctime, digest = entry
+        if all(type(part) is int for part in (size, mtime, inode, ctime)) and isinstance(digest, str):
+            return size, mtime, inode, ctime, digest
     return None
 
 
-def _digest_if_unchanged(entry: object, stat: tuple[int, int]) -> str | None:
+def _digest_if_unchanged(entry: object, stat: FileStat) -> str | None:
+    """The digest kept for a file whose every part of the stat is what it was when it was hashed."""
     valid = _file_entry(entry)
-    if valid is None or valid[0] < 0 or valid[:2] != stat:
+    if valid is None or valid[0] < 0 or valid[:4] != stat:
         return None
-    return valid[2]
+    return valid[4]
 
 
 def _spans(finding: Finding) -> Iterator[Span]:

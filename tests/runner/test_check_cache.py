@@ -1,8 +1,9 @@
 """The ``check`` cache: a warm run says exactly what a cold one said, and never anything stale.
 
 Where a test must know that a result came from the cache, it overwrites a file with other bytes of
-the same size and puts its modification time back: only a run that trusted the cache still reports
-what the old bytes held.
+the same size, puts its modification time back and writes the file's new stat into the cache, as if
+the cache had been written after the swap (a status change time cannot be set back): only a run
+that trusted the cache still reports what the old bytes held.
 """
 
 from __future__ import annotations
@@ -52,6 +53,16 @@ def swap_keeping_size_and_time(path: Path, text: str) -> None:
     os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
 
 
+def trust_the_current_stats(tmp_path: Path) -> None:
+    """Every file the cache names is kept with its stat as it is now: the next run reads none."""
+    cache_file = _cache_file(tmp_path)
+    data = json.loads(cache_file.read_text())
+    for name, entry in data["files"].items():
+        info = Path(name).stat()
+        data["files"][name] = [info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns, entry[-1]]
+    cache_file.write_text(json.dumps(data))
+
+
 def project(tmp_path: Path) -> list[Path]:
     """Every rule fixture (findings with fixes, related places, suppressions), a file that does not
     parse, a CRLF file and one in Latin-1: what an output format can say about a file."""
@@ -76,6 +87,7 @@ def test_a_warm_run_says_exactly_what_the_cold_run_said(run: Run, tmp_path: Path
     cold = run("--format", output)
     assert cold[0] == EXIT_FOUND and "syntax error" in cold[2]
     blank_out(files)
+    trust_the_current_stats(tmp_path)
     assert run("--format", output) == cold
     assert run("--format", output, "--no-cache")[:2] != cold[:2], "the files say nothing any more"
 
@@ -99,6 +111,7 @@ def test_no_cache_neither_reads_nor_writes(run: Run, tmp_path: Path) -> None:
     assert not (tmp_path / CACHE_DIRNAME).exists()
     assert run()[0] == EXIT_FOUND
     swap_keeping_size_and_time(train, CLEAN)
+    trust_the_current_stats(tmp_path)
     assert run("--no-cache")[0] == EXIT_OK
     assert run()[0] == EXIT_FOUND, "the cache still answers for the old bytes"
 
@@ -127,12 +140,51 @@ def test_an_edited_file_is_checked_again(run: Run, tmp_path: Path) -> None:
     assert run()[0] == EXIT_FOUND
 
 
-def test_an_unchanged_size_and_time_spare_reading_the_file(run: Run, tmp_path: Path) -> None:
-    train = write(tmp_path / "train.py", DOUBLE)
+def checked_then_swapped_unseen(run: Run, tmp_path: Path, text: str) -> Path:
+    """``train.py`` holding ``text``, checked, then holding clean bytes under a stat the cache trusts."""
+    train = write(tmp_path / "train.py", text)
     age(train)
     assert run()[0] == EXIT_FOUND
     swap_keeping_size_and_time(train, CLEAN)
-    assert run()[0] == EXIT_FOUND, "the size and time matched: the old result stands, unread"
+    trust_the_current_stats(tmp_path)
+    return train
+
+
+def test_an_unchanged_stat_spares_reading_the_file(run: Run, tmp_path: Path) -> None:
+    checked_then_swapped_unseen(run, tmp_path, DOUBLE)
+    assert run()[0] == EXIT_FOUND, "the whole stat matched: the old result stands, unread"
+
+
+def test_other_bytes_under_the_same_size_and_time_are_read_again(run: Run, tmp_path: Path) -> None:
+    """Writing them changed the status change time, which no program can put back."""
+    train = write(tmp_path / "train.py", DOUBLE)
+    age(train)
+    assert run()[0] == EXIT_FOUND
+    trust_the_current_stats(tmp_path)  # as a cache written long after the first run would be
+    before = train.stat()
+    swap_keeping_size_and_time(train, CLEAN)
+    while train.stat().st_ctime_ns == before.st_ctime_ns:  # within the clock's tick: write again
+        swap_keeping_size_and_time(train, CLEAN)
+    after = train.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert run() == (EXIT_OK, "All checks passed!\n", "")
+
+
+def test_a_file_replaced_by_another_with_the_same_size_and_time_is_read_again(
+    run: Run, tmp_path: Path
+) -> None:
+    """An editor's atomic save, ``cp -p``: another inode."""
+    train = write(tmp_path / "train.py", DOUBLE)
+    age(train)
+    assert run()[0] == EXIT_FOUND
+    trust_the_current_stats(tmp_path)
+    before = train.stat()
+    other = tmp_path / "other.txt"
+    other.write_bytes(CLEAN.encode()[: before.st_size].ljust(before.st_size, b"#"))
+    os.utime(other, ns=(before.st_atime_ns, before.st_mtime_ns))
+    other.replace(train)
+    assert train.stat().st_ino != before.st_ino
+    assert run() == (EXIT_OK, "All checks passed!\n", "")
 
 
 def test_a_file_modified_just_before_the_run_is_read_again(run: Run, tmp_path: Path) -> None:
@@ -231,10 +283,7 @@ def test_fix_never_trusts_the_cache_for_a_file_it_may_write(run: Run, tmp_path: 
 
 
 def test_fix_reads_a_file_the_cache_says_it_would_fix(run: Run, tmp_path: Path) -> None:
-    train = write(tmp_path / "train.py", GRAD_THEN_BACKWARD)
-    age(train)
-    assert run()[0] == EXIT_FOUND
-    swap_keeping_size_and_time(train, CLEAN)
+    train = checked_then_swapped_unseen(run, tmp_path, GRAD_THEN_BACKWARD)
     swapped = train.read_bytes()
     assert run("--fix") == (EXIT_OK, "All checks passed!\n", "")
     assert train.read_bytes() == swapped
@@ -367,12 +416,14 @@ def test_a_result_whose_import_found_nothing_stands_only_until_the_module_is_mad
 
 def test_a_warm_run_says_of_a_notebook_what_the_cold_run_said(run: Run, tmp_path: Path) -> None:
     """The finding and its cell come from the cache: the notebook's bytes were swapped for others of
-    the same size and time, which only a run that trusted the cache still reports on."""
+    the same size and time (their stat then written into the cache), which only a run that trusted
+    the cache still reports on."""
     notebook = training_notebook(tmp_path / "train.ipynb")
     age(notebook)
     cold = run("--output-format", "json")
     assert cold[0] == EXIT_FOUND
     assert [item["cell"] for item in json.loads(cold[1])] == [2]
     swap_keeping_size_and_time(notebook, "")
+    trust_the_current_stats(tmp_path)
     assert run("--output-format", "json") == cold
     assert run("--output-format", "json", "--no-cache")[0] == EXIT_ERROR, "the file is no notebook any more"
