@@ -151,11 +151,13 @@ def cache_file(directory: Path, key: str) -> Path:
 
 @dataclass(frozen=True, slots=True)
 class CacheContents:
-    """A cache file as read: ``files`` (path -> size, modification time, digest) and ``results``
+    """A cache file as read: ``files`` (path -> its stat, digest) and ``results``
     (digest -> an encoded entry), each still to be validated where it is used."""
 
     files: dict[str, object] = field(default_factory=dict)
     results: dict[str, object] = field(default_factory=dict)
+    read: dict[str, object] = field(default_factory=dict)
+    """``check``'s: a module (or folder) an entry read, with a hash of what it said -> its stat then."""
     problem: str | None = None
     """Why the file could not be used, if it exists and is not a file this run can read."""
 
@@ -170,9 +172,9 @@ def read_cache_file(path: Path, key: str) -> CacheContents:
         return CacheContents()
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("key") != key:
         return CacheContents()
-    files, results = data.get("files"), data.get("results")
+    files, results, read = data.get("files"), data.get("results"), data.get("read", {})
     if isinstance(files, dict) and isinstance(results, dict):
-        return CacheContents(files, results)
+        return CacheContents(files, results, read if isinstance(read, dict) else {})
     return CacheContents()
 
 

@@ -64,6 +64,9 @@ class CheckCache:
         self._stats: dict[str, FileStat] = {}
         """The stat (see ``FileStat``) of each file looked up, taken before it was read."""
         self._parsed: dict[str, CachedEntry] = {}
+        self._read: dict[str, object] = {}
+        """A module or folder an entry read and a hash of what it said, ``key\0hash`` -> its stat
+        when it said so, and that hash (see ``_says_the_same``)."""
         self._still_said: dict[tuple[str, str], bool] = {}
         """Whether each project module (or folder) an entry read still says what it said then, by
         its path and what it said (looked at once a run)."""
@@ -76,7 +79,8 @@ class CheckCache:
 
     def _load(self) -> None:
         contents = read_cache_file(self.path, self.key)
-        self._files, self._results, self.problem = contents.files, contents.results, contents.problem
+        self._files, self._results, self._read = contents.files, contents.results, contents.read
+        self.problem = contents.problem
 
     def lookup(self, path: Path) -> FileResult | None:
         """What checking ``path`` found before, if its bytes are the same as then."""
@@ -117,15 +121,31 @@ class CheckCache:
     def _still_read_the_same(self, read: list[tuple[str, str]]) -> bool:
         """Every module a cached check read still hashes as it did, and every folder where its
         imports found nothing holds the same entries (each looked at once a run)."""
+        for key, then in read:
+            if (key, then) not in self._still_said:
+                self._still_said[key, then] = self._says_the_same(key, then)
+            if not self._still_said[key, then]:
+                return False
+        return True
+
+    def _says_the_same(self, key: str, then: str) -> bool:
+        """Whether the module or folder at ``key`` still says ``then``: unread when its stat is the
+        one it had when it last said so (a folder's moves when an entry is made, removed or renamed
+        in it), else read as this run's checks read it."""
+        stat = _stat(key)
+        said = content_digest(then.encode())  # short: a folder's state names every entry looked for
+        memo = f"{key}\0{said}"
+        if stat is not None and _digest_if_unchanged(self._read.get(memo), stat) == said:
+            return True
         # Only entries that read modules load these (they load part of the checker).
         from errknow_ls.analysis.modules import says_the_same  # noqa: PLC0415
         from errknow_ls.project.modules import DISK  # noqa: PLC0415
 
-        for key, then in read:
-            if (key, then) not in self._still_said:
-                self._still_said[key, then] = says_the_same(DISK, key, then)  # as this run's checks read it
-            if not self._still_said[key, then]:
-                return False
+        if not says_the_same(DISK, key, then):
+            return False
+        if stat is not None:  # taken before the read: a change meanwhile shows next time
+            self._read[memo] = [*stat, said]
+            self._changed = True
         return True
 
     def _entry(self, digest: str) -> CachedEntry | None:
@@ -161,16 +181,11 @@ class CheckCache:
         if not self._changed:
             return None
         recent = time.time_ns() - RACY_NS
-        files: dict[str, list[int | str]] = {}
-        for name, entry in self._files.items():
-            valid = _file_entry(entry)
-            if valid is not None:
-                *stat, digest = valid
-                racy = max(stat[1], stat[3]) >= recent  # modified or changed too recently to trust
-                files[name] = [*UNTRUSTED_STAT, digest] if racy else [*stat, digest]
+        files = _trusted_stats(self._files, recent)
         kept = {entry[-1] for entry in files.values()}
         results = {digest: raw for digest, raw in self._results.items() if digest in kept}
-        payload = {"format": FORMAT, "key": self.key, "files": files, "results": results}
+        read = _trusted_stats(self._read, recent)
+        payload = {"format": FORMAT, "key": self.key, "files": files, "results": results, "read": read}
         try:
             make_cache_directory(self.directory)
             write_atomically(self.path, json.dumps(payload, separators=(",", ":")).encode())
@@ -188,6 +203,27 @@ def _absolute(spelled: str, cwd: str) -> str:
     if "/." in "/" + spelled or os.sep != "/" or "//" in spelled:
         return os.path.abspath(spelled)  # noqa: PTH100
     return cwd + "/" + spelled
+
+
+def _stat(spelled: str) -> FileStat | None:
+    try:
+        info = os.stat(spelled)  # noqa: PTH116 (a str: this runs for every module read)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns
+
+
+def _trusted_stats(entries: dict[str, object], recent: int) -> dict[str, list[int | str]]:
+    """The valid entries, each with its stat, or ``UNTRUSTED_STAT`` where the file was modified or
+    changed since ``recent``, too close to now for a later change to show in its stat."""
+    kept: dict[str, list[int | str]] = {}
+    for name, entry in entries.items():
+        valid = _file_entry(entry)
+        if valid is not None:
+            *stat, digest = valid
+            racy = max(stat[1], stat[3]) >= recent
+            kept[name] = [*UNTRUSTED_STAT, digest] if racy else [*stat, digest]
+    return kept
 
 
 def _file_entry(entry: object) -> tuple[int, int, int, int, str] | None:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from errknow_ls.analysis.registry import RULES
 from errknow_ls.core.findings import NOT_FULLY_CHECKED, Finding
 from errknow_ls.project import (
     PerFileIgnores,
@@ -72,7 +73,9 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     options = dataclasses.replace(options, output_format=chosen_format)
     per_file = per_file_ignores(settings, err)
     # Later wins by id: --records, then the project's ([tool.errknow] records, .errknow/records).
-    kb = knowledge_base([*(options.records or []), *settings.record_dirs()], err)
+    record_dirs = [*(options.records or []), *settings.record_dirs()]
+    kb = knowledge_base(record_dirs, err)
+    only_built_in = not record_dirs
     force_exclude = _first(options.force_exclude, settings.force_exclude, default=False)
     if options.stdin is not None:
         name = options.stdin_filename
@@ -124,7 +127,9 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     notices += [notice for result in results for notice in notices_of(result)]
     for notice in notices:
         print(notice, file=err)
-    if any(result.findings for result in results):
+    if any(result.findings for result in results) and not (
+        only_built_in and names_only_rules_records(results)
+    ):
         warn_unknown_records(results, kb(), err)
     report = Report(results, kb, options.fix, options.unsafe_fixes, notices)
     if options.diff:
@@ -328,6 +333,13 @@ def _kind_of(error: str) -> NoticeKind:
     if error.startswith(INTERNAL_ERROR):
         return NoticeKind.WARNING
     return NoticeKind.NOTE if error.startswith(NOT_FULLY_CHECKED) else NoticeKind.SYNTAX_ERROR
+
+
+def names_only_rules_records(results: Sequence[FileResult]) -> bool:
+    """Every finding names its rule's record, which the built-in records hold (a test of the rules
+    holds them to it): then a run with no records of the user's need not load them to know."""
+    records = {rule.record_id for rule in RULES}
+    return all(finding.record_id in records for result in results for finding in result.findings)
 
 
 def warn_unknown_records(results: Sequence[FileResult], kb: KnowledgeBase, err: TextIO) -> None:

@@ -12,6 +12,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -54,12 +56,15 @@ def swap_keeping_size_and_time(path: Path, text: str) -> None:
 
 
 def trust_the_current_stats(tmp_path: Path) -> None:
-    """Every file the cache names is kept with its stat as it is now: the next run reads none."""
+    """Every file the cache names, checked or read as a module (``path\0what it said``), is kept with
+    its stat as it is now: the next run reads none."""
     cache_file = _cache_file(tmp_path)
     data = json.loads(cache_file.read_text())
-    for name, entry in data["files"].items():
-        info = Path(name).stat()
-        data["files"][name] = [info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns, entry[-1]]
+    for section in ("files", "read"):
+        for name, entry in data[section].items():
+            info = Path(name.split("\0")[0]).stat()
+            stat = [info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns]
+            data[section][name] = [*stat, entry[-1]]
     cache_file.write_text(json.dumps(data))
 
 
@@ -401,6 +406,30 @@ def test_a_result_that_read_a_project_module_stands_only_while_the_module_says_t
     assert run("--output-format", "json", "train.py")[:2] == (EXIT_OK, "[]\n")
 
 
+@pytest.mark.parametrize("trusted", [True, False])
+def test_a_module_rewritten_under_the_same_size_and_time_is_read_again(
+    run: Run, tmp_path: Path, trusted: bool
+) -> None:
+    """utils.py made to detach under its old size and time: a run reads it again, unless its stat
+    is the one the cache kept (then the old result stands, utils.py unread)."""
+    projects = REPO / "tests" / "analysis" / "projects" / "helper_keeps_the_graph"
+    for name in ("train.py", "utils.py"):
+        shutil.copy(projects / name, tmp_path / name)
+    age(tmp_path / "train.py", tmp_path / "utils.py")
+    first = run("--output-format", "json", "train.py")
+    assert first[0] == EXIT_FOUND
+    assert run("--output-format", "json", "train.py") == first, "a warm run keeps utils.py's stat"
+    trust_the_current_stats(tmp_path)
+    swap_keeping_size_and_time(
+        tmp_path / "utils.py", "def smooth(state, factor=0.9):\n    return (state * factor).detach()\n"
+    )
+    if trusted:
+        trust_the_current_stats(tmp_path)
+        assert run("--output-format", "json", "train.py") == first
+    else:
+        assert run("--output-format", "json", "train.py")[:2] == (EXIT_OK, "[]\n")
+
+
 def test_a_result_whose_import_found_nothing_stands_only_until_the_module_is_made(
     run: Run, tmp_path: Path
 ) -> None:
@@ -427,3 +456,39 @@ def test_a_warm_run_says_of_a_notebook_what_the_cold_run_said(run: Run, tmp_path
     trust_the_current_stats(tmp_path)
     assert run("--output-format", "json") == cold
     assert run("--output-format", "json", "--no-cache")[0] == EXIT_ERROR, "the file is no notebook any more"
+
+
+WARM_RUN_MODULES = """
+import runpy, sys
+sys.argv = ["errknow-ls", "check"]
+try:
+    runpy.run_module("errknow_ls", run_name="__main__")
+finally:
+    heavy = ("pydantic", "errknow_ls.kb", "errknow_ls.analysis.checker")
+    print("loaded:", [name for name in heavy if name in sys.modules], file=sys.stderr)
+"""
+
+
+def test_a_warm_run_with_findings_loads_neither_checker_nor_records(tmp_path: Path) -> None:
+    """Its findings name their rules' records, which the built-in records hold: nothing to load."""
+    train = write(tmp_path / "train.py", DOUBLE)
+    age(train)
+    command = [sys.executable, "-c", WARM_RUN_MODULES]
+    cold = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False)
+    warm = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert "EK001" in cold.stdout and "'errknow_ls.analysis.checker'" in cold.stderr
+    assert (warm.stdout, warm.stderr) == (cold.stdout, "loaded: []\n")
+
+
+def test_a_cached_finding_naming_an_unknown_record_still_warns(run: Run, tmp_path: Path) -> None:
+    train = write(tmp_path / "train.py", DOUBLE)
+    age(train)
+    assert run()[0] == EXIT_FOUND
+    cache_file = _cache_file(tmp_path)
+    data = json.loads(cache_file.read_text())
+    (digest,) = data["results"]
+    data["results"][digest] = re.sub(r'"record":"[^"]+"', '"record":"nowhere/gone"', data["results"][digest])
+    cache_file.write_text(json.dumps(data))
+    code, _, err = run()
+    assert code == EXIT_FOUND
+    assert err == "warning: EK001: record 'nowhere/gone' is not in the knowledge base\n"
