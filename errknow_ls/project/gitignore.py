@@ -104,6 +104,7 @@ class Gitignores:
         self._specs: dict[str, pathspec.GitIgnoreSpec | None] = {}
         """Each directory's ``.gitignore``, by the directory's absolute path (strings: a walk asks
         for every file, and building paths costs more than matching)."""
+        self._chains: dict[str, tuple[tuple[int, pathspec.GitIgnoreSpec], ...]] = {}
         self._boundary = os.path.abspath(self.boundary)  # noqa: PTH100
         self._inside = self._boundary if self._boundary.endswith(os.sep) else self._boundary + os.sep
 
@@ -112,6 +113,19 @@ class Gitignores:
             self._specs[directory] = _read(Path(directory) / GITIGNORE)
         return self._specs[directory]
 
+    def _chain(self, directory: str) -> tuple[tuple[int, pathspec.GitIgnoreSpec], ...]:
+        """The ``.gitignore`` files that match paths in ``directory`` (below the boundary), deepest
+        first, each with the length of its directory's path and separator: worked out once per
+        directory (a walk asks for every file in it)."""
+        chain = self._chains.get(directory)
+        if chain is None:
+            spec = self._spec(directory)
+            own = () if spec is None else ((len(directory.rstrip(os.sep)) + 1, spec),)
+            at_top = directory == self._boundary or len(directory) <= len(self._boundary)
+            parent = os.path.dirname(directory)  # noqa: PTH120
+            chain = self._chains[directory] = own + (() if at_top else self._chain(parent))
+        return chain
+
     def ignores(self, path: str | os.PathLike[str], is_dir: bool) -> bool:
         """Whether ``path`` (below the boundary; relative paths are taken from the working
         directory) is ignored; a directory's patterns ending in ``/`` match it only when ``is_dir``."""
@@ -119,35 +133,13 @@ class Gitignores:
         if not absolute.startswith(self._inside):
             return False
         suffix = "/" if is_dir else ""
-        directory = os.path.dirname(absolute)  # noqa: PTH120
-        while True:
-            spec = self._spec(directory)
-            if spec is not None:
-                below = absolute[len(directory) :].lstrip(os.sep).replace(os.sep, "/")
-                decided = spec.check_file(below + suffix).include
-                if decided is not None:
-                    return decided
-            if directory == self._boundary or len(directory) <= len(self._boundary):
-                break
-            directory = os.path.dirname(directory)  # noqa: PTH120
-        relative = absolute[len(self._inside) :].replace(os.sep, "/") + suffix
-        for spec in self._repository_excludes:
-            decided = None if spec is None else spec.check_file(relative).include
+        for start, spec in self._chain(os.path.dirname(absolute)):  # noqa: PTH120
+            decided = spec.check_file(absolute[start:].replace(os.sep, "/") + suffix).include
             if decided is not None:
                 return decided
-        return False
-        suffix = "/" if is_dir else ""
-        for directory in absolute.parents:
-            spec = self._spec(directory)
-            if spec is not None:
-                decided = spec.check_file(absolute.relative_to(directory).as_posix() + suffix).include
-                if decided is not None:
-                    return decided
-            if directory == self.boundary:
-                break
-        relative = absolute.relative_to(self.boundary).as_posix() + suffix
-        for spec in self._repository_excludes:
-            decided = None if spec is None else spec.check_file(relative).include
+        relative = absolute[len(self._inside) :].replace(os.sep, "/") + suffix
+        for repository_spec in self._repository_excludes:
+            decided = None if repository_spec is None else repository_spec.check_file(relative).include
             if decided is not None:
                 return decided
         return False
