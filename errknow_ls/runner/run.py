@@ -26,7 +26,7 @@ from errknow_ls.project.results_cache import cache_directory as project_cache_di
 from errknow_ls.project.results_cache import cache_key
 from errknow_ls.runner.cache import CheckCache, check_files_cached
 from errknow_ls.runner.engine import FileJob, FileResult, check_file
-from errknow_ls.runner.formats import diff, render, statistics
+from errknow_ls.runner.formats import render
 from errknow_ls.runner.options import (
     CheckOptions,
     ExitCode,
@@ -185,16 +185,22 @@ def _pass_excluded_stdin(
 def _print_report(options: CheckOptions, report: Report, out: TextIO) -> None:
     chosen = options.output_format or OutputFormat.CONCISE
     if options.statistics:
+        from errknow_ls.runner.formats import statistics  # noqa: PLC0415 (as every format: on use)
+
         json_like = chosen in {OutputFormat.JSON, OutputFormat.JSON_LINES}
         out.write((statistics.render_json if json_like else statistics.render)(report, Path.cwd()))
         return
     out.write(render(chosen, report, Path.cwd()))
     if options.show_fixes and chosen in {OutputFormat.CONCISE, OutputFormat.FULL}:
-        out.write(statistics.fixed_listing(report))
+        from errknow_ls.runner.formats.statistics import fixed_listing  # noqa: PLC0415
+
+        out.write(fixed_listing(report))
 
 
 def _print_diff(report: Report, out: TextIO, err: TextIO) -> int:
     """``--diff``: the diff on ``out``, a count on ``err``; exit 1 when there is anything to fix."""
+    from errknow_ls.runner.formats import diff  # noqa: PLC0415 (as every format: on use)
+
     out.write(diff.render(report))
     would = sum(result.fixed for result in report.results)
     if report.failed:
