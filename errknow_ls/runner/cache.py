@@ -236,11 +236,12 @@ def _file_entry(entry: object) -> tuple[int, int, int, int, str] | None:
 
 
 def _digest_if_unchanged(entry: object, stat: FileStat) -> str | None:
-    """The digest kept for a file whose every part of the stat is what it was when it was hashed."""
-    valid = _file_entry(entry)
-    if valid is None or valid[0] < 0 or valid[:4] != stat:
-        return None
-    return valid[4]
+    """The digest kept for a file whose every part of the stat is what it was when it was hashed
+    (compared as they are: what equals a stat is a stat, and ``UNTRUSTED_STAT`` equals none)."""
+    if type(entry) is list and len(entry) == len(stat) + 1 and tuple(entry[:-1]) == stat:
+        digest = entry[-1]
+        return digest if isinstance(digest, str) else None
+    return None
 
 
 def _spans(finding: Finding) -> Iterator[Span]:
