@@ -67,6 +67,9 @@ class CheckCache:
         self._read: dict[str, object] = {}
         """A module or folder an entry read and a hash of what it said, ``key\0hash`` -> its stat
         when it said so, and that hash (see ``_says_the_same``)."""
+        self._read_used: set[str] = set()
+        """The entries of ``_read`` that held this run: only they are kept (what an edited module
+        said before, and what results no longer looked up read, go)."""
         self._still_said: dict[tuple[str, str], bool] = {}
         """Whether each project module (or folder) an entry read still says what it said then, by
         its path and what it said (looked at once a run)."""
@@ -136,6 +139,7 @@ class CheckCache:
         said = content_digest(then.encode())  # short: a folder's state names every entry looked for
         memo = f"{key}\0{said}"
         if stat is not None and _digest_if_unchanged(self._read.get(memo), stat) == said:
+            self._read_used.add(memo)
             return True
         # Only entries that read modules load these (they load part of the checker).
         from errknow_ls.analysis.modules import says_the_same  # noqa: PLC0415
@@ -145,6 +149,7 @@ class CheckCache:
             return False
         if stat is not None:  # taken before the read: a change meanwhile shows next time
             self._read[memo] = [*stat, said]
+            self._read_used.add(memo)
             self._changed = True
         return True
 
@@ -184,7 +189,9 @@ class CheckCache:
         files = _trusted_stats(self._files, recent)
         kept = {entry[-1] for entry in files.values()}
         results = {digest: raw for digest, raw in self._results.items() if digest in kept}
-        read = _trusted_stats(self._read, recent)
+        read = _trusted_stats(
+            {memo: self._read[memo] for memo in self._read_used if memo in self._read}, recent
+        )
         payload = {"format": FORMAT, "key": self.key, "files": files, "results": results, "read": read}
         try:
             make_cache_directory(self.directory)

@@ -428,6 +428,10 @@ def test_a_module_rewritten_under_the_same_size_and_time_is_read_again(
         assert run("--output-format", "json", "train.py") == first
     else:
         assert run("--output-format", "json", "train.py")[:2] == (EXIT_OK, "[]\n")
+        assert run("--output-format", "json", "train.py")[:2] == (EXIT_OK, "[]\n")
+        read = json.loads(_cache_file(tmp_path).read_text())["read"]
+        kept = [name.split("\0")[0] for name in read]
+        assert kept.count(str(tmp_path / "utils.py")) == 1, "what the old utils.py said went"
 
 
 def test_a_result_whose_import_found_nothing_stands_only_until_the_module_is_made(
