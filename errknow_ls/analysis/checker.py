@@ -710,6 +710,8 @@ def _outcome(interpreter: Interpreter, source: SourceText, first: int, errors: l
         interpreter.called_functions,
         interpreter.module_calls,
         interpreter.optimizer_calls,
+        interpreter.ownership,
+        complete=not errors,
     )
     elsewhere = _Elsewhere(interpreter)
     passes = tuple(r for e in interpreter.events[first:] if (r := _reported(e, ctx, elsewhere)) is not None)

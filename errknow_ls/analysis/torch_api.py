@@ -267,6 +267,13 @@ RANDOM_CREATION_FUNCS = frozenset(
 """Creation functions that draw from the random generator: re-running one draws other numbers."""
 RANDOM_METHODS = frozenset({"sample", "rsample", "random_", "normal_", "uniform_", "bernoulli_"})
 """Methods that draw from the random generator (a distribution's ``sample``)."""
+GRADIENT_HOOK_METHODS = frozenset({"register_hook", "register_post_accumulate_grad_hook"})
+"""A tensor's methods that run code on its gradient."""
+MODULE_GRADIENT_HOOK_METHODS = frozenset(
+    {"register_full_backward_hook", "register_backward_hook", "register_full_backward_pre_hook"}
+)
+"""A module's methods that run code on the gradients of its backward."""
+
 MODULE_BULK_METHODS = frozenset(
     {
         "parameters",

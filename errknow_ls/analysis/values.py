@@ -27,6 +27,10 @@ class GraphNode:
     every_input_grad: bool = False
     """Every input of its op was a tensor that needs grad: each one its backward uses is saved
     (``a * b`` saves ``b`` for ``a``'s gradient only when ``a`` needs one)."""
+    origins: frozenset[int] | None = frozenset()
+    """Where a node that learns reads parameters directly: the origins (see ``ownership.py``) of
+    the modules it ran and of the leaves that need grad among its inputs; None where one of them
+    is not known."""
 
     def stmt_in(self, frame: int) -> ast.stmt | None:
         for serial, stmt in self.stmts:
@@ -105,6 +109,9 @@ class Tensor(Value):
     """Nodes a backward from it may also reach through code the checker does not follow (an
     unknown call that was handed a graph): never enough to report, enough to doubt a claim that
     a retained graph is not needed."""
+    owners: frozenset[int] | None = None
+    """For a leaf that needs grad (a parameter): the origins it may belong to (see
+    ``ownership.py``); None where that is not known."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +171,9 @@ class NNModule(Value):
     label: str = ""
     frozen: bool = False
     """``requires_grad_(False)``: its parameters need no grad."""
+    origins: frozenset[int] | None = None
+    """The origins whose parameters it may hold (see ``ownership.py``): the constructor call that
+    made it, and what it was built from; None where that is not known."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,12 +310,12 @@ def join(a: Value | None, b: Value | None) -> Value:
         return a
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         root = a.root if a.root == b.root else None
-        return Tensor(a.nodes | b.nodes, a.grad or b.grad, root, a.maybe | b.maybe)
+        return Tensor(a.nodes | b.nodes, a.grad or b.grad, root, a.maybe | b.maybe, _joined_owners(a, b))
     if isinstance(a, Opaque) or isinstance(b, Opaque):
         may = maybe_of(a) | maybe_of(b)
         other = b if isinstance(a, Opaque) else a
         if isinstance(other, Tensor):
-            return Tensor(other.nodes, other.grad, other.root, other.maybe | may)
+            return Tensor(other.nodes, other.grad, other.root, other.maybe | may, other.owners)
         if not isinstance(other, Seq | Obj | NNModule | Instance | Func | Class | Ref):
             return Opaque(may)
     if isinstance(a, Seq) and isinstance(b, Seq):
@@ -318,12 +328,25 @@ def join(a: Value | None, b: Value | None) -> Value:
             items = tuple(join(x, y) for x, y in zip(short, long, strict=False)) + long[len(short) :]
         keys = a.keys if items is not None and a.keys is not None and len(a.keys) == len(items) else None
         return Seq(join(a.item, b.item), a.kind if a.kind == b.kind else "list", items, keys=keys)
+    if isinstance(a, NNModule) and isinstance(b, NNModule):
+        origins = None if a.origins is None or b.origins is None else a.origins | b.origins
+        return replace(a, origins=origins)
     for kind in (Tensor, Seq, Obj, NNModule, Instance, Func, Class, Ref):
         if isinstance(a, kind):
             return a
         if isinstance(b, kind):
             return b
     return UNKNOWN
+
+
+def _joined_owners(a: Tensor, b: Tensor) -> frozenset[int] | None:
+    """What a leaf that may be ``a`` or ``b`` may belong to: a tensor that needs no grad adds
+    nothing; an owner not known makes it not known."""
+    if not a.grad:
+        return b.owners
+    if not b.grad:
+        return a.owners
+    return None if a.owners is None or b.owners is None else a.owners | b.owners
 
 
 def join_many(values: list[Value]) -> Value:
@@ -368,11 +391,12 @@ def element(value: Value) -> Value:
             item = join(item, each)
         return item
     if isinstance(value, Tensor):
-        return Tensor(value.nodes, value.grad, None, value.maybe)
+        return Tensor(value.nodes, value.grad, None, value.maybe, value.owners)
     if isinstance(value, Opaque):
         return value
     if isinstance(value, NNModule) and value.label not in KEYED_CONTAINERS:
-        return NNModule("item", value.frozen)  # a ModuleList or Sequential gives its modules
+        # a ModuleList or Sequential gives its modules: part of what it holds
+        return NNModule("item", value.frozen, value.origins)
     return UNKNOWN
 
 

@@ -750,3 +750,92 @@ def test_parameters_handed_to_the_optimizer_through_a_name_are_no_other_read(
     )
     (finding,) = check_source(source).findings
     assert (finding.fixes[0].applicability == Applicability.SAFE) is safe
+
+
+TEACHER = (FIXES / "ek002_teacher_targets_built_once.in.py").read_text(encoding="utf-8")
+STUDENT_OPTIMIZER = "optimizer = torch.optim.Adam(student.parameters(), lr=1e-2)\n"
+BUILT_ONCE = "Detach `targets`, built once and only read by the loop"
+
+
+def _detach_built_once(source: str) -> Applicability:
+    (finding,) = check_source(source).findings
+    (detach,) = [fix for fix in finding.fixes if fix.title.startswith(BUILT_ONCE)]
+    return detach.applicability
+
+
+@pytest.mark.parametrize(
+    ("optimizer", "after", "safe"),
+    [
+        (STUDENT_OPTIMIZER, "", True),
+        # the teacher handed to the optimizer, however it is spelled
+        (
+            "optimizer = torch.optim.Adam(itertools.chain(student.parameters(), teacher.parameters()))\n",
+            "",
+            False,
+        ),
+        (
+            "optimizer = torch.optim.Adam("
+            "[{'params': student.parameters()}, {'params': teacher.parameters()}])\n",
+            "",
+            False,
+        ),
+        (
+            "optimizer = torch.optim.Adam(list(student.parameters()) + list(teacher.parameters()))\n",
+            "",
+            False,
+        ),
+        ("optimizer = torch.optim.Adam([p for p in teacher.parameters() if p.requires_grad])\n", "", False),
+        ("optimizer = torch.optim.Adam([*student.parameters(), teacher[0].weight])\n", "", False),
+        (
+            STUDENT_OPTIMIZER + "teacher_optimizer = torch.optim.SGD(teacher.parameters(), lr=0.1)\n",
+            "",
+            False,
+        ),
+        (STUDENT_OPTIMIZER + "optimizer.add_param_group({'params': teacher.parameters()})\n", "", False),
+        # what the optimizer is handed is not known
+        ("optimizer = torch.optim.Adam(trainable(student))\n", "", False),
+        # something else sees the teacher's gradients
+        (STUDENT_OPTIMIZER, "print(teacher[0].weight.grad)\n", False),
+        (STUDENT_OPTIMIZER + "teacher.register_full_backward_hook(print)\n", "", False),
+        (STUDENT_OPTIMIZER + "watch(teacher)\n", "", False),
+        # the student's head is the teacher's (tied): the optimizer trains a part of the teacher
+        (STUDENT_OPTIMIZER + "teacher[2].bias = student[2].bias\n", "", False),
+    ],
+)
+def test_a_value_built_once_is_detached_safely_only_where_no_optimizer_trains_what_made_it(
+    optimizer: str, after: str, safe: bool
+) -> None:
+    """Rule 9: the teacher's targets, built once before the student's epochs, are detached safely
+    where no optimizer owns a parameter of the teacher (the two modules made by the same helper are
+    two modules: the constructor call under the call that ran it) and nothing else sees its
+    gradients; otherwise it stays unsafe."""
+    header = "import itertools\n\nimport torch\nfrom training_utils import trainable, watch\n"
+    source = TEACHER.replace("import torch\n", header, 1).replace(STUDENT_OPTIMIZER, optimizer)
+    assert _detach_built_once(source + after) == (Applicability.SAFE if safe else Applicability.UNSAFE)
+
+
+def test_modules_one_constructor_call_makes_are_one_module_to_the_ownership() -> None:
+    """Two modules made by one call site under the same calls (a comprehension) cannot be told
+    apart by their origin: an optimizer over one of them may own the other's parameters."""
+    source = TEACHER.replace(
+        "teacher = mlp(32)\nstudent = mlp(8)\n", "teacher, student = [mlp(w) for w in (32, 8)]\n"
+    )
+    assert source != TEACHER
+    assert _detach_built_once(source) == Applicability.UNSAFE
+
+
+def test_which_module_an_optimizer_trains_never_depends_on_a_name() -> None:
+    """The teacher called `student` and the student `teacher`: the same program, the same answer."""
+    swapped = TEACHER.replace("teacher", "TMP").replace("student", "teacher").replace("TMP", "student")
+    assert swapped != TEACHER
+    assert _detach_built_once(swapped) == _detach_built_once(TEACHER) == Applicability.SAFE
+
+
+def test_the_old_log_probs_of_the_policy_the_loop_trains_are_not_detached_safely() -> None:
+    """The optimizer owns the policy that made the rollout's log-probabilities: detaching them
+    changes what the first update trains (unsafe, though it is what PPO means)."""
+    source = (FIXES / "ek002_rollout_log_probs_reused.in.py").read_text(encoding="utf-8")
+    (finding,) = check_source(source).findings
+    detaches = [fix for fix in finding.fixes if "built once" in fix.title]
+    assert detaches
+    assert all(fix.applicability == Applicability.UNSAFE for fix in detaches)

@@ -10,6 +10,7 @@ from dataclasses import replace
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.interpreter.backward import flag, receiver_expr
 from errknow_ls.analysis.interpreter.base import FROZEN, FunctionNode, InterpreterBase
+from errknow_ls.analysis.ownership import Origins
 from errknow_ls.analysis.state import Place
 from errknow_ls.analysis.values import (
     KEYED_CONTAINERS,
@@ -52,9 +53,9 @@ class Autograd(InterpreterBase):
         every = all(isinstance(v, Tensor | Const | Number) for v in inputs) and all(
             has_grad(t) for t in tensors
         )
-        made = self.new_node(
-            site, graph, saves=saves, learns=touches_parameters(list(inputs)), every_input_grad=every
-        )
+        learns = touches_parameters(list(inputs))
+        origins = self.origins_of(Seq(UNKNOWN, "tuple", tuple(inputs))) if learns else frozenset()
+        made = self.new_node(site, graph, saves=saves, learns=learns, every_input_grad=every, origins=origins)
         return Tensor(made.nodes, made.grad, made.root, may - made.nodes) if may - made.nodes else made
 
     def new_node(
@@ -65,6 +66,7 @@ class Autograd(InterpreterBase):
         saves: bool,
         learns: bool = False,
         every_input_grad: bool = False,
+        origins: Origins = frozenset(),
     ) -> Tensor:
         node_id = len(self.nodes)
         stmt = self._current_stmt
@@ -73,7 +75,7 @@ class Autograd(InterpreterBase):
         stmts = tuple((f.serial, f.stmt) for f in self.frames if f.stmt is not None)
         loops = tuple(self.loop_stack)
         node = GraphNode(
-            node_id, site_expr, stmt, saves, loops, frame, stmts, inputs, learns, every_input_grad
+            node_id, site_expr, stmt, saves, loops, frame, stmts, inputs, learns, every_input_grad, origins
         )
         self.nodes.append(node)
         return Tensor(inputs | {node_id}, True, node_id)
@@ -108,9 +110,12 @@ class Autograd(InterpreterBase):
             if attr not in api.EFFECT_METHODS:
                 self.forward_calls.add(node)
             return UNKNOWN
+        if attr in api.GRADIENT_HOOK_METHODS:
+            self.note_gradient_use(receiver, f"`{attr}`", lasting=True)
         if attr == "requires_grad_":
             off = args and isinstance(args[0], Const) and not args[0].value
-            result = Tensor(receiver.nodes, not off, receiver.root)
+            owners = receiver.owners if receiver.grad else frozenset({self.origin(node)})
+            result = Tensor(receiver.nodes, not off, receiver.root, owners=owners)
             self._rebind_receiver(node, result)
             return result
         # `.to(x)`, `.type_as(x)` take x's dtype and device, not its graph
@@ -151,18 +156,25 @@ class Autograd(InterpreterBase):
     ) -> Value:
         namespace = qualname.rpartition(".")[0]
         if short in ("Parameter", "UninitializedParameter"):
-            return Tensor(frozenset(), True)
+            return Tensor(frozenset(), True, owners=frozenset({self.origin(node)}))
         if short == "Variable" and namespace in ("torch.autograd", "torch.autograd.variable"):
-            return self._variable(args, kwargs)
+            return self._variable(args, kwargs, node)
         if _is_optimizer_class(namespace, short):
             self.optimizer_calls.add(node)
+            handed = args[0] if args else kwargs.get("params", UNKNOWN)
+            self.ownership.optimizers.append(self.origins_of(handed, params=True))
             return Instance(qualname)  # an optimizer (its ``step(closure)`` is modelled)
         if qualname in api.PASS_THROUGH_FUNCS and args:
             return args[0]  # torch.compile(f), torch.jit.script(f): f, as far as autograd goes
         if qualname in api.FUNCTIONAL_CALLS and len(args) >= 2:
             # functional_call(module, params, args): the module run on those parameters
+            origins = self.origins_of(Seq(UNKNOWN, "tuple", tuple(args[:2])))
             return self.new_node(
-                node, nodes_of(args[1]) | nodes_of(join_many(args[2:])), saves=True, learns=True
+                node,
+                nodes_of(args[1]) | nodes_of(join_many(args[2:])),
+                saves=True,
+                learns=True,
+                origins=origins,
             )
         if qualname in api.CHECKPOINT_FUNCS and args:
             output = self.call_value(args[0], "", list(args[1:]), {}, node)
@@ -170,7 +182,11 @@ class Autograd(InterpreterBase):
         if namespace == "torch.distributions" or namespace.startswith("torch.distributions."):
             return self.op_node(node, [*args, *kwargs.values()], saves=True)
         if short[:1].isupper():
-            return NNModule(short) if namespace.startswith("torch.nn") else self.unknown_call(args, kwargs)
+            if not namespace.startswith("torch.nn"):
+                return self.unknown_call(args, kwargs)
+            # A module holds its own parameters and those of the modules it is built from.
+            parts = self.origins_of(Seq(UNKNOWN, "tuple", (*args, *kwargs.values())))
+            return NNModule(short, origins=None if parts is None else parts | {self.origin(node)})
         if qualname in api.DIFFERENTIABLE_UTILS:
             return self.op_node(node, [*args, *kwargs.values()], saves=False)
         if namespace not in api.OP_NAMESPACES:
@@ -179,16 +195,17 @@ class Autograd(InterpreterBase):
             if short not in api.RANDOM_CREATION_FUNCS and short not in ("load", "manual_seed"):
                 self.forward_calls.add(node)  # torch.eye(n), torch.zeros_like(x): the same every time
             grad = kwargs.get("requires_grad")
-            return Tensor(frozenset(), isinstance(grad, Const) and bool(grad.value))
+            needs = isinstance(grad, Const) and bool(grad.value)
+            return Tensor(frozenset(), needs, owners=frozenset({self.origin(node)}) if needs else None)
         if short in api.NOT_OPS:
             return UNKNOWN
         return self.op_node(node, [*args, *kwargs.values()], saves=short not in api.NO_SAVE_OPS)
 
-    def _variable(self, args: list[Value], kwargs: dict[str, Value]) -> Value:
+    def _variable(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         """``Variable(x, requires_grad=True)``: ``x``, made a leaf that needs grad when asked."""
         data = args[0] if args else UNKNOWN
         if flag(kwargs.get("requires_grad")) is True:
-            return Tensor(frozenset(), True)
+            return Tensor(frozenset(), True, owners=frozenset({self.origin(node)}))
         return data
 
     def module_method(
@@ -198,32 +215,32 @@ class Autograd(InterpreterBase):
         if attr == "requires_grad_":
             frozen = bool(args) and isinstance(args[0], Const) and not args[0].value
             frozen = frozen or _const_false(kwargs.get("requires_grad"))
-            result = NNModule(module.label, frozen)
+            result = NNModule(module.label, frozen, module.origins)
             self._rebind_receiver(node, result)
             return result
         if attr in api.MODULE_SELF_METHODS:
             return module
         if attr in ("parameters", "buffers", "named_parameters"):
             self.forward_calls.add(node)  # only reads the module: a fix may re-run it
+        own = Tensor(frozenset(), True, owners=module.origins)  # one of its parameters
         if attr in ("parameters", "buffers"):
-            return Seq(Tensor(frozenset(), attr == "parameters"), "list")
+            return Seq(own if attr == "parameters" else Tensor(frozenset(), False), "list")
         if attr == "named_parameters":
-            return Seq(Seq(UNKNOWN, "tuple", (UNKNOWN, Tensor(frozenset(), True))), "list")
+            return Seq(Seq(UNKNOWN, "tuple", (UNKNOWN, own)), "list")
         if (
             attr in ("values", "items") and module.label in KEYED_CONTAINERS
         ) or attr in api.SUBMODULE_METHODS:
             # a ModuleDict's modules, a ParameterDict's parameters, `children()`, `named_modules()`
-            part = (
-                Tensor(frozenset(), True)
-                if module.label == "ParameterDict"
-                else NNModule("item", module.frozen)
-            )
+            part = own if module.label == "ParameterDict" else NNModule("item", module.frozen, module.origins)
             named = attr == "items" or attr.startswith("named_")
             return Seq(Seq(UNKNOWN, "tuple", (UNKNOWN, part)) if named else part, "list")
         if attr in ("forward", "__call__"):
-            return self.call_module(args, kwargs, node)
+            return self.call_module(args, kwargs, node, origins=module.origins)
         if attr in api.TENSOR_METHODS or attr in api.NO_SAVE_OPS:
-            return self.tensor_method(Tensor(frozenset(), True), attr, args, kwargs, node)
+            return self.tensor_method(own, attr, args, kwargs, node)
+        if attr in api.MODULE_GRADIENT_HOOK_METHODS:
+            self.note_gradient_use(module, f"`{attr}`", lasting=True)
+        self.link(module, *args, *kwargs.values())  # `add_module(name, other)`: they may share parts
         return self.unknown_call(args, kwargs)
 
     def library_method(
@@ -248,13 +265,23 @@ class Autograd(InterpreterBase):
                 # optimizer.step(closure) (LBFGS) runs the closure and gives back what it returned.
                 return self.call_function(closure, [], {}, node)
             return UNKNOWN
-        if qualname.startswith("torch.optim.") and attr in ("zero_grad", "add_param_group", "state_dict"):
+        if qualname.startswith("torch.optim.") and attr == "add_param_group":
+            group = args[0] if args else kwargs.get("param_group", UNKNOWN)
+            self.ownership.optimizers.append(self.origins_of(group, params=True))  # it owns them too
+            return UNKNOWN
+        if qualname.startswith("torch.optim.") and attr in ("zero_grad", "state_dict"):
             return UNKNOWN
         return self.unknown_call(args, kwargs)
 
     def call_module(
-        self, args: list[Value], kwargs: dict[str, Value], node: ast.Call, frozen: bool = False
+        self,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        node: ast.Call,
+        frozen: bool = False,
+        origins: Origins = None,
     ) -> Value:
+        """A module's forward whose insides are not followed; ``origins``: the module's."""
         self.forward_calls.add(node)
         self.module_calls.add(node)
         if frozen:
@@ -263,7 +290,9 @@ class Autograd(InterpreterBase):
             return Tensor(grad=False)
         given = [*args, *kwargs.values()]
         graph = frozenset().union(*(nodes_of(v) for v in given))
-        output = self.new_node(node, graph, saves=True, learns=True)
+        inputs = self.origins_of(Seq(UNKNOWN, "tuple", tuple(given)))  # leaves that need grad
+        origins = None if origins is None or inputs is None else origins | inputs
+        output = self.new_node(node, graph, saves=True, learns=True, origins=origins)
         may = may_reach(given) - output.nodes
         if may:
             output = Tensor(output.nodes, output.grad, output.root, may)
@@ -301,7 +330,7 @@ class Autograd(InterpreterBase):
         if isinstance(owner, Obj):
             self.state.heap[Place(owner.oid, FROZEN)] = Const(True)
         elif isinstance(owner, NNModule) and isinstance(owner_expr, ast.Name | ast.Attribute):
-            self.assign_place(owner_expr, NNModule(owner.label, True))
+            self.assign_place(owner_expr, NNModule(owner.label, True, owner.origins))
 
 
 def _const_false(value: Value | None) -> bool:

@@ -32,6 +32,8 @@ class Backward(InterpreterBase):
         outputs = args[0] if args else kwargs.get("outputs", UNKNOWN)
         create = flag(kwargs.get("create_graph"), positional=args[5] if len(args) > 5 else None)
         inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)
+        over = maybe_of(outputs)  # the graph it runs; one unknown code made may be any
+        self.note_gradient_use(inputs, "`autograd.grad`", through=None if UNSEEN in over else over)
         reach = self._stopping_at(outputs, inputs)
         if reach is None and _explicit_inputs(node):
             # grad w.r.t. a few named tensors runs (and frees) only the part of the graph that

@@ -12,6 +12,14 @@ from dataclasses import dataclass, field
 
 from errknow_ls.analysis.events import Loop, Observation, RetainSite
 from errknow_ls.analysis.modules import ModuleSource
+from errknow_ls.analysis.ownership import (
+    LASTING,
+    GradientUse,
+    Origins,
+    Ownership,
+    origins_in,
+    tensor_roots,
+)
 from errknow_ls.analysis.state import Holder, Place, State
 from errknow_ls.analysis.values import (
     UNKNOWN,
@@ -23,6 +31,7 @@ from errknow_ls.analysis.values import (
     ModuleRef,
     NNModule,
     Obj,
+    Seq,
     Tensor,
     Value,
 )
@@ -155,6 +164,9 @@ class InterpreterBase(ABC):
         """Each loop's loop-invariant ``if`` chains (see ``_invariant_chains``)."""
         self.stepping: set[int] = set()
         """Loops (by key) in which an optimizer stepped or parameters were updated in place."""
+        self.ownership = Ownership()
+        """Which origins each optimizer was handed, and what else sees gradients (ownership.py)."""
+        self._origin_ids: dict[tuple[int, ...], int] = {}
 
     @contextmanager
     def _maybe_evaluated(self, maybe: bool = True) -> Iterator[None]:
@@ -177,6 +189,80 @@ class InterpreterBase(ABC):
     def _home(self) -> str | None:
         """The other module whose code runs now (None: the checked text)."""
         return self.frames[-1].module if self.frames else None
+
+    # ----------------------------------------------------------------- parameters (ownership.py)
+
+    def origin(self, site: ast.AST) -> int:
+        """The origin a constructor call at ``site`` makes, under the calls that run it now: one
+        helper called from two places makes two modules."""
+        key = (*(id(f.call_site) for f in self.frames if f.call_site is not None), id(site))
+        return self._origin_ids.setdefault(key, len(self._origin_ids))
+
+    def object_origin(self, obj: Obj) -> int:
+        """The origin of an object of the checked code's own class (its own parameters)."""
+        return self._origin_ids.setdefault((-1, obj.oid), len(self._origin_ids))
+
+    def closure(self, obj: Obj) -> Origins:
+        """The origins an object holds: its own, and what its attributes hold now (modules,
+        parameters, other objects, containers of them); None where one is not known."""
+        found: set[int] = set()
+        pending, seen = [obj], set()
+        while pending:
+            current = pending.pop()
+            if current.oid in seen:
+                continue
+            seen.add(current.oid)
+            found.add(self.object_origin(current))
+            for place, value in self.state.heap.items():
+                if place.object_id != current.oid:
+                    continue
+                if isinstance(value, Obj):
+                    pending.append(value)
+                    continue
+                held = origins_in(value, self._no_closure)
+                if held is None:
+                    return None
+                found |= held
+                pending.extend(_objects_in(value))
+        return frozenset(found)
+
+    @staticmethod
+    def _no_closure(_obj: Obj) -> Origins:
+        return frozenset()  # objects in containers are walked by ``closure`` itself
+
+    def origins_of(self, value: Value, *, params: bool = False, strict: bool = False) -> Origins:
+        return origins_in(value, self.closure, params=params, strict=strict)
+
+    def note_gradient_use(
+        self, value: Value, how: str, *, lasting: bool = False, through: frozenset[int] | None = None
+    ) -> None:
+        """Something other than an optimizer sees the gradients of ``value`` (its tensors' own
+        nodes, and the parameters it holds), over the graph ``through`` (None: any); ``lasting``:
+        from now on (a hook), not only now."""
+        origins = self.origins_of(value, strict=True)
+        made = LASTING if lasting else len(self.nodes)
+        self.ownership.uses.append(GradientUse(tensor_roots(value), origins, how, made, through))
+
+    def note_escape(self, given: Sequence[Value]) -> None:
+        """Code the checker does not follow was handed ``given``: it may see their gradients."""
+        for value in given:
+            roots = tensor_roots(value)
+            origins = self.origins_of(value)
+            if roots or origins is None or origins:
+                self.ownership.uses.append(GradientUse(roots, origins, "unknown code", LASTING))
+
+    def link(self, *values: Value) -> None:
+        """``values`` now share parameters (an attribute of a module set to another's weight)."""
+        found: set[int] = set()
+        for value in values:
+            origins = self.origins_of(value)
+            if origins is None:
+                changed = GradientUse(frozenset(), None, "a module changed", LASTING)
+                self.ownership.uses.append(changed)
+                return
+            found |= origins
+        if len(found) > 1:
+            self.ownership.links.append(frozenset(found))
 
     def _new_key(self) -> int:
         return next(self._serial)
@@ -282,6 +368,7 @@ class InterpreterBase(ABC):
         saves: bool,
         learns: bool = False,
         every_input_grad: bool = False,
+        origins: Origins = frozenset(),
     ) -> Tensor: ...
 
     @abstractmethod
@@ -309,7 +396,12 @@ class InterpreterBase(ABC):
 
     @abstractmethod
     def call_module(
-        self, args: list[Value], kwargs: dict[str, Value], node: ast.Call, frozen: bool = False
+        self,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        node: ast.Call,
+        frozen: bool = False,
+        origins: Origins = None,
     ) -> Value: ...
 
     @abstractmethod
@@ -350,6 +442,19 @@ class InterpreterBase(ABC):
 
     @abstractmethod
     def _import_from(self, module: str | None, names: list[ast.alias], level: int) -> None: ...
+
+
+def _objects_in(value: Value) -> list[Obj]:
+    """The objects of the checked code's classes a container holds."""
+    found: list[Obj] = []
+    pending = [value]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, Obj):
+            found.append(current)
+        elif isinstance(current, Seq):
+            pending.extend(current.items if current.items is not None else (current.item,))
+    return found
 
 
 def func_node(func: FunctionNode | ast.Lambda | None) -> FunctionNode | None:

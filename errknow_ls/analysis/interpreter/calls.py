@@ -98,7 +98,7 @@ class Calls(InterpreterBase):
         if isinstance(callee, Obj):
             return self.call_object(callee, args, kwargs, node)
         if isinstance(callee, NNModule):
-            return self.call_module(args, kwargs, node, frozen=callee.frozen)
+            return self.call_module(args, kwargs, node, frozen=callee.frozen, origins=callee.origins)
         if callee is UNKNOWN and name and name not in self.state.env and name not in self.globals:
             return self.call_builtin(name, args, kwargs, node)
         return self.unknown_call(args, kwargs)
@@ -176,7 +176,11 @@ class Calls(InterpreterBase):
         if receiver.cls.is_module and attr in api.MODULE_SELF_METHODS:
             return receiver  # model.to(device), model.eval(): the same module
         if receiver.cls.is_module and attr in ("parameters", "named_parameters", "buffers"):
-            return self.module_method(NNModule(), attr, args, kwargs, node)
+            return self.module_method(NNModule(origins=self.closure(receiver)), attr, args, kwargs, node)
+        if receiver.cls.is_module and attr in api.MODULE_GRADIENT_HOOK_METHODS:
+            self.note_gradient_use(receiver, f"`{attr}`", lasting=True)
+        if receiver.cls.is_module:
+            self.link(receiver, *args, *kwargs.values())  # `add_module(name, other)`
         return self.unknown_call(args, kwargs)
 
     def _grow(self, container: Seq, attr: str, args: list[Value], node: ast.Call) -> Value:
@@ -207,6 +211,8 @@ class Calls(InterpreterBase):
             return Partial(args[0], tuple(args[1:]), kwargs)
         if qualname in api.LIBRARY_BACKWARD_CLASSES or qualname in api.GRAD_SCALER_CLASSES:
             return Instance(qualname)
+        if qualname == "itertools.chain":
+            return Seq(join_many([element(a) for a in args]), "list")  # every item of each, in turn
         if qualname in api.STDLIB_CONTAINERS or (qualname in api.SAMPLING_FUNCS and args):
             # deque(...), OrderedDict(...); random.sample(buffer, k): some of the buffer's items
             return Seq(element(args[0]) if args else UNKNOWN, "list")
@@ -265,6 +271,7 @@ class Calls(InterpreterBase):
         handed to it is not proven unneeded."""
         given = [*args, *kwargs.values()]
         self._note_unknown_reach(given)
+        self.note_escape(given)
         if self.no_grad:
             return UNKNOWN
         # What it gives back may hold a graph of its own, which another such result may share.
@@ -278,7 +285,7 @@ class Calls(InterpreterBase):
         if method is None:
             if not obj.cls.is_module:
                 return UNKNOWN
-            return self.call_module(args, kwargs, node, frozen=frozen)
+            return self.call_module(args, kwargs, node, frozen=frozen, origins=self.closure(obj))
         if obj.cls.is_module:
             self.forward_calls.add(node)
         if frozen and not any(has_grad(v) for v in [*args, *kwargs.values()]):
@@ -323,6 +330,7 @@ class Calls(InterpreterBase):
         if len(self.frames) > MAX_CALL_DEPTH:
             return self.unknown_call(args, kwargs)
         if any(frame.func is fn for frame in self.frames):
+            self.note_escape([*args, *kwargs.values()])  # what it does with them again is not seen
             return UNKNOWN  # recursion (repackage_hidden): no graph is assumed, not one invented
         env = self._bind(fn, func.bound, args, kwargs, unknown_args)
         closure = self._closures.get(func.closure) if func.closure is not None else None

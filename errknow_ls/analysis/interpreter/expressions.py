@@ -25,9 +25,11 @@ from errknow_ls.analysis.values import (
     NNModule,
     Number,
     Obj,
+    Opaque,
     Ref,
     Seq,
     Tensor,
+    Unknown,
     Value,
     element,
     join,
@@ -226,13 +228,16 @@ class Expressions(InterpreterBase):
                 return stored
             method = owner.cls.methods.get(attr)
             if method is None and owner.cls.layer and api.is_parameter_name(attr):
-                return Tensor(frozenset(), True)  # `self.weight` of a subclass of nn.Linear
+                # `self.weight` of a subclass of nn.Linear
+                return Tensor(frozenset(), True, owners=frozenset({self.object_origin(owner)}))
             return Func(method, owner, module=owner.cls.homes.get(attr)) if method is not None else UNKNOWN
         if isinstance(owner, Class):
             method = owner.info.methods.get(attr)
             return Func(method, module=owner.info.homes.get(attr)) if method is not None else UNKNOWN
+        if attr == "grad" and isinstance(owner, Tensor | NNModule | Unknown | Opaque):
+            self.note_gradient_use(owner, "`.grad`")
         if isinstance(owner, NNModule):
-            return NNModule(attr, owner.frozen)
+            return NNModule(attr, owner.frozen, owner.origins)
         if isinstance(owner, Tensor) and attr == "grad_fn" and owner.root is not None:
             return GradFn(owner.root)
         if isinstance(owner, GradFn) and (attr.startswith("_saved_") or attr in api.SAVED_TENSOR_ATTRIBUTES):
@@ -253,7 +258,8 @@ class Expressions(InterpreterBase):
 
     def subscript(self, base: Value, index: Value, index_expr: ast.expr, expr: ast.expr) -> Value:
         if isinstance(base, NNModule) or (isinstance(base, Obj) and base.cls.is_module):
-            return NNModule("item")  # model[0], self.heads["label"]: a submodule
+            # model[0], self.heads["label"]: a submodule, part of what it holds
+            return NNModule("item", origins=self.origins_of(base))
         if isinstance(base, Tensor):
             return self.op_node(expr, [base], saves=False)
         if isinstance(base, Seq):
@@ -351,7 +357,7 @@ def _int_constant(expr: ast.expr) -> int | None:
 
 
 def _as_operand(value: Value) -> Value:
-    return Tensor(frozenset(), True) if isinstance(value, NNModule) else value
+    return Tensor(frozenset(), True, owners=value.origins) if isinstance(value, NNModule) else value
 
 
 def _const_not(value: Value) -> Value:

@@ -18,6 +18,7 @@ from errknow_ls.analysis.values import (
     ClassInfo,
     Const,
     Func,
+    NNModule,
     Obj,
     Ref,
     Seq,
@@ -303,9 +304,12 @@ class Statements(InterpreterBase):
                 owner = self.eval(base)
                 if isinstance(owner, Obj):
                     self.state.heap[Place(owner.oid, attr)] = value
+                elif isinstance(owner, NNModule):
+                    self.link(owner, value)  # `dec.weight = enc.weight`: tied, they share it
                 elif attr == "requires_grad" and isinstance(base, ast.Name) and isinstance(owner, Tensor):
                     grad = not (isinstance(value, Const) and not value.value)
-                    self.state.env[base.id] = Tensor(owner.nodes, grad, owner.root)
+                    owners = owner.owners if owner.grad else frozenset({self.origin(target)})
+                    self.state.env[base.id] = Tensor(owner.nodes, grad, owner.root, owners=owners)
             case ast.Subscript(value=base, slice=index):
                 container = self.eval(base)
                 key = self.eval(index)

@@ -7,6 +7,7 @@ import bisect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from errknow_ls.analysis.ownership import Ownership
 from errknow_ls.analysis.registry import rule
 from errknow_ls.analysis.source import SourceText, call_name, inner_nodes
 from errknow_ls.analysis.values import GraphNode
@@ -74,6 +75,10 @@ class RuleContext:
     """Calls of library modules, whose output may be a tensor or a tuple of them."""
     optimizer_calls: set[ast.AST] = field(default_factory=set)
     """Constructions of a torch optimizer."""
+    ownership: Ownership = field(default_factory=Ownership)
+    """Which parameters each optimizer owns, and what else sees gradients."""
+    complete: bool = False
+    """Every entry point ran to its end (no budget stopped one, the checker did not fail)."""
     parents: Parents = field(init=False)
     _all: list[ast.stmt] | None = field(init=False, default=None)
     _summaries: dict[int, Summary] = field(init=False, default_factory=dict)

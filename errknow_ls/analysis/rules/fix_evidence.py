@@ -31,9 +31,11 @@ PROVEN: dict[str, tuple[str, ...]] = {
     ),
     "Detach {shown}, built once and only read by the loop (it learns through its own forward pass)": (
         "ek002_advantages_from_trained_critic",
+        "ek002_co_trained_teacher_targets_built_once",
         "ek002_collocation_points_built_from_leaf",
         "ek002_rollout_log_probs_reused",
         "ek002_targets_computed_in_init",
+        "ek002_teacher_targets_built_once",
     ),
     "Empty {shown} at the start of each {where}": (
         "ek003_episode_lists_never_emptied",

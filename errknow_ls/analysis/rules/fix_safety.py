@@ -59,6 +59,16 @@ A fix is safe only when all of these hold:
    learn at all, so it is no target compared with its own source (an anchor ``self.w0 = self.w *
    1`` read next to ``self.w`` stays unsafe) (:func:`inline_derived`).
 
+9. **A value built once before a loop that only reads it is detached** only where cutting its
+   graph changes nothing that trains: no optimizer of the program is handed a parameter that
+   graph reads (a teacher's or a frozen encoder's output, read by a loop whose optimizer is built
+   over the student), and nothing else sees a gradient there — no ``.grad`` read, no hook, no
+   ``autograd.grad`` with respect to a tensor of it, no code the checker does not follow handed a
+   part of it. Which parameters an optimizer is handed and which a graph reads is decided by the
+   modules' identities (the constructor call that made each, ``ownership.py``), never by their
+   names; where any of it is not known, or an entry point did not run to its end, it is unsafe
+   (:func:`detach_built_once`).
+
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
 
@@ -68,6 +78,7 @@ import ast
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
+from errknow_ls.analysis.ownership import cut_keeps_training, tensor_roots
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.values import Const, Opaque, Seq, Tensor, Value, maybe_of, tensors_in
 from errknow_ls.core import Applicability
@@ -560,6 +571,18 @@ def optimizer_trains(ctx: RuleContext, optimizer: str | None, made: ast.AST, sco
     if not modules or not made_by:
         return None
     return bool(made_by & modules)
+
+
+def detach_built_once(ctx: RuleContext, detached: list[Value], restored: list[Value]) -> Applicability:
+    """Detaching values built once before a loop that only reads them (rule 9): safe where no
+    optimizer owns a parameter their graph reads and nothing else sees a gradient there
+    (:func:`ownership.cut_keeps_training`); ``restored``: those detached into leaves that still
+    require grad (a PINN's collocation times), whose own gradients stay the same."""
+    upstream = frozenset().union(*(maybe_of(value) for value in detached))
+    kept = frozenset().union(*(tensor_roots(value) for value in restored))
+    if ctx.complete and upstream and cut_keeps_training(ctx.nodes, upstream, kept, ctx.ownership):
+        return Applicability.SAFE
+    return Applicability.UNSAFE
 
 
 def detach_carried(

@@ -71,6 +71,7 @@ from errknow_ls.analysis.fixes import (
 from errknow_ls.analysis.rules.common_fixes import ancestors_hold, is_autograd_grad
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
+    detach_built_once,
     detach_expression,
     inline_derived,
     recompute,
@@ -363,17 +364,21 @@ def _detach_stale(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix 
     stored = _detach_where_stored(ctx, stale, shapes)
     exposed = upward_exposed(list(getattr(loop.node, "body", [])))
     names = sorted(name for name in event.entry if isinstance(name, str) and name in exposed)
-    before = _detach_before_loop(ctx, loop.node, {n: event.entry[n] for n in names}) if names else None
+    differentiated = _differentiated_by(ctx, loop.node) if loop.node is not None else set()
+    values = {n: event.entry[n] for n in names}
+    before = _detach_before_loop(ctx, loop.node, values, differentiated) if names else None
     edits = [*stored, *([before] if before is not None else [])]
     if not edits:
         return None
+    detached = [*(shapes.values() if stored else ()), *(values.values() if before is not None else ())]
+    restored = [v for n, v in values.items() if before is not None and n in differentiated]
     shown = sorted({f"`self.{a}`" for a in shapes} if stored else set()) + (
         [f"`{n}`" for n in names] if before is not None else []
     )
     return Fix(
         f"Detach {', '.join(shown)}, built once and only read by the loop (it learns through its own "
         "forward pass)",
-        Applicability.UNSAFE,
+        detach_built_once(ctx, detached, restored),
         tuple(edits),
         workaround=3,
     )
@@ -395,11 +400,12 @@ def _detach_where_stored(ctx: RuleContext, stale: list[int], shapes: dict[str, V
     return list(edits.values())
 
 
-def _detach_before_loop(ctx: RuleContext, loop: ast.stmt | None, values: dict[str, Value]) -> Edit | None:
+def _detach_before_loop(
+    ctx: RuleContext, loop: ast.stmt | None, values: dict[str, Value], differentiated: set[str]
+) -> Edit | None:
     """``old_log_probs = old_log_probs.detach()`` above the loop, for each of ``values``."""
     if loop is None:
         return None
-    differentiated = _differentiated_by(ctx, loop)
     lines = [_detach_line(name, value, name in differentiated) for name, value in values.items()]
     if not lines or not all(lines):
         return None

@@ -1,0 +1,180 @@
+"""Which parameters each optimizer owns, and what else sees gradients: what decides whether cutting
+a graph somewhere changes what trains.
+
+An *origin* is the identity of a set of parameters, as the interpreter made it: the constructor
+call of a ``torch.nn`` module (``nn.Linear(4, 4)``) or of a parameter (``nn.Parameter(...)``, a
+tensor made with ``requires_grad=True``), each under the chain of calls that ran it (``mlp()``
+called twice makes two origins), or an object of one of the checked code's own ``nn.Module``
+classes. A module built from others (``nn.Sequential(a, b)``) holds their origins too, and a
+module whose attribute is set to another's part (tied weights) is linked to it. Never a name: two
+modules spelled alike are apart, and one module reached by two names is one.
+
+What the interpreter records here, over every entry point it ran:
+
+- each optimizer construction, with the origins it was handed (``Adam(net.parameters())``, a list
+  of them, param-group dicts, ``itertools.chain`` of them), or not known;
+- each place something sees a gradient other than an optimizer: a ``.grad`` read, a hook
+  registered on a tensor or for a module's backward, ``autograd.grad`` taken with respect to a
+  tensor, and whatever code the checker does not follow was handed (a module, a parameter, a
+  tensor): it may read gradients, register hooks or build an optimizer of its own.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from errknow_ls.analysis.values import (
+    Const,
+    GraphNode,
+    Kwargs,
+    NNModule,
+    Number,
+    Obj,
+    Seq,
+    Tensor,
+    Value,
+)
+
+Origins = frozenset[int] | None
+"""Origins, or None where they are not known."""
+
+LASTING = sys.maxsize
+"""The ``made`` of a gradient use that lasts: a hook, code that keeps what it was handed."""
+
+
+@dataclass(frozen=True, slots=True)
+class GradientUse:
+    """Something other than an optimizer that sees gradients: of the graph nodes ``roots`` (a
+    non-leaf tensor's own node), and of the parameters of ``origins`` (None: not known)."""
+
+    roots: frozenset[int]
+    origins: Origins
+    how: str
+    made: int
+    """How many graph nodes had been made when it ran: what it saw of a graph made later is the
+    same whether that graph is cut or not (LASTING: it sees every later gradient too, a hook)."""
+    through: frozenset[int] | None = None
+    """The graph it takes gradients over (``autograd.grad``'s outputs); None: any backward's."""
+
+
+@dataclass(slots=True)
+class Ownership:
+    """What the interpreter learned about parameters, optimizers and gradient uses."""
+
+    optimizers: list[Origins] = field(default_factory=list)
+    """The origins each optimizer construction was handed (None: not all of them known)."""
+    uses: list[GradientUse] = field(default_factory=list)
+    links: list[frozenset[int]] = field(default_factory=list)
+    """Origins that share parameters (a module whose attribute was set to another's weight)."""
+
+    def linked(self, origins: frozenset[int]) -> frozenset[int]:
+        """``origins`` and every origin linked to them, to a fixpoint."""
+        found = set(origins)
+        changed = True
+        while changed:
+            changed = False
+            for group in self.links:
+                if group & found and not group <= found:
+                    found |= group
+                    changed = True
+        return frozenset(found)
+
+
+def upstream_origins(nodes: list[GraphNode], upstream: Iterable[int]) -> Origins:
+    """The origins whose parameters the graph ``upstream`` reads (None: one is not known)."""
+    found: set[int] = set()
+    for node_id in upstream:
+        if node_id < 0 or node_id >= len(nodes):
+            return None  # what unknown code gave back: its graph is not seen
+        node = nodes[node_id]
+        if not node.learns:
+            continue
+        if node.origins is None:
+            return None
+        found |= node.origins
+    return frozenset(found)
+
+
+def cut_keeps_training(
+    nodes: list[GraphNode], upstream: frozenset[int], kept: frozenset[int], ownership: Ownership
+) -> bool:
+    """Whether cutting every path from later backwards into the graph ``upstream`` (detaching
+    the values built from it) changes nothing that trains: no optimizer owns a parameter the graph
+    reads, and nothing else sees a gradient there (a ``.grad`` read, a hook, an ``autograd.grad``
+    with respect to a tensor of it, code the checker does not follow). ``kept``: the nodes of the
+    values detached into leaves that still require grad (their own gradients are the same)."""
+    origins = upstream_origins(nodes, upstream)
+    if origins is None:
+        return False
+    origins = ownership.linked(origins)
+    if any(owned is None or owned & origins for owned in ownership.optimizers):
+        return False
+    built = max(upstream) + 1  # the graph is cut after it was built: what ran before saw it whole
+    for use in ownership.uses:
+        if use.made < built or (use.through is not None and not use.through & upstream):
+            continue
+        if use.origins is None or use.origins & origins or use.roots & (upstream - kept):
+            return False
+    return True
+
+
+def origins_in(
+    value: Value, closure: Callable[[Obj], Origins], *, params: bool = False, strict: bool = False
+) -> Origins:
+    """The origins whose parameters ``value`` holds: a module's, a parameter's, those of the items
+    of a container (only the ``"params"`` of a param-group dict, where ``params``) and of an
+    object's attributes (``closure``). None where a part that may hold parameters is not known;
+    where ``strict`` (what ``autograd.grad`` is asked about), anything but tensors, modules,
+    objects, numbers and containers of them is not known; where ``params`` (what an optimizer is
+    handed), a tensor that is not a leaf is not known either."""
+    strict = strict or params
+    found: set[int] = set()
+    pending = [value]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, Tensor):
+            if current.grad and not current.nodes:
+                if current.owners is None:
+                    return None
+                found |= current.owners
+            elif params and current.grad:
+                return None  # an optimizer handed a tensor that is not a leaf: torch raises
+        elif isinstance(current, NNModule):
+            if current.origins is None:
+                return None
+            found |= current.origins
+        elif isinstance(current, Obj):
+            held = closure(current)
+            if held is None:
+                return None
+            found |= held
+        elif isinstance(current, Seq):
+            if params and current.keys is not None and current.items is not None and "params" in current.keys:
+                pending.append(current.items[current.keys.index("params")])
+            elif current.items is not None:
+                pending.extend(current.items)
+            else:
+                pending.append(current.item)
+        elif isinstance(current, Kwargs):
+            pending.extend(current.items.values())
+        elif strict and not isinstance(current, Const | Number):
+            return None
+    return frozenset(found)
+
+
+def tensor_roots(value: Value) -> frozenset[int]:
+    """The graph nodes of the tensors in ``value`` themselves (a non-leaf tensor's own node; all
+    its nodes where it may be one of several)."""
+    found: set[int] = set()
+    pending = [value]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, Tensor):
+            found |= {current.root} if current.root is not None else current.nodes
+        elif isinstance(current, Seq):
+            pending.extend(current.items if current.items is not None else (current.item,))
+        elif isinstance(current, Kwargs):
+            pending.extend(current.items.values())
+    return frozenset(found)
