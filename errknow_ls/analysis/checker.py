@@ -683,20 +683,25 @@ def _run_unit(
 def _run_bodies(unit: Unit, source: SourceText, bodies: list[Body], modules: ModuleSource | None) -> Outcome:
     module = ast.Module(body=[s for b in bodies for s in b], type_ignores=[])
     interpreter = Interpreter(module, unit.budget, modules)
+    complete = True
     if unit.kind == "module":
         errors = _run_all(interpreter, [("<module>", None, lambda: interpreter.run_module(True))])
         first = 0
     else:
         interpreter.run_module(unit.body_relevant)  # the module unit reports where this stops
+        complete = interpreter.stopped is None
         interpreter.forget_module_graphs()
         first = len(interpreter.events)
         own = bodies[unit.chunks.index(unit.chunk)] if unit.chunk is not None else ()
         errors = _run_all(interpreter, _entries(interpreter, unit, own))
-    return _outcome(interpreter, source, first, errors)
+    return _outcome(interpreter, source, first, errors, complete=complete)
 
 
-def _outcome(interpreter: Interpreter, source: SourceText, first: int, errors: list[str]) -> Outcome:
-    """What the interpreter saw from its ``first`` event on, made findings."""
+def _outcome(
+    interpreter: Interpreter, source: SourceText, first: int, errors: list[str], *, complete: bool = True
+) -> Outcome:
+    """What the interpreter saw from its ``first`` event on, made findings; ``complete``: every run
+    before those entry points (the module body a function unit starts from) ran to its end."""
     training_retains = interpreter.training_retains()
     read = tuple(Dependency(key, digest) for key, digest in interpreter.read.items())
     if not interpreter.events and not training_retains:
@@ -711,7 +716,7 @@ def _outcome(interpreter: Interpreter, source: SourceText, first: int, errors: l
         interpreter.module_calls,
         interpreter.optimizer_calls,
         interpreter.ownership,
-        complete=not errors,
+        complete=complete and not errors,
     )
     elsewhere = _Elsewhere(interpreter)
     passes = tuple(r for e in interpreter.events[first:] if (r := _reported(e, ctx, elsewhere)) is not None)

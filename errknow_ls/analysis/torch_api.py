@@ -273,6 +273,16 @@ MODULE_GRADIENT_HOOK_METHODS = frozenset(
     {"register_full_backward_hook", "register_backward_hook", "register_full_backward_pre_hook"}
 )
 """A module's methods that run code on the gradients of its backward."""
+NODE_HOOK_METHODS = frozenset({"register_hook", "register_prehook"})
+"""A graph node's (``t.grad_fn``'s) methods that run code on the gradients through it."""
+GLOBAL_GRADIENT_HOOKS = frozenset(
+    {
+        "register_module_full_backward_hook",
+        "register_module_backward_hook",
+        "register_module_full_backward_pre_hook",
+    }
+)
+"""``torch.nn.modules.module``'s hooks on the backward of every module."""
 
 MODULE_BULK_METHODS = frozenset(
     {

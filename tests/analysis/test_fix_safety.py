@@ -798,6 +798,12 @@ def _detach_built_once(source: str) -> Applicability:
         (STUDENT_OPTIMIZER, "print(teacher[0].weight.grad)\n", False),
         (STUDENT_OPTIMIZER + "teacher.register_full_backward_hook(print)\n", "", False),
         (STUDENT_OPTIMIZER + "watch(teacher)\n", "", False),
+        (STUDENT_OPTIMIZER, "targets.grad_fn.register_hook(print)\n", False),
+        (
+            STUDENT_OPTIMIZER + "torch.nn.modules.module.register_module_full_backward_hook(print)\n",
+            "",
+            False,
+        ),
         # the student's head is the teacher's (tied): the optimizer trains a part of the teacher
         (STUDENT_OPTIMIZER + "teacher[2].bias = student[2].bias\n", "", False),
     ],

@@ -16,6 +16,7 @@ from errknow_ls.analysis.interpreter.base import (
     func_node,
     is_generator,
 )
+from errknow_ls.analysis.ownership import LASTING, GradientUse
 from errknow_ls.analysis.state import Place, join_all
 from errknow_ls.analysis.values import (
     ITERATOR,
@@ -27,6 +28,7 @@ from errknow_ls.analysis.values import (
     ClassInfo,
     Const,
     Func,
+    GradFn,
     Instance,
     Kwargs,
     NNModule,
@@ -115,6 +117,9 @@ class Calls(InterpreterBase):
         if attr == "register_forward_hook" and args and isinstance(args[0], Func | Partial):
             self.forward_hooks.append(args[0])
             return UNKNOWN
+        if isinstance(receiver, GradFn) and attr in api.NODE_HOOK_METHODS:
+            # a hook on a node of the graph: it sees the gradients that flow through it
+            self.ownership.uses.append(GradientUse(frozenset({receiver.node}), frozenset(), attr, LASTING))
         if isinstance(receiver, Class) and receiver.info.function and attr == "apply":
             # a custom autograd.Function: its backward needs what its forward saved
             return self.op_node(node, [*args, *kwargs.values()], saves=_saves_for_backward(receiver.info))
@@ -211,6 +216,8 @@ class Calls(InterpreterBase):
             return Partial(args[0], tuple(args[1:]), kwargs)
         if qualname in api.LIBRARY_BACKWARD_CLASSES or qualname in api.GRAD_SCALER_CLASSES:
             return Instance(qualname)
+        if short in api.GLOBAL_GRADIENT_HOOKS:  # every module's backward: any gradient
+            self.ownership.uses.append(GradientUse(frozenset(), None, short, LASTING))
         if qualname == "itertools.chain":
             return Seq(join_many([element(a) for a in args]), "list")  # every item of each, in turn
         if qualname in api.STDLIB_CONTAINERS or (qualname in api.SAMPLING_FUNCS and args):
