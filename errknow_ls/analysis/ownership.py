@@ -21,6 +21,7 @@ What the interpreter records here, over every entry point it ran:
 
 from __future__ import annotations
 
+import ast
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -65,9 +66,19 @@ class Ownership:
 
     optimizers: list[Origins] = field(default_factory=list)
     """The origins each optimizer construction was handed (None: not all of them known)."""
+    constructed: dict[ast.AST, Origins] = field(default_factory=dict)
+    """The same, by the constructor call (every run of it: what any of them was handed)."""
     uses: list[GradientUse] = field(default_factory=list)
     links: list[frozenset[int]] = field(default_factory=list)
     """Origins that share parameters (a module whose attribute was set to another's weight)."""
+
+    def construct(self, call: ast.AST, origins: Origins) -> None:
+        """An optimizer built at ``call`` was handed ``origins``."""
+        self.optimizers.append(origins)
+        if call in self.constructed:
+            known = self.constructed[call]
+            origins = None if known is None or origins is None else known | origins
+        self.constructed[call] = origins
 
     def linked(self, origins: frozenset[int]) -> frozenset[int]:
         """``origins`` and every origin linked to them, to a fixpoint."""

@@ -174,6 +174,9 @@ class NNModule(Value):
     origins: frozenset[int] | None = None
     """The origins whose parameters it may hold (see ``ownership.py``): the constructor call that
     made it, and what it was built from; None where that is not known."""
+    parts: tuple[tuple[object, frozenset[int] | None], ...] | None = None
+    """A container's modules by key (``nn.ModuleDict({"G": g, "D": d})``, ``nn.Sequential(a, b)``:
+    0, 1), each with its origins, while nothing changed them: ``nets["G"]`` holds only G's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,7 +333,7 @@ def join(a: Value | None, b: Value | None) -> Value:
         return Seq(join(a.item, b.item), a.kind if a.kind == b.kind else "list", items, keys=keys)
     if isinstance(a, NNModule) and isinstance(b, NNModule):
         origins = None if a.origins is None or b.origins is None else a.origins | b.origins
-        return replace(a, origins=origins)
+        return replace(a, origins=origins, parts=a.parts if a.parts == b.parts else None)
     for kind in (Tensor, Seq, Obj, NNModule, Instance, Func, Class, Ref):
         if isinstance(a, kind):
             return a

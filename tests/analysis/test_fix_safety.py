@@ -845,3 +845,38 @@ def test_the_old_log_probs_of_the_policy_the_loop_trains_are_not_detached_safely
     detaches = [fix for fix in finding.fixes if "built once" in fix.title]
     assert detaches
     assert all(fix.applicability == Applicability.UNSAFE for fix in detaches)
+
+
+GAN = (FIXES / "ek004_gan_detach.in.py").read_text(encoding="utf-8")
+IN_ONE_DICT = GAN.replace("generator = nn.Sequential(", 'nets = nn.ModuleDict({"G": nn.Sequential(').replace(
+    "discriminator = nn.Sequential(nn.Linear(2, 16), nn.LeakyReLU(0.2), nn.Linear(16, 1))\n",
+    '"D": nn.Sequential(nn.Linear(2, 16), nn.LeakyReLU(0.2), nn.Linear(16, 1))})\n',
+)
+IN_ONE_DICT = IN_ONE_DICT.replace("nn.Linear(16, 2))\n", "nn.Linear(16, 2)),\n", 1)
+IN_ONE_DICT = IN_ONE_DICT.replace("generator", 'nets["G"]').replace("discriminator", 'nets["D"]')
+
+
+@pytest.mark.parametrize(
+    ("changed", "safe"),
+    [
+        ("", True),
+        # the discriminator's optimizer over both: it trains what made the fake batch
+        ('opt_d = torch.optim.Adam(nets["D"].parameters()', False),
+        # which module the dict holds under a key is no longer known
+        ('nets.update({"G": nets["D"]})\nopt_d = torch.optim.Adam(nets["D"].parameters()', False),
+    ],
+)
+def test_the_modules_of_a_module_dict_are_told_apart_by_key(changed: str, safe: bool) -> None:
+    """Generator and discriminator kept in one ``nn.ModuleDict``: ``nets["D"]`` holds the
+    discriminator's parameters only, so the discriminator's optimizer is shown not to train the
+    generator (its fake batch is detached in the discriminator's loss, safely); handed the whole
+    dict, or once the dict was changed, it may."""
+    source = IN_ONE_DICT
+    if changed == 'opt_d = torch.optim.Adam(nets["D"].parameters()':
+        source = source.replace(changed, "opt_d = torch.optim.Adam(nets.parameters()")
+    elif changed:
+        source = source.replace('opt_d = torch.optim.Adam(nets["D"].parameters()', changed)
+    assert source.count('nets["G"]') >= 2
+    first_title, first_applicability = _fixes(source)[0]
+    detached = first_title == "Detach `fake` in the first loss (`fake.detach()`)"
+    assert (detached and first_applicability == Applicability.SAFE) is safe

@@ -162,7 +162,7 @@ class Autograd(InterpreterBase):
         if _is_optimizer_class(namespace, short):
             self.optimizer_calls.add(node)
             handed = args[0] if args else kwargs.get("params", UNKNOWN)
-            self.ownership.optimizers.append(self.origins_of(handed, params=True))
+            self.ownership.construct(node, self.origins_of(handed, params=True))
             return Instance(qualname)  # an optimizer (its ``step(closure)`` is modelled)
         if qualname in api.PASS_THROUGH_FUNCS and args:
             return args[0]  # torch.compile(f), torch.jit.script(f): f, as far as autograd goes
@@ -185,8 +185,9 @@ class Autograd(InterpreterBase):
             if not namespace.startswith("torch.nn"):
                 return self.unknown_call(args, kwargs)
             # A module holds its own parameters and those of the modules it is built from.
-            parts = self.origins_of(Seq(UNKNOWN, "tuple", (*args, *kwargs.values())))
-            return NNModule(short, origins=None if parts is None else parts | {self.origin(node)})
+            held = self.origins_of(Seq(UNKNOWN, "tuple", (*args, *kwargs.values())))
+            origins = None if held is None else held | {self.origin(node)}
+            return NNModule(short, origins=origins, parts=self._parts(short, args))
         if qualname in api.DIFFERENTIABLE_UTILS:
             return self.op_node(node, [*args, *kwargs.values()], saves=False)
         if namespace not in api.OP_NAMESPACES:
@@ -200,6 +201,21 @@ class Autograd(InterpreterBase):
         if short in api.NOT_OPS:
             return UNKNOWN
         return self.op_node(node, [*args, *kwargs.values()], saves=short not in api.NO_SAVE_OPS)
+
+    def _parts(self, short: str, args: list[Value]) -> tuple[tuple[object, Origins], ...] | None:
+        """The modules a container is built from, by key: a ``ModuleDict`` of a dict whose keys are
+        constants, a ``Sequential`` of modules, a ``ModuleList`` of a list of known length."""
+        items: list[tuple[object, Value]] = []
+        given = args[0] if len(args) == 1 else None
+        if short == "ModuleDict" and isinstance(given, Seq) and given.keys is not None and given.items:
+            items = list(zip(given.keys, given.items, strict=True))
+        elif short == "ModuleList" and isinstance(given, Seq) and given.items is not None:
+            items = list(enumerate(given.items))
+        elif short == "Sequential" and args and all(isinstance(a, NNModule | Obj) for a in args):
+            items = list(enumerate(args))
+        if not items:
+            return None
+        return tuple((key, self.origins_of(item)) for key, item in items)
 
     def _variable(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         """``Variable(x, requires_grad=True)``: ``x``, made a leaf that needs grad when asked."""
@@ -241,6 +257,8 @@ class Autograd(InterpreterBase):
         if attr in api.MODULE_GRADIENT_HOOK_METHODS:
             self.note_gradient_use(module, f"`{attr}`", lasting=True)
         self.link(module, *args, *kwargs.values())  # `add_module(name, other)`: they may share parts
+        if module.parts is not None:
+            self._rebind_receiver(node, replace(module, parts=None))  # which part is which: not known
         return self.unknown_call(args, kwargs)
 
     def library_method(

@@ -258,7 +258,12 @@ class Expressions(InterpreterBase):
 
     def subscript(self, base: Value, index: Value, index_expr: ast.expr, expr: ast.expr) -> Value:
         if isinstance(base, NNModule) or (isinstance(base, Obj) and base.cls.is_module):
-            # model[0], self.heads["label"]: a submodule, part of what it holds
+            # model[0], self.heads["label"]: a submodule, part of what it holds (that part, where
+            # the container's parts are known by key)
+            parts = dict(base.parts) if isinstance(base, NNModule) and base.parts else {}
+            key = index.value if isinstance(index, Const) else None
+            if key in parts and (isinstance(key, str) or type(key) is int):
+                return NNModule("item", origins=parts[key])
             return NNModule("item", origins=self.origins_of(base))
         if isinstance(base, Tensor):
             return self.op_node(expr, [base], saves=False)

@@ -319,6 +319,9 @@ class Statements(InterpreterBase):
                     # `buffer[idx] = w[idx]`: an index_put on the buffer, whose backward saved the
                     # indices; the buffer now has that graph
                     self.assign_place(base, self.op_node(target, [container, value, key], saves=True))
+                elif isinstance(container, NNModule):
+                    self.link(container, value)  # `nets["G"] = other`: it holds other's parameters
+                    self.assign_place(base, NNModule(container.label, container.frozen, container.origins))
                 elif isinstance(container, Seq | Tensor) or container is UNKNOWN:
                     updated = _with_item(container, value)
                     if updated is not None:

@@ -78,7 +78,7 @@ import ast
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
-from errknow_ls.analysis.ownership import cut_keeps_training, tensor_roots
+from errknow_ls.analysis.ownership import cut_keeps_training, tensor_roots, upstream_origins
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.values import Const, Opaque, Seq, Tensor, Value, maybe_of, tensors_in
 from errknow_ls.core import Applicability
@@ -323,30 +323,6 @@ def _callee(ctx: RuleContext, node: ast.AST) -> str | None:
     return ctx.text(func) if isinstance(chain, ast.Name) and func is not None else None
 
 
-def _upstream_calls(ctx: RuleContext, made: ast.AST) -> set[ast.AST]:
-    """The call sites of every graph node the value ``made`` assigns was built from: a
-    discriminator's score of a fake batch reaches the generator too."""
-    sites: set[ast.AST] = set(ast.walk(made))
-    mine = [n for n in ctx.nodes if n.stmt is made or any(s is made for _, s in n.stmts)]
-    for node in mine:
-        sites.add(node.site)
-        sites |= {ctx.nodes[below].site for below in node.below}
-    return sites
-
-
-def _trained_by(ctx: RuleContext, built: ast.expr) -> set[str]:
-    """What an optimizer's construction hands it: the modules of ``net.parameters()`` calls, and
-    the tensors listed by name (``Adam([log_alpha])``)."""
-    found: set[str] = set()
-    for node in ast.walk(built):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr in ("parameters", "named_parameters"):
-                found.add(ctx.text(node.func.value))
-        elif isinstance(node, ast.List | ast.Tuple):
-            found |= {ctx.text(e) for e in node.elts if isinstance(e, ast.Name | ast.Attribute)}
-    return found
-
-
 def inline_derived(ctx: RuleContext, stmt: ast.Assign, cls: ast.ClassDef) -> Applicability:
     """Computing ``self.<attr> = <expression>``, run once by ``cls.__init__``, where ``self.<attr>``
     is read instead (rule 8): safe where the statement is a pure forward computation (rule 2), it is
@@ -528,11 +504,11 @@ def detach_in_first(
     discriminator), else nothing of it would learn (and its backward would raise), and the
     optimizer that steps after it must not be built over the module that made the shared tensor
     (``trains_shared``, :func:`optimizer_trains`: a generator updated first would stop learning);
-    safe where an optimizer steps between the two passes, unsafe otherwise (it stops the first
-    loss's gradient at the shared part)."""
+    safe where an optimizer steps between the two passes and is shown not to be (``trains_shared``
+    False), unsafe otherwise (it stops the first loss's gradient at the shared part)."""
     if trains_shared or not any(ctx.nodes[n].learns for n in event.free.reached - event.reached):
         return None
-    return Applicability.SAFE if steps_between else Applicability.UNSAFE
+    return Applicability.SAFE if steps_between and trains_shared is False else Applicability.UNSAFE
 
 
 def detach_in_second(
@@ -548,29 +524,35 @@ def detach_in_second(
 
 
 def optimizer_trains(ctx: RuleContext, optimizer: str | None, made: ast.AST, scope: ast.AST) -> bool | None:
-    """Whether the optimizer spelled ``optimizer`` was built (in ``scope``, or at module level) over
-    the parameters of a module whose call made the value ``made`` assigns, or anything it was made
-    from: ``optim_g = Adam(net_g.parameters())`` and ``fake = net_g(z)``. None where either is not
-    shown (an optimizer handed in, a value made by no module call of the checked code).
+    """Whether the optimizer spelled ``optimizer`` (assigned in ``scope``, or at module level) was
+    handed a parameter the graph of the value ``made`` assigns reads: ``optim_g =
+    Adam(net_g.parameters())`` and ``fake = net_g(z)``, decided by the modules' identities
+    (``ownership.py``), never their names. None where either is not shown (an optimizer handed in,
+    a value whose graph reads no parameter, or one whose origin is not known).
     """
     if optimizer is None:
         return None
-    modules: set[str] = set()
+    owned: set[int] = set()
+    built = False
     for where in (scope, ctx.module):
         for node in ast.walk(where):
-            if isinstance(node, ast.Assign) and [ctx.text(t) for t in node.targets] == [optimizer]:
-                modules |= _trained_by(ctx, node.value)
-        if modules:
+            if not (isinstance(node, ast.Assign) and [ctx.text(t) for t in node.targets] == [optimizer]):
+                continue
+            for call in ast.walk(node.value):
+                if call in ctx.ownership.constructed:
+                    handed = ctx.ownership.constructed[call]
+                    if handed is None:
+                        return None
+                    owned |= handed
+                    built = True
+        if built:
             break
-    made_by = {
-        callee
-        for call in _upstream_calls(ctx, made)
-        if (call in ctx.module_calls or call in ctx.called_functions)
-        and (callee := _callee(ctx, call)) is not None
-    }
-    if not modules or not made_by:
+    upstream = {n.id for n in ctx.nodes if n.stmt is made or any(s is made for _, s in n.stmts)}
+    upstream |= {below for n in list(upstream) for below in ctx.nodes[n].below}
+    origins = upstream_origins(ctx.nodes, upstream)
+    if not built or not origins:
         return None
-    return bool(made_by & modules)
+    return bool(ctx.ownership.linked(origins) & owned)
 
 
 def detach_built_once(ctx: RuleContext, detached: list[Value], restored: list[Value]) -> Applicability:
