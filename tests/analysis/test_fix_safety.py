@@ -880,3 +880,42 @@ def test_the_modules_of_a_module_dict_are_told_apart_by_key(changed: str, safe: 
     first_title, first_applicability = _fixes(source)[0]
     detached = first_title == "Detach `fake` in the first loss (`fake.detach()`)"
     assert (detached and first_applicability == Applicability.SAFE) is safe
+
+
+TRAINER = """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def mlp(width):
+    return nn.Sequential(nn.Linear(8, width), nn.ReLU(), nn.Linear(width, 4))
+
+
+class Distiller:
+    def __init__(self):
+        self.teacher = mlp(32)
+        self.student = mlp(8)
+        self.optimizer = torch.optim.Adam(self.student.parameters(), lr=1e-2)
+
+    def fit(self, inputs, epochs=3):
+        targets = self.soft_targets(inputs)
+        for _ in range(epochs):
+            loss = F.kl_div(F.log_softmax(self.student(inputs), -1), targets, reduction="batchmean")
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+
+    def soft_targets(self, inputs):
+        chunks = []
+        for start in range(0, inputs.size(0), 16):
+            chunks.append(F.softmax(self.teacher(inputs[start : start + 16]), -1))
+        return torch.cat(chunks)
+"""
+
+
+@pytest.mark.parametrize(("driver", "safe"), [("", False), ("\nDistiller().fit(torch.randn(32, 8))\n", True)])
+def test_modules_an_unknown_caller_holds_may_be_trained_by_it(driver: str, safe: bool) -> None:
+    """A class checked on its own, with no code of the file that builds and drives it: whoever
+    builds the object may build an optimizer over its teacher, so the detach stays unsafe; driven by
+    the file's own code, every optimizer is seen."""
+    assert _detach_built_once(TRAINER + driver) == (Applicability.SAFE if safe else Applicability.UNSAFE)

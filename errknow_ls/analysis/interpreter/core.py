@@ -53,7 +53,12 @@ class Interpreter(Statements, Loops, Expressions, Calls, Autograd, Backward, Imp
     def run_function(self, func: FunctionNode) -> None:
         """Run a module-level function with unknown arguments."""
         self.state = State()
-        self._run_guarded(lambda: self.call_function(Func(func), [], {}, None, unknown_args=True))
+
+        def body() -> None:
+            given = self.call_function(Func(func), [], {}, None, unknown_args=True)
+            self.note_escape([given])  # what its unknown caller does with it is not seen
+
+        self._run_guarded(body)
 
     def run_method(self, info: ClassInfo, method: FunctionNode) -> None:
         """Build an instance with unknown arguments, then call ``method`` once: what one call does
@@ -66,8 +71,10 @@ class Interpreter(Statements, Loops, Expressions, Calls, Autograd, Backward, Imp
 
         def body() -> None:
             obj = self.instantiate(info, [], {}, None, unknown_args=True)
+            self.note_escape([obj])  # its unknown caller may build an optimizer over its modules
             home = info.homes.get(method.name)
-            self.call_function(Func(method, obj, module=home), [], {}, None, unknown_args=True)
+            given = self.call_function(Func(method, obj, module=home), [], {}, None, unknown_args=True)
+            self.note_escape([given])
 
         self._run_guarded(body)
 
@@ -77,6 +84,7 @@ class Interpreter(Statements, Loops, Expressions, Calls, Autograd, Backward, Imp
 
         def body() -> None:
             obj = self.instantiate(info, [], {}, None, unknown_args=True)
+            self.note_escape([obj])  # the framework builds the optimizers over its modules
             loop = Loop(self._new_key(), None, method=method)
             context = LoopContext(loop, first_node=len(self.nodes))
             start_tick = self.tick

@@ -46,7 +46,11 @@ once with `create_graph=True` and no optimizer steps in it, the product keeps th
 recomputed in the loop and the loss also learns through the loop's own forward pass, they are
 targets the loop only reads (a rollout's old log-probabilities, predictions kept in `__init__`):
 detaching them where they are stored, or before the loop, is unsafe, since it stops the gradient the
-first iteration sent through them. A value the loop takes gradients with respect to (a PINN's
+first iteration sent through them — and safe where that changes nothing that trains: no optimizer
+of the program owns a parameter their graph reads (a frozen teacher's soft targets, read by a
+student's loop whose optimizer is built over the student; decided by which constructor call made
+each module, never by its name) and nothing else sees a gradient there (a `.grad` read, a hook,
+code the checker does not follow). A value the loop takes gradients with respect to (a PINN's
 collocation times, the inputs of its `autograd.grad`) is detached into a leaf that still requires
 grad.
 
