@@ -377,13 +377,20 @@ def nth(value: Value, index: int) -> Value:
             # The first number is certain; a loop's second run through its body stands for every
             # later one (a comprehension's second item for every later item), so its number is
             # known only where it is the range's last (``range(2)``, whose length is known).
-            if value.counting is None or (index > 0 and index != value.least - 1):
+            if index > 0 and index != value.least - 1:
                 return NUMBER
-            first, step = value.counting
-            return Const(first + index * step)
+            return number_at(value, index)
         if value.items is not None and index < len(value.items):
             return value.items[index]
     return element(value)
+
+
+def number_at(numbers: Seq, index: int) -> Value:
+    """The ``index``-th number of a range, where its first number and step are known."""
+    if numbers.counting is None:
+        return NUMBER
+    first, step = numbers.counting
+    return Const(first + index * step)
 
 
 def element(value: Value) -> Value:

@@ -278,18 +278,7 @@ def said_once(results: list[FileResult]) -> list[FileResult]:
             and (os.path.realpath(there.path or ""), there.span.start.line, finding.code) in raising
         )
 
-    return [
-        dataclasses.replace(
-            result,
-            findings=[f for f in result.findings if not repeated(f)],
-            cells=tuple(c for f, c in zip(result.findings, result.cells, strict=True) if not repeated(f))
-            if result.cells
-            else (),
-        )
-        if any(repeated(f) for f in result.findings)
-        else result
-        for result in results
-    ]
+    return [_keeping(result, lambda finding: not repeated(finding)) for result in results]
 
 
 def without_ignored(result: FileResult, per_file: PerFileIgnores) -> FileResult:
@@ -297,7 +286,15 @@ def without_ignored(result: FileResult, per_file: PerFileIgnores) -> FileResult:
     codes = per_file.codes_for(result.path)
     if not codes or not result.findings:
         return result
-    kept = [i for i, finding in enumerate(result.findings) if finding.code not in codes]
+    return _keeping(result, lambda finding: finding.code not in codes)
+
+
+def _keeping(result: FileResult, keep: Callable[[Finding], bool]) -> FileResult:
+    """``result`` with only the findings ``keep`` accepts (a notebook's cells kept in step); the
+    same result where it accepts them all."""
+    kept = [i for i, finding in enumerate(result.findings) if keep(finding)]
+    if len(kept) == len(result.findings):
+        return result
     return dataclasses.replace(
         result,
         findings=[result.findings[i] for i in kept],

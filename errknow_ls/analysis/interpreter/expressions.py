@@ -35,6 +35,7 @@ from errknow_ls.analysis.values import (
     join,
     join_many,
     nth,
+    number_at,
 )
 
 
@@ -158,16 +159,12 @@ class Expressions(InterpreterBase):
         if len(generators) != 1 or generators[0].ifs:
             return Seq(self.comprehension(generators, elt), "list")
         iterable = self.eval(generators[0].iter)
-        count = 2
-        if isinstance(iterable, Seq) and iterable.items:
-            count = min(len(iterable.items), MAX_ITEMS)
-        elif isinstance(iterable, Seq) and iterable.kind == "range" and 0 < iterable.least <= MAX_ITEMS:
-            count = iterable.least  # `range(6)`: six items, each its own
-        if isinstance(iterable, Seq) and iterable.kind == "range" and count == iterable.least:
-            items = tuple(
-                self.comprehension(generators, elt, _nth_of_range(iterable, i)) for i in range(count)
-            )
+        if isinstance(iterable, Seq) and iterable.kind == "range" and 0 < iterable.least <= MAX_ITEMS:
+            # `range(6)`: six items, each its own, with its own number
+            numbers = range(iterable.least)
+            items = tuple(self.comprehension(generators, elt, number_at(iterable, i)) for i in numbers)
             return Seq(join_many(list(items)), "list", items)
+        count = min(len(iterable.items), MAX_ITEMS) if isinstance(iterable, Seq) and iterable.items else 2
         items = tuple(self.comprehension(generators, elt, nth(iterable, i)) for i in range(count))
         return Seq(join_many(list(items)), "list", items if items else None)
 
@@ -296,14 +293,6 @@ class Expressions(InterpreterBase):
         if isinstance(left, Const) and isinstance(right, Const):
             return UNKNOWN
         return self.op_node(expr, operands, saves=saves)
-
-
-def _nth_of_range(numbers: Seq, index: int) -> Value:
-    """The ``index``-th number of a range whose length and numbers are known."""
-    if numbers.counting is None:
-        return NUMBER
-    first, step = numbers.counting
-    return Const(first + index * step)
 
 
 def _is_number(value: object) -> bool:
