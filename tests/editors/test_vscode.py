@@ -130,6 +130,8 @@ def bare_project(parent: Path) -> Path:
     settings = root / ".vscode" / "settings.json"
     existing = json.loads(settings.read_text(encoding="utf-8")) if settings.exists() else {}
     existing["errknow.interpreter"] = str(root / ".venv" / "bin" / "python")
+    # The server's debug log goes to the extension log the scenario keeps: what each request found.
+    existing["errknow.logLevel"] = "debug"
     settings.write_text(json.dumps(existing, indent=1), encoding="utf-8")
     return root
 

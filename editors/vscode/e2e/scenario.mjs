@@ -113,13 +113,18 @@ async function goToLine(page, line) {
 }
 
 /** Ctrl+. on the cursor's line: the quick-fix menu, once it lists something. Where the editor
- * says "No code actions available" (seen once in a fresh-clone CI, right after the hover's link
- * tab was closed; its cause is not established), it is asked again, as a user would, at most
- * three times; each such answer is counted in `seen.no_code_actions`. */
+ * says "No code actions available" (seen while the workbench still said "Activating
+ * Extensions..."), it is asked again, as a user would, once that message has gone (a message still
+ * shown is no answer to the next Ctrl+.), at most three times; each such answer is counted in
+ * `seen.no_code_actions`, with a screenshot, and the server's debug log (the extension log) says
+ * what each of its code action requests found. */
 async function quickFixMenu(page) {
   const menu = page.locator(".action-widget");
   const none = page.locator("text=No code actions available >> visible=true");
   for (let attempt = 0; attempt < 3; attempt++) {
+    for (const gone = Date.now() + 20_000; Date.now() < gone && (await none.count()) > 0; ) {
+      await page.waitForTimeout(200);
+    }
     await page.keyboard.press("Control+.");
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline && !(await menu.isVisible()) && (await none.count()) === 0) {
@@ -127,6 +132,7 @@ async function quickFixMenu(page) {
     }
     if (await menu.isVisible()) break;
     seen.no_code_actions = (seen.no_code_actions ?? 0) + 1;
+    await page.screenshot({ path: join(artifacts, `no-code-actions-${seen.no_code_actions}.png`) });
     await page.keyboard.press("Escape");
     await page.waitForTimeout(1_000);
   }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from lsprotocol import types
 from pygls.workspace import TextDocument
 
@@ -12,6 +14,7 @@ from errknow_ls.lsp.languageserver import ErrknowServer
 from errknow_ls.lsp.session import Session
 from errknow_ls.lsp.snapshots import open_document
 
+log = logging.getLogger(__name__)
 OPTIONS = types.CodeActionOptions(code_action_kinds=actions.KINDS, resolve_provider=True)
 
 
@@ -39,14 +42,29 @@ def _target(session: Session, document: TextDocument) -> actions.Target:
 
 
 async def code_action(session: Session, params: types.CodeActionParams) -> list[types.CodeAction] | None:
-    result = await publishing.current(session, params.text_document.uri)
+    uri = params.text_document.uri
+    result = await publishing.current(session, uri)
     document = open_document(session.workspace, result.uri) if result else None
     if result is None or document is None:
+        log.debug("codeAction %s: not open", uri)
         return None  # not open, or closed while it was checked
     target = _target(session, document)
     only = params.context.only
-    found = actions.current_data(target, params.context.diagnostics) or actions.in_range(
+    current = actions.current_data(target, params.context.diagnostics)
+    found = current or actions.in_range(
         result.diagnostics, result.findings, target.positions.from_range(params.range)
+    )
+    # Why an editor shows "No code actions available" where a diagnostic is: its copy was stale
+    # (another version) and the server's own result holds nothing on these lines.
+    log.debug(
+        "codeAction %s v%s: %d of %d diagnostics sent are current; %d found (result v%s: %d findings)",
+        uri,
+        target.version,
+        len(current),
+        len(params.context.diagnostics),
+        len(found),
+        result.version,
+        len(result.findings),
     )
     chosen = (
         actions.for_diagnostics(target, found) if actions.wanted(only, types.CodeActionKind.QuickFix) else []
