@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
+from errknow_ls.analysis.across import Here, localized, told_here
 from errknow_ls.analysis.chunks import (
     MAX_DEPTH,
     MAX_EXPRESSION_DEPTH,
@@ -738,6 +739,7 @@ class _Elsewhere:
     def __init__(self, interpreter: Interpreter) -> None:
         self.modules = interpreter.modules
         self.read = interpreter.read
+        self.here = Here(interpreter.module)
         self._sources: dict[str, SourceText | None] = {}
 
     def related(self, module: str, node: ast.AST, message: str) -> Related | None:
@@ -754,10 +756,10 @@ def _across_modules(event: SecondPass) -> str:
         line = getattr(node, "lineno", 0)
         return f"line {line}" if module is None else f"{Path(module).name}:{line}"
 
-    return (
-        f"the backward at {place(event.module, event.site)} goes through a graph that the backward at "
-        f"{place(event.free.module, event.free.site)} already freed"
-    )
+    raising, freeing = place(event.module, event.site), place(event.free.module, event.free.site)
+    if raising == freeing:
+        return f"the backward at {raising} goes through a graph that an earlier run of it already freed"
+    return f"the backward at {raising} goes through a graph that the backward at {freeing} already freed"
 
 
 def _reported(event: Observation, ctx: RuleContext, elsewhere: _Elsewhere) -> Reported | None:
@@ -772,11 +774,16 @@ def _reported(event: Observation, ctx: RuleContext, elsewhere: _Elsewhere) -> Re
         finding = build(event, ctx)
         return Reported(_loc(event.site), _loc(event.site), True, code, finding)
     if event.local is not None:
-        # A backward in another module of the project: here is the call that reaches it. What the
-        # rule would place, say and edit lies partly in that module: the finding says where instead.
-        finding = ctx.finding(
-            code, event.local, _across_modules(event), [], _across_related(event, ctx, elsewhere), ""
-        )
+        # A backward in another module of the project: here is the call that reaches it. Told in
+        # this module's terms where all the rule reads lies here; else the finding says where.
+        across = _across_related(event, ctx, elsewhere)
+        told = localized(event, ctx, elsewhere.here)
+        if told is not None:
+            local, stands_in = told
+            finding = told_here(build(local, ctx), stands_in, ctx)
+            finding = replace(finding, span=ctx.source.span(event.local), related=(*across, *finding.related))
+        else:
+            finding = ctx.finding(code, event.local, _across_modules(event), [], across, "")
         return Reported(_loc(event.local), _loc(event.local), True, code, finding)
     finding = build(event, ctx)
     if event.report is not event.site:

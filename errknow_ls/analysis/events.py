@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from errknow_ls.analysis.state import Free, Holder, Place
+from errknow_ls.analysis.state import Entry, Free, Holder, Place
 from errknow_ls.analysis.values import Value
 
 
@@ -64,6 +64,8 @@ class SecondPass:
     local: ast.expr | None = None
     """Where the backward or the earlier one lies in another module of the project: the call in the
     checked text through which it was reached (None when both are in the checked text)."""
+    entered: Entry | None = None
+    """Where this backward lies in another module of the project: how the checked text reached it."""
     stepped_between: bool = False
     """Parameters changed between the two passes (an optimizer stepped, or a method updated them in
     place, as SAM's ``first_step`` does): the second pass needs a fresh forward pass."""

@@ -13,6 +13,20 @@ K = TypeVar("K")
 
 
 @dataclass(frozen=True, slots=True)
+class Entry:
+    """Where a backward in another module of the project was reached from the checked text: the
+    call here that ran it, and the argument of that call its receiver is bound to (None: the
+    backward has no receiver)."""
+
+    call: ast.Call
+    receiver: ast.expr | None
+    frame: int
+    """The serial of the frame here that made the call."""
+    run: int
+    """The serial of the frame the call ran: one per run of the call."""
+
+
+@dataclass(frozen=True, slots=True)
 class Free:
     """A backward that freed a node: where, from which root, inside which loop iterations."""
 
@@ -24,6 +38,8 @@ class Free:
     reached: frozenset[int] = frozenset()
     module: str | None = None
     """The other module of the project it ran in (None: the checked text)."""
+    entered: Entry | None = None
+    """With ``module``: the call in the checked text through which it ran."""
 
 
 @dataclass(frozen=True, slots=True)

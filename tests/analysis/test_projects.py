@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,10 @@ import pytest
 from errknow_ls.analysis import check_source
 from errknow_ls.analysis.modules import ModuleText, ParsedModules
 from errknow_ls.analysis.registry import BY_NAME
+from errknow_ls.cli import EXIT_OK, main
 from errknow_ls.project.modules import ProjectModules
+from tests.groundtruth.train_check import problems
+from tests.groundtruth.train_check import run_in_subprocess as train_in_subprocess
 
 PROJECTS = Path(__file__).resolve().parent / "projects"
 ENTRIES = sorted(PROJECTS.glob("*/train.py"))
@@ -128,6 +132,35 @@ def test_check_over_the_project_says_each_bug_once_where_it_raises(entry: Path) 
         for f in found
     }
     assert where == project_labels(entry)
+
+
+FIXED_AT_A_CALL = ["helper_backwards_twice", "helper_step_in_loop", "helper_steps_share_a_forward"]
+"""Projects whose finding sits on a call in ``train.py`` that runs a backward in a helper."""
+
+
+@requires_torch
+@pytest.mark.parametrize("name", FIXED_AT_A_CALL)
+def test_a_finding_on_a_call_is_told_and_fixed_as_the_backward_it_runs(name: str, tmp_path: Path) -> None:
+    """A helper that backwards what it is given, called here: the finding says what it would say
+    of the backward written here, and its fix trains. One call that backwards twice holds the bug
+    whole: the finding says where, and no fix edits the caller (none there would help)."""
+    project = tmp_path / name
+    shutil.copytree(PROJECTS / name, project)
+    entry = project / "train.py"
+    result = check_source(entry.read_text(encoding="utf-8"), modules=ProjectModules.for_file(entry))
+    (finding,) = result.findings
+    assert finding.raises_elsewhere is not None  # the backward that raises, in the helper, comes first
+    if name == "helper_backwards_twice":
+        assert finding.message.startswith("the backward at steps.py:9 goes through")
+        assert finding.fixes == ()
+        return
+    assert finding.message.startswith("`")  # the rule's own words, naming the tensor at the call
+    assert finding.fixes and finding.fixes[0].applicability == "safe"
+    assert all("retain_graph" not in f.title for f in finding.fixes)
+    assert main(["check", "--no-cache", "--fix", str(entry)]) == EXIT_OK
+    assert "step(" in entry.read_text(encoding="utf-8")
+    (training,) = train_in_subprocess([entry]).values()
+    assert problems(training) == [], entry.read_text(encoding="utf-8")
 
 
 def test_without_the_project_the_imports_stay_unknown() -> None:

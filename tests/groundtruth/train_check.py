@@ -139,11 +139,18 @@ def train_paths(paths: Iterable[Path]) -> list[Training]:
 
         handle = register_optimizer_step_pre_hook(watch.before_step)
         torch.autograd.backward, torch.autograd.grad = backward, grad
+        folder = str(Path(filename).parent)
+        sys.path.insert(0, folder)  # as `python <file>` runs it: its own modules import
+        before = set(sys.modules)
         try:
             run = _run_one(filename, MODULE_RUN, _module_body(filename), torch)
         finally:
             torch.autograd.backward, torch.autograd.grad = original_backward, original_grad
             handle.remove()
+            sys.path.remove(folder)
+            for name in set(sys.modules) - before:  # the next program's `utils` is its own
+                if str(getattr(sys.modules[name], "__file__", None) or "").startswith(folder + "/"):
+                    del sys.modules[name]
         error = f"{run.exc_type}: {(run.message or '').strip()[:200]}" if run.raised else ""
         results.append(watch.result(filename, run.raised, error))
     return results

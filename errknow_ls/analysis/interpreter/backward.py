@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from errknow_ls.analysis.events import Loop, RetainSite, SavedRead, SecondPass
 from errknow_ls.analysis.interpreter.base import InterpreterBase, LoopContext, func_node, is_generator
-from errknow_ls.analysis.state import Free, Holder, Place, Retain
+from errknow_ls.analysis.state import Entry, Free, Holder, Place, Retain
 from errknow_ls.analysis.values import (
     UNKNOWN,
     UNSEEN,
@@ -81,7 +81,9 @@ class Backward(InterpreterBase):
         loops = tuple(self.loop_stack)
         if retain is False:
             label = ast.unparse(receiver) if receiver is not None else "tensor"
-            free = Free(node, roots[0].root, loops, self.tick, label, reached, self._home())
+            free = Free(
+                node, roots[0].root, loops, self.tick, label, reached, self._home(), self._entered(receiver)
+            )
             for node_id in reached:
                 self.state.freed[node_id] = free
         elif retain is True and (site := self._retain_site(node)) is not None:
@@ -129,6 +131,7 @@ class Backward(InterpreterBase):
         event.reached = reached
         event.guarded, event.entry, event.spelled = self._guarded, self._entry, self._spelled
         event.module, event.local = self._home(), self._local_call(node, free)
+        event.entered = self._entered(receiver)
         event.stepped_between = self.step_tick >= free.tick
         self.events.append(event)
         self._raised = True
@@ -184,6 +187,36 @@ class Backward(InterpreterBase):
         for index, frame in enumerate(self.frames[:-1]):
             if frame.module is None and self.frames[index + 1].module is not None:
                 return self.frames[index + 1].call_site
+        return None
+
+    def _entered(self, receiver: ast.expr | None) -> Entry | None:
+        """Running in another module of the project: the call in the checked text that entered it,
+        and the argument there that ``receiver`` is bound to. None when the backward does not run in
+        the very function that call ran, or ``receiver`` is not one of its parameters."""
+        if self._home() is None:
+            return None
+        for index, frame in enumerate(self.frames[:-1]):
+            entered = self.frames[index + 1]
+            if frame.module is None and entered.module is not None and entered.call_site is not None:
+                if index + 1 != len(self.frames) - 1:
+                    return None  # deeper: the tensor passes through calls not followed here
+                method = entered.bound is not None
+                bound = bound_argument(entered.call_site, entered.func, receiver, method=method)
+                if receiver is not None and bound is None:
+                    return None
+                return Entry(entered.call_site, bound, frame.serial, entered.serial)
+        return None
+        for index, frame in enumerate(self.frames[:-1]):
+            entered = self.frames[index + 1]
+            if frame.module is None and entered.module is not None and entered.call_site is not None:
+                method = entered.bound is not None
+                direct = index + 1 == len(self.frames) - 1  # the backward runs in the function entered
+                bound = (
+                    bound_argument(entered.call_site, entered.func, receiver, method=method)
+                    if direct
+                    else None
+                )
+                return Entry(entered.call_site, bound)
         return None
 
     def _freeing_loop(self, free: Free, current: dict[int, int]) -> Loop | None:
@@ -421,4 +454,27 @@ def receiver_expr(node: ast.Call, arg_index: int | None) -> ast.expr | None:
     for kw in node.keywords:
         if kw.arg in ("tensors", "outputs", "loss"):
             return kw.value
+    return None
+
+
+def bound_argument(
+    call: ast.Call, func: ast.AST | None, receiver: ast.expr | None, *, method: bool
+) -> ast.expr | None:
+    """The argument of ``call`` that the parameter ``receiver`` names is bound to, by Python's rules
+    for plain positional and keyword arguments of a function; None where it is not a parameter,
+    where a ``*args`` / ``**kwargs`` at the call leaves it open, or for a method."""
+    if not isinstance(receiver, ast.Name) or not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    if method:
+        return None  # ``obj.m(x)`` and ``Cls.m(obj, x)`` bind ``self`` differently: not told apart here
+    positional = [a.arg for a in (*func.args.posonlyargs, *func.args.args)]
+    for keyword in call.keywords:
+        if keyword.arg == receiver.id and receiver.id not in (a.arg for a in func.args.posonlyargs):
+            return keyword.value
+    if receiver.id in positional:
+        index = positional.index(receiver.id)
+        if index < len(call.args):
+            return call.args[index]
     return None

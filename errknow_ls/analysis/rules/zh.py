@@ -374,8 +374,12 @@ MESSAGES = Catalog.of(
         # the checker
         ("the call that reaches this backward the second time", "第二次到达这次反向传播的调用"),
         (
-            "the backward at {place} goes through a graph that the backward at {first} already freed",
-            "{place} 处的反向传播经过的计算图，已被 {first} 处的反向传播释放",
+            "the backward at {raising} goes through a graph that the backward at {freeing} already freed",
+            "{raising} 处的反向传播经过的计算图，已被 {freeing} 处的反向传播释放",
+        ),
+        (
+            "the backward at {raising} goes through a graph that an earlier run of it already freed",
+            "{raising} 处的反向传播经过的计算图，已被它自己的上一次运行释放",
         ),
         ("this backward raises: its graph was freed", "这次反向传播会抛出错误：它的计算图已被释放"),
         ("the backward that freed the graph", "释放了计算图的反向传播"),
