@@ -66,6 +66,21 @@ KNOWN_GAPS: dict[str, str] = {
     " that the old weight_norm sets when applied (a graph on weight_g/weight_v) is not modelled",
     "buggy/normalizing_flow_transform_cache_reused_after_step.py": "missed: torch.distributions"
     " transforms with cache_size=1 return the cached inverse (and its old graph) for the same input",
+    "buggy/style_transfer_combined_loss_reads_closed_hooks.py": "missed: after `close()` removes"
+    " the forward hooks, the features they saved are not refreshed by later forwards, so the loss"
+    " reads the last style step's freed activations",
+    "buggy/mmcv_runner_cumulative_hook_beside_optimizer_hook.py": "missed: the hooks built from"
+    " config dicts (`HOOKS[cfg.pop('type')](**cfg)`) and called as `getattr(hook, fn_name)(self)`"
+    " are not resolved, so the two hooks' backwards of one loss are not seen",
+    "buggy/reference_attention_bank_kept_across_accumulation.py": "missed: the attention banks"
+    " are lists on modules, copied into the reader by `update()` and cleared only once per"
+    " accumulation cycle; the second micro-batch reads the first one's entries",
+    "buggy/wgan_generator_step_scores_critic_batch_fakes.py": "found on its line as EK003 (graph"
+    " of a previous iteration), not EK004: the fakes of the critic loop's last step, backwarded by"
+    " that step's critic loss, are shared with the generator loss after the loop",
+    "buggy/wgan_gp_generator_step_scores_critic_batch_fakes.py": "found on its line as EK003"
+    " (graph of a previous iteration), not EK004: the fakes of the critic loop's last step,"
+    " backwarded by that step's critic loss, are shared with the generator loss after the loop",
 }
 
 requires_torch = pytest.mark.skipif(

@@ -2,6 +2,11 @@
 
 The hooks append every layer's output to a list; the regulariser sums over that
 list, which is never cleared between steps, so step 2 reaches step 1's graph.
+
+Real report of this mechanism: https://github.com/MooreThreads/Moore-AnimateAnyone/issues/92
+With gradient accumulation, train_stage_1.py raises this error: the reference UNet's patched
+attention blocks append their activations to a `bank` on every forward, and the script clears
+the banks only once per accumulation cycle, so the next micro-batch reaches freed graphs.
 """
 
 import torch

@@ -4,6 +4,11 @@ The collector is created by the trainer and kept on it; its hooks append the out
 of every hidden layer to ``features``. ``fit`` adds a penalty on those features to the
 loss -- but the list is never emptied, so the second step also reaches the features
 (and the graph) of the first step, which its backward already freed.
+
+Real report of this mechanism: https://github.com/MooreThreads/Moore-AnimateAnyone/issues/92
+With gradient accumulation, train_stage_1.py raises this error: the reference UNet's patched
+attention blocks append their activations to a `bank` on every forward, and the script clears
+the banks only once per accumulation cycle, so the next micro-batch reaches freed graphs.
 """
 
 import torch
