@@ -76,12 +76,6 @@ KNOWN_GAPS: dict[str, str] = {
     "buggy/reference_attention_bank_kept_across_accumulation.py": "missed: the attention banks"
     " are lists on modules, copied into the reader by `update()` and cleared only once per"
     " accumulation cycle; the second micro-batch reads the first one's entries",
-    "buggy/wgan_generator_step_scores_critic_batch_fakes.py": "found on its line as EK003 (graph"
-    " of a previous iteration), not EK004: the fakes of the critic loop's last step, backwarded by"
-    " that step's critic loss, are shared with the generator loss after the loop",
-    "buggy/wgan_gp_generator_step_scores_critic_batch_fakes.py": "found on its line as EK003"
-    " (graph of a previous iteration), not EK004: the fakes of the critic loop's last step,"
-    " backwarded by that step's critic loss, are shared with the generator loss after the loop",
 }
 
 # Buggy programs whose header cites no public report: none of their mechanism was found.
