@@ -18,9 +18,9 @@ its fixes, after them, as new shapes of the same families (so they show generali
 A buggy program whose header cites a real report (forum thread, GitHub issue) is paired with its
 corrected twin ``clean/<name>_fixed.py``, which applies the fix accepted there and asserts that it
 trains; a program written before its report was looked for says so in its header ("Real report of
-this mechanism: <URL>", with what the report shows) and has no twin, and those whose mechanism no
-public report was found for are listed in ``UNCITED``; ``clean/neg_*`` programs are negatives for
-the false-error mechanisms listed in issue 13.
+this mechanism: <URL>", with what the report shows) and has no twin; a program whose mechanism no
+public report was found for is a rule fixture instead (``tests/analysis/fixtures``); ``clean/neg_*``
+programs are negatives for the false-error mechanisms listed in issue 13.
 """
 
 from __future__ import annotations
@@ -78,25 +78,6 @@ KNOWN_GAPS: dict[str, str] = {
     " accumulation cycle; the second micro-batch reads the first one's entries",
 }
 
-# Buggy programs whose header cites no public report: none of their mechanism was found.
-NOT_FOUND_IN_REPORTS = (
-    "no public report of a gradient taken again (`autograd.grad` for a gradient norm, a saliency map"
-    " or a monitor) on a loss whose graph the training step's backward already freed was found"
-)
-UNCITED: dict[str, str] = dict.fromkeys(
-    [
-        "buggy/callback_grad_logger.py",
-        "buggy/grad_norm_logging_autograd_grad.py",
-        "buggy/h2_hf_trainer_grad_norm_after_backward.py",
-        "buggy/h2_maml_meta_grad_norm_after_backward.py",
-        "buggy/h2_proto_head_adapt_then_proto_loss.py",
-        "buggy/h2_saliency_helper_after_step.py",
-        "buggy/h3_early_stopping_on_trainable_grad_norm.py",
-        "buggy/pinn_param_grads_then_backward.py",
-        "buggy/saliency_after_backward.py",
-    ],
-    NOT_FOUND_IN_REPORTS,
-)
 REPORT_LINE = r"^(?:# )?Reports?: .*https?://"
 WRITTEN_FROM_REPORT = re.compile(REPORT_LINE, re.MULTILINE)
 """A header line opening with ``Report: <URL>``: the program was written from that report."""
@@ -225,11 +206,10 @@ def test_the_set_is_large_enough_and_spread_over_the_families() -> None:
 
 @pytest.mark.parametrize("program", [param(p) for p in BUGGY_PROGRAMS])
 def test_buggy_program_cites_a_real_report(program: Program) -> None:
-    cites = CITES_REPORT.search(program.header) is not None
-    if program.id in UNCITED:
-        assert not cites, "it cites a report now: take it out of UNCITED"
-    else:
-        assert cites, "cite the public report of this mechanism in the header (`Report: <URL>`)"
+    assert CITES_REPORT.search(program.header) is not None, (
+        "cite the public report of this mechanism in the header (`Report: <URL>`); a program no report"
+        " was found for is a rule fixture (tests/analysis/fixtures), not a labelled program"
+    )
 
 
 def test_programs_written_from_a_report_have_their_corrected_twin() -> None:
@@ -237,11 +217,6 @@ def test_programs_written_from_a_report_have_their_corrected_twin() -> None:
     twins = {p.path.stem.removesuffix("_fixed") for p in CLEAN_PROGRAMS if p.path.stem.endswith("_fixed")}
     assert sorted(written_from_report - twins) == [], "missing clean/<name>_fixed.py"
     assert sorted(twins - written_from_report) == [], "a `_fixed` twin of no program written from a report"
-
-
-def test_uncited_names_existing_programs() -> None:
-    unknown = sorted(set(UNCITED) - {p.id for p in BUGGY_PROGRAMS})
-    assert not unknown, f"UNCITED lists programs that do not exist: {unknown}"
 
 
 def test_no_stray_files() -> None:
