@@ -77,6 +77,8 @@ class State:
     freed: dict[int, Free] = field(default_factory=dict)
     retained: dict[int, Retain] = field(default_factory=dict)
     dead: bool = False
+    hooks_removed: frozenset[int] = frozenset()
+    """Forward hooks (by registration) whose handle's ``remove()`` ran on every path here."""
 
     def held(self) -> frozenset[int]:
         """Nodes some variable still reaches. A node freed on one path only counts after a join
@@ -85,7 +87,8 @@ class State:
         return _held_by([*self.env.values(), *self.heap.values()])
 
     def copy(self) -> State:
-        return State(dict(self.env), dict(self.heap), dict(self.freed), dict(self.retained), self.dead)
+        env, heap, freed, retained = dict(self.env), dict(self.heap), dict(self.freed), dict(self.retained)
+        return State(env, heap, freed, retained, self.dead, self.hooks_removed)
 
     def join(self, other: State, alias: Alias | None = None) -> State:
         """The state that may be either; a dead state (after return/break) adds nothing.
@@ -110,7 +113,8 @@ class State:
         freed = _still_freed(self.freed, other.freed, self)
         freed.update(_still_freed(other.freed, self.freed, other))
         retained = {**other.retained, **self.retained}
-        return State(env, heap, freed, retained, False)
+        # A hook removed on one path only may still run: it counts as removed where both removed it.
+        return State(env, heap, freed, retained, False, self.hooks_removed & other.hooks_removed)
 
     def _apart(self, freed_elsewhere: frozenset[int], alias: Alias) -> State:
         """This state with its own twin of each node it holds that another path freed."""
@@ -128,6 +132,7 @@ class State:
             dict(self.freed),
             retained,
             self.dead,
+            self.hooks_removed,
         )
 
 

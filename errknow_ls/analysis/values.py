@@ -157,6 +157,14 @@ class Ref(Value):
 
 
 @dataclass(frozen=True, slots=True)
+class HookHandle(Value):
+    """What ``register_forward_hook`` gives back: ``remove()`` on it stops that hook."""
+
+    registration: int
+    """The hook's index among the interpreter's forward hooks."""
+
+
+@dataclass(frozen=True, slots=True)
 class Instance(Value):
     """An object of a library class the checker models on purpose (an optimizer, an
     ``accelerate.Accelerator``, a ``GradScaler``), by the class's qualified name."""

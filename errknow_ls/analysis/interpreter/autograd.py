@@ -302,8 +302,10 @@ class Autograd(InterpreterBase):
         """A module's forward whose insides are not followed; ``origins``: the module's."""
         self.forward_calls.add(node)
         self.module_calls.add(node)
-        if frozen:
-            return self.op_node(node, [*args, *kwargs.values()], saves=True)
+        if frozen:  # its parameters need no grad; its forward hooks run all the same
+            return self._run_forward_hooks(
+                self.op_node(node, [*args, *kwargs.values()], saves=True), args, node
+            )
         if self.no_grad:
             return Tensor(grad=False)
         given = [*args, *kwargs.values()]
@@ -323,7 +325,9 @@ class Autograd(InterpreterBase):
             return output
         self._in_hook = True
         try:
-            for hook in list(self.forward_hooks):
+            for registration, hook in enumerate(list(self.forward_hooks)):
+                if registration in self.state.hooks_removed:
+                    continue  # its handle's remove() ran on every path here
                 self.call_value(hook, "", [UNKNOWN, Seq(join_many(args), "tuple"), output], {}, node)
         finally:
             self._in_hook = False

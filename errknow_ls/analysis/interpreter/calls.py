@@ -29,6 +29,7 @@ from errknow_ls.analysis.values import (
     Const,
     Func,
     GradFn,
+    HookHandle,
     Instance,
     Kwargs,
     NNModule,
@@ -116,7 +117,10 @@ class Calls(InterpreterBase):
             return self.library_method(receiver, attr, args, kwargs, node)
         if attr == "register_forward_hook" and args and isinstance(args[0], Func | Partial):
             self.forward_hooks.append(args[0])
-            return UNKNOWN
+            return HookHandle(len(self.forward_hooks) - 1)
+        if isinstance(receiver, HookHandle) and attr == "remove" and not args and not kwargs:
+            self.state.hooks_removed |= {receiver.registration}
+            return Const(None)
         if isinstance(receiver, GradFn) and attr in api.NODE_HOOK_METHODS:
             # a hook on a node of the graph: it sees the gradients that flow through it
             self.ownership.uses.append(GradientUse(frozenset({receiver.node}), frozenset(), attr, LASTING))
