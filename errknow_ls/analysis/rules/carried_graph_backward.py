@@ -119,6 +119,14 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     shown = ", ".join(f"`{name}`" for _, name in cutting) or ", ".join(f"`.{a}`" for a in attrs) or "a value"
     what = "the previous call" if event.loop and event.loop.method else "the previous iteration"
     message = f"`{tensor}` reaches the graph of {what} through {shown}; {what}'s backward already freed it"
+    freed_here = f"the graph of {what} is freed here"
+    ended = _ended_loop(event, ctx)
+    if ended is not None and shown == "a value":
+        message = (
+            f"`{tensor}` reaches a graph made on the last iteration of the loop at line {ended}, "
+            "whose backward already freed it"
+        )
+        freed_here = "the graph is freed here, on the loop's last iteration"
     # Every cut the analysis can build, best first: where the first does not remove the finding
     # (the carried graph also comes in another way), ``--fix`` tries the next.
     cuts = [
@@ -143,8 +151,18 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     else:
         candidates = [*cuts[:1], reset, *cuts[1:]]
     fixes = [fix for fix in candidates if fix is not None]
-    related = [ctx.related(event.free.site, f"the graph of {what} is freed here")]
+    related = [ctx.related(event.free.site, freed_here)]
     return ctx.finding(CODE, event.report, message, fixes, related, tensor)
+
+
+def _ended_loop(event: SecondPass, ctx: RuleContext) -> int | None:
+    """The line of the loop whose last iteration made and freed the graph, where the backward runs
+    after that loop, in the same function: no iteration of it is running."""
+    loop = event.loop.node if event.loop is not None and event.loop.method is None else None
+    if loop is None or loop.end_lineno is None or ctx.function_of(loop) is not ctx.function_of(event.site):
+        return None
+    inside = loop.lineno <= event.site.lineno <= loop.end_lineno
+    return None if inside else loop.lineno
 
 
 def _refresh_every_iteration(
