@@ -33,7 +33,7 @@ from errknow_ls.analysis.chunks import (
 from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.interpreter import UNIT_BUDGET, Interpreter
 from errknow_ls.analysis.modules import PARSED, Dependency, ModuleSource, ModuleText, digest, still_current
-from errknow_ls.analysis.prefilter import might_find
+from errknow_ls.analysis.prefilter import might_backward, might_find
 from errknow_ls.analysis.registry import BY_CODE
 from errknow_ls.analysis.rules import claiming, retain_graph_in_loop
 from errknow_ls.analysis.rules.context import RuleContext
@@ -500,6 +500,8 @@ def _reaching_now(
     depth: int,
     known: dict[tuple[str, int], frozenset[str] | None],
 ) -> frozenset[str] | None:
+    if depth <= 0 and not might_backward(module.text):
+        return None  # at the end of the walk, a module without the words answers no, parsed or not
     parsed = PARSED.read(module)
     if parsed is None:
         return None

@@ -168,11 +168,7 @@ class ParsedModules:
         except (*PARSE_ERRORS, RecursionError):
             parsed = None
         else:
-            defined = frozenset(
-                n.name
-                for n in ast.walk(tree)
-                if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-            )
+            defined = _definitions(tree)
             imports = tuple(stmt for stmt in tree.body if isinstance(stmt, ast.Import | ast.ImportFrom))
             parsed = ParsedModule(tree, defined, might_backward(module.text), imports)
         with self._lock:
@@ -183,6 +179,25 @@ class ParsedModules:
 
 
 PARSED = ParsedModules()
+
+_STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
+"""The fields of a node that hold statements (an ``except`` clause's and a ``case``'s hold them
+in their own ``body``)."""
+
+
+def _definitions(tree: ast.Module) -> frozenset[str]:
+    """The name of every function and class in ``tree``, at any depth. A definition is a
+    statement, so only statements are walked, not the expressions that make up most of a tree
+    (what ``ast.walk`` visits): a tenth of the nodes."""
+    names: set[str] = set()
+    pending: list[ast.AST] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        for field in _STATEMENT_LISTS:
+            pending.extend(getattr(node, field, ()))
+    return frozenset(names)
 
 
 def says_the_same(texts: ModuleTexts, key: str, then: str) -> bool:

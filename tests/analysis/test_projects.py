@@ -230,3 +230,46 @@ def test_a_module_is_parsed_once_per_text() -> None:
     assert parsed.read(ModuleText("b/utils.py", text)) is first
     assert parsed.read(ModuleText("a/utils.py", text + "\n")) is not first
     assert parsed.read(ModuleText("bad.py", "def (:\n")) is None
+
+
+def test_definitions_at_any_depth_are_read() -> None:
+    """A module's definitions are found wherever a statement can hold them (under ``if``, ``try``,
+    ``except``, ``else``, ``finally``, ``match``, ``with``, ``for`` and inside other definitions);
+    a lambda bound to a name is no definition."""
+    text = (
+        "import sys\n"
+        "if sys.platform:\n    def a(): pass\nelse:\n    class B:\n        def b(self): pass\n"
+        "try:\n    def c(): pass\nexcept ImportError:\n    def d(): pass\nelse:\n    async def e(): pass\n"
+        "finally:\n    def f(): pass\n"
+        "match sys.argv:\n    case [_]:\n        def g(): pass\n"
+        "with open(__file__):\n    for _ in ():\n        def h():\n            def i(): pass\n"
+        "j = lambda: None\n"
+    )
+    parsed = ParsedModules().read(ModuleText("m.py", text))
+    assert parsed is not None and parsed.defined == set("aBbcdefghi")
+
+
+def _chain(folder: Path, links: int) -> Path:
+    """``train.py`` calling a helper re-exported through ``links`` modules, the last of which
+    backwards twice (``helper_backwards_twice``'s helper)."""
+    helper = (PROJECTS / "helper_backwards_twice" / "steps.py").read_text(encoding="utf-8")
+    (folder / f"m{links}.py").write_text(helper, encoding="utf-8")
+    for n in range(1, links):
+        (folder / f"m{n}.py").write_text(f"from m{n + 1} import backward_for_both\n", encoding="utf-8")
+    entry = folder / "train.py"
+    train = (PROJECTS / "helper_backwards_twice" / "train.py").read_text(encoding="utf-8")
+    entry.write_text(train.replace("from steps import", "from m1 import"), encoding="utf-8")
+    return entry
+
+
+@pytest.mark.parametrize(("links", "codes"), [(4, ["EK001"]), (5, [])])
+def test_a_backward_is_looked_for_three_imports_past_the_first(
+    tmp_path: Path, links: int, codes: list[str]
+) -> None:
+    """A call of an imported name is followed when the module it comes from, or one at most three
+    imports past it, holds a backward: four modules down the finding is made, five down the call
+    is not followed (the walk ends there without reading the last module)."""
+    entry = _chain(tmp_path, links)
+    modules = ProjectModules.for_file(entry)
+    found = check_source(entry.read_text(encoding="utf-8"), modules=modules)
+    assert [f.code for f in found.findings] == codes
