@@ -500,8 +500,16 @@ def _reaching_now(
     depth: int,
     known: dict[tuple[str, int], frozenset[str] | None],
 ) -> frozenset[str] | None:
-    if depth <= 0 and not might_backward(module.text):
-        return None  # at the end of the walk, a module without the words answers no, parsed or not
+    if not might_backward(module.text):
+        if depth <= 0:
+            return None  # at the end of the walk, a module without the words answers no, parsed or not
+        imports = PARSED.imports(module)
+        if imports is not None and not any(
+            _reaching_definitions(found, modules, depth - 1, known) is not None
+            for stmt in imports
+            for _, found in _imports_of(stmt, modules, module.key)
+        ):
+            return None  # no import of it reaches a backward: no, whether it parses whole or not
     parsed = PARSED.read(module)
     if parsed is None:
         return None

@@ -19,6 +19,7 @@ from typing import Protocol
 
 from errknow_ls.analysis.chunks import PARSE_ERRORS
 from errknow_ls.analysis.prefilter import might_backward
+from errknow_ls.analysis.source import chunk_offsets, parse
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +148,29 @@ class ParsedModules:
     def __init__(self, keep: int = 256) -> None:
         self.keep = keep
         self._parsed: OrderedDict[str, ParsedModule | None] = OrderedDict()
+        self._imports: OrderedDict[str, tuple[ast.Import | ast.ImportFrom, ...] | None] = OrderedDict()
         self._lock = threading.Lock()
+
+    def imports(self, module: ModuleText) -> tuple[ast.Import | ast.ImportFrom, ...] | None:
+        """The module's module-level import statements without parsing all of it: every top-level
+        statement (a chunk, see ``chunk_offsets``) whose text has the word parsed on its own. Where
+        the whole module parses, these are its ``imports`` (a misread chunk can only add some).
+        None where a chunk that has the word does not parse on its own (ask :meth:`read`); a
+        module that does not parse at all may still give some, so they tell what it *would*
+        import, not that it parses."""
+        if len(module.text) > MAX_MODULE_CHARS:
+            return None
+        key = digest(module.text)
+        with self._lock:
+            if key in self._imports:
+                self._imports.move_to_end(key)
+                return self._imports[key]
+        found = _chunked_imports(module.text)
+        with self._lock:
+            self._imports[key] = found
+            while len(self._imports) > self.keep:
+                self._imports.popitem(last=False)
+        return found
 
     def parse(self, module: ModuleText) -> ast.Module | None:
         """The module's tree, or None when it does not parse or is too large to read."""
@@ -183,6 +206,22 @@ PARSED = ParsedModules()
 _STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
 """The fields of a node that hold statements (an ``except`` clause's and a ``case``'s hold them
 in their own ``body``)."""
+
+
+def _chunked_imports(text: str) -> tuple[ast.Import | ast.ImportFrom, ...] | None:
+    """The import statements among the top-level statements of the chunks of ``text`` that say
+    ``import``; None when one of those chunks does not parse on its own."""
+    offsets = chunk_offsets(text)
+    found: list[ast.Import | ast.ImportFrom] = []
+    for start, end in zip(offsets, [*offsets[1:], len(text)], strict=True):
+        if "import" not in text[start:end]:
+            continue
+        try:
+            tree = parse(text[start:end])
+        except (*PARSE_ERRORS, RecursionError):
+            return None
+        found += (stmt for stmt in tree.body if isinstance(stmt, ast.Import | ast.ImportFrom))
+    return tuple(found)
 
 
 def _definitions(tree: ast.Module) -> frozenset[str]:

@@ -7,6 +7,7 @@ unlabelled one must run clean. Checker: its findings in ``train.py`` are exactly
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import re
@@ -273,3 +274,41 @@ def test_a_backward_is_looked_for_three_imports_past_the_first(
     modules = ProjectModules.for_file(entry)
     found = check_source(entry.read_text(encoding="utf-8"), modules=modules)
     assert [f.code for f in found.findings] == codes
+
+
+def test_a_modules_imports_are_read_without_parsing_it_whole() -> None:
+    """The import statements at module level, found by parsing only the statements that say
+    ``import``, are those of the whole parse: on one line after another statement, over several
+    lines, not those inside a function or an ``if``. A module that does not parse whole still
+    says what it imports; a statement with the word that does not parse gives no answer."""
+    text = (
+        "import os\n"
+        "x = 1; import sys as system\n"
+        "from .pkg import (\n    a,\n    b as c,\n)\n"
+        "def f():\n    import json\n"
+        "if x:\n    import re\n"
+        '"""\nimport inside_a_docstring\n"""\n'
+    )
+    parsed = ParsedModules()
+    whole = parsed.read(ModuleText("m.py", text))
+    chunked = parsed.imports(ModuleText("m.py", text))
+    assert whole is not None and chunked is not None
+    assert [ast.dump(s) for s in chunked] == [ast.dump(s) for s in whole.imports]
+    assert [type(s).__name__ for s in chunked] == ["Import", "Import", "ImportFrom"]
+    broken = ModuleText("broken.py", text + "def g(:\n    pass\n")
+    assert parsed.read(broken) is None
+    assert [ast.dump(s) for s in parsed.imports(broken) or ()] == [ast.dump(s) for s in chunked]
+    assert parsed.imports(ModuleText("cut.py", "from os import (\n")) is None
+
+
+def test_a_module_that_does_not_parse_stays_unknown_though_its_imports_reach(tmp_path: Path) -> None:
+    """The helper two imports away backwards twice, but the module between does not parse: it is
+    unknown, as Python cannot import it, and nothing is reported."""
+    entry = _chain(tmp_path, 2)
+    middle = tmp_path / "m1.py"
+    middle.write_text(middle.read_text(encoding="utf-8") + "def broken(:\n    pass\n", encoding="utf-8")
+    found = check_source(entry.read_text(encoding="utf-8"), modules=ProjectModules.for_file(entry))
+    assert found.findings == []
+    middle.write_text("from m2 import backward_for_both\n", encoding="utf-8")
+    found = check_source(entry.read_text(encoding="utf-8"), modules=ProjectModules.for_file(entry))
+    assert [f.code for f in found.findings] == ["EK001"]
