@@ -226,6 +226,8 @@ class Loops(InterpreterBase):
         start = self.loops[key].first_node
         previous = {n.id for n in self.nodes[start:] if (key, iteration - 1) in n.loops}
         carried: dict[Holder, Value] = {}
+        if not previous:  # the iteration before made no node: nothing can hold one
+            return carried
         if include_env:
             for name, value in self.state.env.items():
                 if nodes_of(value) & previous:
