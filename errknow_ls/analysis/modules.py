@@ -13,9 +13,9 @@ import hashlib
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from errknow_ls.analysis.chunks import PARSE_ERRORS
 from errknow_ls.analysis.prefilter import might_backward
@@ -141,6 +141,10 @@ class ParsedModule:
     """Its module-level import statements."""
 
 
+Imports = tuple[ast.Import | ast.ImportFrom, ...]
+T = TypeVar("T")
+
+
 class ParsedModules:
     """The project's modules, parsed, by the hash of their text, the most recent kept: shared by
     every check in a process (a helper module imported by fifty files is parsed and walked once)."""
@@ -148,10 +152,10 @@ class ParsedModules:
     def __init__(self, keep: int = 256) -> None:
         self.keep = keep
         self._parsed: OrderedDict[str, ParsedModule | None] = OrderedDict()
-        self._imports: OrderedDict[str, tuple[ast.Import | ast.ImportFrom, ...] | None] = OrderedDict()
+        self._imports: OrderedDict[str, Imports | None] = OrderedDict()
         self._lock = threading.Lock()
 
-    def imports(self, module: ModuleText) -> tuple[ast.Import | ast.ImportFrom, ...] | None:
+    def imports(self, module: ModuleText) -> Imports | None:
         """The module's module-level import statements without parsing all of it: every top-level
         statement (a chunk, see ``chunk_offsets``) whose text has the word parsed on its own. Where
         the whole module parses, these are its ``imports`` (a misread chunk can only add some).
@@ -160,17 +164,7 @@ class ParsedModules:
         import, not that it parses."""
         if len(module.text) > MAX_MODULE_CHARS:
             return None
-        key = digest(module.text)
-        with self._lock:
-            if key in self._imports:
-                self._imports.move_to_end(key)
-                return self._imports[key]
-        found = _chunked_imports(module.text)
-        with self._lock:
-            self._imports[key] = found
-            while len(self._imports) > self.keep:
-                self._imports.popitem(last=False)
-        return found
+        return self._kept(self._imports, digest(module.text), lambda: _chunked_imports(module.text))
 
     def parse(self, module: ModuleText) -> ast.Module | None:
         """The module's tree, or None when it does not parse or is too large to read."""
@@ -181,24 +175,30 @@ class ParsedModules:
         """The module parsed, or None when it does not parse or is too large to read."""
         if len(module.text) > MAX_MODULE_CHARS:
             return None
-        key = digest(module.text)
+        return self._kept(self._parsed, digest(module.text), lambda: _parsed(module.text))
+
+    def _kept(self, store: OrderedDict[str, T], key: str, work: Callable[[], T]) -> T:
+        """What ``store`` holds for ``key``, else what ``work`` gives, kept (the least recently
+        used dropped beyond ``keep``)."""
         with self._lock:
-            if key in self._parsed:
-                self._parsed.move_to_end(key)
-                return self._parsed[key]
-        try:
-            tree = ast.parse(module.text)
-        except (*PARSE_ERRORS, RecursionError):
-            parsed = None
-        else:
-            defined = _definitions(tree)
-            imports = tuple(stmt for stmt in tree.body if isinstance(stmt, ast.Import | ast.ImportFrom))
-            parsed = ParsedModule(tree, defined, might_backward(module.text), imports)
+            if key in store:
+                store.move_to_end(key)
+                return store[key]
+        found = work()
         with self._lock:
-            self._parsed[key] = parsed
-            while len(self._parsed) > self.keep:
-                self._parsed.popitem(last=False)
-        return parsed
+            store[key] = found
+            while len(store) > self.keep:
+                store.popitem(last=False)
+        return found
+
+
+def _parsed(text: str) -> ParsedModule | None:
+    try:
+        tree = ast.parse(text)
+    except (*PARSE_ERRORS, RecursionError):
+        return None
+    imports = tuple(stmt for stmt in tree.body if isinstance(stmt, ast.Import | ast.ImportFrom))
+    return ParsedModule(tree, _definitions(tree), might_backward(text), imports)
 
 
 PARSED = ParsedModules()
@@ -208,7 +208,7 @@ _STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
 in their own ``body``)."""
 
 
-def _chunked_imports(text: str) -> tuple[ast.Import | ast.ImportFrom, ...] | None:
+def _chunked_imports(text: str) -> Imports | None:
     """The import statements among the top-level statements of the chunks of ``text`` that say
     ``import``; None when one of those chunks does not parse on its own."""
     offsets = chunk_offsets(text)
