@@ -32,7 +32,15 @@ from errknow_ls.analysis.chunks import (
 )
 from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.interpreter import UNIT_BUDGET, Interpreter
-from errknow_ls.analysis.modules import PARSED, Dependency, ModuleSource, ModuleText, digest, still_current
+from errknow_ls.analysis.modules import (
+    PARSED,
+    Dependency,
+    ModuleSource,
+    ModuleText,
+    digest,
+    note_miss,
+    still_current,
+)
 from errknow_ls.analysis.prefilter import might_backward, might_find
 from errknow_ls.analysis.registry import BY_CODE
 from errknow_ls.analysis.rules import claiming, retain_graph_in_loop
@@ -137,6 +145,8 @@ class _Checked:
     errors: tuple[str, ...]
     source: SourceText
     imported: frozenset[str] = frozenset()
+    imported_read: tuple[Dependency, ...] = ()
+    """What working out ``imported`` read: it stands while they say the same."""
 
 
 MAX_EDIT = 4_096
@@ -320,7 +330,7 @@ def check_source(
     whole = not errors
     chunks = _runnable(chunks)  # the rest is checked
     errors += _too_deep(chunks)
-    imported = _imported_reaching(chunks, cache, fresh, modules)
+    imported, imported_read = _imported_reaching(chunks, cache, fresh, modules)
     units = cache.units_for(tuple(chunks), len(source.lines), imported)
     outcomes = [cache.outcome(unit, source, fresh, modules) for unit in units]
     if whole:
@@ -336,14 +346,18 @@ def check_source(
             tuple(errors),
             source,
             imported,
+            imported_read,
         )
         cache.remember(checked, document)
-    return _filtered(_result(outcomes, errors), source, select, ignore)
+    return _filtered(_result(outcomes, errors, imported_read), source, select, ignore)
 
 
-def _result(outcomes: list[Outcome], errors: Iterable[str]) -> CheckResult:
-    """The units' outcomes merged as one check of the module."""
-    read = tuple(dict.fromkeys(d for o in outcomes for d in o.read))
+def _result(
+    outcomes: list[Outcome], errors: Iterable[str], imported_read: tuple[Dependency, ...]
+) -> CheckResult:
+    """The units' outcomes merged as one check of the module; it stands while what the units read,
+    and what choosing them read (``imported_read``), say the same."""
+    read = tuple(dict.fromkeys([*imported_read, *(d for o in outcomes for d in o.read)]))
     return CheckResult(_merge(outcomes), [*errors, *(e for o in outcomes for e in o.errors)], read)
 
 
@@ -359,11 +373,13 @@ def _recheck(
         return None
     checked, prefix, suffix = found
     old = checked.text
-    if not all(still_current(o.read, modules) for o in checked.outcomes):
+    if not still_current(checked.imported_read, modules) or not all(
+        still_current(o.read, modules) for o in checked.outcomes
+    ):
         return None  # a module it imports changed: the full path reads it again
     if prefix == len(old) == len(text):  # the same text again (an edit undone)
         cache.quick += 1
-        return _result(list(checked.outcomes), checked.errors), checked.source
+        return _result(list(checked.outcomes), checked.errors, checked.imported_read), checked.source
     was, now = old[prefix : len(old) - suffix], text[prefix : len(text) - suffix]
     around = text[max(0, prefix - 2) : len(text) - suffix + 2]
     if (
@@ -394,7 +410,7 @@ def _recheck(
         units_then = cache.units_for(kept, len(source.lines), checked.imported)
         found_then = [cache.outcome(u, source, fresh, modules) for u in units_then]
         cache.quick += 1
-        return _result(found_then, errors), source
+        return _result(found_then, errors, checked.imported_read), source
     if (
         after.kind,
         after.name,
@@ -428,11 +444,20 @@ def _recheck(
         outcomes.append(cache.outcome(edited, source, fresh, modules))
     names, known = checked.names, checked.errors
     done = _Checked(
-        text, chunks, offsets, names, tuple(units), tuple(outcomes), known, source, checked.imported
+        text,
+        chunks,
+        offsets,
+        names,
+        tuple(units),
+        tuple(outcomes),
+        known,
+        source,
+        checked.imported,
+        checked.imported_read,
     )
     cache.remember(done, document, replacing=checked)
     cache.quick += 1
-    return _result(outcomes, known), source
+    return _result(outcomes, known, checked.imported_read), source
 
 
 MAX_IMPORT_DEPTH = 3
@@ -441,34 +466,41 @@ MAX_IMPORT_DEPTH = 3
 
 def _imported_reaching(
     chunks: list[Chunk], cache: Cache, fresh: dict[ChunkKey, Body], modules: ModuleSource | None
-) -> frozenset[str]:
+) -> tuple[frozenset[str], tuple[Dependency, ...]]:
     """The names the text imports from the project's own modules that may reach a backward there,
     with every function and class those modules define: calls of them count as calls that may
-    backward when the units are chosen."""
+    backward when the units are chosen. With what that walk read (each module it looked at, each
+    folder where an import found nothing): which names those are stands while they say the same."""
     if modules is None:
-        return frozenset()
+        return frozenset(), ()
     names: set[str] = set()
     reaching: dict[tuple[str, int], frozenset[str] | None] = {}
+    read: dict[str, str] = {}
     for chunk in chunks:
         if chunk.kind != "other" or "import" not in chunk.words:
             continue
         body = fresh.get(chunk.key) or cache.chunks.body(chunk)
         for stmt in body:
-            for bound, found in _imports_of(stmt, modules, None):
-                defined = _reaching_definitions(found, modules, MAX_IMPORT_DEPTH, reaching)
+            for bound, found in _imports_of(stmt, modules, None, read):
+                defined = _reaching_definitions(found, modules, MAX_IMPORT_DEPTH, reaching, read)
                 if defined is not None:
                     names |= {bound, *defined}
-    return frozenset(names)
+    return frozenset(names), tuple(Dependency(key, said) for key, said in read.items())
 
 
-def _imports_of(stmt: ast.stmt, modules: ModuleSource, importer: str | None) -> list[tuple[str, ModuleText]]:
-    """What an import statement binds, with the project's module each name comes from."""
+def _imports_of(
+    stmt: ast.stmt, modules: ModuleSource, importer: str | None, read: dict[str, str]
+) -> list[tuple[str, ModuleText]]:
+    """What an import statement binds, with the project's module each name comes from; each module
+    found, and each folder where one was not, noted in ``read``."""
     found: list[tuple[str, ModuleText]] = []
     if isinstance(stmt, ast.Import):
         for alias in stmt.names:
             module = modules.find(importer, alias.name, 0)
             if module is not None:
                 found.append((alias.asname or alias.name.split(".")[0], module))
+            else:
+                note_miss(read, modules, importer, alias.name, 0)
     elif isinstance(stmt, ast.ImportFrom):
         module = modules.find(importer, stmt.module or "", stmt.level)
         for alias in stmt.names:
@@ -476,6 +508,11 @@ def _imports_of(stmt: ast.stmt, modules: ModuleSource, importer: str | None) -> 
             target = module or modules.find(importer, name, stmt.level)
             if target is not None:
                 found.append((alias.asname or alias.name, target))
+            else:
+                note_miss(read, modules, importer, name, stmt.level)
+    for _, module in found:
+        if module.key not in read:
+            read[module.key] = digest(module.text)
     return found
 
 
@@ -484,13 +521,14 @@ def _reaching_definitions(
     modules: ModuleSource,
     depth: int,
     known: dict[tuple[str, int], frozenset[str] | None],
+    read: dict[str, str],
 ) -> frozenset[str] | None:
     """Every function and class ``module`` defines, when it or a module it imports (at most
     ``depth`` imports away) may backward; ``known`` holds the answers already worked out in this
     check (the depth bounds the walk, cycles included)."""
     asked = (module.key, depth)
     if asked not in known:
-        known[asked] = _reaching_now(module, modules, depth, known)
+        known[asked] = _reaching_now(module, modules, depth, known, read)
     return known[asked]
 
 
@@ -499,15 +537,16 @@ def _reaching_now(
     modules: ModuleSource,
     depth: int,
     known: dict[tuple[str, int], frozenset[str] | None],
+    read: dict[str, str],
 ) -> frozenset[str] | None:
     if not might_backward(module.text):
         if depth <= 0:
             return None  # at the end of the walk, a module without the words answers no, parsed or not
         imports = PARSED.imports(module)
         if imports is not None and not any(
-            _reaching_definitions(found, modules, depth - 1, known) is not None
+            _reaching_definitions(found, modules, depth - 1, known, read) is not None
             for stmt in imports
-            for _, found in _imports_of(stmt, modules, module.key)
+            for _, found in _imports_of(stmt, modules, module.key, read)
         ):
             return None  # no import of it reaches a backward: no, whether it parses whole or not
     parsed = PARSED.read(module)
@@ -518,8 +557,8 @@ def _reaching_now(
     if depth <= 0:
         return None
     for stmt in parsed.imports:
-        for _, found in _imports_of(stmt, modules, module.key):
-            if _reaching_definitions(found, modules, depth - 1, known) is not None:
+        for _, found in _imports_of(stmt, modules, module.key, read):
+            if _reaching_definitions(found, modules, depth - 1, known, read) is not None:
                 return parsed.defined
     return None
 

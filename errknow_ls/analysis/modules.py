@@ -81,6 +81,25 @@ class FolderState:
         return FolderState(mtime, tuple(sorted(names.items())))
 
 
+def note_miss(
+    read: dict[str, str], source: ModuleSource, importer: str | None, name: str, level: int
+) -> list[str]:
+    """An import that found nothing in the project: each folder whose entries decided that goes into
+    ``read`` (by key, with what it held, joined with what an earlier look there asked); the folders."""
+    folders = []
+    for folder, names in source.looked_in(importer, name, level):
+        note_folder(read, folder, source.folder_state(folder, names))
+        folders.append(folder)
+    return folders
+
+
+def note_folder(read: dict[str, str], folder: str, held: FolderState) -> None:
+    """``folder`` held this where an import looked for a module: into ``read``, joined with what an
+    earlier look there asked of it."""
+    known = read.get(folder)
+    read[folder] = (held if known is None else held.joined(FolderState.of(known))).said()
+
+
 class ModuleSource(ModuleTexts, Protocol):
     """The project's modules, for the checker to read."""
 

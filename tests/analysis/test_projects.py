@@ -21,7 +21,7 @@ import pytest
 from errknow_ls.analysis import check_source
 from errknow_ls.analysis.modules import ModuleText, ParsedModules
 from errknow_ls.analysis.registry import BY_NAME
-from errknow_ls.cli import EXIT_OK, main
+from errknow_ls.cli import EXIT_FOUND, EXIT_OK, main
 from errknow_ls.project.modules import ProjectModules
 from tests.groundtruth.train_check import problems
 from tests.groundtruth.train_check import run_in_subprocess as train_in_subprocess
@@ -186,6 +186,26 @@ def test_a_changed_module_is_read_again(tmp_path: Path) -> None:
     cut = "def smooth(state, factor=0.9):\n    return (state * factor).detach()\n"
     (tmp_path / "utils.py").write_text(cut, encoding="utf-8")
     assert check_source(text, cache=cache, modules=ProjectModules.for_file(entry)).findings == []
+
+
+def test_a_helper_that_gains_a_backward_is_read_again(tmp_path: Path) -> None:
+    """A file whose imports reached no backward ran no unit, so no unit read the helper: the check
+    still stands only while the helper it looked at says the same, in the checker's cache and in
+    ``check``'s results cache alike."""
+    from errknow_ls.analysis import Cache  # noqa: PLC0415 (the checker is loaded lazily)
+
+    project = PROJECTS / "helper_backwards_twice"
+    entry, helper, cache = tmp_path / "train.py", tmp_path / "steps.py", Cache()
+    entry.write_text((project / "train.py").read_text(), encoding="utf-8")
+    helper.write_text("def backward_for_both(loss, first, second):\n    pass\n", encoding="utf-8")
+    text = entry.read_text(encoding="utf-8")
+    first = check_source(text, cache=cache, modules=ProjectModules.for_file(entry))
+    assert first.findings == [] and first.read, "what the imports' walk read is recorded"
+    assert main(["check", "--cache-dir", str(tmp_path / "cache"), str(tmp_path)]) == EXIT_OK
+    helper.write_text((project / "steps.py").read_text(), encoding="utf-8")
+    found = check_source(text, cache=cache, modules=ProjectModules.for_file(entry))
+    assert [f.code for f in found.findings] == ["EK001"]
+    assert main(["check", "--cache-dir", str(tmp_path / "cache"), str(tmp_path)]) == EXIT_FOUND
 
 
 def test_a_module_made_after_the_check_is_read(tmp_path: Path) -> None:

@@ -10,7 +10,15 @@ import weakref
 from dataclasses import dataclass
 
 from errknow_ls.analysis.interpreter.base import STEP_BUDGET, Frame, InterpreterBase
-from errknow_ls.analysis.modules import PARSED, FolderState, ModuleSource, digest, says_the_same
+from errknow_ls.analysis.modules import (
+    PARSED,
+    FolderState,
+    ModuleSource,
+    digest,
+    note_folder,
+    note_miss,
+    says_the_same,
+)
 from errknow_ls.analysis.state import State
 from errknow_ls.analysis.values import ClassInfo, ModuleRef, Ref, Value
 
@@ -114,8 +122,7 @@ class Imports(InterpreterBase):
             return None
         found = self.modules.find(self._home(), name, level)
         if found is None:  # a module made later in one of these folders may be what it finds
-            for folder, names in self.modules.looked_in(self._home(), name, level):
-                self._looked_at(folder, self.modules.folder_state(folder, names))
+            self._looked_in += note_miss(self.read, self.modules, self._home(), name, level)
             return None
         if found.key in self.namespaces:
             self._read_again.append(found.key)
@@ -152,8 +159,7 @@ class Imports(InterpreterBase):
     def _looked_at(self, folder: str, held: FolderState) -> None:
         """An import found nothing in ``folder``, which held this: the check stands while it holds
         the same."""
-        known = self.read.get(folder)
-        self.read[folder] = (held if known is None else held.joined(FolderState.of(known))).said()
+        note_folder(self.read, folder, held)
         self._looked_in.append(folder)
 
     def _import_effects(self) -> _ImportEffects:
