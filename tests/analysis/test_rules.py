@@ -115,15 +115,14 @@ def test_columns_are_code_points_on_lines_with_cjk_and_emoji() -> None:
     assert line[finding.span.start.character : finding.span.end.character] == "loss.backward()"
 
 
-def test_a_graph_of_an_ended_loop_is_said_to_be_of_its_last_iteration() -> None:
-    """After the loop that made and freed the graph has ended there is no "previous iteration":
-    the finding names the loop, and where its last iteration freed the graph."""
-    path = FIXTURES / "carried-graph-backward" / "graph_of_an_ended_loop.py"
+def test_a_graph_made_and_freed_on_a_loop_s_last_iteration_is_shared_with_the_loss_after_it() -> None:
+    """The critic loop's last fakes, backwarded by its last critic loss, scored again after the
+    loop: two losses share that graph (nothing is carried into an iteration), and the fix is the
+    critic's own detach of the fakes."""
+    path = FIXTURES / "shared-graph-backward" / "graph_of_an_ended_loop.py"
     (finding,) = check_source(path.read_text(encoding="utf-8")).findings
     assert finding.message == (
-        "`-critic(fakes).mean()` reaches a graph made on the last iteration of the loop at line 10, "
-        "whose backward already freed it"
+        "`generator_loss` shares a graph through `fakes` with `critic_loss`, whose backward at line 14 "
+        "already freed it"
     )
-    assert [(r.span.start.line + 1, r.message) for r in finding.related] == [
-        (13, "the graph is freed here, on the loop's last iteration")
-    ]
+    assert [fix.title for fix in finding.fixes] == ["Detach `fakes` in the first loss (`fakes.detach()`)"]

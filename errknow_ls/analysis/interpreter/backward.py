@@ -166,6 +166,10 @@ class Backward(InterpreterBase):
                     event.carried_over, event.loop, event.carried = True, context.loop, names
                     return
                 if key not in current and key in dict(free.loops):
+                    if dict(self.state.freed[node_id].loops).get(key) == iteration:
+                        # Made and freed on the last iteration of a loop that has ended: that
+                        # iteration's loss and this one share the graph, nothing is carried over.
+                        continue
                     event.carried_over, event.loop = True, self.loops[key].loop
                     return
         event.loop = self._freeing_loop(free, current)

@@ -123,10 +123,10 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     ended = _ended_loop(event, ctx)
     if ended is not None and shown == "a value":
         message = (
-            f"`{tensor}` reaches a graph made on the last iteration of the loop at line {ended}, "
-            "whose backward already freed it"
+            f"`{tensor}` reaches a graph made inside the loop at line {ended}, which has ended; "
+            "a backward in that loop already freed it"
         )
-        freed_here = "the graph is freed here, on the loop's last iteration"
+        freed_here = "the graph is freed here, inside that loop"
     # Every cut the analysis can build, best first: where the first does not remove the finding
     # (the carried graph also comes in another way), ``--fix`` tries the next.
     cuts = [
@@ -156,8 +156,8 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
 
 
 def _ended_loop(event: SecondPass, ctx: RuleContext) -> int | None:
-    """The line of the loop whose last iteration made and freed the graph, where the backward runs
-    after that loop, in the same function: no iteration of it is running."""
+    """The line of the loop that made and freed the graph, where the backward runs after that loop,
+    in the same function: no iteration of it is running."""
     loop = event.loop.node if event.loop is not None and event.loop.method is None else None
     if loop is None or loop.end_lineno is None or ctx.function_of(loop) is not ctx.function_of(event.site):
         return None

@@ -4,7 +4,9 @@
 Flags the second of two backwards whose losses share part of their graph (not only parameters):
 multi-task or auxiliary losses on a shared trunk, actor and critic losses on a shared body, or a
 GAN whose discriminator loss uses the generator's output without `.detach()` before the
-generator step backwards through it again.
+generator step backwards through it again. That includes the last iteration of a loop and a loss
+after it: a graph made and freed on the loop's last iteration (the critic loop's last fakes) that a
+loss after the loop reaches again is shared by those two losses, not carried into an iteration.
 
 ### Why is this bad?
 The first backward frees the saved tensors of the shared part; the second raises
@@ -379,8 +381,7 @@ def _detach(
     made_end = int(getattr(made, "end_lineno", 0))
     func = ctx.function_of(event.free.site)
     scope = func if func is not None else ctx.module
-    own = event.free.reached - event.reached
-    feeding = {id(s) for n in own if (s := ctx.nodes[n].stmt) is not None}
+    feeding = _feeding(event, ctx, event.free.reached - event.reached)
     edits: list[Edit] = []
     for use in names_loaded(scope):
         if use.id != name or not made_end < use.lineno < first_line or _is_detached(ctx, use):
@@ -414,8 +415,7 @@ def _detach_in_second(
     optimizer trains what made ``name`` (a generator updated first): the second uses it as a
     baseline, a target or an input, so it is detached there (:func:`detach_in_second`)."""
     first_line, report_line = ctx.line_of(event.free.site), ctx.line_of(event.report)
-    own = event.reached - event.free.reached
-    feeding = {id(s) for n in own if (s := ctx.nodes[n].stmt) is not None}
+    feeding = _feeding(event, ctx, event.reached - event.free.reached)
     edits = [
         replace(ctx.source, use, f"{name}.detach()")
         for use in names_loaded(scope)
@@ -432,6 +432,12 @@ def _detach_in_second(
         tuple(edits),
         workaround=3,
     )
+
+
+def _feeding(event: SecondPass, ctx: RuleContext, own: frozenset[int]) -> set[int]:
+    """The statements (by id) of the backward's own frame that made ``own``: a call of the
+    project's module (``discriminator(fake)``) made its nodes inside ``forward``, run from here."""
+    return {id(s) for n in own if (s := ctx.nodes[n].stmt_in(event.frame) or ctx.nodes[n].stmt) is not None}
 
 
 def _is_detached(ctx: RuleContext, use: ast.Name) -> bool:

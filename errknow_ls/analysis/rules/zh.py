@@ -283,14 +283,12 @@ MESSAGES = Catalog.of(
         ),
         ("the graph of {what} is freed here", "{what}的计算图在这里被释放"),
         (
-            "`{tensor}` reaches a graph made on the last iteration of the loop at line {line}, "
-            "whose backward already freed it",
-            "`{tensor}` 走到了第 {line} 行的循环在最后一次迭代中构建的计算图，那次迭代的反向传播已经释放了它",
+            "`{tensor}` reaches a graph made inside the loop at line {line}, which has ended; "
+            "a backward in that loop already freed it",
+            "`{tensor}` 走到了第 {line} 行的循环（已经结束）中构建的计算图；"
+            "那个循环中的一次反向传播已经释放了它",
         ),
-        (
-            "the graph is freed here, on the loop's last iteration",
-            "计算图在这里、在循环的最后一次迭代中被释放",
-        ),
+        ("the graph is freed here, inside that loop", "计算图在这里、在那个循环中被释放"),
         ("the previous call", "上一次调用"),
         ("the previous iteration", "上一次迭代"),
         ("a value", "一个值"),

@@ -39,7 +39,7 @@ def run_episode(policy, old_policy, critic, policy_opt, critic_opt, g, horizon=6
         surrogates.append(torch.min(ratio * advantage, ratio.clamp(1 - clip, 1 + clip) * advantage))
     policy_loss = -torch.stack(surrogates).mean()
     policy_opt.zero_grad()
-    policy_loss.backward()  # error: [carried-graph-backward]
+    policy_loss.backward()  # error: [shared-graph-backward]
     policy_opt.step()
     old_policy.load_state_dict(policy.state_dict())
     return policy_loss.item()

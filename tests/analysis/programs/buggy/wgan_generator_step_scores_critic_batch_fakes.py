@@ -71,7 +71,7 @@ def train(n_epochs=1, n_critic=2, clip_value=0.01, lr=5e-5):
             z = torch.randn(real_imgs.shape[0], LATENT_DIM)
             gen_imgs = generator(z)
             gen_validity = discriminator(fake_imgs)
-            gen_validity.backward(valid)  # error: [carried-graph-backward]
+            gen_validity.backward(valid)  # error: [shared-graph-backward]
             optimizer_G.step()
             print(f"[epoch {epoch}] [batch {i}] D {d_loss.mean().item():.4f} G {gen_validity.mean().item():.4f}")
     return generator, discriminator

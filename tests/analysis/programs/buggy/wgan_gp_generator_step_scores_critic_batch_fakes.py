@@ -80,7 +80,7 @@ def train(n_epochs=1, n_critic=2, lr=1e-4):
             optimizer_G.zero_grad()
             gen_imgs = generator(torch.randn(real_imgs.shape[0], LATENT_DIM))
             gen_validity = discriminator(fake_imgs)
-            gen_validity.backward(valid)  # error: [carried-graph-backward]
+            gen_validity.backward(valid)  # error: [shared-graph-backward]
             optimizer_G.step()
             print(f"[epoch {epoch}] [batch {i}] D {d_loss.mean().item():.4f} G {gen_validity.mean().item():.4f}")
     return generator, discriminator
