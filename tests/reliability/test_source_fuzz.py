@@ -442,3 +442,31 @@ def test_check_reports_undecodable_files_and_checks_the_rest(tmp_path: Path) -> 
     assert "Traceback" not in stderr
     with_findings = {Path(item["filename"]).name for item in json.loads(done.stdout)}
     assert with_findings == {"a_good.py", "c_nul.py"}
+
+
+def test_a_lone_surrogate_is_an_error_in_a_file_and_a_note_in_a_notebook(tmp_path: Path) -> None:
+    """Half of a UTF-16 pair: in a ``*.py`` file, the bytes CESU-8 writes for it, which UTF-8 refuses
+    (an error naming it, exit 2); in a notebook's JSON, ``\\ud800`` in a cell, which Python cannot
+    read: it was "All checks passed!" and the finding in the next cell missed. Now the cell is
+    checked as if it held U+FFFD, with a note naming the surrogate."""
+    (tmp_path / "a.py").write_bytes(LOOP.encode() + b"s = '\xed\xa0\x80'\n")
+    cells = [["s = '\ud800'\n"], LOOP.splitlines(keepends=True)]
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": cell}
+            for cell in cells
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (tmp_path / "b.ipynb").write_text(json.dumps(notebook), encoding="ascii")
+    done = _cli("check", "--no-cache", ".", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "a.py: error: cannot decode as utf-8: a lone surrogate, U+D800 (bytes ed a0 80 at line 6): half of "
+        "a UTF-16 pair, which UTF-8 has no code for",
+        "b.ipynb: note: not fully checked: line 1: a lone surrogate, U+D800: half of a UTF-16 pair, which "
+        "UTF-8 cannot encode and Python cannot read; checked as if it were U+FFFD, the replacement character",
+    ]
+    assert done.stdout.startswith("b.ipynb:cell 2:5:1: EK001 ")
