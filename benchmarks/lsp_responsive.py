@@ -16,7 +16,10 @@ the benchmark also times, in its own process, what a Python server cannot split:
 used before), and making the edited 31 MB string (``convert.apply_change``). Each holds the
 interpreter's lock in one C call.
 
-    python benchmarks/lsp_responsive.py [--lines 1000000] [--every 0.05] [--open-only]
+``--edits-at-once`` sends the two edits right behind the opening (its check goes stale at once):
+edit -> diagnostics of the newest version, in the time of one check.
+
+    python benchmarks/lsp_responsive.py [--lines 1000000] [--every 0.05] [--open-only | --edits-at-once]
 """
 
 from __future__ import annotations
@@ -137,7 +140,7 @@ async def _edit_twice(
     return latencies
 
 
-async def main(lines: int, every: float, edits: bool) -> None:
+async def main(lines: int, every: float, edits: bool, edits_at_once: bool) -> None:
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
         small, huge = root / "small.py", root / "huge.py"
@@ -166,9 +169,10 @@ async def main(lines: int, every: float, edits: bool) -> None:
                 )
             )
             editor.client.text_document_did_open(opening)
-            latencies = await _hovers_until(editor, small.as_uri(), checked, every)
-            everything += latencies
-            _report(f"open ({huge_text.count(chr(10)):,} lines)", latencies, await checked - began)
+            if not edits_at_once:
+                latencies = await _hovers_until(editor, small.as_uri(), checked, every)
+                everything += latencies
+                _report(f"open ({huge_text.count(chr(10)):,} lines)", latencies, await checked - began)
             if edits:
                 everything += await _edit_twice(
                     editor, server, lines=lines, small=small.as_uri(), huge=huge.as_uri(), every=every
@@ -210,5 +214,10 @@ if __name__ == "__main__":
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--every", type=float, default=0.05)
     parser.add_argument("--open-only", action="store_true", help="leave out the two edits and their check")
+    parser.add_argument(
+        "--edits-at-once",
+        action="store_true",
+        help="edit right behind the opening, not once it is checked: edit -> diagnostics in one check",
+    )
     arguments = parser.parse_args()
-    asyncio.run(main(arguments.lines, arguments.every, not arguments.open_only))
+    asyncio.run(main(arguments.lines, arguments.every, not arguments.open_only, arguments.edits_at_once))

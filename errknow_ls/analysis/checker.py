@@ -45,7 +45,14 @@ from errknow_ls.analysis.prefilter import might_backward, might_find
 from errknow_ls.analysis.registry import BY_CODE
 from errknow_ls.analysis.rules import claiming, retain_graph_in_loop
 from errknow_ls.analysis.rules.context import RuleContext
-from errknow_ls.analysis.source import HUGE, SourceText, called_names, describe, parse
+from errknow_ls.analysis.source import (
+    HUGE,
+    SourceText,
+    called_names,
+    describe,
+    parse,
+    without_lone_surrogates,
+)
 from errknow_ls.core import Finding, Related
 from errknow_ls.core.findings import limit_note
 from errknow_ls.core.suppression import suppressed
@@ -296,7 +303,24 @@ def check_source(
     check, units whose reachable text did not change are not checked again; naming the
     ``document`` lets a check start from that document's last one without looking at others.
     With ``modules``, what the text imports from the project's own modules is read and followed.
+    A text holding lone surrogates is checked as if each were U+FFFD, and a note says so.
     """
+    readable, note = without_lone_surrogates(text)
+    result = _check_text(
+        readable, select=select, ignore=ignore, cache=cache, document=document, modules=modules
+    )
+    return result if note is None else replace(result, errors=[note, *result.errors])
+
+
+def _check_text(
+    text: str,
+    *,
+    select: Collection[str] | None,
+    ignore: Collection[str],
+    cache: Cache | None,
+    document: object | None,
+    modules: ModuleSource | None,
+) -> CheckResult:
     if not might_find(text, follows_imports=modules is not None):
         return CheckResult()
     cache = cache or Cache()

@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from errknow_ls.core.findings import limit_note
 from errknow_ls.core.positions import Position, Span, utf8_col_to_chars
 
 _CONTINUES = re.compile(r"(?:else|elif|except|finally)\b")
@@ -218,3 +219,33 @@ def describe(exc: BaseException, text: str, shift: int = 0) -> str:
         lineno = exc.lineno if exc.lineno is not None else text.count("\n", 0, max(text.find("\0"), 0)) + 1
         return f"line {lineno + shift}: {exc.msg}"
     return f"{type(exc).__name__}: {exc}"
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""In a Python string, a valid UTF-16 pair is one code point: any surrogate left is half of one."""
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+REPLACEMENT = "\ufffd"
+
+
+def without_lone_surrogates(text: str) -> tuple[str, str | None]:
+    """``text`` with each lone surrogate replaced by U+FFFD, and a note naming the first; the text
+    and None when it holds none.
+
+    An editor's JavaScript string may hold half of a UTF-16 pair, and JSON may spell one (a
+    ``didOpen``, a notebook's cell); UTF-8 has no code for it, so Python cannot read such a text
+    (``ast.parse`` fails to encode it) and nothing of it would be checked. U+FFFD takes as many
+    UTF-16 units (1), code points (1) and UTF-8 bytes (3, as ``surrogatepass`` writes a surrogate)
+    as what it replaces: every position stays where it was."""
+    if text.isascii():  # a flag of the string: no scan
+        return text, None
+    first = _LONE_SURROGATE.search(text)
+    if first is None:
+        return text, None
+    count = len(_LONE_SURROGATE.findall(text, first.start()))
+    line = len(_LINE_BREAK.findall(text, 0, first.start())) + 1
+    others = f" ({count - 1:,} more after it)" if count > 1 else ""
+    what = (
+        f"a lone surrogate, U+{ord(first.group()):04X}{others}: half of a UTF-16 pair, which UTF-8 "
+        "cannot encode and Python cannot read; checked as if it were U+FFFD, the replacement character"
+    )
+    return _LONE_SURROGATE.sub(REPLACEMENT, text), limit_note(what, line)

@@ -46,15 +46,15 @@ def _units(text: str, encoding: str) -> int:
     if encoding == types.PositionEncodingKind.Utf32 or text.isascii():
         return len(text)
     if encoding == types.PositionEncodingKind.Utf8:
-        return len(text.encode("utf-8"))
-    return len(text.encode("utf-16-le")) // 2
+        return len(text.encode("utf-8", "surrogatepass"))
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def _char_units(char: str, encoding: str) -> int:
     if encoding == types.PositionEncodingKind.Utf32:
         return 1
     if encoding == types.PositionEncodingKind.Utf8:
-        return len(char.encode("utf-8"))
+        return len(char.encode("utf-8", "surrogatepass"))
     return 2 if ord(char) > 0xFFFF else 1
 
 

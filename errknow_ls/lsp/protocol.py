@@ -31,12 +31,14 @@ refuses its params (a JsonRpcException) is logged in one line, not with a traceb
 Only top-level objects are structured: pygls' ``object_hook`` structured every nested object
 with a ``jsonrpc`` key as a message of its own, and could answer an id found inside params.
 
-Bodies are decoded by msgspec (``decode``): one decoding holds the interpreter's lock, and a hover
-sent right behind a 31 MB ``didOpen`` waits for it.
+Bodies are decoded by msgspec (``decode``): one decoding holds the interpreter's lock, so a hover
+on another document sent right behind a 31 MB ``didOpen`` is answered first (``answer_ahead``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import json
 import logging
 from collections.abc import Callable, Generator
@@ -118,6 +120,13 @@ def envelope_problem(data: Any) -> str | None:
     return None
 
 
+ANSWERED_AHEAD = frozenset(
+    {types.TEXT_DOCUMENT_HOVER, types.TEXT_DOCUMENT_CODE_ACTION, types.TEXT_DOCUMENT_DIAGNOSTIC}
+)
+"""Requests that read one document and change nothing: one on another document is answered before
+a large text notification that came just before it (see ``answer_ahead``)."""
+
+
 class ErrknowProtocol(LanguageServerProtocol):
     def receive(self, body: bytes | bytearray | memoryview) -> None:
         """One framed message from the client: handled, or answered with the JSON-RPC error it earns."""
@@ -126,6 +135,42 @@ class ErrknowProtocol(LanguageServerProtocol):
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, nesting
             self._refuse(None, PARSE_ERROR, f"not JSON: {exc}")
             return
+        self._receive_decoded(data)
+
+    def answer_ahead(self, body: bytes | bytearray, document: str) -> asyncio.Future[Any] | None:
+        """Handle ``body`` now, if it is a request that reads one document other than ``document``
+        and changes nothing (``ANSWERED_AHEAD``), though a text notification about ``document``
+        came before it and is not handled yet: its answer, when it comes; None (and nothing done)
+        otherwise.
+
+        LSP lets a server reorder what does not change the answers: such a request is answered as
+        it would have been had it come just before that notification (which changes neither its
+        document nor, once handled, what was answered)."""
+        try:
+            data = decode(body)
+        except (ValueError, RecursionError):
+            return None
+        params = data.get("params") if isinstance(data, dict) else None
+        text_document = params.get("textDocument") if isinstance(params, dict) else None
+        uri = text_document.get("uri") if isinstance(text_document, dict) else None
+        if (
+            not isinstance(uri, str)
+            or data.get("method") not in ANSWERED_AHEAD
+            or "id" not in data
+            or unquote(uri) == unquote(document)
+        ):
+            return None
+        self._receive_decoded(data)
+        answer: Any = self._request_futures.get(data["id"])
+        if isinstance(answer, asyncio.Future):
+            return answer
+        if isinstance(answer, concurrent.futures.Future):  # a handler run in a thread
+            return asyncio.wrap_future(answer)
+        done = asyncio.get_running_loop().create_future()  # answered already, or refused
+        done.set_result(None)
+        return done
+
+    def _receive_decoded(self, data: Any) -> None:
         problem = envelope_problem(data)
         if problem is not None:
             self._refuse(_valid_id(data) if isinstance(data, dict) else None, INVALID_REQUEST, problem)

@@ -23,6 +23,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from errknow_ls.lsp.ahead import synced_document
 from errknow_ls.lsp.protocol import ErrknowProtocol
 
 try:
@@ -50,7 +51,28 @@ MAX_CONTENT_LENGTH = 1 << 28
 HEADER = b"content-length:"
 
 
-def stdin_chunks(stream: BinaryIO) -> Callable[[], Awaitable[bytes]]:
+class Chunks:
+    """What ``stdin_chunks`` gives: awaited, the next chunk; ``ready``, one already read, if any."""
+
+    def __init__(self, chunks: asyncio.Queue[bytes], room: threading.Semaphore) -> None:
+        self._chunks = chunks
+        self._room = room
+
+    async def __call__(self) -> bytes:
+        chunk = await self._chunks.get()
+        self._room.release()
+        return chunk
+
+    def ready(self) -> bytes | None:
+        try:
+            chunk = self._chunks.get_nowait()
+        except asyncio.QueueEmpty:
+            return None
+        self._room.release()
+        return chunk
+
+
+def stdin_chunks(stream: BinaryIO) -> Chunks:
     """Chunks of ``stream`` (b"" at its end), read by a daemon thread: a read blocked on a stdin
     nobody closes never holds up the exit. The thread reads the file descriptor itself: blocked
     in ``sys.stdin.buffer`` it would hold the buffer's lock, and Python aborts at exit on it.
@@ -78,13 +100,8 @@ def stdin_chunks(stream: BinaryIO) -> Callable[[], Awaitable[bytes]]:
             except RuntimeError:  # the loop is closed: the server is done
                 return
 
-    async def get() -> bytes:
-        chunk = await chunks.get()
-        room.release()
-        return chunk
-
     threading.Thread(target=pump, name="errknow-stdin", daemon=True).start()
-    return get
+    return Chunks(chunks, room)
 
 
 def widen_pipe(fd: int) -> None:
@@ -127,10 +144,53 @@ class Outgoing:
 class Incoming:
     """What the client sends, as lines and bodies."""
 
-    def __init__(self, read: Callable[[], Awaitable[bytes]]) -> None:
+    def __init__(
+        self, read: Callable[[], Awaitable[bytes]], ready: Callable[[], bytes | None] | None = None
+    ) -> None:
         self._read = read
+        self._ready = ready
+        """A chunk already read, without waiting (None: none yet)."""
         self._buffer = bytearray()
         self._eof = False
+
+    def ready_frames(self) -> list[tuple[int, bytes]]:
+        """The bodies of the complete frames already read, in order, each with where its frame ends
+        in the buffer; none is taken (``consume`` does). Only plain frames count: the first that is
+        not (garbage, a bad header, one not all here) ends the list."""
+        while not self._eof and self._ready is not None and (chunk := self._ready()) is not None:
+            self._eof = not chunk
+            self._buffer += chunk
+        frames: list[tuple[int, bytes]] = []
+        buffer, at = self._buffer, 0
+        while (length := self._header_length(at)) is not None:
+            header_end, size = length
+            if len(buffer) < header_end + size:
+                break
+            at = header_end + size
+            frames.append((at, bytes(buffer[header_end:at])))
+        return frames
+
+    def _header_length(self, at: int) -> tuple[int, int] | None:
+        """Where the header starting at ``at`` ends and its body's length; None unless it is one
+        ``Content-Length`` line, any other header lines, then an empty line, all in the buffer."""
+        length: int | None = None
+        while (end := self._buffer.find(b"\n", at, at + MAX_HEADER_LINE)) >= 0:
+            line = self._buffer[at : end + 1]
+            at = end + 1
+            if not line.strip():
+                return None if length is None else (at, length)
+            found = content_length(bytes(line))
+            if found is not None and (length is not None or not 0 <= found <= MAX_CONTENT_LENGTH):
+                return None
+            if found is not None:
+                length = found
+            elif length is None:
+                return None  # garbage before a header: the plain path skips it and says so
+        return None
+
+    def consume(self, end: int) -> None:
+        """Drop the frames up to ``end`` (from ``ready_frames``): they were handled."""
+        del self._buffer[:end]
 
     async def _fill(self) -> bool:
         if self._eof:
@@ -202,9 +262,22 @@ async def next_frame(incoming: Incoming) -> bytes | bytearray | str | None:
             return f"a second Content-Length header: {again}"
 
 
-async def serve(server: ErrknowServer, read: Callable[[], Awaitable[bytes]]) -> int:
-    """Serve until the input ends (0), ``exit`` (0 after ``shutdown``, else 1) or ``hang_up`` (0)."""
-    incoming = Incoming(read)
+AHEAD_BYTES = 1 << 20
+"""A text notification this large has the requests right behind it that read other documents
+answered first (``answer_ahead``): decoding it holds the interpreter's lock for 50 ms or more."""
+AHEAD_SECONDS = 0.05
+"""How long those requests may run before the large notification is decoded: time to answer one
+from what is known, not to wait for a check."""
+
+
+async def serve(
+    server: ErrknowServer,
+    read: Callable[[], Awaitable[bytes]],
+    ready: Callable[[], bytes | None] | None = None,
+) -> int:
+    """Serve until the input ends (0), ``exit`` (0 after ``shutdown``, else 1) or ``hang_up`` (0);
+    ``ready`` gives a chunk already read, without waiting, if there is one."""
+    incoming = Incoming(read, ready)
     protocol = server.protocol
     assert isinstance(protocol, ErrknowProtocol)
     server.connection = asyncio.current_task()
@@ -213,8 +286,10 @@ async def serve(server: ErrknowServer, read: Callable[[], Awaitable[bytes]]) -> 
             try:
                 if isinstance(frame, str):
                     protocol.refuse_frame(frame)
-                else:
-                    protocol.receive(frame)
+                    continue
+                if len(frame) >= AHEAD_BYTES and (document := synced_document(frame)) is not None:
+                    await _answer_ahead(protocol, incoming, document)
+                protocol.receive(frame)
             except (SystemExit, BrokenPipeError):
                 raise
             except Exception:  # a bug of ours with one message must not end the session
@@ -234,9 +309,26 @@ async def serve(server: ErrknowServer, read: Callable[[], Awaitable[bytes]]) -> 
     return 0
 
 
+async def _answer_ahead(protocol: ErrknowProtocol, incoming: Incoming, document: str) -> None:
+    """Before the large text notification about ``document`` is decoded, the requests right behind
+    it that read another document are handled, and given AHEAD_SECONDS to answer."""
+    await asyncio.sleep(0)  # chunks the reader thread handed over meanwhile
+    answered, end = [], 0
+    for frame_end, body in incoming.ready_frames():
+        future = protocol.answer_ahead(body, document)
+        if future is None:
+            break
+        answered.append(future)
+        end = frame_end
+    incoming.consume(end)
+    if answered:
+        await asyncio.wait(answered, timeout=AHEAD_SECONDS)
+
+
 def serve_stdio(server: ErrknowServer) -> int:
     async def main() -> int:
-        return await serve(server, stdin_chunks(sys.stdin.buffer))
+        chunks = stdin_chunks(sys.stdin.buffer)
+        return await serve(server, chunks, chunks.ready)
 
     server.protocol.set_writer(Outgoing(sys.stdout.buffer, server.hang_up))
     return run(main())

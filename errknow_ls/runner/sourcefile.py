@@ -124,11 +124,22 @@ def decode_source(path: Path, data: bytes) -> SourceFile:
     return SourceFile(path, text, encoding, detect_newline(text))
 
 
+_LONE_SURROGATE_UTF8 = re.compile(rb"\xed[\xa0-\xbf][\x80-\xbf]")
+"""What CESU-8 and WTF-8 write for half of a UTF-16 pair (an editor's lone surrogate)."""
+
+
 def _decode_problem(data: bytes, encoding: str, exc: Exception) -> str:
     if not isinstance(exc, UnicodeDecodeError):
         return f"cannot decode: {exc}"
     line = data.count(b"\n", 0, exc.start) + 1
     byte = f"byte {exc.start} is {data[exc.start]:#04x}"
+    surrogate = data[exc.start : exc.start + 3]
+    if encoding == "utf-8" and _LONE_SURROGATE_UTF8.fullmatch(surrogate):
+        code_point = surrogate.decode("utf-8", "surrogatepass")
+        return (
+            f"cannot decode as utf-8: a lone surrogate, U+{ord(code_point):04X} (bytes {surrogate.hex(' ')} "
+            f"at line {line}): half of a UTF-16 pair, which UTF-8 has no code for"
+        )
     return f"cannot decode as {encoding}: {exc.reason} at line {line} ({byte})"
 
 

@@ -86,6 +86,27 @@ async def test_a_function_the_budget_stopped_is_shown_at_its_def(session: Sessio
     assert not [a for a in actions or [] if isinstance(a, types.CodeAction) and a.diagnostics]
 
 
+async def test_a_lone_surrogate_is_said_and_the_rest_checked(session: Session) -> None:
+    """An editor's string may hold half of a UTF-16 pair (JSON spells it ``\\ud800``); Python
+    cannot read such a text, and it was checked as nothing at all, in silence. Now it is checked as
+    if the surrogate were U+FFFD (positions stay put), with a note on the surrogate's line."""
+    await session.start()
+    text = "half = '\ud800'  # the other half is gone\n" + BUGGY
+    uri = session.open("train.py", text)
+    note, finding = sorted(await session.diagnostics(uri), key=lambda d: d.range.start.line)
+    assert note.severity == types.DiagnosticSeverity.Information and note.range.start.line == 0
+    assert note.message.startswith("not fully checked: a lone surrogate, U+D800: half of a UTF-16 pair")
+    assert "checked as if it were U+FFFD" in note.message
+    line = BUGGY.splitlines()[BUGGY_LINE]
+    assert (finding.code, finding.range.start) == (
+        "EK001",
+        types.Position(BUGGY_LINE + 1, session.column(line, line.index(CALL))),
+    )
+    session.change(uri, BUGGY)
+    (finding,) = await session.diagnostics(uri)  # the note goes with the surrogate
+    assert finding.code == "EK001"
+
+
 async def test_a_document_gets_push_or_pull_never_both(session: Session) -> None:
     await session.start()
     uri = session.open("train.py", BUGGY)

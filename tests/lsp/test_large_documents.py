@@ -13,7 +13,8 @@ import pytest
 from lsprotocol import types
 
 from errknow_ls.lsp.checking import ISOLATED_CHARS
-from tests.lsp.session import BUGGY, BUGGY_LINE, CALL, Session
+from errknow_ls.lsp.transport import AHEAD_BYTES
+from tests.lsp.session import BUGGY, BUGGY_LINE, CALL, CLEAN, Session
 
 LONG = "1" in (os.environ.get("ERRKNOW_FUZZ_LONG"), os.environ.get("ERRKNOW_LONG"))
 LINES = 1_000_000
@@ -36,7 +37,7 @@ def huge_document() -> tuple[str, int]:
     return HEADER + "".join(blocks), -(-len(blocks) // EVERY)
 
 
-async def _hover_on_the_finding(session: Session, uri: str) -> str:
+async def _hover_on_the_finding(session: Session, uri: str) -> str | None:
     line = BUGGY.splitlines()[BUGGY_LINE]
     hover = await session.client.text_document_hover_async(
         types.HoverParams(
@@ -44,7 +45,9 @@ async def _hover_on_the_finding(session: Session, uri: str) -> str:
             position=types.Position(line=BUGGY_LINE, character=session.column(line, line.rindex(CALL) + 5)),
         )
     )
-    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    if hover is None:
+        return None
+    assert isinstance(hover.contents, types.MarkupContent)
     return hover.contents.value
 
 
@@ -56,7 +59,7 @@ async def test_a_large_document_opened_and_edited_behind_a_hover_elsewhere(sessi
     small = session.open("small.py", BUGGY)
     assert len(await session.diagnostics(small)) == 1
     answer = await _hover_on_the_finding(session, small)
-    text = "# padding\n" * (ISOLATED_CHARS // 10) + BUGGY
+    text = "# padding\n" * (max(ISOLATED_CHARS, AHEAD_BYTES) // 10) + BUGGY
     huge = session.open("huge.py", text)
     assert await _hover_on_the_finding(session, small) == answer
     session.change(huge, text.replace("# padding\n", "# edited\n", 1))
@@ -64,6 +67,35 @@ async def test_a_large_document_opened_and_edited_behind_a_hover_elsewhere(sessi
     (finding,) = await session.diagnostics(huge)
     assert finding.range.start.line == text.count("\n") - len(BUGGY.splitlines()) + BUGGY_LINE
     assert [p.version for p in session.published if p.uri == huge][-1] == 2
+
+
+def _hover_sent(session: Session, uri: str, line: int) -> asyncio.Future[types.Hover | None]:
+    """A hover on the finding of BUGGY's line BUGGY_LINE, at ``line``, sent now (not when awaited)."""
+    text = BUGGY.splitlines()[BUGGY_LINE]
+    position = types.Position(line, session.column(text, text.rindex(CALL) + 5))
+    params = types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=position)
+    return asyncio.wrap_future(session.client.protocol.send_request(types.TEXT_DOCUMENT_HOVER, params))
+
+
+@pytest.mark.parametrize("profile", ["neovim-0.11"], indirect=True)
+async def test_what_comes_right_behind_a_large_document_keeps_its_order(session: Session) -> None:
+    """A hover on another document may be answered before the large ``didOpen`` in front of it
+    is decoded; what follows a message that is not such a request (an edit of the small
+    document), and a hover on the large document itself, keep their order."""
+    await session.start()
+    small = session.open("small.py", BUGGY)
+    assert len(await session.diagnostics(small)) == 1
+    text = "# padding\n" * (AHEAD_BYTES // 10) + BUGGY
+    huge = session.open("huge.py", text)
+    before = _hover_sent(session, small, BUGGY_LINE)
+    session.change(small, CLEAN)
+    after = _hover_sent(session, small, BUGGY_LINE)
+    on_huge = _hover_sent(session, huge, text.count("\n") - len(BUGGY.splitlines()) + BUGGY_LINE)
+    hovered = await before
+    assert hovered is not None and "second time" in str(hovered.contents)
+    assert await after is None
+    hovered = await on_huge
+    assert hovered is not None and "second time" in str(hovered.contents)
 
 
 @pytest.mark.skipif(not LONG, reason="a 1,000,000-line check takes minutes; ERRKNOW_FUZZ_LONG=1 runs it")

@@ -13,7 +13,7 @@ from errknow_ls.analysis.fixes import (
     insert_lines_before,
     replace,
 )
-from errknow_ls.analysis.rules.context import RuleContext, holds
+from errknow_ls.analysis.rules.context import RuleContext, Summary, holds
 from errknow_ls.analysis.rules.fix_safety import in_place, recompute
 from errknow_ls.analysis.source import call_name, called_names
 from errknow_ls.core import Applicability, Edit, Fix, Position, Span
@@ -84,13 +84,13 @@ def yields_before_step(ctx: RuleContext, first: ast.Call) -> bool:
     """A generator backwards, yields, and steps only when resumed: the consumer's code runs between
     the backward and the step (``loss.backward(); yield loss; optimizer.step()``)."""
 
-    def mark(later: ast.stmt) -> str | None:
-        summary = ctx.summary(later)
-        if summary.yields:
-            return "yield"
-        return "step" if summary.calls & (STEPPING | {"zero_grad", "backward"}) else None
+    return ctx.next_mark(first, _yield_or_step) == "yield"
 
-    return ctx.next_mark(first, mark) == "yield"
+
+def _yield_or_step(summary: Summary) -> str | None:
+    if summary.yields:
+        return "yield"
+    return "step" if summary.calls & (STEPPING | {"zero_grad", "backward"}) else None
 
 
 def ancestors_hold(ctx: RuleContext, stmt: ast.stmt, target: ast.stmt) -> bool:

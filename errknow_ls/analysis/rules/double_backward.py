@@ -58,7 +58,7 @@ from errknow_ls.analysis.rules.common_fixes import (
     steps_between,
     yields_before_step,
 )
-from errknow_ls.analysis.rules.context import RuleContext
+from errknow_ls.analysis.rules.context import RuleContext, Summary
 from errknow_ls.core import Applicability, Finding, Fix
 
 CODE = "EK001"
@@ -104,14 +104,13 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
 
 def _second_grads_read(event: SecondPass, ctx: RuleContext) -> bool:
     """Statements after the second backward, in its block, read ``.grad`` before any step."""
+    return ctx.next_mark(event.report, _grad_or_step) == "grad"
 
-    def mark(later: ast.stmt) -> str | None:
-        summary = ctx.summary(later)
-        if summary.reads_grad:
-            return "grad"
-        return "step" if summary.calls & {"step", "zero_grad"} else None
 
-    return ctx.next_mark(event.report, mark) == "grad"
+def _grad_or_step(summary: Summary) -> str | None:
+    if summary.reads_grad:
+        return "grad"
+    return "step" if summary.calls & {"step", "zero_grad"} else None
 
 
 def _restart_sum(event: SecondPass, ctx: RuleContext) -> Fix | None:
