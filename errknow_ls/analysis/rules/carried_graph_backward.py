@@ -38,7 +38,11 @@ iterations only (every k time steps) the state is detached right after it instea
 detached where an object's own method stores it (`self.center = ...`, a memory bank's
 `self.bank[idx] = z`) is safe too, except what a step stores and reads back in the same step (a KV
 cache's slots) and a memo filled once (`if key not in self._memo:`), which is emptied at the start
-of each iteration instead (unsafe). A state updated through a local name (`centers = m *
+of each iteration instead (unsafe). A value an object's method computes and keeps on itself (a
+Cholesky factor cached in eval mode) whose graph reads no parameter an optimizer owns, and whose
+gradients nothing else sees, is stored detached where it is stored, safely: the value is the same
+and so is what trains (the ownership is decided by the modules' identities, never their names).
+A state updated through a local name (`centers = m *
 self.centers + ...; self.centers = centers`) is stored detached too, unsafely: the step may read the
 attribute again after storing it, which the graph does not tell from a read of the local. A replay
 buffer (read through `random.sample`) stores detached values (unsafe); an object's state set before
@@ -84,6 +88,7 @@ from errknow_ls.analysis.rules.fix_safety import (
     detach_carried,
     detach_expression,
     detach_stored,
+    detach_untrained_store,
     recompute,
     reset_state,
     stored_once,
@@ -132,6 +137,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     cuts = [
         fix
         for fix in (
+            _detach_untrained_store(event, ctx, attrs),
             _refresh_every_iteration(event, ctx, carried),
             _detach_appended(event, ctx),
             _detach(event, ctx, cutting),
@@ -362,6 +368,96 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
         else detach_stored(ctx, event.loop, stored, memo=memo)
     )
     return Fix(title, applicability, tuple(edits), workaround=3)
+
+
+def _detach_untrained_store(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix | None:
+    """State an object's method computes and keeps on itself (``self.cholesky_cache = chol``, a
+    value cached in eval mode), a tensor whose graph no optimizer trains: store it detached where
+    it is stored (safe where :func:`detach_untrained_store` shows it; not offered otherwise: the
+    other cuts and resets then choose between meanings)."""
+    places = [holder for holder in event.carried if isinstance(holder, Place)]
+    exposed = upward_exposed(_loop_body(event))
+    if not places or any(
+        not isinstance(holder, Place) and _spelling(holder, event) in exposed for holder in event.carried
+    ):
+        return None  # a name the loop also carries into its next iteration
+    values = [event.carried[place] for place in places]
+    if not all(isinstance(value, Tensor) for value in values):
+        return None
+    edits, makers = [], []
+    for node in ctx.all_statements():
+        stored = _stores_attribute(node, attrs)
+        if stored is None:
+            continue
+        target, value = stored
+        if value is None or not isinstance(target, ast.Attribute) or ctx.text(target.value) != "self":
+            return None  # an item of it, or stored from outside the object
+        if isinstance(value, ast.Constant) and value.value is None:
+            continue  # the empty state the object starts from
+        computed = _computed_locally(ctx, node, value)
+        if computed is None:
+            return None
+        makers.extend(computed)
+        edits.append(replace(ctx.source, value, detached(ctx, value)))
+    if not edits or not detach_untrained_store(ctx, makers, values):
+        return None
+    shown = ", ".join(f"`self.{a}`" for a in attrs)
+    return Fix(
+        f"Store {shown} detached where it is stored (no optimizer trains what it is computed from)",
+        Applicability.SAFE,
+        tuple(edits),
+        workaround=3,
+    )
+
+
+def _stores_attribute(node: ast.AST, attrs: list[str]) -> tuple[ast.expr, ast.expr | None] | None:
+    """``node`` stores into one of ``attrs`` (or an item of one): the target and what it stores
+    (None where the store has no value of its own: a tuple target, an augmented store)."""
+    targets: list[ast.expr] = []
+    value: ast.expr | None = None
+    if isinstance(node, ast.Assign):
+        targets, value = node.targets, node.value
+    elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+        targets = [node.target]
+    for target in targets:
+        for part in ast.walk(target):
+            if not isinstance(part, ast.Attribute | ast.Subscript):
+                continue
+            if _is_attr(part.value if isinstance(part, ast.Subscript) else part, attrs):
+                return part, value if len(targets) == 1 and part is target else None
+    return None
+
+
+def _computed_locally(ctx: RuleContext, store: ast.stmt, value: ast.expr) -> list[ast.stmt] | None:
+    """The statements of the storing method that computed what ``store`` keeps: ``value`` is a
+    local name (or ``name.detach() if <test> else name``) bound in that method only by plain
+    assignments to it alone, and not one of its parameters."""
+    func = ctx.function_of(store)
+    if func is None:
+        return None
+    branches = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+    names = {_plain_or_detached(b) for b in branches}
+    name = names.pop() if len(names) == 1 else None
+    if name is None or name in {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}:
+        return None
+    bindings = [
+        node
+        for node in ast.walk(func)
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
+    ]
+    makers = [ctx.statement_of(binding) for binding in bindings]
+    if not makers or not all(
+        isinstance(maker, ast.Assign) and [ctx.text(t) for t in maker.targets] == [name] for maker in makers
+    ):
+        return None
+    return [maker for maker in makers if maker is not None]
+
+
+def _plain_or_detached(node: ast.expr) -> str | None:
+    """``name`` or ``name.detach()``: the name."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "detach":
+        node = node.func.value if not (node.args or node.keywords) else node
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _unpacked_attribute(target: ast.expr, attrs: list[str]) -> ast.Attribute | None:

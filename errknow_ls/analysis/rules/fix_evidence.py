@@ -70,6 +70,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek003_loss_history",
         "ek003_replay_buffer_stores_actions",
     ),
+    "Store {shown} detached where it is stored (no optimizer trains what it is computed from)": (
+        "ek003_cache_of_frozen_hyperparameters",
+    ),
     "Store {shown} detached where it is updated, after each step": (
         "ek003_memory_bank_rows",
         "ek003_state_stored_by_method",

@@ -67,7 +67,10 @@ A fix is safe only when all of these hold:
    part of it. Which parameters an optimizer is handed and which a graph reads is decided by the
    modules' identities (the constructor call that made each, ``ownership.py``), never by their
    names; where any of it is not known, or an entry point did not run to its end, it is unsafe
-   (:func:`detach_built_once`).
+   (:func:`detach_built_once`). The same holds for a value an object's own method computes and
+   keeps on itself between steps (a Cholesky factor cached in eval mode): it is stored detached
+   where it is stored only where the graph of what computes it, on every run of those statements
+   and for every object, reads no parameter an optimizer owns (:func:`detach_untrained_store`).
 
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
@@ -565,6 +568,27 @@ def detach_built_once(ctx: RuleContext, detached: list[Value], restored: list[Va
     if ctx.complete and upstream and cut_keeps_training(ctx.nodes, upstream, kept, ctx.ownership):
         return Applicability.SAFE
     return Applicability.UNSAFE
+
+
+def detach_untrained_store(ctx: RuleContext, makers: list[ast.stmt], carried: list[Value]) -> bool:
+    """Storing detached what a method of the checked code computes and keeps on its object (a
+    GP's cached Cholesky factor, built from kernel hyperparameters no optimizer owns) changes
+    nothing that trains (rule 9, for state kept between steps): the value stored is the same, and
+    neither its graph as the failing backward reaches it (``carried``) nor the graph of anything
+    the statements that compute it (``makers``) made on any of their runs, for any object, reads a
+    parameter an optimizer owns, nor does anything else see a gradient there
+    (:func:`ownership.cut_keeps_training`)."""
+    made = {
+        node.id
+        for node in ctx.nodes
+        if any(node.stmt is stmt or any(s is stmt for _, s in node.stmts) for stmt in makers)
+    }
+    upstream = frozenset().union(
+        made, *(ctx.nodes[n].below for n in made), *(maybe_of(value) for value in carried)
+    )
+    if not ctx.complete or not made or not all(maybe_of(value) for value in carried):
+        return False
+    return cut_keeps_training(ctx.nodes, upstream, frozenset(), ctx.ownership)
 
 
 def detach_carried(

@@ -119,7 +119,9 @@ for inputs, targets in batches:
 ### 修复的安全性
 在每次迭代开头 detach 被带入的张量（或张量元组）是安全的：这就是截断的随时间反向传播，是标准
 写法；在对象自己的方法保存状态的地方保存 detach 后的值（`self.center = ...`、记忆库的
-`self.bank[idx] = z`）同样安全。detach 被带入的列表中的元素是不安全的：之后的反向传播不再能到达
+`self.bank[idx] = z`）同样安全。对象的方法自己算出并保存在对象上的值（eval 模式下缓存的 Cholesky
+因子），如果计算它的图里没有任何优化器拥有的参数、也没有别的代码看它的梯度，就在保存的地方保存
+detach 后的值：安全，值不变，训练的内容也不变。detach 被带入的列表中的元素是不安全的：之后的反向传播不再能到达
 较早元素的计算图。针对列表的两种修复也不安全：在反向传播之后追加、并被之后迭代读取的历史（用于
 损失加权的早先损失）改为保存 detach 后的副本；为某一步的损失填充却从不清空的列表（一个回合的
 对数概率、前向钩子收集的激活）改为在每次迭代开头清空。
@@ -297,6 +299,10 @@ MESSAGES = Catalog.of(
         (
             "Store {shown} detached where it is updated, after each step",
             "每一步之后，在更新 {shown} 的地方保存 detach 后的值",
+        ),
+        (
+            "Store {shown} detached where it is stored (no optimizer trains what it is computed from)",
+            "在保存 {shown} 的地方保存 detach 后的值（计算它所用的参数没有任何优化器在训练）",
         ),
         ("Detach the previous step's {shown} where it is read", "在读取上一步 {shown} 的地方对它 detach"),
         ("Keep detached copies in {shown}", "在 {shown} 中保存 detach 后的副本"),
