@@ -32,8 +32,10 @@ for inputs, targets in batches:
 ```
 
 ### Fix safety
-Detaching a carried tensor (or tuple of tensors) at the top of each iteration is safe: it is
-truncated backpropagation through time, the standard idiom; where the backward runs on some
+Detaching a carried tensor (or tuple of tensors) at the top of each iteration (or call of a
+training-step method) is safe where it is computed from itself, directly or through a name the
+step computed from it (`out, h = rnn(x, self.state)` then `self.state = h`): it is truncated
+backpropagation through time, the standard idiom; where the backward runs on some
 iterations only (every k time steps) the state is detached right after it instead. Storing state
 detached where an object's own method stores it (`self.center = ...`, a memory bank's
 `self.bank[idx] = z`) is safe too, except what a step stores and reads back in the same step (a KV
@@ -250,9 +252,12 @@ def _detached_first(body: list[ast.stmt], name: str) -> bool:
     return False
 
 
-def _recurrences(body: list[ast.stmt]) -> set[str]:
-    """Names a loop body computes from themselves: ``h = cell(x, h)``, ``total = total + loss``."""
+def _recurrences(body: list[ast.stmt], *, through_locals: bool = False) -> set[str]:
+    """Names a loop body computes from themselves: ``h = cell(x, h)``, ``total = total + loss``;
+    ``through_locals``: also through names the body computed from them first (``h =
+    self.encode(src, self.context)`` then ``self.context = h``)."""
     found: set[str] = set()
+    sources: dict[str, set[str]] = {}
     for stmt in body:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Assign | ast.AugAssign):
@@ -262,12 +267,45 @@ def _recurrences(body: list[ast.stmt]) -> set[str]:
                     stored if isinstance(node, ast.AugAssign) else set()
                 )
                 found |= stored & loaded
+                if through_locals:
+                    flows = _flows_from(node.value)
+                    reach = flows.union(*(sources.get(n, set()) for n in flows))
+                    sources.update(dict.fromkeys(stored, reach))
+                    found |= stored & reach
             elif (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
                 and node.func.attr in ("append", "extend")
             ):
                 found |= set(_spelled_all(node.func.value))
+    return found
+
+
+def _flows_from(expr: ast.expr) -> set[str]:
+    """The names (``h``, ``self.context``) whose value ``expr`` computes from: operands and
+    arguments (the items of a list handed to a call too), not an item of a container it builds
+    (``values = [first]``) nor the receiver of a method (``values.pop()``), where which item comes
+    out is not known."""
+    found: set[str] = set()
+    pending: list[ast.AST] = [expr]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.List | ast.Tuple | ast.Set | ast.Dict | ast.comprehension):
+            continue
+        if isinstance(node, ast.Call):
+            # Every item of a list handed to a call goes into what it gives (``torch.cat([y, y_hat])``).
+            arguments = [*node.args, *(k.value for k in node.keywords)]
+            pending.extend(
+                a for arg in arguments for a in (arg.elts if isinstance(arg, ast.List | ast.Tuple) else [arg])
+            )
+            if not isinstance(node.func, ast.Attribute):
+                pending.append(node.func)
+            continue
+        spelled = _spelled_all(node) if isinstance(node, ast.Name | ast.Attribute) else []
+        if spelled and spelled[0] in (getattr(node, "id", None), f"self.{getattr(node, 'attr', '')}"):
+            found.add(spelled[0])
+            continue
+        pending.extend(ast.iter_child_nodes(node))
     return found
 
 
@@ -995,7 +1033,7 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str
             [event.entry[holder] for holder, _ in carried if holder in event.entry],
             Applicability.SAFE if safe else Applicability.UNSAFE,
             recurrent=all(
-                name in _recurrences(_loop_body(event)) or isinstance(holder, Place)
+                name in _recurrences(_loop_body(event), through_locals=True) or isinstance(holder, Place)
                 for holder, name in carried
             ),
         ),

@@ -28,6 +28,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek003_rnn_hidden",
         "ek003_running_total",
         "ek003_second_layer_state_on_module",
+        "ek003_stream_state_kept_on_trainer",
     ),
     "Detach {shown}, built once and only read by the loop (it learns through its own forward pass)": (
         "ek002_advantages_from_trained_critic",

@@ -600,7 +600,9 @@ def detach_carried(
     zero initial state), so the cut falls only between steps. Unsafe inside one step (a decoder's
     time steps), or where the value entering the loop has a graph (an encoder's output): the first
     cut would stop the gradient the loss sends back to what made it. And only for a recurrence (a
-    state computed from itself, ``h = cell(x, h)``: truncated backpropagation through time); a
+    state computed from itself, ``h = cell(x, h)``, or through a name the step computed from it,
+    ``out, h = rnn(x, self.state)`` then ``self.state = h``: truncated backpropagation through
+    time; never through an item taken out of a list, where which item comes out is not known); a
     value only kept from an earlier step (a latent refreshed every k steps) is meant to be
     recomputed, and detaching it stops what made it from learning in the steps between."""
     if not recurrent:
