@@ -82,6 +82,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Sum the losses and backward once": ("ek004_losses_in_a_loop",),
     "Sum the losses and backward once: `{total}`": (
         "ek004_multitask_sum",
+        "ek004_penalty_on_the_code_a_decoder_reads",
         "ek004_scaled_losses",
     ),
     "Sum the losses, backward once, then step `{first}` and `{second}`": (

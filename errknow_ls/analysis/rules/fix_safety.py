@@ -494,9 +494,23 @@ def sum_losses(ctx: RuleContext, event: SecondPass) -> Applicability:
         return any(ctx.nodes[n].learns for n in nodes)
 
     # Both learn through their own part (two heads), or neither does (several losses on the same
-    # embedding): the sum is what they mean. One alone without a part of its own: a baseline.
+    # embedding): the sum is what they mean. One alone without a part of its own: a baseline,
+    # unless what they share is the input of the other's own part (a VAE's KL term on the encoder
+    # whose output the decoder reads).
     own_first, own_second = learns(first - second), learns(second - first)
-    return Applicability.SAFE if own_first == own_second else Applicability.UNSAFE
+    if own_first == own_second:
+        return Applicability.SAFE
+    own = (first - second) if own_first else (second - first)
+    return Applicability.SAFE if _feeds_own_part(ctx, first & second, own) else Applicability.UNSAFE
+
+
+def _feeds_own_part(ctx: RuleContext, shared: frozenset[int], own: frozenset[int]) -> bool:
+    """Every node of ``shared`` that learns lies below a node of ``own`` that learns: the shared part
+    is what the own part is computed from (a trunk under a head), not a value the loss combines
+    with its own part's output (a critic's values weighting an actor's log-probabilities)."""
+    under_own = frozenset().union(*(ctx.nodes[n].below for n in own if ctx.nodes[n].learns))
+    shared_learning = {n for n in shared if ctx.nodes[n].learns}
+    return bool(shared_learning) and shared_learning <= under_own
 
 
 def detach_in_first(

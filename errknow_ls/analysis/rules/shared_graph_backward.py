@@ -29,7 +29,12 @@ loss_rec = mse(decoder(features), x)
 
 ### Fix safety
 Summing the losses (or what was backwarded, such as `scaler.scale(loss)`) into one backward is
-safe: the gradients are the same as those of two backwards. Detaching the shared tensor in the
+safe where each learns through a part of its own (two heads on a trunk), neither does, or the one
+without a part of its own learns only through what the other's own part is computed from (a VAE's
+KL term, or a penalty on the code a decoder reads): the gradients are the same as those of two
+backwards. Where one learns only through a value the other combines with its own part's output
+(a critic's values weighting an actor's log-probabilities), that value may be a baseline the
+program means to detach: the sum is unsafe. Detaching the shared tensor in the
 first loss is safe in a GAN's discriminator step (an optimizer step sits between the two
 backwards, built over other modules than the one that made the tensor) and unsafe elsewhere,
 since it stops the first loss's gradient at the shared part. Where the optimizer stepped between
