@@ -84,6 +84,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek004_multitask_sum",
         "ek004_penalty_on_the_code_a_decoder_reads",
         "ek004_scaled_losses",
+        "ek004_weighted_losses_backwarded_apart",
     ),
     "Sum the losses, backward once, then step `{first}` and `{second}`": (
         "ek004_two_optimizers_sum_then_step",
