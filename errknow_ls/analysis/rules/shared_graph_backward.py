@@ -165,10 +165,12 @@ def _plain_backward(ctx: RuleContext, call: ast.Call) -> ast.Expr | None:
 
 def _plain_operand(expr: ast.expr) -> bool:
     """``loss``, ``self.loss``, a wrapper of one such as ``scaler.scale(loss)``, or a weighted one
-    (``alpha * ce``, ``(1 - alpha) * mse``: a product or quotient of such operands and numbers,
-    which a sum keeps as it is)."""
+    (``alpha * ce``, ``(1 - alpha) * mse``: a product or quotient of such operands and numbers),
+    or a sum of those (``lambda_c * l_c + lambda_z * l_z``): what a sum keeps as it is."""
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult | ast.Div):
         return all(_plain_operand(side) or _weight(side) for side in (expr.left, expr.right))
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        return _plain_operand(expr.left) and _plain_operand(expr.right)
     if isinstance(expr, ast.Call):
         simple = all(isinstance(a, ast.Name | ast.Attribute | ast.Constant) for a in expr.args)
         return simple and not expr.keywords and isinstance(expr.func, ast.Name | ast.Attribute)

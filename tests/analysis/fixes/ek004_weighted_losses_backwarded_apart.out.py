@@ -17,6 +17,7 @@ for step in range(4):
     features = trunk(x)
     ce = F.cross_entropy(classify(features), labels)
     mse = F.mse_loss(regress(features), values)
-    (alpha * ce + (1 - alpha) * mse).backward()
+    penalty = classify.weight.pow(2).sum()
+    (alpha * ce + 1e-3 * penalty + (1 - alpha) * mse).backward()
     opt.step()
     print(f"step {step}: ce {ce.item():.4f} mse {mse.item():.4f}")

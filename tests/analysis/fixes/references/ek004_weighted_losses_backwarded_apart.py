@@ -17,7 +17,8 @@ for step in range(4):
     features = trunk(x)
     ce = F.cross_entropy(classify(features), labels)
     mse = F.mse_loss(regress(features), values)
-    loss = alpha * ce + (1 - alpha) * mse
+    penalty = classify.weight.pow(2).sum()
+    loss = alpha * ce + 1e-3 * penalty + (1 - alpha) * mse
     loss.backward()
     opt.step()
     print(f"step {step}: ce {ce.item():.4f} mse {mse.item():.4f}")
