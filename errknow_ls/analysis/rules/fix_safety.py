@@ -4,7 +4,10 @@
 A fix is safe only when all of these hold:
 
 1. **It only changes where the graph is cut or rebuilt.** It may detach a value, store a value
-   detached, sum losses into one backward, or re-run (recompute) a statement. Nothing else.
+   detached, sum losses into one backward, or re-run (recompute) a statement; or read from
+   ``.grad`` the gradient a backward just left there instead of asking for it again over the
+   freed graph, where ``.grad`` held nothing before that backward (:func:`read_backward_grads`).
+   Nothing else.
 2. **What it re-runs is a pure forward computation, as the analysis resolved it**: an assignment
    whose every call the interpreter followed as a torch op, a tensor method (not an in-place one,
    whose name ends in ``_``) or a module's forward (:attr:`RuleContext.forward_calls`), or as a
@@ -81,7 +84,7 @@ import ast
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
-from errknow_ls.analysis.ownership import cut_keeps_training, tensor_roots, upstream_origins
+from errknow_ls.analysis.ownership import LASTING, cut_keeps_training, tensor_roots, upstream_origins
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.values import Const, Opaque, Seq, Tensor, Value, maybe_of, tensors_in
 from errknow_ls.core import Applicability
@@ -547,8 +550,20 @@ def optimizer_trains(ctx: RuleContext, optimizer: str | None, made: ast.AST, sco
     (``ownership.py``), never their names. None where either is not shown (an optimizer handed in,
     a value whose graph reads no parameter, or one whose origin is not known).
     """
-    if optimizer is None:
+    owned = owned_by(ctx, optimizer, scope) if optimizer is not None else None
+    if owned is None:
         return None
+    upstream = {n.id for n in ctx.nodes if n.stmt is made or any(s is made for _, s in n.stmts)}
+    upstream |= {below for n in list(upstream) for below in ctx.nodes[n].below}
+    origins = upstream_origins(ctx.nodes, upstream)
+    if not origins:
+        return None
+    return bool(ctx.ownership.linked(origins) & owned)
+
+
+def owned_by(ctx: RuleContext, optimizer: str, scope: ast.AST) -> frozenset[int] | None:
+    """The origins the optimizer spelled ``optimizer`` (assigned in ``scope``, or at module level)
+    was handed, on every run of its construction; None where that is not known."""
     owned: set[int] = set()
     built = False
     for where in (scope, ctx.module):
@@ -563,13 +578,31 @@ def optimizer_trains(ctx: RuleContext, optimizer: str | None, made: ast.AST, sco
                     owned |= handed
                     built = True
         if built:
-            break
-    upstream = {n.id for n in ctx.nodes if n.stmt is made or any(s is made for _, s in n.stmts)}
-    upstream |= {below for n in list(upstream) for below in ctx.nodes[n].below}
-    origins = upstream_origins(ctx.nodes, upstream)
-    if not built or not origins:
-        return None
-    return bool(ctx.ownership.linked(origins) & owned)
+            return frozenset(owned)
+    return None
+
+
+def read_backward_grads(ctx: RuleContext, event: SecondPass, cleared_by: str | None) -> Applicability:
+    """Reading from ``.grad`` the gradients a ``.backward()`` just left there, instead of asking
+    ``autograd.grad`` for them again (rule 1: it only stops re-running a pass over a freed graph):
+    safe where ``.grad`` held nothing before that backward, so what it holds after it is exactly the
+    gradient asked for: the optimizer ``cleared_by`` cleared it right before (with nothing that
+    accumulates into ``.grad`` between, which the caller shows), and it owns every parameter the
+    backward's graph reads; and nothing else sees those gradients as they accumulate (a hook, code
+    the checker does not follow). Unsafe otherwise: ``.grad`` may hold earlier gradients too."""
+    scope = ctx.function_of(event.free.site) or ctx.module
+    owned = owned_by(ctx, cleared_by, scope) if cleared_by is not None else None
+    origins = upstream_origins(ctx.nodes, event.free.reached)
+    if not ctx.complete or owned is None or not origins:
+        return Applicability.UNSAFE
+    origins = ctx.ownership.linked(origins)
+    if not origins <= owned:
+        return Applicability.UNSAFE
+    for use in ctx.ownership.uses:
+        touches = use.origins is None or bool(use.origins & origins) or bool(use.roots & event.free.reached)
+        if use.made == LASTING and touches:
+            return Applicability.UNSAFE  # a hook or code not followed sees the gradients
+    return Applicability.SAFE
 
 
 def detach_built_once(ctx: RuleContext, detached: list[Value], restored: list[Value]) -> Applicability:
