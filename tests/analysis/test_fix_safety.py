@@ -919,3 +919,74 @@ def test_modules_an_unknown_caller_holds_may_be_trained_by_it(driver: str, safe:
     builds the object may build an optimizer over its teacher, so the detach stays unsafe; driven by
     the file's own code, every optimizer is seen."""
     assert _detach_built_once(TRAINER + driver) == (Applicability.SAFE if safe else Applicability.UNSAFE)
+
+
+@pytest.mark.parametrize(
+    ("second_loss", "safe"),
+    [("code.abs().mean()", True), ("(returns - values).pow(2).mean()", False)],
+)
+def test_a_loss_without_a_part_of_its_own_sums_safely_only_on_what_the_other_part_reads(
+    second_loss: str, safe: bool
+) -> None:
+    """A penalty on the code a decoder reads is part of one objective (a VAE's KL term); a loss on
+    values the other loss only combines with its own output (a critic's, weighting log-probabilities)
+    may be a baseline: that sum stays unsafe."""
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "encoder, decoder, critic = nn.Linear(4, 3), nn.Linear(3, 4), nn.Linear(4, 1)\n"
+        "x, returns = torch.randn(5, 4), torch.randn(5)\n"
+        "code = encoder(x)\n"
+        "values = critic(x).squeeze(-1)\n"
+        "first = (decoder(code) - x).pow(2).mean()\n"
+        + ("" if safe else "first = first + (decoder(code).sum(-1) * (returns - values)).mean()\n")
+        + f"second = {second_loss}\n"
+        "first.backward()\n"
+        "second.backward()\n"
+    )
+    (finding,) = check_source(source).findings
+    (summed,) = [fix for fix in finding.fixes if fix.title.startswith("Sum the losses")]
+    assert (summed.applicability == Applicability.SAFE) is safe
+
+
+@pytest.mark.parametrize("owned", [False, True])
+def test_a_cache_is_stored_detached_safely_only_where_no_optimizer_trains_what_made_it(owned: bool) -> None:
+    """A factor cached in eval mode from hyperparameters no optimizer owns: stored detached, the
+    values and what trains stay the same. Where the optimizer owns them, the cut would stop them
+    learning: the fix is not offered."""
+    source = (FIXES / "ek003_cache_of_frozen_hyperparameters.in.py").read_text(encoding="utf-8")
+    if owned:
+        old = "torch.optim.SGD([design], lr=0.1)"
+        assert old in source
+        source = source.replace(old, "torch.optim.SGD([design, *surrogate.parameters()], lr=0.1)")
+    (finding,) = check_source(source).findings
+    stored = [fix for fix in finding.fixes if fix.title.startswith("Store `self.weights_cache` detached")]
+    assert [fix.applicability for fix in stored] == ([] if owned else [Applicability.SAFE])
+
+
+@pytest.mark.parametrize(("update", "safe"), [("state", True), ("states.pop()", False)])
+def test_a_state_on_self_computed_from_itself_through_a_name_is_detached_safely(
+    update: str, safe: bool
+) -> None:
+    """``out, state = rnn(x, self.state)`` then ``self.state = state``: truncated BPTT between the
+    calls of a training step. An item popped from a list it was put into is not shown to be it."""
+    source = (FIXES / "ek003_stream_state_kept_on_trainer.in.py").read_text(encoding="utf-8")
+    old = "        self.state = state\n"
+    assert old in source
+    source = source.replace(old, f"        states = [self.state, state]\n        self.state = {update}\n")
+    (finding,) = check_source(source).findings
+    (detach,) = [fix for fix in finding.fixes if fix.title.startswith("Detach `self.state`")]
+    assert (detach.applicability == Applicability.SAFE) is safe
+
+
+@pytest.mark.parametrize("every", [1, 2])
+def test_the_gradient_a_backward_left_is_read_from_grad_safely_only_after_a_clear(every: int) -> None:
+    """``.grad`` holds exactly the gradient asked for where the optimizer cleared it right before the
+    backward; with gradients accumulated over two steps it also holds the previous step's."""
+    source = (FIXES / "ek001_grad_after_backward.in.py").read_text(encoding="utf-8")
+    old = "    optimizer.zero_grad()\n"
+    assert old in source
+    if every > 1:
+        source = source.replace(old, f"    if step % {every} == 0:\n        optimizer.zero_grad()\n")
+    (finding,) = check_source(source).findings
+    (read,) = [fix for fix in finding.fixes if fix.title.startswith("Read the gradient")]
+    assert (read.applicability == Applicability.SAFE) is (every == 1)

@@ -32,13 +32,19 @@ for inputs, targets in batches:
 ```
 
 ### Fix safety
-Detaching a carried tensor (or tuple of tensors) at the top of each iteration is safe: it is
-truncated backpropagation through time, the standard idiom; where the backward runs on some
+Detaching a carried tensor (or tuple of tensors) at the top of each iteration (or call of a
+training-step method) is safe where it is computed from itself, directly or through a name the
+step computed from it (`out, h = rnn(x, self.state)` then `self.state = h`): it is truncated
+backpropagation through time, the standard idiom; where the backward runs on some
 iterations only (every k time steps) the state is detached right after it instead. Storing state
 detached where an object's own method stores it (`self.center = ...`, a memory bank's
 `self.bank[idx] = z`) is safe too, except what a step stores and reads back in the same step (a KV
 cache's slots) and a memo filled once (`if key not in self._memo:`), which is emptied at the start
-of each iteration instead (unsafe). A state updated through a local name (`centers = m *
+of each iteration instead (unsafe). A value an object's method computes and keeps on itself (a
+Cholesky factor cached in eval mode) whose graph reads no parameter an optimizer owns, and whose
+gradients nothing else sees, is stored detached where it is stored, safely: the value is the same
+and so is what trains (the ownership is decided by the modules' identities, never their names).
+A state updated through a local name (`centers = m *
 self.centers + ...; self.centers = centers`) is stored detached too, unsafely: the step may read the
 attribute again after storing it, which the graph does not tell from a read of the local. A replay
 buffer (read through `random.sample`) stores detached values (unsafe); an object's state set before
@@ -84,6 +90,7 @@ from errknow_ls.analysis.rules.fix_safety import (
     detach_carried,
     detach_expression,
     detach_stored,
+    detach_untrained_store,
     recompute,
     reset_state,
     stored_once,
@@ -132,6 +139,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     cuts = [
         fix
         for fix in (
+            _detach_untrained_store(event, ctx, attrs),
             _refresh_every_iteration(event, ctx, carried),
             _detach_appended(event, ctx),
             _detach(event, ctx, cutting),
@@ -244,9 +252,12 @@ def _detached_first(body: list[ast.stmt], name: str) -> bool:
     return False
 
 
-def _recurrences(body: list[ast.stmt]) -> set[str]:
-    """Names a loop body computes from themselves: ``h = cell(x, h)``, ``total = total + loss``."""
+def _recurrences(body: list[ast.stmt], *, through_locals: bool = False) -> set[str]:
+    """Names a loop body computes from themselves: ``h = cell(x, h)``, ``total = total + loss``;
+    ``through_locals``: also through names the body computed from them first (``h =
+    self.encode(src, self.context)`` then ``self.context = h``)."""
     found: set[str] = set()
+    sources: dict[str, set[str]] = {}
     for stmt in body:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Assign | ast.AugAssign):
@@ -256,12 +267,45 @@ def _recurrences(body: list[ast.stmt]) -> set[str]:
                     stored if isinstance(node, ast.AugAssign) else set()
                 )
                 found |= stored & loaded
+                if through_locals:
+                    flows = _flows_from(node.value)
+                    reach = flows.union(*(sources.get(n, set()) for n in flows))
+                    sources.update(dict.fromkeys(stored, reach))
+                    found |= stored & reach
             elif (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
                 and node.func.attr in ("append", "extend")
             ):
                 found |= set(_spelled_all(node.func.value))
+    return found
+
+
+def _flows_from(expr: ast.expr) -> set[str]:
+    """The names (``h``, ``self.context``) whose value ``expr`` computes from: operands and
+    arguments (the items of a list handed to a call too), not an item of a container it builds
+    (``values = [first]``) nor the receiver of a method (``values.pop()``), where which item comes
+    out is not known."""
+    found: set[str] = set()
+    pending: list[ast.AST] = [expr]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.List | ast.Tuple | ast.Set | ast.Dict | ast.comprehension):
+            continue
+        if isinstance(node, ast.Call):
+            # Every item of a list handed to a call goes into what it gives (``torch.cat([y, y_hat])``).
+            arguments = [*node.args, *(k.value for k in node.keywords)]
+            pending.extend(
+                a for arg in arguments for a in (arg.elts if isinstance(arg, ast.List | ast.Tuple) else [arg])
+            )
+            if not isinstance(node.func, ast.Attribute):
+                pending.append(node.func)
+            continue
+        spelled = _spelled_all(node) if isinstance(node, ast.Name | ast.Attribute) else []
+        if spelled and spelled[0] in (getattr(node, "id", None), f"self.{getattr(node, 'attr', '')}"):
+            found.add(spelled[0])
+            continue
+        pending.extend(ast.iter_child_nodes(node))
     return found
 
 
@@ -362,6 +406,96 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
         else detach_stored(ctx, event.loop, stored, memo=memo)
     )
     return Fix(title, applicability, tuple(edits), workaround=3)
+
+
+def _detach_untrained_store(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix | None:
+    """State an object's method computes and keeps on itself (``self.cholesky_cache = chol``, a
+    value cached in eval mode), a tensor whose graph no optimizer trains: store it detached where
+    it is stored (safe where :func:`detach_untrained_store` shows it; not offered otherwise: the
+    other cuts and resets then choose between meanings)."""
+    places = [holder for holder in event.carried if isinstance(holder, Place)]
+    exposed = upward_exposed(_loop_body(event))
+    if not places or any(
+        not isinstance(holder, Place) and _spelling(holder, event) in exposed for holder in event.carried
+    ):
+        return None  # a name the loop also carries into its next iteration
+    values = [event.carried[place] for place in places]
+    if not all(isinstance(value, Tensor) for value in values):
+        return None
+    edits, makers = [], []
+    for node in ctx.all_statements():
+        stored = _stores_attribute(node, attrs)
+        if stored is None:
+            continue
+        target, value = stored
+        if value is None or not isinstance(target, ast.Attribute) or ctx.text(target.value) != "self":
+            return None  # an item of it, or stored from outside the object
+        if isinstance(value, ast.Constant) and value.value is None:
+            continue  # the empty state the object starts from
+        computed = _computed_locally(ctx, node, value)
+        if computed is None:
+            return None
+        makers.extend(computed)
+        edits.append(replace(ctx.source, value, detached(ctx, value)))
+    if not edits or not detach_untrained_store(ctx, makers, values):
+        return None
+    shown = ", ".join(f"`self.{a}`" for a in attrs)
+    return Fix(
+        f"Store {shown} detached where it is stored (no optimizer trains what it is computed from)",
+        Applicability.SAFE,
+        tuple(edits),
+        workaround=3,
+    )
+
+
+def _stores_attribute(node: ast.AST, attrs: list[str]) -> tuple[ast.expr, ast.expr | None] | None:
+    """``node`` stores into one of ``attrs`` (or an item of one): the target and what it stores
+    (None where the store has no value of its own: a tuple target, an augmented store)."""
+    targets: list[ast.expr] = []
+    value: ast.expr | None = None
+    if isinstance(node, ast.Assign):
+        targets, value = node.targets, node.value
+    elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+        targets = [node.target]
+    for target in targets:
+        for part in ast.walk(target):
+            if not isinstance(part, ast.Attribute | ast.Subscript):
+                continue
+            if _is_attr(part.value if isinstance(part, ast.Subscript) else part, attrs):
+                return part, value if len(targets) == 1 and part is target else None
+    return None
+
+
+def _computed_locally(ctx: RuleContext, store: ast.stmt, value: ast.expr) -> list[ast.stmt] | None:
+    """The statements of the storing method that computed what ``store`` keeps: ``value`` is a
+    local name (or ``name.detach() if <test> else name``) bound in that method only by plain
+    assignments to it alone, and not one of its parameters."""
+    func = ctx.function_of(store)
+    if func is None:
+        return None
+    branches = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+    names = {_plain_or_detached(b) for b in branches}
+    name = names.pop() if len(names) == 1 else None
+    if name is None or name in {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}:
+        return None
+    bindings = [
+        node
+        for node in ast.walk(func)
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
+    ]
+    makers = [ctx.statement_of(binding) for binding in bindings]
+    if not makers or not all(
+        isinstance(maker, ast.Assign) and [ctx.text(t) for t in maker.targets] == [name] for maker in makers
+    ):
+        return None
+    return [maker for maker in makers if maker is not None]
+
+
+def _plain_or_detached(node: ast.expr) -> str | None:
+    """``name`` or ``name.detach()``: the name."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "detach":
+        node = node.func.value if not (node.args or node.keywords) else node
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _unpacked_attribute(target: ast.expr, attrs: list[str]) -> ast.Attribute | None:
@@ -899,7 +1033,7 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str
             [event.entry[holder] for holder, _ in carried if holder in event.entry],
             Applicability.SAFE if safe else Applicability.UNSAFE,
             recurrent=all(
-                name in _recurrences(_loop_body(event)) or isinstance(holder, Place)
+                name in _recurrences(_loop_body(event), through_locals=True) or isinstance(holder, Place)
                 for holder, name in carried
             ),
         ),

@@ -14,7 +14,7 @@ from errknow_ls.analysis.fixes import (
     replace,
 )
 from errknow_ls.analysis.rules.context import RuleContext, Summary, holds
-from errknow_ls.analysis.rules.fix_safety import in_place, recompute
+from errknow_ls.analysis.rules.fix_safety import in_place, read_backward_grads, recompute
 from errknow_ls.analysis.source import call_name, called_names
 from errknow_ls.core import Applicability, Edit, Fix, Position, Span
 
@@ -257,10 +257,37 @@ def read_grads(event: SecondPass, ctx: RuleContext) -> Fix | None:
         return None
     return Fix(
         f"Read the gradient the backward at line {ctx.line_of(first)} left in `.grad`",
-        Applicability.UNSAFE,
+        read_backward_grads(ctx, event, _cleared_right_before(ctx, first)),
         (edit,),
         workaround=2,
     )
+
+
+ACCUMULATES = frozenset({"backward", "manual_backward", "zero_grad"})
+"""Calls that change what ``.grad`` holds: a backward adds to it, ``zero_grad`` clears it."""
+
+
+def _cleared_right_before(ctx: RuleContext, backward: ast.Call) -> str | None:
+    """The optimizer (as spelled) whose ``zero_grad()`` is, in the block of ``backward``, the last
+    statement before it that changes ``.grad`` (through the functions of this module it calls too)."""
+    stmt = ctx.statement_of(backward)
+    block = ctx.block_of(stmt) if stmt is not None else None
+    if stmt is None or block is None:
+        return None
+    for earlier in reversed(block[: block.index(stmt)]):
+        touched = reachable_calls(ctx, earlier) & ACCUMULATES
+        if not touched:
+            continue
+        call = earlier.value if isinstance(earlier, ast.Expr) else None
+        if (
+            touched == {"zero_grad"}
+            and isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "zero_grad"
+        ):
+            return ctx.text(call.func.value)
+        return None
+    return None
 
 
 def _grads_of_many(ctx: RuleContext, inputs: ast.expr) -> str:

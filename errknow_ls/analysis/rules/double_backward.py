@@ -25,18 +25,20 @@ loss.backward()
 ```
 
 ### Fix safety
-Adding `retain_graph=True` to the earlier call is safe when that call is `torch.autograd.grad`
-(it only reads gradients); after `.backward()` it is unsafe, because the gradients then
-accumulate twice, which is rarely what was meant. Where `torch.autograd.grad` only re-asks for
-gradients a `.backward()` of the same loss just computed (to log their norm), the fix reads them
-from `.grad` instead (a copy): unsafe, since `.grad` also holds whatever was there before that
-backward. Where the code right after the second backward reads `.grad`, the second pass is meant,
-and retaining the graph comes before removing the second backward. Where an optimizer steps
-between the two backwards, or code between them changes tensors in place (SAM's `first_step`
-moving the weights up the gradient), the second backward is meant for the changed weights: the
-forward is recomputed before it (safe when it is a pure forward computation), never removed; a sum
-that the second pass adds to again (`loss += ...` over several tasks) starts again from its first
-value before it is added to (unsafe).
+Adding `retain_graph=True` to the earlier call is safe when that call is `torch.autograd.grad` (it
+only reads gradients); after `.backward()` it is unsafe, because the gradients then accumulate
+twice, which is rarely what was meant. Where `torch.autograd.grad` only re-asks for gradients a
+`.backward()` of the same loss just computed (to log their norm), the fix reads them from `.grad`
+instead (a copy): safe where the optimizer that owns every parameter the loss reads cleared `.grad`
+right before that backward (`optimizer.zero_grad()`, nothing that backwards in between) and no hook
+or code the checker does not follow sees those gradients, unsafe otherwise, since `.grad` then may
+also hold what was there before that backward. Where the code right after the second backward reads
+`.grad`, the second pass is meant, and retaining the graph comes before removing the second
+backward. Where an optimizer steps between the two backwards, or code between them changes tensors
+in place (SAM's `first_step` moving the weights up the gradient), the second backward is meant for
+the changed weights: the forward is recomputed before it (safe when it is a pure forward
+computation), never removed; a sum that the second pass adds to again (`loss += ...` over several
+tasks) starts again from its first value before it is added to (unsafe).
 
 ### References
 - [torch.Tensor.backward](https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html)

@@ -28,6 +28,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek003_rnn_hidden",
         "ek003_running_total",
         "ek003_second_layer_state_on_module",
+        "ek003_stream_state_kept_on_trainer",
     ),
     "Detach {shown}, built once and only read by the loop (it learns through its own forward pass)": (
         "ek002_advantages_from_trained_critic",
@@ -70,6 +71,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek003_loss_history",
         "ek003_replay_buffer_stores_actions",
     ),
+    "Store {shown} detached where it is stored (no optimizer trains what it is computed from)": (
+        "ek003_cache_of_frozen_hyperparameters",
+    ),
     "Store {shown} detached where it is updated, after each step": (
         "ek003_memory_bank_rows",
         "ek003_state_stored_by_method",
@@ -78,7 +82,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Sum the losses and backward once": ("ek004_losses_in_a_loop",),
     "Sum the losses and backward once: `{total}`": (
         "ek004_multitask_sum",
+        "ek004_penalty_on_the_code_a_decoder_reads",
         "ek004_scaled_losses",
+        "ek004_weighted_losses_backwarded_apart",
     ),
     "Sum the losses, backward once, then step `{first}` and `{second}`": (
         "ek004_two_optimizers_sum_then_step",

@@ -4,7 +4,10 @@
 A fix is safe only when all of these hold:
 
 1. **It only changes where the graph is cut or rebuilt.** It may detach a value, store a value
-   detached, sum losses into one backward, or re-run (recompute) a statement. Nothing else.
+   detached, sum losses into one backward, or re-run (recompute) a statement; or read from
+   ``.grad`` the gradient a backward just left there instead of asking for it again over the
+   freed graph, where ``.grad`` held nothing before that backward (:func:`read_backward_grads`).
+   Nothing else.
 2. **What it re-runs is a pure forward computation, as the analysis resolved it**: an assignment
    whose every call the interpreter followed as a torch op, a tensor method (not an in-place one,
    whose name ends in ``_``) or a module's forward (:attr:`RuleContext.forward_calls`), or as a
@@ -67,7 +70,10 @@ A fix is safe only when all of these hold:
    part of it. Which parameters an optimizer is handed and which a graph reads is decided by the
    modules' identities (the constructor call that made each, ``ownership.py``), never by their
    names; where any of it is not known, or an entry point did not run to its end, it is unsafe
-   (:func:`detach_built_once`).
+   (:func:`detach_built_once`). The same holds for a value an object's own method computes and
+   keeps on itself between steps (a Cholesky factor cached in eval mode): it is stored detached
+   where it is stored only where the graph of what computes it, on every run of those statements
+   and for every object, reads no parameter an optimizer owns (:func:`detach_untrained_store`).
 
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
@@ -78,7 +84,7 @@ import ast
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
-from errknow_ls.analysis.ownership import cut_keeps_training, tensor_roots, upstream_origins
+from errknow_ls.analysis.ownership import LASTING, cut_keeps_training, tensor_roots, upstream_origins
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.values import Const, Opaque, Seq, Tensor, Value, maybe_of, tensors_in
 from errknow_ls.core import Applicability
@@ -491,9 +497,23 @@ def sum_losses(ctx: RuleContext, event: SecondPass) -> Applicability:
         return any(ctx.nodes[n].learns for n in nodes)
 
     # Both learn through their own part (two heads), or neither does (several losses on the same
-    # embedding): the sum is what they mean. One alone without a part of its own: a baseline.
+    # embedding): the sum is what they mean. One alone without a part of its own: a baseline,
+    # unless what they share is the input of the other's own part (a VAE's KL term on the encoder
+    # whose output the decoder reads).
     own_first, own_second = learns(first - second), learns(second - first)
-    return Applicability.SAFE if own_first == own_second else Applicability.UNSAFE
+    if own_first == own_second:
+        return Applicability.SAFE
+    own = (first - second) if own_first else (second - first)
+    return Applicability.SAFE if _feeds_own_part(ctx, first & second, own) else Applicability.UNSAFE
+
+
+def _feeds_own_part(ctx: RuleContext, shared: frozenset[int], own: frozenset[int]) -> bool:
+    """Every node of ``shared`` that learns lies below a node of ``own`` that learns: the shared part
+    is what the own part is computed from (a trunk under a head), not a value the loss combines
+    with its own part's output (a critic's values weighting an actor's log-probabilities)."""
+    under_own = frozenset().union(*(ctx.nodes[n].below for n in own if ctx.nodes[n].learns))
+    shared_learning = {n for n in shared if ctx.nodes[n].learns}
+    return bool(shared_learning) and shared_learning <= under_own
 
 
 def detach_in_first(
@@ -530,8 +550,20 @@ def optimizer_trains(ctx: RuleContext, optimizer: str | None, made: ast.AST, sco
     (``ownership.py``), never their names. None where either is not shown (an optimizer handed in,
     a value whose graph reads no parameter, or one whose origin is not known).
     """
-    if optimizer is None:
+    owned = owned_by(ctx, optimizer, scope) if optimizer is not None else None
+    if owned is None:
         return None
+    upstream = {n.id for n in ctx.nodes if n.stmt is made or any(s is made for _, s in n.stmts)}
+    upstream |= {below for n in list(upstream) for below in ctx.nodes[n].below}
+    origins = upstream_origins(ctx.nodes, upstream)
+    if not origins:
+        return None
+    return bool(ctx.ownership.linked(origins) & owned)
+
+
+def owned_by(ctx: RuleContext, optimizer: str, scope: ast.AST) -> frozenset[int] | None:
+    """The origins the optimizer spelled ``optimizer`` (assigned in ``scope``, or at module level)
+    was handed, on every run of its construction; None where that is not known."""
     owned: set[int] = set()
     built = False
     for where in (scope, ctx.module):
@@ -546,13 +578,31 @@ def optimizer_trains(ctx: RuleContext, optimizer: str | None, made: ast.AST, sco
                     owned |= handed
                     built = True
         if built:
-            break
-    upstream = {n.id for n in ctx.nodes if n.stmt is made or any(s is made for _, s in n.stmts)}
-    upstream |= {below for n in list(upstream) for below in ctx.nodes[n].below}
-    origins = upstream_origins(ctx.nodes, upstream)
-    if not built or not origins:
-        return None
-    return bool(ctx.ownership.linked(origins) & owned)
+            return frozenset(owned)
+    return None
+
+
+def read_backward_grads(ctx: RuleContext, event: SecondPass, cleared_by: str | None) -> Applicability:
+    """Reading from ``.grad`` the gradients a ``.backward()`` just left there, instead of asking
+    ``autograd.grad`` for them again (rule 1: it only stops re-running a pass over a freed graph):
+    safe where ``.grad`` held nothing before that backward, so what it holds after it is exactly the
+    gradient asked for: the optimizer ``cleared_by`` cleared it right before (with nothing that
+    accumulates into ``.grad`` between, which the caller shows), and it owns every parameter the
+    backward's graph reads; and nothing else sees those gradients as they accumulate (a hook, code
+    the checker does not follow). Unsafe otherwise: ``.grad`` may hold earlier gradients too."""
+    scope = ctx.function_of(event.free.site) or ctx.module
+    owned = owned_by(ctx, cleared_by, scope) if cleared_by is not None else None
+    origins = upstream_origins(ctx.nodes, event.free.reached)
+    if not ctx.complete or owned is None or not origins:
+        return Applicability.UNSAFE
+    origins = ctx.ownership.linked(origins)
+    if not origins <= owned:
+        return Applicability.UNSAFE
+    for use in ctx.ownership.uses:
+        touches = use.origins is None or bool(use.origins & origins) or bool(use.roots & event.free.reached)
+        if use.made == LASTING and touches:
+            return Applicability.UNSAFE  # a hook or code not followed sees the gradients
+    return Applicability.SAFE
 
 
 def detach_built_once(ctx: RuleContext, detached: list[Value], restored: list[Value]) -> Applicability:
@@ -567,6 +617,27 @@ def detach_built_once(ctx: RuleContext, detached: list[Value], restored: list[Va
     return Applicability.UNSAFE
 
 
+def detach_untrained_store(ctx: RuleContext, makers: list[ast.stmt], carried: list[Value]) -> bool:
+    """Storing detached what a method of the checked code computes and keeps on its object (a
+    GP's cached Cholesky factor, built from kernel hyperparameters no optimizer owns) changes
+    nothing that trains (rule 9, for state kept between steps): the value stored is the same, and
+    neither its graph as the failing backward reaches it (``carried``) nor the graph of anything
+    the statements that compute it (``makers``) made on any of their runs, for any object, reads a
+    parameter an optimizer owns, nor does anything else see a gradient there
+    (:func:`ownership.cut_keeps_training`)."""
+    made = {
+        node.id
+        for node in ctx.nodes
+        if any(node.stmt is stmt or any(s is stmt for _, s in node.stmts) for stmt in makers)
+    }
+    upstream = frozenset().union(
+        made, *(ctx.nodes[n].below for n in made), *(maybe_of(value) for value in carried)
+    )
+    if not ctx.complete or not made or not all(maybe_of(value) for value in carried):
+        return False
+    return cut_keeps_training(ctx.nodes, upstream, frozenset(), ctx.ownership)
+
+
 def detach_carried(
     ctx: RuleContext, loop: Loop, entering: list[Value], wanted: Applicability, *, recurrent: bool
 ) -> Applicability:
@@ -576,7 +647,9 @@ def detach_carried(
     zero initial state), so the cut falls only between steps. Unsafe inside one step (a decoder's
     time steps), or where the value entering the loop has a graph (an encoder's output): the first
     cut would stop the gradient the loss sends back to what made it. And only for a recurrence (a
-    state computed from itself, ``h = cell(x, h)``: truncated backpropagation through time); a
+    state computed from itself, ``h = cell(x, h)``, or through a name the step computed from it,
+    ``out, h = rnn(x, self.state)`` then ``self.state = h``: truncated backpropagation through
+    time; never through an item taken out of a list, where which item comes out is not known); a
     value only kept from an earlier step (a latent refreshed every k steps) is meant to be
     recomputed, and detaching it stops what made it from learning in the steps between."""
     if not recurrent:

@@ -30,8 +30,14 @@ loss_rec = mse(decoder(features), x)
 ```
 
 ### Fix safety
-Summing the losses (or what was backwarded, such as `scaler.scale(loss)`) into one backward is
-safe: the gradients are the same as those of two backwards. Detaching the shared tensor in the
+Summing the losses (or what was backwarded, such as `scaler.scale(loss)` or `alpha * ce`) into
+one backward is
+safe where each learns through a part of its own (two heads on a trunk), neither does, or the one
+without a part of its own learns only through what the other's own part is computed from (a VAE's
+KL term, or a penalty on the code a decoder reads): the gradients are the same as those of two
+backwards. Where one learns only through a value the other combines with its own part's output
+(a critic's values weighting an actor's log-probabilities), that value may be a baseline the
+program means to detach: the sum is unsafe. Detaching the shared tensor in the
 first loss is safe in a GAN's discriminator step (an optimizer step sits between the two
 backwards, built over other modules than the one that made the tensor) and unsafe elsewhere,
 since it stops the first loss's gradient at the shared part. Where the optimizer stepped between
@@ -160,11 +166,26 @@ def _plain_backward(ctx: RuleContext, call: ast.Call) -> ast.Expr | None:
 
 
 def _plain_operand(expr: ast.expr) -> bool:
-    """``loss``, ``self.loss``, or a wrapper of one such as ``scaler.scale(loss)``."""
+    """``loss``, ``self.loss``, a wrapper of one such as ``scaler.scale(loss)``, or a weighted one
+    (``alpha * ce``, ``(1 - alpha) * mse``: a product or quotient of such operands and numbers),
+    or a sum of those (``lambda_c * l_c + lambda_z * l_z``): what a sum keeps as it is."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult | ast.Div):
+        return all(_plain_operand(side) or _weight(side) for side in (expr.left, expr.right))
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        return _plain_operand(expr.left) and _plain_operand(expr.right)
     if isinstance(expr, ast.Call):
         simple = all(isinstance(a, ast.Name | ast.Attribute | ast.Constant) for a in expr.args)
         return simple and not expr.keywords and isinstance(expr.func, ast.Name | ast.Attribute)
     return isinstance(expr, ast.Name | ast.Attribute)
+
+
+def _weight(expr: ast.expr) -> bool:
+    """A number, a name, or sums, differences and products of them (``1 - alpha``)."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add | ast.Sub | ast.Mult | ast.Div):
+        return _weight(expr.left) and _weight(expr.right)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        return _weight(expr.operand)
+    return isinstance(expr, ast.Constant | ast.Name | ast.Attribute)
 
 
 def _between(ctx: RuleContext, first: ast.stmt, second: ast.stmt) -> list[ast.stmt] | None:
@@ -201,9 +222,15 @@ def _sum(event: SecondPass, ctx: RuleContext) -> Fix | None:
     return Fix(
         f"Sum the losses and backward once: `{total}.backward()`",
         sum_losses(ctx, event),
-        (delete, replace(ctx.source, second_expr, total)),
+        (delete, _replaced_by_sum(ctx, second_expr, total)),
         workaround=1,
     )
+
+
+def _replaced_by_sum(ctx: RuleContext, second: ast.expr, total: str) -> Edit:
+    """``second`` replaced by the parenthesised ``total``; a weighted loss (``(w * loss)``) is
+    already in parentheses in the source, which stay: the sum goes inside them."""
+    return replace(ctx.source, second, total[1:-1] if isinstance(second, ast.BinOp) else total)
 
 
 def _sum_then_step_each(event: SecondPass, ctx: RuleContext) -> Fix | None:
@@ -233,7 +260,7 @@ def _sum_then_step_each(event: SecondPass, ctx: RuleContext) -> Fix | None:
     edits = [
         delete_statement(ctx.source, first_stmt),
         delete_statement(ctx.source, steps[0]),
-        replace(ctx.source, second_expr, total),
+        _replaced_by_sum(ctx, second_expr, total),
         insert_lines_before(ctx.source, after[0], [f"{first_opt}.step()"]),
     ]
     if any(e is None for e in edits):

@@ -37,7 +37,9 @@ loss.backward()
 当较早的调用是 `torch.autograd.grad`（它只读取梯度）时，给它加上 `retain_graph=True` 是安全的；
 在 `.backward()` 之后则不安全，因为梯度会累加两次，这很少是本意。如果 `torch.autograd.grad`
 只是再次求取同一损失的 `.backward()` 刚算出的梯度（为了记录其范数），修复会改为从 `.grad`
-读取（一份拷贝）：不安全，因为 `.grad` 里还有那次反向传播之前已有的值。如果第二次反向传播之后
+读取（一份拷贝）：如果拥有该损失读取的每个参数的优化器正好在那次反向传播之前清空了 `.grad`
+（`optimizer.zero_grad()`，中间没有别的反向传播），也没有钩子或检查器不跟踪的代码看到这些梯度，
+这是安全的；否则不安全，因为 `.grad` 里可能还有那次反向传播之前已有的值。如果第二次反向传播之后
 紧接着的代码读取 `.grad`，说明第二次反向传播是有意的，这时保留计算图排在删除第二次反向传播之前。
 
 ### 参考
@@ -117,12 +119,16 @@ for inputs, targets in batches:
 ```
 
 ### 修复的安全性
-在每次迭代开头 detach 被带入的张量（或张量元组）是安全的：这就是截断的随时间反向传播，是标准
-写法；在对象自己的方法保存状态的地方保存 detach 后的值（`self.center = ...`、记忆库的
-`self.bank[idx] = z`）同样安全。detach 被带入的列表中的元素是不安全的：之后的反向传播不再能到达
-较早元素的计算图。针对列表的两种修复也不安全：在反向传播之后追加、并被之后迭代读取的历史（用于
-损失加权的早先损失）改为保存 detach 后的副本；为某一步的损失填充却从不清空的列表（一个回合的
-对数概率、前向钩子收集的激活）改为在每次迭代开头清空。
+在每次迭代（或训练步方法的每次调用）开头 detach 被带入的张量（或张量元组），当它由自身算出
+（直接，或经由这一步由它算出的名字：`out, h = rnn(x, self.state)` 之后 `self.state = h`）时是
+安全的：这就是截断的随时间反向传播，是标准写法；在对象自己的方法保存状态的地方保存 detach 后的值
+（`self.center = ...`、记忆库的 `self.bank[idx] = z`）同样安全。对象的方法自己算出并保存在对象上
+的值（eval 模式下缓存的 Cholesky 因子），如果计算它的图里没有任何优化器拥有的参数、也没有别的
+代码看它的梯度，就在保存的地方保存 detach 后的值：安全，值不变，训练的内容也不变。detach 被带入
+的列表中的元素是不安全的：之后的反向传播不再能到达较早元素的计算图。针对列表的两种修复也不安全：
+在反向传播之后追加、并被之后迭代读取的历史（用于损失加权的早先损失）改为保存 detach 后的副本；
+为某一步的损失填充却从不清空的列表（一个回合的对数概率、前向钩子收集的激活）改为在每次迭代开头
+清空。
 
 ### 参考
 - [pytorch/examples word_language_model `repackage_hidden`](https://github.com/pytorch/examples/blob/main/word_language_model/main.py)
@@ -156,9 +162,12 @@ loss_rec = mse(decoder(features), x)
 ```
 
 ### 修复的安全性
-把损失（或被反向传播的量，例如 `scaler.scale(loss)`）相加后只做一次反向传播是安全的：梯度与两次
-反向传播相同。在第一个损失中 detach 共享张量，在 GAN 的判别器一步中是安全的（两次反向传播之间有
-一次优化器步），在其他情况下不安全，因为它在共享部分截断了第一个损失的梯度。在第一次反向传播上
+把损失（或被反向传播的量，例如 `scaler.scale(loss)`、`alpha * ce`）相加后只做一次反向传播，在两者各自经由自己
+的部分学习（主干上的两个头）、都没有自己的部分、或没有自己部分的那个只经由另一个自己部分的输入学习
+（VAE 的 KL 项、解码器读取的编码上的惩罚）时是安全的：梯度与两次反向传播相同。若其中一个只经由另一个
+与自己部分的输出相组合的值学习（critic 的价值给 actor 的对数概率加权），那个值可能是程序本想
+detach 的基线：相加是不安全的。在第一个损失中 detach 共享张量，在 GAN 的判别器一步中是安全的
+（两次反向传播之间有一次优化器步），在其他情况下不安全，因为它在共享部分截断了第一个损失的梯度。在第一次反向传播上
 使用 `retain_graph=True` 是不安全的：中间的优化器步会修改第二次反向传播需要的张量。
 
 ### 参考
@@ -295,6 +304,10 @@ MESSAGES = Catalog.of(
         (
             "Store {shown} detached where it is updated, after each step",
             "每一步之后，在更新 {shown} 的地方保存 detach 后的值",
+        ),
+        (
+            "Store {shown} detached where it is stored (no optimizer trains what it is computed from)",
+            "在保存 {shown} 的地方保存 detach 后的值（计算它所用的参数没有任何优化器在训练）",
         ),
         ("Detach the previous step's {shown} where it is read", "在读取上一步 {shown} 的地方对它 detach"),
         ("Keep detached copies in {shown}", "在 {shown} 中保存 detach 后的副本"),
