@@ -112,6 +112,17 @@ class Tensor(Value):
     owners: frozenset[int] | None = None
     """For a leaf that needs grad (a parameter): the origins it may belong to (see
     ``ownership.py``); None where that is not known."""
+    identities: frozenset[int] = frozenset()
+    """Which tensors it may be, each named by the node of the op that made it, where paths joined
+    (``root`` is then None) or an in-place update (``loss += term``) gave the same tensor a new
+    node; empty: only ``root`` (see :func:`identities_of`)."""
+
+
+def identities_of(tensor: Tensor) -> frozenset[int]:
+    """Which tensors ``tensor`` may be (by the node of the op that made each)."""
+    if tensor.identities:
+        return tensor.identities
+    return frozenset({tensor.root}) if tensor.root is not None else frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,12 +332,14 @@ def join(a: Value | None, b: Value | None) -> Value:
         return a
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         root = a.root if a.root == b.root else None
-        return Tensor(a.nodes | b.nodes, a.grad or b.grad, root, a.maybe | b.maybe, _joined_owners(a, b))
+        identities = identities_of(a) | identities_of(b) if root is None else a.identities | b.identities
+        owners = _joined_owners(a, b)
+        return Tensor(a.nodes | b.nodes, a.grad or b.grad, root, a.maybe | b.maybe, owners, identities)
     if isinstance(a, Opaque) or isinstance(b, Opaque):
         may = maybe_of(a) | maybe_of(b)
         other = b if isinstance(a, Opaque) else a
         if isinstance(other, Tensor):
-            return Tensor(other.nodes, other.grad, other.root, other.maybe | may, other.owners)
+            return replace(other, maybe=other.maybe | may)
         if not isinstance(other, Seq | Obj | NNModule | Instance | Func | Class | Ref):
             return Opaque(may)
     if isinstance(a, Seq) and isinstance(b, Seq):

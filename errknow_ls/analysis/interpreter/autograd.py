@@ -115,7 +115,7 @@ class Autograd(InterpreterBase):
         if attr == "requires_grad_":
             off = args and isinstance(args[0], Const) and not args[0].value
             owners = receiver.owners if receiver.grad else frozenset({self.origin(node)})
-            result = Tensor(receiver.nodes, not off, receiver.root, owners=owners)
+            result = replace(receiver, grad=not off, owners=owners, maybe=frozenset())
             self._rebind_receiver(node, result)
             return result
         # `.to(x)`, `.type_as(x)` take x's dtype and device, not its graph

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
+from dataclasses import replace
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.interpreter.autograd import call_qualname, is_grad_disabled
@@ -25,6 +26,7 @@ from errknow_ls.analysis.values import (
     Tensor,
     Value,
     element,
+    identities_of,
     join,
     join_many,
 )
@@ -63,7 +65,7 @@ class Statements(InterpreterBase):
                 current = self.eval(target)
                 if self.no_grad and isinstance(current, Tensor) and current.grad and not current.nodes:
                     self._note_step()  # `w -= lr * w.grad` under no_grad: a hand-written optimizer
-                self.assign(target, self.binop(current, self.eval(value), op, stmt))
+                self.assign(target, _in_place(current, self.binop(current, self.eval(value), op, stmt)))
             case ast.If(test=test, body=body, orelse=orelse):
                 chosen = self._forced.get(id(stmt))
                 if chosen is None:
@@ -309,7 +311,7 @@ class Statements(InterpreterBase):
                 elif attr == "requires_grad" and isinstance(base, ast.Name) and isinstance(owner, Tensor):
                     grad = not (isinstance(value, Const) and not value.value)
                     owners = owner.owners if owner.grad else frozenset({self.origin(target)})
-                    self.state.env[base.id] = Tensor(owner.nodes, grad, owner.root, owners=owners)
+                    self.state.env[base.id] = replace(owner, grad=grad, owners=owners, maybe=frozenset())
             case ast.Subscript(value=base, slice=index):
                 container = self.eval(base)
                 key = self.eval(index)
@@ -472,3 +474,11 @@ def _with_item(container: Value, value: Value) -> Value | None:
             return Tensor(container.nodes | value.nodes, container.grad or value.grad, None)
         return None
     return Seq(value, "list")
+
+
+def _in_place(current: Value, updated: Value) -> Value:
+    """What ``current += ...`` leaves: on a tensor the update is in place (``Tensor.__iadd__``), so
+    the result is the same tensor, now made by a new op."""
+    if isinstance(current, Tensor) and isinstance(updated, Tensor):
+        return replace(updated, identities=identities_of(current) | identities_of(updated))
+    return updated
