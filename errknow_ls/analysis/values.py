@@ -196,6 +196,10 @@ class NNModule(Value):
     parts: tuple[tuple[object, frozenset[int] | None], ...] | None = None
     """A container's modules by key (``nn.ModuleDict({"G": g, "D": d})``, ``nn.Sequential(a, b)``:
     0, 1), each with its origins, while nothing changed them: ``nets["G"]`` holds only G's."""
+    carries: frozenset[int] = frozenset()
+    """The graph its parameters carry since an update in place recorded one: a frozen target
+    network's ``p_target.copy_(tau * p + (1 - tau) * p_target)`` outside ``no_grad`` makes each
+    parameter the output of that update, and every forward pass through the module reaches it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +245,8 @@ class Class(Value):
 def nodes_of(value: Value) -> frozenset[int]:
     if isinstance(value, Tensor):
         return value.nodes
+    if isinstance(value, NNModule):
+        return value.carries
     if isinstance(value, Seq):
         found = nodes_of(value.item)
         for item in value.items or ():
@@ -260,6 +266,8 @@ def maybe_of(value: Value) -> frozenset[int]:
         return value.nodes | value.maybe
     if isinstance(value, Opaque):
         return value.maybe
+    if isinstance(value, NNModule):
+        return value.carries
     if isinstance(value, Seq):
         found = maybe_of(value.item)
         for item in value.items or ():
@@ -291,6 +299,8 @@ def renamed(value: Value, names: dict[int, int]) -> Value:
             return replace(value, nodes=_renamed_ids(nodes, names), maybe=_renamed_ids(maybe, names))
         case Opaque(maybe=maybe) if maybe & names.keys():
             return Opaque(_renamed_ids(maybe, names))
+        case NNModule(carries=carries) if carries & names.keys():
+            return replace(value, carries=_renamed_ids(carries, names))
         case Seq(item=item, items=items, some_of=some_of):
             new_item = renamed(item, names)
             new_items = tuple(renamed(i, names) for i in items) if items is not None else None
@@ -354,7 +364,8 @@ def join(a: Value | None, b: Value | None) -> Value:
         return Seq(join(a.item, b.item), a.kind if a.kind == b.kind else "list", items, keys=keys)
     if isinstance(a, NNModule) and isinstance(b, NNModule):
         origins = None if a.origins is None or b.origins is None else a.origins | b.origins
-        return replace(a, origins=origins, parts=a.parts if a.parts == b.parts else None)
+        parts = a.parts if a.parts == b.parts else None
+        return replace(a, origins=origins, parts=parts, carries=a.carries | b.carries)
     for kind in (Tensor, Seq, Obj, NNModule, Instance, Func, Class, Ref):
         if isinstance(a, kind):
             return a

@@ -123,7 +123,26 @@ class Autograd(InterpreterBase):
         op_result = self.op_node(node, inputs, saves=attr not in api.NO_SAVE_OPS)
         if attr.endswith("_") and not attr.endswith("__"):
             self._rebind_receiver(node, op_result)
+            self._note_parameters_updated(receiver, args, op_result)
         return op_result
+
+    def _note_parameters_updated(self, receiver: Tensor, args: list[Value], updated: Value) -> None:
+        """An update in place of a parameter of a frozen module, with grad on, from tensors that
+        carry a graph (``p_target.copy_(tau * p + (1 - tau) * p_target)``, a soft update outside
+        ``no_grad``): the module's parameters now carry that graph, wherever the module is held.
+        A module whose parameters need grad is not changed: torch refuses the update in place."""
+        if self.no_grad or receiver.owners is None or not isinstance(updated, Tensor):
+            return
+        if not any(nodes_of(a) for a in args):
+            return
+
+        def carrying(value: Value) -> Value:
+            if isinstance(value, NNModule) and value.frozen and value.origins == receiver.owners:
+                return replace(value, carries=updated.nodes)
+            return value
+
+        self.state.env = {k: carrying(v) for k, v in self.state.env.items()}
+        self.state.heap = {k: carrying(v) for k, v in self.state.heap.items()}
 
     def _updates_parameter(self, node: ast.Call, receiver: Tensor) -> bool:
         """An in-place op on a parameter under ``no_grad``, or on its ``.data``."""
@@ -238,7 +257,7 @@ class Autograd(InterpreterBase):
             return module
         if attr in ("parameters", "buffers", "named_parameters"):
             self.forward_calls.add(node)  # only reads the module: a fix may re-run it
-        own = Tensor(frozenset(), True, owners=module.origins)  # one of its parameters
+        own = Tensor(module.carries, True, owners=module.origins)  # one of its parameters
         if attr in ("parameters", "buffers"):
             return Seq(own if attr == "parameters" else Tensor(frozenset(), False), "list")
         if attr == "named_parameters":
@@ -251,7 +270,7 @@ class Autograd(InterpreterBase):
             named = attr == "items" or attr.startswith("named_")
             return Seq(Seq(UNKNOWN, "tuple", (UNKNOWN, part)) if named else part, "list")
         if attr in ("forward", "__call__"):
-            return self.call_module(args, kwargs, node, origins=module.origins)
+            return self.call_module(args, kwargs, node, origins=module.origins, carries=module.carries)
         if attr in api.TENSOR_METHODS or attr in api.NO_SAVE_OPS:
             return self.tensor_method(own, attr, args, kwargs, node)
         if attr in api.MODULE_GRADIENT_HOOK_METHODS:
@@ -296,19 +315,23 @@ class Autograd(InterpreterBase):
         args: list[Value],
         kwargs: dict[str, Value],
         node: ast.Call,
+        *,
         frozen: bool = False,
         origins: Origins = None,
+        carries: frozenset[int] = frozenset(),
     ) -> Value:
-        """A module's forward whose insides are not followed; ``origins``: the module's."""
+        """A module's forward whose insides are not followed; ``origins``: the module's; ``carries``:
+        the graph its parameters carry (:attr:`NNModule.carries`)."""
         self.forward_calls.add(node)
         self.module_calls.add(node)
+        weights = [Tensor(carries, True)] if carries else []
         if frozen:  # its parameters need no grad; its forward hooks run all the same
             return self._run_forward_hooks(
-                self.op_node(node, [*args, *kwargs.values()], saves=True), args, node
+                self.op_node(node, [*args, *kwargs.values(), *weights], saves=True), args, node
             )
         if self.no_grad:
             return Tensor(grad=False)
-        given = [*args, *kwargs.values()]
+        given = [*args, *kwargs.values(), *weights]
         graph = frozenset().union(*(nodes_of(v) for v in given))
         inputs = self.origins_of(Seq(UNKNOWN, "tuple", tuple(given)))  # leaves that need grad
         origins = None if origins is None or inputs is None else origins | inputs

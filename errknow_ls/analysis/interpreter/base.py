@@ -400,8 +400,10 @@ class InterpreterBase(ABC):
         args: list[Value],
         kwargs: dict[str, Value],
         node: ast.Call,
+        *,
         frozen: bool = False,
         origins: Origins = None,
+        carries: frozenset[int] = frozenset(),
     ) -> Value: ...
 
     @abstractmethod
