@@ -197,9 +197,13 @@ class NNModule(Value):
     """A container's modules by key (``nn.ModuleDict({"G": g, "D": d})``, ``nn.Sequential(a, b)``:
     0, 1), each with its origins, while nothing changed them: ``nets["G"]`` holds only G's."""
     carries: frozenset[int] = frozenset()
-    """The graph its parameters carry since an update in place recorded one: a frozen target
+    """The graph its parameters carry since an update in place recorded one (a frozen target
     network's ``p_target.copy_(tau * p + (1 - tau) * p_target)`` outside ``no_grad`` makes each
-    parameter the output of that update, and every forward pass through the module reaches it."""
+    parameter the output of that update), or since ``parametrize.cached()`` kept the tensor its
+    parametrization computed: every forward pass through the module reaches it."""
+    parametrization: tuple[str, Value] | None = None
+    """``register_parametrization(module, name, parametrization)``: the tensor's name and the
+    module that computes it from the original parameter."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,8 +58,6 @@ ERROR_LABEL = re.compile(r"# error: \[(?P<rule>[a-z0-9-]+)\]$")
 
 # The checker's known gaps on this set: program -> what goes wrong (strict xfail; delete when fixed).
 KNOWN_GAPS: dict[str, str] = {
-    "buggy/parametrize_cached_context_spans_epochs.py": "missed: parametrize.cached() caching not modelled",
-    "buggy/parametrize_cached_two_losses_one_context.py": "missed: parametrize.cached() caching not modelled",
     "buggy/brecq_block_reconstruction_retains_graph.py": "missed: the retained loss is rebuilt every"
     " iteration through project-defined modules (AdaRound layers) and a generator sum",
     "buggy/maml_functional_forward_reads_weight_norm_attribute.py": "missed: the `weight` attribute"

@@ -102,6 +102,7 @@ class Calls(InterpreterBase):
         if isinstance(callee, Obj):
             return self.call_object(callee, args, kwargs, node)
         if isinstance(callee, NNModule):
+            callee = self.cached_weight(callee, node)
             return self.call_module(
                 args, kwargs, node, frozen=callee.frozen, origins=callee.origins, carries=callee.carries
             )

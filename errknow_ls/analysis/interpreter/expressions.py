@@ -234,6 +234,11 @@ class Expressions(InterpreterBase):
         if attr == "grad" and isinstance(owner, Tensor | NNModule | Unknown | Opaque):
             self.note_gradient_use(owner, "`.grad`")
         if isinstance(owner, NNModule):
+            cached = owner.parametrization is not None and owner.parametrization[0] == attr and owner.carries
+            if cached and self.caching:
+                # the tensor `parametrize.cached()` keeps: the graph the first read computed
+                self.cached_reads[expr] = self.cached_reads.get(expr, frozenset()) | owner.carries
+                return Tensor(owner.carries, True, owners=owner.origins)
             return NNModule(attr, owner.frozen, owner.origins)
         if isinstance(owner, Tensor) and attr == "grad_fn" and owner.root is not None:
             return GradFn(owner.root)

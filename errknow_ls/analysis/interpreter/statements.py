@@ -19,6 +19,7 @@ from errknow_ls.analysis.values import (
     ClassInfo,
     Const,
     Func,
+    Instance,
     NNModule,
     Obj,
     Ref,
@@ -82,7 +83,7 @@ class Statements(InterpreterBase):
             case ast.While(test=test, body=body, orelse=orelse):
                 self.exec_loop(stmt, body, orelse, test=test)
             case ast.With(items=items, body=body) | ast.AsyncWith(items=items, body=body):
-                self.exec_with(items, body)
+                self.exec_with(items, body, stmt)
             case (
                 ast.Try(body=body, handlers=handlers, orelse=orelse, finalbody=final)
                 | ast.TryStar(body=body, handlers=handlers, orelse=orelse, finalbody=final)
@@ -209,8 +210,8 @@ class Statements(InterpreterBase):
         else:
             self.exec_block(chain_else(stmt))
 
-    def exec_with(self, items: list[ast.withitem], body: list[ast.stmt]) -> None:
-        saved = self.no_grad
+    def exec_with(self, items: list[ast.withitem], body: list[ast.stmt], stmt: ast.stmt) -> None:
+        saved, caching = self.no_grad, len(self.caching)
         for item in items:
             value = self.eval(item.context_expr)
             qualname = call_qualname(item.context_expr, value)
@@ -218,12 +219,20 @@ class Statements(InterpreterBase):
                 self.no_grad = True
             elif qualname in api.GRAD_CONTEXTS:
                 self.no_grad = False
+            elif (
+                isinstance(value, Instance) and value.qualname == api.PARAMETRIZE_CACHED and not self.caching
+            ):
+                self.caching.append(stmt)
+                self.cached_contexts.add(stmt)
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, UNKNOWN)
         try:
             self.exec_block(body)
         finally:
             self.no_grad = saved
+            if len(self.caching) > caching:
+                del self.caching[caching:]
+                self.end_caching()
 
     def exec_try(
         self,

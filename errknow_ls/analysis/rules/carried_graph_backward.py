@@ -96,7 +96,12 @@ from errknow_ls.analysis.rules.fix_safety import (
     stored_once,
     updated_within_step,
 )
-from errknow_ls.analysis.rules.parameter_updates import parameter_updates, update_without_grad
+from errknow_ls.analysis.rules.parameter_updates import (
+    cache_each_iteration,
+    cached_weights,
+    parameter_updates,
+    update_without_grad,
+)
 from errknow_ls.analysis.state import Holder, Place
 from errknow_ls.analysis.values import UNKNOWN, Const, Seq, Tensor, Value, element, join
 from errknow_ls.core import Applicability, Finding, Fix
@@ -136,6 +141,13 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         )
         freed_here = "the graph is freed here, inside that loop"
     updates = parameter_updates(event, ctx)
+    cached = cached_weights(event, ctx)
+    if cached:
+        message = (
+            f"`{tensor}` reaches the graph of {what} through the `{cached[0].tensor}` that "
+            f"`parametrize.cached()` (line {ctx.line_of(cached[0].context)}) computed once and keeps "
+            f"for every iteration; {what}'s backward already freed it"
+        )
     if updates:
         update = updates[0]
         message = (
@@ -148,6 +160,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     cuts = [
         fix
         for fix in (
+            cache_each_iteration(ctx, cached, event.loop.node if event.loop is not None else None),
             update_without_grad(ctx, updates),
             _detach_untrained_store(event, ctx, attrs),
             _refresh_every_iteration(event, ctx, carried),
@@ -173,6 +186,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     related += [
         ctx.related(u.update, f"`{u.module}`'s parameters are updated here, with grad on") for u in updates
     ]
+    related += [ctx.related(c.context, "the cached context spans the loop") for c in cached[:1]]
     return ctx.finding(CODE, event.report, message, fixes, related, tensor)
 
 

@@ -1,6 +1,7 @@
-"""A module's parameters updated in place with grad on: what carries a graph into later forward
-passes (a target network's soft update written outside ``torch.no_grad()``), and the fix that runs
-the update under ``no_grad``."""
+"""What makes a module's parameters carry a graph into later forward passes, and the fixes: an
+update in place with grad on (a target network's soft update written outside ``torch.no_grad()``:
+run it under ``no_grad``), and a parametrized tensor kept by a ``parametrize.cached()`` context
+around the loop (enter the context on every iteration instead)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.fixes import wrap_in_block
 from errknow_ls.analysis.rules.common_fixes import imports_torch
 from errknow_ls.analysis.rules.context import RuleContext
+from errknow_ls.analysis.state import Holder
 from errknow_ls.analysis.values import NNModule
-from errknow_ls.core import Applicability, Fix
+from errknow_ls.core import Applicability, Edit, Fix, Position, Span
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,3 +86,83 @@ def _is_in_place_call(stmt: ast.stmt) -> bool:
         and stmt.value.func.attr.endswith("_")
         and not stmt.value.func.attr.endswith("__")
     )
+
+
+@dataclass(frozen=True, slots=True)
+class CachedWeight:
+    """A parametrized tensor that a ``parametrize.cached()`` context around the loop keeps from one
+    iteration to the next."""
+
+    holder: Holder
+    tensor: str
+    """The tensor's name (``weight``)."""
+    context: ast.With
+    """The outermost ``with parametrize.cached():`` around the loop."""
+
+
+def cached_weights(event: SecondPass, ctx: RuleContext) -> list[CachedWeight]:
+    """The carried modules whose parametrized tensor a cached context around the loop keeps."""
+    loop = event.loop.node if event.loop is not None else None
+    context = next(
+        (w for w in _enclosing(ctx, loop) if isinstance(w, ast.With) and w in ctx.cached_contexts),
+        None,
+    )
+    if context is None:
+        return []
+    return [
+        CachedWeight(holder, value.parametrization[0], context)
+        for holder, value in event.carried.items()
+        if isinstance(value, NNModule) and value.parametrization is not None and value.carries
+    ]
+
+
+def _enclosing(ctx: RuleContext, node: ast.AST | None) -> list[ast.AST]:
+    """The statements around ``node``, outermost first."""
+    found: list[ast.AST] = []
+    current = ctx.parents.get(node) if node is not None else None
+    while current is not None:
+        found.append(current)
+        current = ctx.parents.get(current)
+    return found[::-1]
+
+
+def cache_each_iteration(ctx: RuleContext, cached: list[CachedWeight], loop: ast.stmt | None) -> Fix | None:
+    """``with parametrize.cached(): for ...: body`` -> ``for ...: with parametrize.cached(): body``:
+    each iteration computes the parametrized tensors once for itself. Safe: only where the graph
+    is rebuilt changes (once per iteration, not once per run); the time steps of one iteration
+    still share one tensor, and nothing else runs again."""
+    if not cached or not isinstance(loop, ast.For | ast.While) or loop.orelse:
+        return None
+    context = cached[0].context
+    if context.body != [loop] or len(context.items) != 1 or not ctx.source.starts_line(context):
+        return None
+    edit = _swap_headers(ctx, context, loop)
+    if edit is None:
+        return None
+    return Fix(
+        "Enter `parametrize.cached()` on every iteration, around the loop's body",
+        Applicability.SAFE,
+        (edit,),
+        workaround=2,
+    )
+
+
+def _swap_headers(ctx: RuleContext, context: ast.With, loop: ast.For | ast.While) -> Edit | None:
+    source = ctx.source
+    first_body = loop.body[0].lineno
+    if loop.end_lineno is None or context.end_lineno != loop.end_lineno or first_body <= loop.lineno:
+        return None
+    if loop.lineno != context.lineno + 1 or not source.starts_line(loop.body[0]):
+        return None  # the header of each on a line of its own, the body below
+    outer = source.indent_of(context.lineno)
+    step = len(source.indent_of(loop.lineno)) - len(outer)
+    if step <= 0:
+        return None
+    loop_header = [source.line(n)[step:] for n in range(loop.lineno, first_body)]
+    with_header = source.indent_of(loop.lineno) + source.line(context.lineno).strip()
+    body = [source.line(n) for n in range(first_body, loop.end_lineno + 1)]
+    text = "".join(f"{row}\n" for row in [*loop_header, with_header, *body])
+    end = Position(loop.end_lineno, 0)
+    if loop.end_lineno >= len(source.lines) and not source.text.endswith(("\n", "\r")):
+        return None
+    return Edit(Span(Position(context.lineno - 1, 0), end), text)
