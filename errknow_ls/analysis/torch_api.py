@@ -10,7 +10,6 @@ NO_SAVE_OPS = frozenset(
         "negative",
         "sum",
         "mean",
-        "nansum",
         "view",
         "view_as",
         "reshape",
