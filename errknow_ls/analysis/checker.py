@@ -791,6 +791,8 @@ def _outcome(
         interpreter.optimizer_calls,
         interpreter.ownership,
         complete=complete and not errors,
+        cached_contexts=interpreter.cached_contexts,
+        cached_reads=interpreter.cached_reads,
     )
     elsewhere = _Elsewhere(interpreter)
     passes = tuple(r for e in interpreter.events[first:] if (r := _reported(e, ctx, elsewhere)) is not None)

@@ -40,6 +40,12 @@ class Free:
     """The other module of the project it ran in (None: the checked text)."""
     entered: Entry | None = None
     """With ``module``: the call in the checked text through which it ran."""
+    identities: frozenset[int] = frozenset()
+    """Which tensors it backwarded (see ``Tensor.identities``)."""
+    operands: tuple[tuple[str, Value], ...] | None = None
+    """What each name and attribute its receiver expression reads held when it ran (None: one
+    could not be read without running code): the same expression over the same values is the
+    same loss computed again."""
 
 
 @dataclass(frozen=True, slots=True)

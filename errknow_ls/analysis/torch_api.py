@@ -10,7 +10,6 @@ NO_SAVE_OPS = frozenset(
         "negative",
         "sum",
         "mean",
-        "nansum",
         "view",
         "view_as",
         "reshape",
@@ -56,6 +55,8 @@ NO_SAVE_OPS = frozenset(
         "squeeze_",
         "unsqueeze_",
         "alias",
+        "triu",
+        "tril",
     }
 )
 """Ops whose backward needs no saved tensor: a graph of only these can be backwarded twice."""
@@ -144,6 +145,13 @@ NO_GRAD_CONTEXTS = frozenset(
     {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"}
 )
 GRAD_CONTEXTS = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})
+
+REGISTER_PARAMETRIZATION = "torch.nn.utils.parametrize.register_parametrization"
+"""Makes a module's tensor (its ``weight``) the output of a parametrization module, run on the
+original parameter whenever the tensor is read."""
+PARAMETRIZE_CACHED = "torch.nn.utils.parametrize.cached"
+"""A context in which each parametrized tensor is computed once, at its first read, and that one
+tensor (its graph included) is given to every later read until the context exits."""
 
 BACKWARD_FUNCS = frozenset({"torch.autograd.backward"})
 GRAD_FUNCS = frozenset({"torch.autograd.grad"})

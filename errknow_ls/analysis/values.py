@@ -112,6 +112,17 @@ class Tensor(Value):
     owners: frozenset[int] | None = None
     """For a leaf that needs grad (a parameter): the origins it may belong to (see
     ``ownership.py``); None where that is not known."""
+    identities: frozenset[int] = frozenset()
+    """Which tensors it may be, each named by the node of the op that made it, where paths joined
+    (``root`` is then None) or an in-place update (``loss += term``) gave the same tensor a new
+    node; empty: only ``root`` (see :func:`identities_of`)."""
+
+
+def identities_of(tensor: Tensor) -> frozenset[int]:
+    """Which tensors ``tensor`` may be (by the node of the op that made each)."""
+    if tensor.identities:
+        return tensor.identities
+    return frozenset({tensor.root}) if tensor.root is not None else frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +196,14 @@ class NNModule(Value):
     parts: tuple[tuple[object, frozenset[int] | None], ...] | None = None
     """A container's modules by key (``nn.ModuleDict({"G": g, "D": d})``, ``nn.Sequential(a, b)``:
     0, 1), each with its origins, while nothing changed them: ``nets["G"]`` holds only G's."""
+    carries: frozenset[int] = frozenset()
+    """The graph its parameters carry since an update in place recorded one (a frozen target
+    network's ``p_target.copy_(tau * p + (1 - tau) * p_target)`` outside ``no_grad`` makes each
+    parameter the output of that update), or since ``parametrize.cached()`` kept the tensor its
+    parametrization computed: every forward pass through the module reaches it."""
+    parametrization: tuple[str, Value] | None = None
+    """``register_parametrization(module, name, parametrization)``: the tensor's name and the
+    module that computes it from the original parameter."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +249,8 @@ class Class(Value):
 def nodes_of(value: Value) -> frozenset[int]:
     if isinstance(value, Tensor):
         return value.nodes
+    if isinstance(value, NNModule):
+        return value.carries
     if isinstance(value, Seq):
         found = nodes_of(value.item)
         for item in value.items or ():
@@ -249,6 +270,8 @@ def maybe_of(value: Value) -> frozenset[int]:
         return value.nodes | value.maybe
     if isinstance(value, Opaque):
         return value.maybe
+    if isinstance(value, NNModule):
+        return value.carries
     if isinstance(value, Seq):
         found = maybe_of(value.item)
         for item in value.items or ():
@@ -280,6 +303,8 @@ def renamed(value: Value, names: dict[int, int]) -> Value:
             return replace(value, nodes=_renamed_ids(nodes, names), maybe=_renamed_ids(maybe, names))
         case Opaque(maybe=maybe) if maybe & names.keys():
             return Opaque(_renamed_ids(maybe, names))
+        case NNModule(carries=carries) if carries & names.keys():
+            return replace(value, carries=_renamed_ids(carries, names))
         case Seq(item=item, items=items, some_of=some_of):
             new_item = renamed(item, names)
             new_items = tuple(renamed(i, names) for i in items) if items is not None else None
@@ -321,12 +346,14 @@ def join(a: Value | None, b: Value | None) -> Value:
         return a
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         root = a.root if a.root == b.root else None
-        return Tensor(a.nodes | b.nodes, a.grad or b.grad, root, a.maybe | b.maybe, _joined_owners(a, b))
+        identities = identities_of(a) | identities_of(b) if root is None else a.identities | b.identities
+        owners = _joined_owners(a, b)
+        return Tensor(a.nodes | b.nodes, a.grad or b.grad, root, a.maybe | b.maybe, owners, identities)
     if isinstance(a, Opaque) or isinstance(b, Opaque):
         may = maybe_of(a) | maybe_of(b)
         other = b if isinstance(a, Opaque) else a
         if isinstance(other, Tensor):
-            return Tensor(other.nodes, other.grad, other.root, other.maybe | may, other.owners)
+            return replace(other, maybe=other.maybe | may)
         if not isinstance(other, Seq | Obj | NNModule | Instance | Func | Class | Ref):
             return Opaque(may)
     if isinstance(a, Seq) and isinstance(b, Seq):
@@ -341,7 +368,8 @@ def join(a: Value | None, b: Value | None) -> Value:
         return Seq(join(a.item, b.item), a.kind if a.kind == b.kind else "list", items, keys=keys)
     if isinstance(a, NNModule) and isinstance(b, NNModule):
         origins = None if a.origins is None or b.origins is None else a.origins | b.origins
-        return replace(a, origins=origins, parts=a.parts if a.parts == b.parts else None)
+        parts = a.parts if a.parts == b.parts else None
+        return replace(a, origins=origins, parts=parts, carries=a.carries | b.carries)
     for kind in (Tensor, Seq, Obj, NNModule, Instance, Func, Class, Ref):
         if isinstance(a, kind):
             return a

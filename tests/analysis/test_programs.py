@@ -58,19 +58,12 @@ ERROR_LABEL = re.compile(r"# error: \[(?P<rule>[a-z0-9-]+)\]$")
 
 # The checker's known gaps on this set: program -> what goes wrong (strict xfail; delete when fixed).
 KNOWN_GAPS: dict[str, str] = {
-    "buggy/rl_dqn_soft_update_without_no_grad.py": "missed: the soft update records a graph on the targets",
-    "buggy/parametrize_cached_context_spans_epochs.py": "missed: parametrize.cached() caching not modelled",
-    "buggy/parametrize_cached_two_losses_one_context.py": "missed: parametrize.cached() caching not modelled",
     "buggy/brecq_block_reconstruction_retains_graph.py": "missed: the retained loss is rebuilt every"
     " iteration through project-defined modules (AdaRound layers) and a generator sum",
     "buggy/maml_functional_forward_reads_weight_norm_attribute.py": "missed: the `weight` attribute"
     " that the old weight_norm sets when applied (a graph on weight_g/weight_v) is not modelled",
     "buggy/normalizing_flow_transform_cache_reused_after_step.py": "missed: torch.distributions"
     " transforms with cache_size=1 return the cached inverse (and its old graph) for the same input",
-    "buggy/style_transfer_combined_loss_reads_closed_hooks.py": "found on its line as EK001, not"
-    " EK002: the hooks' removal is followed (the features are the last style step's, freed), but the"
-    " new loss is spelled as the earlier backward's, and a loss of the same spelling is taken as the"
-    " same tensor when the rules choose which of them words the finding",
     "buggy/mmcv_runner_cumulative_hook_beside_optimizer_hook.py": "missed: the hooks built from"
     " config dicts (`HOOKS[cfg.pop('type')](**cfg)`) and called as `getattr(hook, fn_name)(self)`"
     " are not resolved, so the two hooks' backwards of one loss are not seen",

@@ -4,7 +4,7 @@ for an op on a tensor that needs grad, none under ``no_grad``), and where grad i
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from errknow_ls.analysis import torch_api as api
@@ -115,7 +115,7 @@ class Autograd(InterpreterBase):
         if attr == "requires_grad_":
             off = args and isinstance(args[0], Const) and not args[0].value
             owners = receiver.owners if receiver.grad else frozenset({self.origin(node)})
-            result = Tensor(receiver.nodes, not off, receiver.root, owners=owners)
+            result = replace(receiver, grad=not off, owners=owners, maybe=frozenset())
             self._rebind_receiver(node, result)
             return result
         # `.to(x)`, `.type_as(x)` take x's dtype and device, not its graph
@@ -123,7 +123,51 @@ class Autograd(InterpreterBase):
         op_result = self.op_node(node, inputs, saves=attr not in api.NO_SAVE_OPS)
         if attr.endswith("_") and not attr.endswith("__"):
             self._rebind_receiver(node, op_result)
+            self._note_parameters_updated(receiver, args, op_result)
         return op_result
+
+    def _note_parameters_updated(self, receiver: Tensor, args: list[Value], updated: Value) -> None:
+        """An update in place of a parameter of a frozen module, with grad on, from tensors that
+        carry a graph (``p_target.copy_(tau * p + (1 - tau) * p_target)``, a soft update outside
+        ``no_grad``): the module's parameters now carry that graph, wherever the module is held.
+        A module whose parameters need grad is not changed: torch refuses the update in place."""
+        if self.no_grad or receiver.owners is None or not isinstance(updated, Tensor):
+            return
+        if not any(nodes_of(a) for a in args):
+            return
+        self._carry(lambda m: m.frozen and m.origins == receiver.owners, updated.nodes)
+
+    def _carry(self, which: Callable[[NNModule], bool], nodes: frozenset[int]) -> None:
+        """Every module ``which`` picks, wherever it is held, now carries ``nodes``."""
+
+        def carrying(value: Value) -> Value:
+            return replace(value, carries=nodes) if isinstance(value, NNModule) and which(value) else value
+
+        self.state.env = {k: carrying(v) for k, v in self.state.env.items()}
+        self.state.heap = {k: carrying(v) for k, v in self.state.heap.items()}
+
+    def cached_weight(self, module: NNModule, node: ast.Call) -> NNModule:
+        """``module`` as a forward pass under ``parametrize.cached()`` finds it: its parametrized
+        tensor computed at the first read and kept (:attr:`NNModule.carries`)."""
+        if module.parametrization is None or not self.caching or module.carries or self.no_grad:
+            return module
+        weight = self.parametrized_weight(module, node)
+        if not nodes_of(weight) or module.origins is None:
+            return module
+        self._carry(lambda m: m.parametrization is not None and m.origins == module.origins, nodes_of(weight))
+        return replace(module, carries=nodes_of(weight))
+
+    def parametrized_weight(self, module: NNModule, node: ast.Call) -> Value:
+        """The tensor ``module``'s parametrization computes from its original parameter."""
+        if module.parametrization is None:
+            return UNKNOWN
+        _, parametrization = module.parametrization
+        original = Tensor(frozenset(), not module.frozen, owners=module.origins)
+        return self.call_value(parametrization, "", [original], {}, node)
+
+    def end_caching(self) -> None:
+        """``parametrize.cached()`` exits: every parametrized tensor is computed anew at its next read."""
+        self._carry(lambda m: m.parametrization is not None and bool(m.carries), frozenset())
 
     def _updates_parameter(self, node: ast.Call, receiver: Tensor) -> bool:
         """An in-place op on a parameter under ``no_grad``, or on its ``.data``."""
@@ -164,6 +208,10 @@ class Autograd(InterpreterBase):
             handed = args[0] if args else kwargs.get("params", UNKNOWN)
             self.ownership.construct(node, self.origins_of(handed, params=True))
             return Instance(qualname)  # an optimizer (its ``step(closure)`` is modelled)
+        if qualname == api.PARAMETRIZE_CACHED:
+            return Instance(qualname)
+        if qualname == api.REGISTER_PARAMETRIZATION:
+            return self._register_parametrization(args, node)
         if qualname in api.PASS_THROUGH_FUNCS and args:
             return args[0]  # torch.compile(f), torch.jit.script(f): f, as far as autograd goes
         if qualname in api.FUNCTIONAL_CALLS and len(args) >= 2:
@@ -202,6 +250,21 @@ class Autograd(InterpreterBase):
             return UNKNOWN
         return self.op_node(node, [*args, *kwargs.values()], saves=short not in api.NO_SAVE_OPS)
 
+    def _register_parametrization(self, args: list[Value], node: ast.Call) -> Value:
+        """``register_parametrization(module, "weight", parametrization)``: the module now computes
+        that tensor from its original parameter (one parametrized tensor per module is followed)."""
+        if len(args) < 3 or not isinstance(args[0], NNModule) or not node.args:
+            return self.unknown_call(args, {})
+        module, name, parametrization = args[0], args[1], args[2]
+        target = node.args[0]
+        if not isinstance(name, Const) or not isinstance(name.value, str):
+            return self.unknown_call(args, {})
+        if module.parametrization is not None or not isinstance(target, ast.Name | ast.Attribute):
+            return self.unknown_call(args, {})
+        registered = replace(module, parametrization=(name.value, parametrization))
+        self.assign_place(target, registered)
+        return registered
+
     def _parts(self, short: str, args: list[Value]) -> tuple[tuple[object, Origins], ...] | None:
         """The modules a container is built from, by key: a ``ModuleDict`` of a dict whose keys are
         constants, a ``Sequential`` of modules, a ``ModuleList`` of a list of known length."""
@@ -238,7 +301,7 @@ class Autograd(InterpreterBase):
             return module
         if attr in ("parameters", "buffers", "named_parameters"):
             self.forward_calls.add(node)  # only reads the module: a fix may re-run it
-        own = Tensor(frozenset(), True, owners=module.origins)  # one of its parameters
+        own = Tensor(module.carries, True, owners=module.origins)  # one of its parameters
         if attr in ("parameters", "buffers"):
             return Seq(own if attr == "parameters" else Tensor(frozenset(), False), "list")
         if attr == "named_parameters":
@@ -251,7 +314,8 @@ class Autograd(InterpreterBase):
             named = attr == "items" or attr.startswith("named_")
             return Seq(Seq(UNKNOWN, "tuple", (UNKNOWN, part)) if named else part, "list")
         if attr in ("forward", "__call__"):
-            return self.call_module(args, kwargs, node, origins=module.origins)
+            module = self.cached_weight(module, node)
+            return self.call_module(args, kwargs, node, origins=module.origins, carries=module.carries)
         if attr in api.TENSOR_METHODS or attr in api.NO_SAVE_OPS:
             return self.tensor_method(own, attr, args, kwargs, node)
         if attr in api.MODULE_GRADIENT_HOOK_METHODS:
@@ -296,19 +360,23 @@ class Autograd(InterpreterBase):
         args: list[Value],
         kwargs: dict[str, Value],
         node: ast.Call,
+        *,
         frozen: bool = False,
         origins: Origins = None,
+        carries: frozenset[int] = frozenset(),
     ) -> Value:
-        """A module's forward whose insides are not followed; ``origins``: the module's."""
+        """A module's forward whose insides are not followed; ``origins``: the module's; ``carries``:
+        the graph its parameters carry (:attr:`NNModule.carries`)."""
         self.forward_calls.add(node)
         self.module_calls.add(node)
+        weights = [Tensor(carries, True)] if carries else []
         if frozen:  # its parameters need no grad; its forward hooks run all the same
             return self._run_forward_hooks(
-                self.op_node(node, [*args, *kwargs.values()], saves=True), args, node
+                self.op_node(node, [*args, *kwargs.values(), *weights], saves=True), args, node
             )
         if self.no_grad:
             return Tensor(grad=False)
-        given = [*args, *kwargs.values()]
+        given = [*args, *kwargs.values(), *weights]
         graph = frozenset().union(*(nodes_of(v) for v in given))
         inputs = self.origins_of(Seq(UNKNOWN, "tuple", tuple(given)))  # leaves that need grad
         origins = None if origins is None or inputs is None else origins | inputs

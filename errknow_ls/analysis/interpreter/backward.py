@@ -19,6 +19,7 @@ from errknow_ls.analysis.values import (
     Seq,
     Tensor,
     Value,
+    identities_of,
     maybe_of,
     nodes_of,
     tensors_in,
@@ -82,7 +83,16 @@ class Backward(InterpreterBase):
         if retain is False:
             label = ast.unparse(receiver) if receiver is not None else "tensor"
             free = Free(
-                node, roots[0].root, loops, self.tick, label, reached, self._home(), self._entered(receiver)
+                node,
+                roots[0].root,
+                loops,
+                self.tick,
+                label,
+                reached,
+                self._home(),
+                self._entered(receiver),
+                frozenset().union(*(identities_of(t) for t in roots)),
+                self._operands(receiver),
             )
             for node_id in reached:
                 self.state.freed[node_id] = free
@@ -120,9 +130,8 @@ class Backward(InterpreterBase):
         self._guarded = frozenset()
         self._entry = {}
         self._spelled = {}
-        label = ast.unparse(receiver) if receiver is not None else ""
         event = SecondPass(node, node, receiver, conflict, free, roots=tuple(t.root for t in roots))
-        self._observe(event, roots, label)
+        self._observe(event, roots)
         event.report, event.frame = self._report_site(node, free.tick)
         if event.carried_over and event.carried:
             inside = self._inside_stateful_method(node, free.tick, event.carried)
@@ -137,7 +146,7 @@ class Backward(InterpreterBase):
         self._raised = True
         self._raised_by.add(id(free))
 
-    def _observe(self, event: SecondPass, roots: list[Tensor], receiver_label: str) -> None:
+    def _observe(self, event: SecondPass, roots: list[Tensor]) -> None:
         """What the second pass goes through: the same tensor as the first, a graph carried across
         iterations, a graph built before the loop that freed it (rules decide what it means)."""
         node, free, conflict = event.site, event.free, event.conflict
@@ -146,9 +155,19 @@ class Backward(InterpreterBase):
         reached = frozenset().union(*(t.nodes for t in roots))
         wrapped = free.site is not node and _thin_wrapper(roots, reached, free)
         repeated = free.site is node  # the same call, on an earlier iteration
-        event.same_tensor = bool(
-            same_root or wrapped or (receiver_label and receiver_label == free.label and not repeated)
+        # The tensor the first pass backwarded, reached again from another call (handed back by a
+        # function, kept over a loop, updated in place in between): the same object on some path.
+        again = not repeated and any(identities_of(t) & free.identities for t in roots)
+        # The same expression over the same values (`scaler.scale(loss)`, `outputs[6].sum()`):
+        # the same loss computed again, not another loss that shares its graph.
+        computed_again = (
+            not repeated
+            and event.receiver is not None
+            and free.operands is not None
+            and ast.unparse(event.receiver) == free.label
+            and self._operands(event.receiver) == free.operands
         )
+        event.same_tensor = same_root or wrapped or again or computed_again
         if event.same_tensor and repeated and _made_on_an_earlier_iteration(self.nodes, conflict, current):
             event.same_tensor = False  # built on the first pass of the loop only, kept for the next
         if event.same_tensor:
@@ -192,6 +211,31 @@ class Backward(InterpreterBase):
             if frame.module is None and self.frames[index + 1].module is not None:
                 return self.frames[index + 1].call_site
         return None
+
+    def _operands(self, receiver: ast.expr | None) -> tuple[tuple[str, Value], ...] | None:
+        """What the names and attributes of names ``receiver`` reads hold now, read without running
+        code (None: one is not bound here, or is an attribute of something not the checked code's
+        own object)."""
+        if receiver is None:
+            return None
+        held: list[tuple[str, Value]] = []
+        for place in _read_places(receiver):
+            value = self._peek(place)
+            if value is None:
+                return None
+            held.append((ast.unparse(place), value))
+        return tuple(held)
+
+    def _peek(self, place: ast.Name | ast.Attribute) -> Value | None:
+        if isinstance(place, ast.Name):
+            frame = self.frames[-1] if self.frames else None
+            closure = frame.closure if frame is not None and frame.closure is not None else {}
+            return self.state.env.get(place.id, closure.get(place.id, self.globals.get(place.id)))
+        owner = self._peek(place.value) if isinstance(place.value, ast.Name) else None
+        if isinstance(owner, Obj):
+            stored = self.state.heap.get(Place(owner.oid, place.attr))
+            return owner if stored is None and place.attr in owner.cls.methods else stored
+        return owner  # a method or attribute of a value the name holds: that value decides
 
     def _entered(self, receiver: ast.expr | None) -> Entry | None:
         """Running in another module of the project: the call in the checked text that entered it,
@@ -411,6 +455,15 @@ def _retains(kwargs: dict[str, Value], positional: Sequence[Value]) -> bool | No
         return retain
     create = flag(kwargs.get("create_graph"), positional[1] if len(positional) > 1 else None)
     return create if create is not False else False
+
+
+def _read_places(expr: ast.expr) -> list[ast.Name | ast.Attribute]:
+    """The names and the attributes of names (``self.loss``, ``saved.features``) ``expr`` reads."""
+    return [
+        n
+        for n in ast.walk(expr)
+        if isinstance(n, ast.Name) or (isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name))
+    ]
 
 
 def _thin_wrapper(roots: list[Tensor], reached: frozenset[int], free: Free) -> bool:

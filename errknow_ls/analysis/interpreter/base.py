@@ -134,6 +134,13 @@ class InterpreterBase(ABC):
         (what a fix may re-run; see rules/fix_safety.py)."""
         self.optimizer_calls: set[ast.AST] = set()
         """Constructions of a torch optimizer (``torch.optim.Adam(...)``)."""
+        self.caching: list[ast.AST] = []
+        """The ``with parametrize.cached():`` statements running now, innermost last."""
+        self.cached_contexts: set[ast.AST] = set()
+        """Every ``with parametrize.cached():`` statement that ran."""
+        self.cached_reads: dict[ast.AST, frozenset[int]] = {}
+        """Reads of a parametrized tensor (``model.coupling.weight``) that a cached context answered
+        with the tensor it keeps: the graph nodes of that tensor."""
         self.module_calls: set[ast.AST] = set()
         """Calls of a library module (``nn.LSTMCell``): what they give back may be a tensor or a
         tuple of them, which the analysis does not tell apart."""
@@ -400,9 +407,17 @@ class InterpreterBase(ABC):
         args: list[Value],
         kwargs: dict[str, Value],
         node: ast.Call,
+        *,
         frozen: bool = False,
         origins: Origins = None,
+        carries: frozenset[int] = frozenset(),
     ) -> Value: ...
+
+    @abstractmethod
+    def cached_weight(self, module: NNModule, node: ast.Call) -> NNModule: ...
+
+    @abstractmethod
+    def end_caching(self) -> None: ...
 
     @abstractmethod
     def _run_forward_hooks(self, output: Value, args: list[Value], node: ast.Call) -> Value: ...

@@ -4,6 +4,7 @@ project's modules, builtins, the standard library), and running the checked code
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.interpreter.autograd import decorated_no_grad, may_reach
@@ -101,7 +102,10 @@ class Calls(InterpreterBase):
         if isinstance(callee, Obj):
             return self.call_object(callee, args, kwargs, node)
         if isinstance(callee, NNModule):
-            return self.call_module(args, kwargs, node, frozen=callee.frozen, origins=callee.origins)
+            callee = self.cached_weight(callee, node)
+            return self.call_module(
+                args, kwargs, node, frozen=callee.frozen, origins=callee.origins, carries=callee.carries
+            )
         if callee is UNKNOWN and name and name not in self.state.env and name not in self.globals:
             return self.call_builtin(name, args, kwargs, node)
         return self.unknown_call(args, kwargs)
@@ -216,6 +220,9 @@ class Calls(InterpreterBase):
         if qualname in api.BACKWARD_FUNCS or qualname.endswith("autograd.backward"):
             tensors = args[0] if args else kwargs.get("tensors", UNKNOWN)
             return self.backward_call(node, tensors, kwargs, receiver_expr(node, 0), positional=args[2:])
+        if qualname == "copy.deepcopy" and len(args) == 1 and isinstance(args[0], NNModule):
+            # a module of its own: new parameters, which no optimizer built before it holds
+            return replace(args[0], origins=frozenset({self.origin(node)}), parts=None, carries=frozenset())
         if qualname == "functools.partial" and args:
             return Partial(args[0], tuple(args[1:]), kwargs)
         if qualname in api.LIBRARY_BACKWARD_CLASSES or qualname in api.GRAD_SCALER_CLASSES:

@@ -234,6 +234,11 @@ class Expressions(InterpreterBase):
         if attr == "grad" and isinstance(owner, Tensor | NNModule | Unknown | Opaque):
             self.note_gradient_use(owner, "`.grad`")
         if isinstance(owner, NNModule):
+            cached = owner.parametrization is not None and owner.parametrization[0] == attr and owner.carries
+            if cached and self.caching:
+                # the tensor `parametrize.cached()` keeps: the graph the first read computed
+                self.cached_reads[expr] = self.cached_reads.get(expr, frozenset()) | owner.carries
+                return Tensor(owner.carries, True, owners=owner.origins)
             return NNModule(attr, owner.frozen, owner.origins)
         if isinstance(owner, Tensor) and attr == "grad_fn" and owner.root is not None:
             return GradFn(owner.root)
@@ -263,7 +268,7 @@ class Expressions(InterpreterBase):
                 return NNModule("item", origins=parts[key])
             return NNModule("item", origins=self.origins_of(base))
         if isinstance(base, Tensor):
-            return self.op_node(expr, [base], saves=False)
+            return self.op_node(expr, [base], saves=_advanced_index(index))
         if isinstance(base, Seq):
             if base.keys is not None and base.items is not None and isinstance(index, Const):
                 if index.value in base.keys:
@@ -403,3 +408,16 @@ def _choice_of(base: Seq) -> Choice | None:
     if not all(isinstance(item, Const) for item in base.items):
         return None
     return Choice(frozenset(item.value for item in base.items if isinstance(item, Const)))
+
+
+def _advanced_index(index: Value) -> bool:
+    """``t[idx]`` with a tensor or a list as the index (or among a tuple's): advanced indexing,
+    whose backward keeps the index tensor (freed with the graph). Integers, slices, ``None`` and
+    ``...`` keep nothing; an index not known is not taken to keep anything."""
+    if isinstance(index, Tensor):
+        return True
+    if isinstance(index, Seq) and index.kind == "list":
+        return True
+    if isinstance(index, Seq) and index.kind == "tuple" and index.items is not None:
+        return any(_advanced_index(item) for item in index.items)
+    return False

@@ -11,7 +11,17 @@ from errknow_ls.analysis.events import Loop
 from errknow_ls.analysis.interpreter.base import InterpreterBase, LoopContext, func_node
 from errknow_ls.analysis.interpreter.statements import chain_else, chain_of
 from errknow_ls.analysis.state import Holder, join_all
-from errknow_ls.analysis.values import ITERATOR, UNKNOWN, Seq, Value, element, nodes_of, nth, tensors_in
+from errknow_ls.analysis.values import (
+    ITERATOR,
+    UNKNOWN,
+    NNModule,
+    Seq,
+    Value,
+    element,
+    nodes_of,
+    nth,
+    tensors_in,
+)
 
 MAX_UNROLLED_LOOPS = 3
 
@@ -177,7 +187,7 @@ class Loops(InterpreterBase):
         start_tick, first_tick = self.tick, None
         try:
             for iteration in range(3):
-                if iteration >= self._iterations(iterations, start_tick, first_tick):
+                if iteration >= self._iterations(iterations, start_tick, first_tick, loop.key):
                     break
                 context.iteration = iteration
                 if iteration:
@@ -212,13 +222,32 @@ class Loops(InterpreterBase):
             normal = self.state
         self.state = join_all([normal, *context.breaks], self.twin)
 
-    @staticmethod
-    def _iterations(planned: int, start_tick: int, first_tick: int | None) -> int:
+    def _iterations(self, planned: int, start_tick: int, first_tick: int | None, key: int) -> int:
         """Two runs of a body find what one iteration leaves for the next; a third is needed when
-        the first did no backward at all (``if prev is not None: ... backward()``)."""
-        if planned < 2 or first_tick is None or first_tick > start_tick:
+        the first did no backward at all (``if prev is not None: ... backward()``), or when the
+        second freed a graph the first made and something still holds it for the next (a target
+        network's soft update outside ``no_grad``: the first backward runs before any update)."""
+        if planned < 2 or first_tick is None:
             return planned
-        return planned + 1
+        if first_tick <= start_tick or self._kept_for_a_third(key):
+            return planned + 1
+        return planned
+
+    def _kept_for_a_third(self, key: int) -> bool:
+        """A node made on the loop's first iteration, freed on its second, still carried by a
+        module's parameters (:attr:`NNModule.carries`) into the next."""
+        held = frozenset().union(
+            *(
+                v.carries
+                for v in [*self.state.env.values(), *self.state.heap.values()]
+                if isinstance(v, NNModule)
+            )
+        )
+        return any(
+            (key, 0) in self.nodes[node_id].loops and (key, 1) in free.loops
+            for node_id, free in self.state.freed.items()
+            if node_id in held
+        )
 
     def _carried(self, key: int, iteration: int, include_env: bool) -> dict[Holder, Value]:
         """Names and places whose values at the top of ``iteration`` hold nodes made in the iteration

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
+from dataclasses import replace
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.interpreter.autograd import call_qualname, is_grad_disabled
@@ -18,6 +19,7 @@ from errknow_ls.analysis.values import (
     ClassInfo,
     Const,
     Func,
+    Instance,
     NNModule,
     Obj,
     Ref,
@@ -25,6 +27,7 @@ from errknow_ls.analysis.values import (
     Tensor,
     Value,
     element,
+    identities_of,
     join,
     join_many,
 )
@@ -63,7 +66,7 @@ class Statements(InterpreterBase):
                 current = self.eval(target)
                 if self.no_grad and isinstance(current, Tensor) and current.grad and not current.nodes:
                     self._note_step()  # `w -= lr * w.grad` under no_grad: a hand-written optimizer
-                self.assign(target, self.binop(current, self.eval(value), op, stmt))
+                self.assign(target, _in_place(current, self.binop(current, self.eval(value), op, stmt)))
             case ast.If(test=test, body=body, orelse=orelse):
                 chosen = self._forced.get(id(stmt))
                 if chosen is None:
@@ -80,7 +83,7 @@ class Statements(InterpreterBase):
             case ast.While(test=test, body=body, orelse=orelse):
                 self.exec_loop(stmt, body, orelse, test=test)
             case ast.With(items=items, body=body) | ast.AsyncWith(items=items, body=body):
-                self.exec_with(items, body)
+                self.exec_with(items, body, stmt)
             case (
                 ast.Try(body=body, handlers=handlers, orelse=orelse, finalbody=final)
                 | ast.TryStar(body=body, handlers=handlers, orelse=orelse, finalbody=final)
@@ -207,8 +210,8 @@ class Statements(InterpreterBase):
         else:
             self.exec_block(chain_else(stmt))
 
-    def exec_with(self, items: list[ast.withitem], body: list[ast.stmt]) -> None:
-        saved = self.no_grad
+    def exec_with(self, items: list[ast.withitem], body: list[ast.stmt], stmt: ast.stmt) -> None:
+        saved, caching = self.no_grad, len(self.caching)
         for item in items:
             value = self.eval(item.context_expr)
             qualname = call_qualname(item.context_expr, value)
@@ -216,12 +219,20 @@ class Statements(InterpreterBase):
                 self.no_grad = True
             elif qualname in api.GRAD_CONTEXTS:
                 self.no_grad = False
+            elif (
+                isinstance(value, Instance) and value.qualname == api.PARAMETRIZE_CACHED and not self.caching
+            ):
+                self.caching.append(stmt)
+                self.cached_contexts.add(stmt)
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, UNKNOWN)
         try:
             self.exec_block(body)
         finally:
             self.no_grad = saved
+            if len(self.caching) > caching:
+                del self.caching[caching:]
+                self.end_caching()
 
     def exec_try(
         self,
@@ -309,7 +320,7 @@ class Statements(InterpreterBase):
                 elif attr == "requires_grad" and isinstance(base, ast.Name) and isinstance(owner, Tensor):
                     grad = not (isinstance(value, Const) and not value.value)
                     owners = owner.owners if owner.grad else frozenset({self.origin(target)})
-                    self.state.env[base.id] = Tensor(owner.nodes, grad, owner.root, owners=owners)
+                    self.state.env[base.id] = replace(owner, grad=grad, owners=owners, maybe=frozenset())
             case ast.Subscript(value=base, slice=index):
                 container = self.eval(base)
                 key = self.eval(index)
@@ -472,3 +483,11 @@ def _with_item(container: Value, value: Value) -> Value | None:
             return Tensor(container.nodes | value.nodes, container.grad or value.grad, None)
         return None
     return Seq(value, "list")
+
+
+def _in_place(current: Value, updated: Value) -> Value:
+    """What ``current += ...`` leaves: on a tensor the update is in place (``Tensor.__iadd__``), so
+    the result is the same tensor, now made by a new op."""
+    if isinstance(current, Tensor) and isinstance(updated, Tensor):
+        return replace(updated, identities=identities_of(current) | identities_of(updated))
+    return updated

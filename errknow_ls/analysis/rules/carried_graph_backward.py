@@ -82,7 +82,7 @@ from errknow_ls.analysis.fixes import (
     insert_lines_before,
     replace,
 )
-from errknow_ls.analysis.rules.common_fixes import detached
+from errknow_ls.analysis.rules.common_fixes import detached, imports_torch
 from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
     cut_where_read_holds,
@@ -95,6 +95,12 @@ from errknow_ls.analysis.rules.fix_safety import (
     reset_state,
     stored_once,
     updated_within_step,
+)
+from errknow_ls.analysis.rules.parameter_updates import (
+    cache_each_iteration,
+    cached_weights,
+    parameter_updates,
+    update_without_grad,
 )
 from errknow_ls.analysis.state import Holder, Place
 from errknow_ls.analysis.values import UNKNOWN, Const, Seq, Tensor, Value, element, join
@@ -134,11 +140,28 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
             "a backward in that loop already freed it"
         )
         freed_here = "the graph is freed here, inside that loop"
+    updates = parameter_updates(event, ctx)
+    cached = cached_weights(event, ctx)
+    if cached:
+        message = (
+            f"`{tensor}` reaches the graph of {what} through the `{cached[0].tensor}` that "
+            f"`parametrize.cached()` (line {ctx.line_of(cached[0].context)}) computed once and keeps "
+            f"for every iteration; {what}'s backward already freed it"
+        )
+    if updates:
+        update = updates[0]
+        message = (
+            f"`{tensor}` reaches the graph of an earlier iteration through the parameters of "
+            f"`{update.module}`, which the update in place at line {ctx.line_of(update.update)} ties to "
+            f"a graph; {what}'s backward already freed it"
+        )
     # Every cut the analysis can build, best first: where the first does not remove the finding
     # (the carried graph also comes in another way), ``--fix`` tries the next.
     cuts = [
         fix
         for fix in (
+            cache_each_iteration(ctx, cached, event.loop.node if event.loop is not None else None),
+            update_without_grad(ctx, updates),
             _detach_untrained_store(event, ctx, attrs),
             _refresh_every_iteration(event, ctx, carried),
             _detach_appended(event, ctx),
@@ -160,6 +183,10 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         candidates = [*cuts[:1], reset, *cuts[1:]]
     fixes = [fix for fix in candidates if fix is not None]
     related = [ctx.related(event.free.site, freed_here)]
+    related += [
+        ctx.related(u.update, f"`{u.module}`'s parameters are updated here, with grad on") for u in updates
+    ]
+    related += [ctx.related(c.context, "the cached context spans the loop") for c in cached[:1]]
     return ctx.finding(CODE, event.report, message, fixes, related, tensor)
 
 
@@ -511,7 +538,7 @@ def _detached_read(ctx: RuleContext, read: ast.Attribute, shape: Value, unpacked
     """The state read back, detached in its own shape; an item of what a library module gave
     back (unpacked from it) in the shape it has at run time (an LSTM's ``(h, c)``)."""
     text = ctx.text(read)
-    if unpacked and _module_output(ctx, shape) and _imports_torch(ctx):
+    if unpacked and _module_output(ctx, shape) and imports_torch(ctx):
         return f"({text}.detach() if isinstance({text}, torch.Tensor) else {_detached_tuple(text)})"
     return detach_expression(text, shape)
 
@@ -966,7 +993,7 @@ def _detach_line(name: str, value: Value, ctx: RuleContext) -> tuple[str, bool] 
         isinstance(value, Seq)
         and value.kind == "list"
         and _module_output(ctx, value.item)
-        and _imports_torch(ctx)
+        and imports_torch(ctx)
     ):
         # What a module gave back is one value to the analysis, a tensor or an (h, c) pair at run
         # time (an LSTMCell's state): each item is detached in the shape it has when it runs.
@@ -998,7 +1025,7 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str
         runtime_shape = (
             isinstance(shape, Tensor)
             and _module_output(ctx, shape)
-            and _imports_torch(ctx)
+            and imports_torch(ctx)
             and _bound_whole(_loop_body(event), name)
             and not isinstance(event.entry.get(holder), Tensor)  # a tensor enters: a tensor it stays
         )
@@ -1085,7 +1112,7 @@ def _detached_tuple(name: str) -> str:
 
 def _guard(name: str, ctx: RuleContext) -> str:
     """``isinstance(total, torch.Tensor)`` where ``torch`` is imported, else ``is not None``."""
-    return f"isinstance({name}, torch.Tensor)" if _imports_torch(ctx) else f"{name} is not None"
+    return f"isinstance({name}, torch.Tensor)" if imports_torch(ctx) else f"{name} is not None"
 
 
 def _module_output(ctx: RuleContext, value: Value) -> bool:
@@ -1094,13 +1121,6 @@ def _module_output(ctx: RuleContext, value: Value) -> bool:
     if not isinstance(value, Tensor):
         return False
     return value.root is None or ctx.nodes[value.root].site in ctx.module_calls
-
-
-def _imports_torch(ctx: RuleContext) -> bool:
-    return any(
-        isinstance(stmt, ast.Import) and any(a.name == "torch" and a.asname is None for a in stmt.names)
-        for stmt in ctx.module.body
-    )
 
 
 def _in_header_line(anchor: ast.stmt, loop: ast.stmt | None) -> bool:

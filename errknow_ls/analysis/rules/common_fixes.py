@@ -357,3 +357,11 @@ def detached(ctx: RuleContext, expr: ast.expr) -> str:
     text = ctx.text(expr)
     atomic = isinstance(expr, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
     return f"{text}.detach()" if atomic else f"({text}).detach()"
+
+
+def imports_torch(ctx: RuleContext) -> bool:
+    """The module has ``import torch``: a fix may write ``torch.<name>``."""
+    return any(
+        isinstance(stmt, ast.Import) and any(a.name == "torch" and a.asname is None for a in stmt.names)
+        for stmt in ctx.module.body
+    )

@@ -83,6 +83,10 @@ class RuleContext:
     """Which parameters each optimizer owns, and what else sees gradients."""
     complete: bool = False
     """Every entry point ran to its end (no budget stopped one, the checker did not fail)."""
+    cached_contexts: set[ast.AST] = field(default_factory=set)
+    """The ``with parametrize.cached():`` statements that ran."""
+    cached_reads: dict[ast.AST, frozenset[int]] = field(default_factory=dict)
+    """Reads of a parametrized tensor a cached context answered, with that tensor's graph nodes."""
     parents: Parents = field(init=False)
     _all: list[ast.stmt] | None = field(init=False, default=None)
     _summaries: dict[int, Summary] = field(init=False, default_factory=dict)

@@ -149,7 +149,12 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     fixes = [f for f in candidates if f is not None]
     related = [ctx.related(first, f"`{event.free.label}`'s backward frees the shared graph here")]
     if shared:
-        related.append(ctx.related(shared[1], "the shared part of the graph is built here"))
+        built = (
+            "`parametrize.cached()` gives back here the tensor the first loss was built from"
+            if shared[1] in ctx.cached_reads
+            else "the shared part of the graph is built here"
+        )
+        related.append(ctx.related(shared[1], built))
     return ctx.finding(CODE, event.report, message, fixes, related, tensor)
 
 
@@ -324,9 +329,26 @@ def _shared_variable(event: SecondPass, ctx: RuleContext) -> tuple[str, ast.AST]
     """The newest variable assignment that made a freed node both passes reach (``fake =
     netG(noise)``), else one that made a node above them both reach (``values =
     torch.stack(values)`` over a critic's outputs, which saves nothing itself)."""
-    return _assigned(event, ctx, event.conflict) or _assigned(
-        event, ctx, (event.reached & event.free.reached) - event.conflict
+    return (
+        _cached_read(event, ctx)
+        or _assigned(event, ctx, event.conflict)
+        or _assigned(event, ctx, (event.reached & event.free.reached) - event.conflict)
     )
+
+
+def _cached_read(event: SecondPass, ctx: RuleContext) -> tuple[str, ast.AST] | None:
+    """A read of a parametrized tensor (``model.coupling.weight``) that ``parametrize.cached()``
+    answered with the tensor the first pass backwarded, between the two passes."""
+    first, second = ctx.line_of(event.free.site), ctx.line_of(event.report)
+    function = ctx.function_of(event.report)
+    for read, nodes in ctx.cached_reads.items():
+        if (
+            nodes & event.conflict
+            and first < ctx.line_of(read) <= second
+            and ctx.function_of(read) is function
+        ):
+            return ctx.text(read), read
+    return None
 
 
 def _assigned(event: SecondPass, ctx: RuleContext, nodes: frozenset[int]) -> tuple[str, ast.AST] | None:

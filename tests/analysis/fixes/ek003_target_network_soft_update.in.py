@@ -1,0 +1,25 @@
+"""A value network regressed on bootstrapped targets from a Polyak-averaged copy of itself, whose
+soft update is written without ``torch.no_grad()`` (the update stable-baselines3 moved under
+no_grad "to avoid storing the graph": https://github.com/DLR-RM/stable-baselines3/pull/106)."""
+
+import copy
+
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+value = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 1))
+target = copy.deepcopy(value)
+target.requires_grad_(False)
+optimizer = torch.optim.SGD(value.parameters(), lr=0.05)
+states = torch.randn(64, 4)
+rewards = states[:, :1].sin()
+for step in range(6):
+    bootstrap = rewards + 0.9 * target(states.roll(1, 0))
+    loss = (value(states) - bootstrap).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    for online, averaged in zip(value.parameters(), target.parameters()):
+        averaged.copy_(0.1 * online + 0.9 * averaged)
+    print(f"step {step}: loss {loss.item():.4f}")
