@@ -170,6 +170,9 @@ class Instance(Value):
     ``accelerate.Accelerator``, a ``GradScaler``), by the class's qualified name."""
 
     qualname: str
+    made: ast.AST | None = None
+    """For an optimizer, the constructor call that built it (what it owns: ``Ownership.constructed``);
+    None where that is not known (one of two optimizers, or another object)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,6 +345,8 @@ def join(a: Value | None, b: Value | None) -> Value:
     if isinstance(a, NNModule) and isinstance(b, NNModule):
         origins = None if a.origins is None or b.origins is None else a.origins | b.origins
         return replace(a, origins=origins, parts=a.parts if a.parts == b.parts else None)
+    if isinstance(a, Instance) and isinstance(b, Instance):
+        return replace(a, made=None)  # one of two objects: which constructor made it is not known
     for kind in (Tensor, Seq, Obj, NNModule, Instance, Func, Class, Ref):
         if isinstance(a, kind):
             return a

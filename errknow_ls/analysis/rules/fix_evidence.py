@@ -13,6 +13,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek004_gan_detach",
     ),
     "Detach `{name}` where the second loss uses it (`{code}`)": (
+        "ek004_advantage_read_after_critic_step",
         "ek004_critic_baseline_after_its_own_loss",
         "ek004_generator_updated_first",
     ),
@@ -34,6 +35,8 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek002_advantages_from_trained_critic",
         "ek002_co_trained_teacher_targets_built_once",
         "ek002_collocation_points_built_from_leaf",
+        "ek002_embedding_of_a_token_kept_from_init",
+        "ek002_labels_made_from_weights_that_need_grad",
         "ek002_rollout_log_probs_reused",
         "ek002_targets_computed_in_init",
         "ek002_teacher_targets_built_once",
@@ -47,6 +50,8 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Keep the graph for the second pass: `retain_graph=True` at line {line}": (
         "ek001_generator_yields_before_step",
         "ek001_grad_norm_then_backward",
+        "ek001_grad_per_input_in_a_comprehension",
+        "ek004_other_optimizer_steps_between",
     ),
     "Keep the saved tensors: `retain_graph=True` at line {line}": ("ek006_saved_input_inspected_after_step",),
     "Re-run {shown} at the start of each iteration": ("ek003_state_loaded_once_before_loop",),

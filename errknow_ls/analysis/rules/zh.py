@@ -83,6 +83,8 @@ for step in range(100):
 循环中重新计算，而损失又通过循环自己的前向传播学习，那么它们是循环只读取的目标（一次 rollout 的
 旧对数概率、保存在 `__init__` 中的预测）：在保存处或循环之前把它们 detach 是不安全的，因为这会
 截断第一次迭代经过它们传回的梯度。
+循环只通过由某个值构建的东西读到它（循环之前用标签 `Y` 构建的加载器）时，在它被赋值的地方
+detach（`Y = (X @ true_w).detach()`），安全性同上；在从不读取它的循环里重新计算它没有作用，不会提供。
 
 ### 参考
 - [Autograd 机制](https://pytorch.org/docs/stable/notes/autograd.html)""",
@@ -168,7 +170,11 @@ loss_rec = mse(decoder(features), x)
 与自己部分的输出相组合的值学习（critic 的价值给 actor 的对数概率加权），那个值可能是程序本想
 detach 的基线：相加是不安全的。在第一个损失中 detach 共享张量，在 GAN 的判别器一步中是安全的
 （两次反向传播之间有一次优化器步），在其他情况下不安全，因为它在共享部分截断了第一个损失的梯度。在第一次反向传播上
-使用 `retain_graph=True` 是不安全的：中间的优化器步会修改第二次反向传播需要的张量。
+使用 `retain_graph=True` 是不安全的，并且只在两次反向传播之间没有优化器步、或其间的每一步只改变第二个损失
+的计算图不读取的参数时才提供（actor 的优化器在 critic 的损失之前更新，而 critic 的计算图从不读取 actor；
+依据构造每个模块的调用判断，从不依据名字）：否则那一步会修改第二次反向传播需要的张量。若第二个损失通过
+一个在第一次反向传播之前算出的值读取共享部分（`advantage = reward - value`，先为 critic 反向传播，
+再给策略的替代目标加权），就在第一次反向传播之后第二个损失读取它的地方 detach 这个值。
 
 ### 参考
 - [DCGAN 示例，`fake.detach()`](https://github.com/pytorch/examples/blob/main/dcgan/main.py)
