@@ -1010,3 +1010,22 @@ def test_a_step_between_two_backwards_allows_a_retain_only_where_it_spares_the_s
     ).findings
     titles = [fix.title for fix in finding.fixes]
     assert any("retain_graph=True" in title for title in titles) is retained
+
+
+@pytest.mark.parametrize(
+    ("call", "expired"),
+    [
+        ("torch.cos(positions * self.reciprocal(box)).sum()", True),
+        ("torch.cos(positions * self.reciprocal(box)).sum() + self._box_key", False),
+    ],
+)
+def test_a_cache_is_emptied_by_its_key_only_where_every_read_of_the_key_is_guarded(
+    call: str, expired: bool
+) -> None:
+    """Storing ``None`` into a cache's key makes the method compute the value again, where the key
+    is read only after its ``is not None`` test; a read of it anywhere else would meet ``None``."""
+    source = (FIXES / "ek003_cache_served_while_its_key_matches.in.py").read_text(encoding="utf-8")
+    energy = "torch.cos(positions * self.reciprocal(box)).sum()"
+    assert source.count(energy) == 1
+    (finding,) = check_source(source.replace(energy, call)).findings
+    assert any(fix.title.startswith("Empty the cache") for fix in finding.fixes) is expired

@@ -42,6 +42,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek002_teacher_targets_built_once",
     ),
     "Empty {shown} at the start of each {where}": (
+        "ek003_cache_served_while_its_key_matches",
         "ek003_episode_lists_never_emptied",
         "ek003_list_never_cleared",
         "ek003_memo_filled_once",

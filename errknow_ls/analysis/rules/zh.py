@@ -131,6 +131,9 @@ for inputs, targets in batches:
 在反向传播之后追加、并被之后迭代读取的历史（用于损失加权的早先损失）改为保存 detach 后的副本；
 为某一步的损失填充却从不清空的列表（一个回合的对数概率、前向钩子收集的激活）改为在每次迭代开头
 清空。
+对象缓存的值只在旁边保存的键不为 `None` 时才被返回（`if self._key is not None and ...: return
+self._cached`），且对键的每次读取都受同样的检查保护时，在每次迭代开头把 `None` 存入这个键，使每一步
+都重新计算它（不安全：缓存不再起作用）。
 
 ### 参考
 - [pytorch/examples word_language_model `repackage_hidden`](https://github.com/pytorch/examples/blob/main/word_language_model/main.py)
