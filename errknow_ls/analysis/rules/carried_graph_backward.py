@@ -876,20 +876,20 @@ def _expire_cache_key(event: SecondPass, ctx: RuleContext) -> Fix | None:
     places = [h for h in _listed(event.carried) if isinstance(h, Place)]
     if anchor is None or not places or _in_header_line(anchor, loop.node):
         return None
-    lines, shown = [], []
+    keys, shown = [], []
     for place in places:
         spelled = _spelling(place, event)
         key = _cache_key(ctx, place.attribute)
         if spelled is None or "." not in spelled or key is None:
             return None
-        owner = spelled.rpartition(".")[0]
-        lines.append(f"{owner}.{key} = None")
-        shown.append(f"`{spelled}` (by its key `{owner}.{key}`)")
-    edit = insert_lines_before(ctx.source, anchor, lines)
+        keys.append(f"{spelled.rpartition('.')[0]}.{key}")
+        shown.append(f"`{spelled}`")
+    edit = insert_lines_before(ctx.source, anchor, [f"{key} = None" for key in keys])
     if edit is None:
         return None
     return Fix(
-        f"Empty the cache {', '.join(shown)} at the start of each iteration",
+        f"Empty the cache {', '.join(shown)} at the start of each iteration: store `None` into its key "
+        + ", ".join(f"`{key}`" for key in keys),
         Applicability.UNSAFE,
         (edit,),
         workaround=3,

@@ -41,8 +41,10 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek002_targets_computed_in_init",
         "ek002_teacher_targets_built_once",
     ),
-    "Empty {shown} at the start of each {where}": (
+    "Empty the cache {shown} at the start of each iteration: store `None` into its key {keys}": (
         "ek003_cache_served_while_its_key_matches",
+    ),
+    "Empty {shown} at the start of each {where}": (
         "ek003_episode_lists_never_emptied",
         "ek003_list_never_cleared",
         "ek003_memo_filled_once",

@@ -321,6 +321,10 @@ MESSAGES = Catalog.of(
         ("Detach the previous step's {shown} where it is read", "在读取上一步 {shown} 的地方对它 detach"),
         ("Keep detached copies in {shown}", "在 {shown} 中保存 detach 后的副本"),
         ("Store detached values in the replay buffer {shown}", "在回放缓冲区 {shown} 中保存 detach 后的值"),
+        (
+            "Empty the cache {shown} at the start of each iteration: store `None` into its key {keys}",
+            "在每次迭代开头清空缓存 {shown}：把 `None` 存入它的键 {keys}",
+        ),
         ("Empty {shown} at the start of each {where}", "在每次{where}开头清空 {shown}"),
         ("Re-run {shown} at the start of each iteration", "在每次迭代开头重新运行 {shown}"),
         ("Empty the cache {shown} at the start of each iteration", "在每次迭代开头清空缓存 {shown}"),
