@@ -449,7 +449,7 @@ def _detach(
 
 
 def _read_again_after_first(
-    event: SecondPass, ctx: RuleContext, scope: ast.AST, shared: str
+    event: SecondPass, ctx: RuleContext, scope: ast.AST, shared_name: str
 ) -> list[tuple[str, ast.AST]]:
     """Other variables both passes go through (``advantage = reward - value`` over the critic's
     ``value``), newest first, that the function does not assign again between the two backwards: a
@@ -470,7 +470,7 @@ def _read_again_after_first(
         target = stmt.targets[0]
         if (
             isinstance(target, ast.Name)
-            and target.id not in (shared, *stored_between)
+            and target.id not in (shared_name, *stored_between)
             and stmt.lineno < first_line
         ):
             found.setdefault(target.id, stmt)
