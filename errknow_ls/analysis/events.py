@@ -69,6 +69,9 @@ class SecondPass:
     stepped_between: bool = False
     """Parameters changed between the two passes (an optimizer stepped, or a method updated them in
     place, as SAM's ``first_step`` does): the second pass needs a fresh forward pass."""
+    stepped_origins: frozenset[int] | None = frozenset()
+    """The origins (see ``ownership.py``) of the parameters changed between the two passes; None
+    where what one of those changes changed is not known."""
 
 
 @dataclass(slots=True)

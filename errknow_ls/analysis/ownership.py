@@ -71,14 +71,42 @@ class Ownership:
     uses: list[GradientUse] = field(default_factory=list)
     links: list[frozenset[int]] = field(default_factory=list)
     """Origins that share parameters (a module whose attribute was set to another's weight)."""
+    steps: dict[ast.AST, Origins] = field(default_factory=dict)
+    """Each call or statement that changed parameters in place (an optimizer's ``step()``, a
+    hand-written update), with the origins it changed on any run (None: not known)."""
+    stepped: list[tuple[int, Origins]] = field(default_factory=list)
+    """The same, in the order they ran: the interpreter's tick when each ran, and what it changed."""
 
     def construct(self, call: ast.AST, origins: Origins) -> None:
         """An optimizer built at ``call`` was handed ``origins``."""
         self.optimizers.append(origins)
+        self.constructed[call] = _union(self.constructed.get(call, frozenset()), origins)
+
+    def add_group(self, call: ast.AST | None, origins: Origins) -> None:
+        """The optimizer built at ``call`` (None: not known) was handed ``origins`` too."""
+        self.optimizers.append(origins)
         if call in self.constructed:
-            known = self.constructed[call]
-            origins = None if known is None or origins is None else known | origins
-        self.constructed[call] = origins
+            self.constructed[call] = _union(self.constructed[call], origins)
+
+    def owned(self, call: ast.AST | None) -> Origins:
+        """What the optimizer built at ``call`` owns, on every run of it (None: not known)."""
+        return self.constructed.get(call) if call is not None else None
+
+    def step(self, site: ast.AST, tick: int, origins: Origins) -> None:
+        """``site`` changed the parameters of ``origins`` in place at ``tick``."""
+        self.stepped.append((tick, origins))
+        self.steps[site] = _union(self.steps.get(site, frozenset()), origins)
+
+    def stepped_since(self, tick: int) -> Origins:
+        """The origins the steps run at or after ``tick`` changed (None: one of them is not known)."""
+        found: set[int] = set()
+        for when, origins in reversed(self.stepped):
+            if when < tick:
+                break
+            if origins is None:
+                return None
+            found |= origins
+        return frozenset(found)
 
     def linked(self, origins: frozenset[int]) -> frozenset[int]:
         """``origins`` and every origin linked to them, to a fixpoint."""
@@ -91,6 +119,10 @@ class Ownership:
                     found |= group
                     changed = True
         return frozenset(found)
+
+
+def _union(known: Origins, more: Origins) -> Origins:
+    return None if known is None or more is None else known | more
 
 
 def upstream_origins(nodes: list[GraphNode], upstream: Iterable[int]) -> Origins:

@@ -181,6 +181,9 @@ class Instance(Value):
     ``accelerate.Accelerator``, a ``GradScaler``), by the class's qualified name."""
 
     qualname: str
+    made: ast.AST | None = None
+    """For an optimizer, the constructor call that built it (what it owns: ``Ownership.constructed``);
+    None where that is not known (one of two optimizers, or another object)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,6 +373,8 @@ def join(a: Value | None, b: Value | None) -> Value:
         origins = None if a.origins is None or b.origins is None else a.origins | b.origins
         parts = a.parts if a.parts == b.parts else None
         return replace(a, origins=origins, parts=parts, carries=a.carries | b.carries)
+    if isinstance(a, Instance) and isinstance(b, Instance):
+        return replace(a, made=None)  # one of two objects: which constructor made it is not known
     for kind in (Tensor, Seq, Obj, NNModule, Instance, Func, Class, Ref):
         if isinstance(a, kind):
             return a

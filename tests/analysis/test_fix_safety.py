@@ -990,3 +990,42 @@ def test_the_gradient_a_backward_left_is_read_from_grad_safely_only_after_a_clea
     (finding,) = check_source(source).findings
     (read,) = [fix for fix in finding.fixes if fix.title.startswith("Read the gradient")]
     assert (read.applicability == Applicability.SAFE) is (every == 1)
+
+
+@pytest.mark.parametrize(
+    ("actor_opt_owns", "retained"),
+    [("actor.parameters()", True), ("[*encoder.parameters(), *actor.parameters()]", False)],
+)
+def test_a_step_between_two_backwards_allows_a_retain_only_where_it_spares_the_second_graph(
+    actor_opt_owns: str, retained: bool
+) -> None:
+    """The actor's optimizer steps between the actor's backward and the critic's: keeping the graph
+    for the critic's pass holds only while that optimizer owns nothing the critic's graph reads
+    (here, the shared encoder); once it does, the step changes what the pass saved."""
+    source = (FIXES / "ek004_other_optimizer_steps_between.in.py").read_text(encoding="utf-8")
+    built = "actor_opt = torch.optim.Adam(actor.parameters(), lr=1e-2)"
+    assert source.count(built) == 1
+    (finding,) = check_source(
+        source.replace(built, built.replace("actor.parameters()", actor_opt_owns))
+    ).findings
+    titles = [fix.title for fix in finding.fixes]
+    assert any("retain_graph=True" in title for title in titles) is retained
+
+
+@pytest.mark.parametrize(
+    ("call", "expired"),
+    [
+        ("torch.cos(positions * self.reciprocal(box)).sum()", True),
+        ("torch.cos(positions * self.reciprocal(box)).sum() + self._box_key", False),
+    ],
+)
+def test_a_cache_is_emptied_by_its_key_only_where_every_read_of_the_key_is_guarded(
+    call: str, expired: bool
+) -> None:
+    """Storing ``None`` into a cache's key makes the method compute the value again, where the key
+    is read only after its ``is not None`` test; a read of it anywhere else would meet ``None``."""
+    source = (FIXES / "ek003_cache_served_while_its_key_matches.in.py").read_text(encoding="utf-8")
+    energy = "torch.cos(positions * self.reciprocal(box)).sum()"
+    assert source.count(energy) == 1
+    (finding,) = check_source(source.replace(energy, call)).findings
+    assert any(fix.title.startswith("Empty the cache") for fix in finding.fixes) is expired

@@ -91,8 +91,15 @@ class Autograd(InterpreterBase):
     ) -> Value:
         if attr == "backward":
             return self.backward_call(node, receiver, kwargs, receiver_expr(node, None), positional=args[1:])
-        if attr.endswith("_") and not attr.endswith("__") and self._updates_parameter(node, receiver):
-            self._note_step()  # `p.data.add_(p.grad, alpha=-lr)`: a hand-written optimizer
+        updated = (
+            self._updated_parameter(node, receiver)
+            if attr.endswith("_") and not attr.endswith("__")
+            else None
+        )
+        if updated is not None:
+            self._note_step(
+                node, updated.owners
+            )  # `p.data.add_(p.grad, alpha=-lr)`: a hand-written optimizer
         if attr == "detach_":
             self._detach_in_place(receiver)
             self._rebind_receiver(node, Tensor(grad=False))
@@ -169,18 +176,19 @@ class Autograd(InterpreterBase):
         """``parametrize.cached()`` exits: every parametrized tensor is computed anew at its next read."""
         self._carry(lambda m: m.parametrization is not None and bool(m.carries), frozenset())
 
-    def _updates_parameter(self, node: ast.Call, receiver: Tensor) -> bool:
-        """An in-place op on a parameter under ``no_grad``, or on its ``.data``."""
+    def _updated_parameter(self, node: ast.Call, receiver: Tensor) -> Tensor | None:
+        """The parameter an in-place op changes: the receiver under ``no_grad``, or the tensor whose
+        ``.data`` it is (None: not a parameter's update)."""
         if self.no_grad and receiver.grad and not receiver.nodes:
-            return True
+            return receiver
         func = node.func
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute)):
-            return False
+            return None
         owner_expr = func.value.value
         if func.value.attr != "data" or not isinstance(owner_expr, ast.Name):
-            return False
+            return None
         owner = self.state.env.get(owner_expr.id)
-        return isinstance(owner, Tensor) and owner.grad and not owner.nodes
+        return owner if isinstance(owner, Tensor) and owner.grad and not owner.nodes else None
 
     def _detach_in_place(self, tensor: Tensor) -> None:
         """``t.detach_()`` changes the tensor object itself: every name, attribute and container
@@ -207,7 +215,7 @@ class Autograd(InterpreterBase):
             self.optimizer_calls.add(node)
             handed = args[0] if args else kwargs.get("params", UNKNOWN)
             self.ownership.construct(node, self.origins_of(handed, params=True))
-            return Instance(qualname)  # an optimizer (its ``step(closure)`` is modelled)
+            return Instance(qualname, node)  # an optimizer (its ``step(closure)`` is modelled)
         if qualname == api.PARAMETRIZE_CACHED:
             return Instance(qualname)
         if qualname == api.REGISTER_PARAMETRIZATION:
@@ -335,13 +343,15 @@ class Autograd(InterpreterBase):
         if qualname in api.GRAD_SCALER_CLASSES and attr == "scale" and args:
             return self.op_node(node, args[:1], saves=True)
         if qualname in api.GRAD_SCALER_CLASSES and attr == "step":
-            self._note_step()  # scaler.step(optimizer) steps the optimizer
+            stepped = args[0] if args else kwargs.get("optimizer")
+            made = stepped.made if isinstance(stepped, Instance) else None
+            self._note_step(node, self.ownership.owned(made))  # scaler.step(optimizer) steps the optimizer
             return UNKNOWN
         if qualname in api.LIBRARY_BACKWARD_CLASSES and attr in api.LIBRARY_PREPARE_METHODS:
             # accelerator.prepare(model, optimizer), fabric.setup(...): the same objects, wrapped
             return args[0] if len(args) == 1 else Seq(join_many(args), "tuple", tuple(args))
         if qualname.startswith("torch.optim.") and attr == "step":
-            self._note_step()
+            self._note_step(node, self.ownership.owned(receiver.made))
             closure = args[0] if args else kwargs.get("closure")
             if isinstance(closure, Func):
                 # optimizer.step(closure) (LBFGS) runs the closure and gives back what it returned.
@@ -349,7 +359,7 @@ class Autograd(InterpreterBase):
             return UNKNOWN
         if qualname.startswith("torch.optim.") and attr == "add_param_group":
             group = args[0] if args else kwargs.get("param_group", UNKNOWN)
-            self.ownership.optimizers.append(self.origins_of(group, params=True))  # it owns them too
+            self.ownership.add_group(receiver.made, self.origins_of(group, params=True))  # it owns them too
             return UNKNOWN
         if qualname.startswith("torch.optim.") and attr in ("zero_grad", "state_dict"):
             return UNKNOWN
@@ -401,9 +411,11 @@ class Autograd(InterpreterBase):
             self._in_hook = False
         return output
 
-    def _note_step(self) -> None:
+    def _note_step(self, site: ast.AST, origins: Origins = None) -> None:
+        """``site`` changed the parameters of ``origins`` in place (None: which ones is not known)."""
         self.stepping.update(key for key, _ in self.loop_stack)
         self.step_tick = self.tick
+        self.ownership.step(site, self.tick, origins)
 
     def _note_freezing_loop(self, target: ast.expr, iterable: ast.expr, body: list[ast.stmt]) -> None:
         """``for p in backbone.parameters(): p.requires_grad = False`` freezes ``backbone``."""

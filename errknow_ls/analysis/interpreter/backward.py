@@ -142,6 +142,7 @@ class Backward(InterpreterBase):
         event.module, event.local = self._home(), self._local_call(node, free)
         event.entered = self._entered(receiver)
         event.stepped_between = self.step_tick >= free.tick
+        event.stepped_origins = self.ownership.stepped_since(free.tick)
         self.events.append(event)
         self._raised = True
         self._raised_by.add(id(free))

@@ -65,7 +65,9 @@ class Statements(InterpreterBase):
             case ast.AugAssign(target=target, op=op, value=value):
                 current = self.eval(target)
                 if self.no_grad and isinstance(current, Tensor) and current.grad and not current.nodes:
-                    self._note_step()  # `w -= lr * w.grad` under no_grad: a hand-written optimizer
+                    self._note_step(
+                        stmt, current.owners
+                    )  # `w -= lr * w.grad` under no_grad: a hand-written optimizer
                 self.assign(target, _in_place(current, self.binop(current, self.eval(value), op, stmt)))
             case ast.If(test=test, body=body, orelse=orelse):
                 chosen = self._forced.get(id(stmt))

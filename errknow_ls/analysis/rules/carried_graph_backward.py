@@ -46,7 +46,10 @@ gradients nothing else sees, is stored detached where it is stored, safely: the 
 and so is what trains (the ownership is decided by the modules' identities, never their names).
 A state updated through a local name (`centers = m *
 self.centers + ...; self.centers = centers`) is stored detached too, unsafely: the step may read the
-attribute again after storing it, which the graph does not tell from a read of the local. A replay
+attribute again after storing it, which the graph does not tell from a read of the local. A value an
+object caches and serves only while a key kept beside it is set (`if self._key is not None and
+...: return self._cached`), every read of the key guarded the same way, is computed again on every
+iteration by storing `None` into the key at its start (unsafe: the cache no longer serves). A replay
 buffer (read through `random.sample`) stores detached values (unsafe); an object's state set before
 the loop by a method call is set again by re-running that call at the start of each iteration
 (unsafe).
@@ -169,6 +172,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
             _detach_stored(event, ctx, attrs),
             _clear_each_iteration(event, ctx),
             _clear_cache(event, ctx),
+            _expire_cache_key(event, ctx),
             _rerun_initialising_call(event, ctx),
         )
         if fix is not None
@@ -884,6 +888,106 @@ def _clear_cache(event: SecondPass, ctx: RuleContext) -> Fix | None:
     return Fix(
         f"Empty the cache {shown} at the start of each iteration", Applicability.UNSAFE, (edit,), workaround=3
     )
+
+
+def _expire_cache_key(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """A value an object caches on itself (``self._kvectors``) and hands back only while a key kept
+    beside it is set (``if self._cell_key is not None and torch.equal(...): return
+    self._kvectors``), else computes again and stores: storing ``None`` into the key at the start of
+    each iteration makes every step compute the value again from its current inputs (unsafe: the
+    cache then never serves, which the program meant it to)."""
+    loop = event.loop
+    if loop is None or loop.method is not None or not isinstance(loop.node, ast.For | ast.While):
+        return None
+    anchor = body_anchor(loop.node.body)
+    places = [h for h in _listed(event.carried) if isinstance(h, Place)]
+    if anchor is None or not places or _in_header_line(anchor, loop.node):
+        return None
+    keys, shown = [], []
+    for place in places:
+        spelled = _spelling(place, event)
+        key = _cache_key(ctx, place.attribute)
+        if spelled is None or "." not in spelled or key is None:
+            return None
+        keys.append(f"{spelled.rpartition('.')[0]}.{key}")
+        shown.append(f"`{spelled}`")
+    edit = insert_lines_before(ctx.source, anchor, [f"{key} = None" for key in keys])
+    if edit is None:
+        return None
+    return Fix(
+        f"Empty the cache {', '.join(shown)} at the start of each iteration: store `None` into its key "
+        + ", ".join(f"`{key}`" for key in keys),
+        Applicability.UNSAFE,
+        (edit,),
+        workaround=3,
+    )
+
+
+def _cache_key(ctx: RuleContext, attr: str) -> str | None:
+    """The attribute whose ``None`` keeps the checked code from reading ``self.<attr>`` back: every
+    read of ``self.<attr>`` stands in the body of an ``if self.<key> is not None ...:`` or after
+    a store of it in its own block, and every read of ``self.<key>`` is guarded the same way."""
+    keys: set[str] = set()
+    for read in _reads_of(ctx.module, attr):
+        guard = _guarding_key(ctx, read)
+        if guard is not None:
+            keys.add(guard)
+        elif not _stored_before_in_block(ctx, read, attr):
+            return None
+    if len(keys) != 1:
+        return None
+    key = keys.pop()
+    if key == attr or any(not _in_own_guard(ctx, read, key) for read in _reads_of(ctx.module, key)):
+        return None
+    return key
+
+
+def _none_test_key(test: ast.expr) -> str | None:
+    """``self.<key> is not None``, alone or first in an ``and``: the key."""
+    first = test.values[0] if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else test
+    if not (
+        isinstance(first, ast.Compare)
+        and len(first.ops) == 1
+        and isinstance(first.ops[0], ast.IsNot)
+        and isinstance(first.comparators[0], ast.Constant)
+        and first.comparators[0].value is None
+    ):
+        return None
+    left = first.left
+    own = isinstance(left, ast.Attribute) and isinstance(left.value, ast.Name) and left.value.id == "self"
+    return left.attr if own and isinstance(left, ast.Attribute) else None
+
+
+def _guarding_key(ctx: RuleContext, read: ast.AST) -> str | None:
+    """The key of the innermost ``if self.<key> is not None ...:`` whose body holds ``read``."""
+    child: ast.AST = read
+    current = ctx.parents.get(read)
+    while current is not None:
+        if isinstance(current, ast.If) and any(child is stmt for stmt in current.body):
+            return _none_test_key(current.test)
+        child, current = current, ctx.parents.get(current)
+    return None
+
+
+def _stored_before_in_block(ctx: RuleContext, read: ast.AST, attr: str) -> bool:
+    """An earlier statement of the block holding ``read``'s statement stores ``self.<attr>``."""
+    stmt = ctx.statement_of(read)
+    block = ctx.block_of(stmt) if stmt is not None else None
+    if stmt is None or block is None:
+        return False
+    earlier = block[: next(i for i, s in enumerate(block) if s is stmt)]
+    return any(_stores_attribute(s, [attr]) is not None for s in earlier)
+
+
+def _in_own_guard(ctx: RuleContext, read: ast.Attribute, key: str) -> bool:
+    """``read`` of ``self.<key>`` is the ``is not None`` test itself, or a later operand of the
+    ``and`` it begins (``torch.equal(self._cell_key, cell)`` runs only when the key is set)."""
+    current: ast.AST | None = ctx.parents.get(read)
+    while current is not None and not isinstance(current, ast.stmt):
+        if isinstance(current, ast.BoolOp | ast.Compare) and _none_test_key(current) == key:
+            return True
+        current = ctx.parents.get(current)
+    return False
 
 
 def _rerun_initialising_call(event: SecondPass, ctx: RuleContext) -> Fix | None:

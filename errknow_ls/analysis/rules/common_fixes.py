@@ -13,6 +13,7 @@ from errknow_ls.analysis.fixes import (
     insert_lines_before,
     replace,
 )
+from errknow_ls.analysis.ownership import upstream_origins
 from errknow_ls.analysis.rules.context import RuleContext, Summary, holds
 from errknow_ls.analysis.rules.fix_safety import in_place, read_backward_grads, recompute
 from errknow_ls.analysis.source import call_name, called_names
@@ -61,6 +62,36 @@ def steps_between(ctx: RuleContext, event: SecondPass) -> bool:
     between = statements_between(ctx, event.free.site, event.report)
     steps = any(called_names(s) & STEPPING for s in between)
     return event.stepped_between or steps or updates_in_place(ctx, between)
+
+
+def steps_spare_second_pass(ctx: RuleContext, event: SecondPass) -> bool:
+    """Every step between the two passes changed only parameters the second pass's graph does not
+    read (an actor's optimizer stepped between the actor's loss and the critic's, whose graph never
+    reads the actor): what the second pass saved is unchanged. Decided by the parameters' origins
+    (``ownership.py``), never their names; False where one is not known, where a call named like a
+    step ran as something the analysis does not model, or where code between changes tensors in
+    place some other way."""
+    if not (ctx.complete and event.stepped_between) or event.stepped_origins is None:
+        return False
+    same_function = ctx.function_of(event.free.site) is ctx.function_of(event.report)
+    if same_function:
+        between = statements_between(ctx, event.free.site, event.report)
+        if updates_in_place(ctx, between):
+            return False
+    else:
+        between = list((ctx.function_of(event.free.site) or ctx.module).body)
+    named_steps = [
+        call
+        for stmt in between
+        for call in ast.walk(stmt)
+        if isinstance(call, ast.Call) and call_name(call) in STEPPING
+    ]
+    if any(call not in ctx.ownership.steps for call in named_steps):
+        return False
+    read = upstream_origins(ctx.nodes, event.reached)
+    if read is None:
+        return False
+    return not ctx.ownership.linked(read) & ctx.ownership.linked(event.stepped_origins)
 
 
 def updates_in_place(ctx: RuleContext, statements: list[ast.stmt]) -> bool:
@@ -186,11 +217,12 @@ def retain_first(event: SecondPass, ctx: RuleContext, applicability: Applicabili
     function = ctx.function_of(first)
     callers = sum(function in called for called in ctx.called_functions.values())
     shared_helper = function is not ctx.function_of(event.report) and callers != 1
+    repeated = first is event.site and event.report is event.site
     if (shared_helper and not yields_before_step(ctx, first)) or (
-        first is event.site and event.report is event.site
+        repeated and not grads_one_graph_per_item(ctx, first)
     ):
         return None
-    if steps_between(ctx, event):
+    if steps_between(ctx, event) and not steps_spare_second_pass(ctx, event):
         return None
     edit = insert_keyword(ctx.source, first, "retain_graph", "True")
     if edit is None:
@@ -201,6 +233,30 @@ def retain_first(event: SecondPass, ctx: RuleContext, applicability: Applicabili
         (edit,),
         workaround=0,
     )
+
+
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def grads_one_graph_per_item(ctx: RuleContext, call: ast.Call) -> bool:
+    """``[torch.autograd.grad(selected, x)[0] for x in inputs]``: one ``grad`` call, inside a
+    comprehension, of outputs that read none of its loop names: every item takes a gradient of the
+    same graph, which only the last one may free."""
+    if not is_autograd_grad(ctx, call) or not call.args:
+        return False
+    outputs = [call.args[0], *(kw.value for kw in call.keywords if kw.arg == "outputs")]
+    read = {n.id for out in outputs for n in ast.walk(out) if isinstance(n, ast.Name)}
+    bound: set[str] = set()
+    comprehensions = 0
+    current: ast.AST | None = ctx.parents.get(call)
+    while current is not None and not isinstance(current, ast.stmt):
+        if isinstance(current, COMPREHENSIONS):
+            comprehensions += 1
+            bound |= {
+                n.id for gen in current.generators for n in ast.walk(gen.target) if isinstance(n, ast.Name)
+            }
+        current = ctx.parents.get(current)
+    return comprehensions > 0 and not bound & read
 
 
 def differentiable_grad(event: SecondPass, ctx: RuleContext) -> Fix | None:

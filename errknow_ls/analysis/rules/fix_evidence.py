@@ -13,6 +13,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek004_gan_detach",
     ),
     "Detach `{name}` where the second loss uses it (`{code}`)": (
+        "ek004_advantage_read_after_critic_step",
         "ek004_critic_baseline_after_its_own_loss",
         "ek004_generator_updated_first",
     ),
@@ -34,19 +35,29 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek002_advantages_from_trained_critic",
         "ek002_co_trained_teacher_targets_built_once",
         "ek002_collocation_points_built_from_leaf",
+        "ek002_embedding_of_a_token_kept_from_init",
+        "ek002_labels_made_from_weights_that_need_grad",
         "ek002_rollout_log_probs_reused",
         "ek002_targets_computed_in_init",
         "ek002_teacher_targets_built_once",
+    ),
+    "Empty the cache {shown} at the start of each iteration: store `None` into its key {keys}": (
+        "ek003_cache_served_while_its_key_matches",
     ),
     "Empty {shown} at the start of each {where}": (
         "ek003_episode_lists_never_emptied",
         "ek003_list_never_cleared",
         "ek003_memo_filled_once",
     ),
+    "Enter `parametrize.cached()` on every iteration, around the loop's body": (
+        "ek003_parametrize_cached_each_step",
+    ),
     "Keep detached copies in {shown}": ("ek003_history_of_dicts",),
     "Keep the graph for the second pass: `retain_graph=True` at line {line}": (
         "ek001_generator_yields_before_step",
         "ek001_grad_norm_then_backward",
+        "ek001_grad_per_input_in_a_comprehension",
+        "ek004_other_optimizer_steps_between",
     ),
     "Keep the saved tensors: `retain_graph=True` at line {line}": ("ek006_saved_input_inspected_after_step",),
     "Re-run {shown} at the start of each iteration": ("ek003_state_loaded_once_before_loop",),
@@ -89,6 +100,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Sum the losses, backward once, then step `{first}` and `{second}`": (
         "ek004_two_optimizers_sum_then_step",
     ),
+    "Update `{module}`'s parameters under `torch.no_grad()`": ("ek003_target_network_soft_update",),
     "{verb} `{names}` inside `{closure}()`, on every call": ("ek002_lbfgs_closure_reads_prediction",),
     "{verb} `{names}` inside the loop, on every iteration": (
         "ek002_loss_before_hand_written_sgd",

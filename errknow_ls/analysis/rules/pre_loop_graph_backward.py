@@ -53,6 +53,9 @@ each module, never by its name) and nothing else sees a gradient there (a `.grad
 code the checker does not follow). A value the loop takes gradients with respect to (a PINN's
 collocation times, the inputs of its `autograd.grad`) is detached into a leaf that still requires
 grad.
+A value the loop reaches only through what was built from it (labels `Y` that a loader made before
+the loop hands out) is detached where it is assigned (`Y = (X @ true_w).detach()`), under the same
+rule; recomputing it inside a loop that never reads it would change nothing and is not offered.
 
 ### References
 - [Autograd mechanics](https://pytorch.org/docs/stable/notes/autograd.html)
@@ -153,6 +156,8 @@ def _recompute(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | N
     body = list(getattr(loop.node, "body", []))
     anchor = body_anchor(body)
     use = _first_use(body, ordered)
+    if use is None and not _read_by_callees(ctx, body, ordered):
+        return None  # the loop reads them only through what was built from them (a loader): moot
     above = body[body.index(anchor) : body.index(use)] if anchor in body and use in body else []
     applicability = recompute_in_loop(ctx, ordered, loop, Applicability.SAFE, above)
     if applicability is Applicability.UNSAFE and use is not None and above:
@@ -172,6 +177,25 @@ def _recompute(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | N
         (*deletions, edit),
         workaround=2,
     )
+
+
+def _read_by_callees(ctx: RuleContext, body: list[ast.stmt], statements: list[ast.stmt]) -> bool:
+    """A function of the checked code that the loop's body calls (or one it calls, and so on) reads
+    a name that ``statements`` assign."""
+    assigned = {
+        n.id for stmt in statements for t in _targets(stmt) for n in ast.walk(t) if isinstance(n, ast.Name)
+    }
+    pending = [node for stmt in body for node in ast.walk(stmt) if isinstance(node, ast.Call)]
+    seen: set[int] = set()
+    while pending:
+        for func in ctx.called_functions.get(pending.pop(), set()):
+            if id(func) in seen:
+                continue
+            seen.add(id(func))
+            if any(n.id in assigned for n in names_loaded(func)):
+                return True
+            pending.extend(node for node in ast.walk(func) if isinstance(node, ast.Call))
+    return False
 
 
 def _first_use(body: list[ast.stmt], statements: list[ast.stmt]) -> ast.stmt | None:
@@ -372,13 +396,20 @@ def _detach_stale(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix 
     values = {n: event.entry[n] for n in names}
     before = _detach_before_loop(ctx, loop.node, values, differentiated) if names else None
     edits = [*stored, *([before] if before is not None else [])]
-    if not edits:
+    assigned = {} if edits else _detach_where_assigned(ctx, event, stale)
+    if not edits and not assigned:
         return None
-    detached = [*(shapes.values() if stored else ()), *(values.values() if before is not None else ())]
+    detached = [
+        *(shapes.values() if stored else ()),
+        *(values.values() if before is not None else ()),
+        *(event.entry[n] for n in assigned),
+    ]
     restored = [v for n, v in values.items() if before is not None and n in differentiated]
     shown = sorted({f"`self.{a}`" for a in shapes} if stored else set()) + (
         [f"`{n}`" for n in names] if before is not None else []
     )
+    shown += [f"`{n}`" for n in assigned]
+    edits += assigned.values()
     return Fix(
         f"Detach {', '.join(shown)}, built once and only read by the loop (it learns through its own "
         "forward pass)",
@@ -392,7 +423,7 @@ def _detach_where_stored(ctx: RuleContext, stale: list[int], shapes: dict[str, V
     """``self.targets = f(...)`` -> ``self.targets = f(...).detach()`` where a stale node was stored."""
     edits: dict[int, Edit] = {}
     for node_id in stale:
-        stmt = ctx.nodes[node_id].stmt
+        stmt = _storing_statement(ctx, node_id, shapes)
         if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
             continue
         target = stmt.targets[0]
@@ -402,6 +433,51 @@ def _detach_where_stored(ctx: RuleContext, stale: list[int], shapes: dict[str, V
             if expression is not None:
                 edits[id(stmt)] = replace(ctx.source, stmt.value, expression)
     return list(edits.values())
+
+
+def _storing_statement(ctx: RuleContext, node_id: int, shapes: dict[str, Value]) -> ast.stmt | None:
+    """The statement that stores the value a stale node made into one of ``shapes``' attributes: the
+    node's own (``self.targets = f(...)``), else the innermost statement on the call stack that
+    made it that does (``self.mask_e = self.embedding(ids)``, where the node was made inside the
+    embedding's ``forward``)."""
+    node = ctx.nodes[node_id]
+    for stmt in (node.stmt, *(s for _, s in reversed(node.stmts))):
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and _is_self_attr(stmt.targets[0])
+            and getattr(stmt.targets[0], "attr", None) in shapes
+        ):
+            return stmt
+    return node.stmt
+
+
+def _detach_where_assigned(ctx: RuleContext, event: SecondPass, stale: list[int]) -> dict[str, Edit]:
+    """``Y = X @ true_w + true_b`` before the loop, where the value the loop reaches was made (a
+    loader built from ``Y`` hands out its rows): ``Y = (X @ true_w + true_b).detach()`` there, by
+    name, for each name that held, when the loop began, a tensor made by that very statement."""
+    loop = event.loop
+    if loop is None or loop.node is None:
+        return {}
+    edits: dict[str, Edit] = {}
+    for name, value in event.entry.items():
+        if not isinstance(name, str) or not isinstance(value, Tensor) or value.root not in stale:
+            continue
+        made = ctx.nodes[value.root]
+        stmt = made.stmt_in(loop.frame) or (made.stmt if made.frame == loop.frame else None)
+        if (
+            not isinstance(stmt, ast.Assign)
+            or [ctx.text(t) for t in stmt.targets] != [name]
+            or not isinstance(stmt.targets[0], ast.Name)
+            or stmt.lineno >= loop.node.lineno
+            or not ancestors_hold(ctx, stmt, loop.node)
+        ):
+            continue
+        atomic = isinstance(stmt.value, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
+        expression = detach_expression(ctx.text(stmt.value), value, atomic=atomic)
+        if expression is not None:
+            edits[name] = replace(ctx.source, stmt.value, expression)
+    return edits
 
 
 def _detach_before_loop(

@@ -50,8 +50,14 @@ Where two optimizers each step after their own loss and both losses were built b
 (an actor-critic on a shared body), summing the losses, backwarding once and then stepping each
 optimizer comes first; it is unsafe, and so are recomputing the second loss after the first step
 and detaching the shared part in the first loss (that optimizer may own it).
-`retain_graph=True` on the first backward is unsafe: an optimizer step in between then modifies
-tensors the second backward needs.
+Where the second loss reads the shared part through a value it computed before the first backward
+(`advantage = reward - value`, backwarded for the critic and then weighting the policy's surrogate),
+that value is detached where the second loss reads it after the first backward.
+`retain_graph=True` on the first backward is unsafe, and offered only where nothing stepped between
+the two backwards or every step between changed only parameters the second loss's graph does not
+read (an actor's optimizer stepped before the critic's loss, whose graph never reads the actor;
+decided by which constructor call made each module, never by its name): otherwise the step
+modifies tensors the second backward needs.
 
 ### References
 - [DCGAN example, `fake.detach()`](https://github.com/pytorch/examples/blob/main/dcgan/main.py)
@@ -445,8 +451,15 @@ def _detach(
         steps = between is not None and "step" in called_names(*between)
     applicability = detach_in_first(ctx, event, steps_between=steps, trains_shared=first_trains)
     if applicability is None:
-        later = detach_in_second(ctx, event, steps_between=steps, trains_shared=second_trains)
-        return _detach_in_second(event, ctx, name, scope, later)
+        for candidate in [shared, *_read_again_after_first(event, ctx, scope, name)]:
+            trains = (
+                second_trains if candidate is shared else _optimizers_train_shared(event, ctx, candidate)[1]
+            )
+            later = detach_in_second(ctx, event, steps_between=steps, trains_shared=trains)
+            fix = _detach_in_second(event, ctx, candidate[0], scope, later)
+            if fix is not None:
+                return fix
+        return None
     if not edits:
         return None
     return Fix(
@@ -455,6 +468,35 @@ def _detach(
         tuple(edits),
         workaround=3,
     )
+
+
+def _read_again_after_first(
+    event: SecondPass, ctx: RuleContext, scope: ast.AST, shared_name: str
+) -> list[tuple[str, ast.AST]]:
+    """Other variables both passes go through (``advantage = reward - value`` over the critic's
+    ``value``), newest first, that the function does not assign again between the two backwards: a
+    read of one after the first backward is a read of the value both graphs share."""
+    first_line, report_line = ctx.line_of(event.free.site), ctx.line_of(event.report)
+    stored_between = {
+        n.id
+        for n in ast.walk(scope)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and first_line < n.lineno <= report_line
+    }
+    found: dict[str, ast.AST] = {}
+    for node_id in sorted(event.reached & event.free.reached, reverse=True):
+        stmt = ctx.nodes[node_id].stmt_in(event.frame) or ctx.nodes[node_id].stmt
+        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+            continue
+        if (ctx.function_of(stmt) or ctx.module) is not scope:
+            continue
+        target = stmt.targets[0]
+        if (
+            isinstance(target, ast.Name)
+            and target.id not in (shared_name, *stored_between)
+            and stmt.lineno < first_line
+        ):
+            found.setdefault(target.id, stmt)
+    return list(found.items())
 
 
 def _detach_in_second(

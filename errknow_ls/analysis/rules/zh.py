@@ -83,6 +83,8 @@ for step in range(100):
 循环中重新计算，而损失又通过循环自己的前向传播学习，那么它们是循环只读取的目标（一次 rollout 的
 旧对数概率、保存在 `__init__` 中的预测）：在保存处或循环之前把它们 detach 是不安全的，因为这会
 截断第一次迭代经过它们传回的梯度。
+循环只通过由某个值构建的东西读到它（循环之前用标签 `Y` 构建的加载器）时，在它被赋值的地方
+detach（`Y = (X @ true_w).detach()`），安全性同上；在从不读取它的循环里重新计算它没有作用，不会提供。
 
 ### 参考
 - [Autograd 机制](https://pytorch.org/docs/stable/notes/autograd.html)""",
@@ -129,6 +131,9 @@ for inputs, targets in batches:
 在反向传播之后追加、并被之后迭代读取的历史（用于损失加权的早先损失）改为保存 detach 后的副本；
 为某一步的损失填充却从不清空的列表（一个回合的对数概率、前向钩子收集的激活）改为在每次迭代开头
 清空。
+对象缓存的值只在旁边保存的键不为 `None` 时才被返回（`if self._key is not None and ...: return
+self._cached`），且对键的每次读取都受同样的检查保护时，在每次迭代开头把 `None` 存入这个键，使每一步
+都重新计算它（不安全：缓存不再起作用）。
 
 ### 参考
 - [pytorch/examples word_language_model `repackage_hidden`](https://github.com/pytorch/examples/blob/main/word_language_model/main.py)
@@ -168,7 +173,11 @@ loss_rec = mse(decoder(features), x)
 与自己部分的输出相组合的值学习（critic 的价值给 actor 的对数概率加权），那个值可能是程序本想
 detach 的基线：相加是不安全的。在第一个损失中 detach 共享张量，在 GAN 的判别器一步中是安全的
 （两次反向传播之间有一次优化器步），在其他情况下不安全，因为它在共享部分截断了第一个损失的梯度。在第一次反向传播上
-使用 `retain_graph=True` 是不安全的：中间的优化器步会修改第二次反向传播需要的张量。
+使用 `retain_graph=True` 是不安全的，并且只在两次反向传播之间没有优化器步、或其间的每一步只改变第二个损失
+的计算图不读取的参数时才提供（actor 的优化器在 critic 的损失之前更新，而 critic 的计算图从不读取 actor；
+依据构造每个模块的调用判断，从不依据名字）：否则那一步会修改第二次反向传播需要的张量。若第二个损失通过
+一个在第一次反向传播之前算出的值读取共享部分（`advantage = reward - value`，先为 critic 反向传播，
+再给策略的替代目标加权），就在第一次反向传播之后第二个损失读取它的地方 detach 这个值。
 
 ### 参考
 - [DCGAN 示例，`fake.detach()`](https://github.com/pytorch/examples/blob/main/dcgan/main.py)
@@ -287,6 +296,26 @@ MESSAGES = Catalog.of(
         ),
         # carried-graph-backward
         (
+            "`{tensor}` reaches the graph of an earlier iteration through the parameters of `{module}`, "
+            "which the update in place at line {line} ties to a graph; {what}'s backward already freed it",
+            "`{tensor}` 经由 `{module}` 的参数走到了更早一次迭代的计算图：第 {line} 行的原地更新把这些参数"
+            "接到了计算图上；{what}的反向传播已经释放了它",
+        ),
+        (
+            "`{module}`'s parameters are updated here, with grad on",
+            "`{module}` 的参数在这里被更新，且梯度是开启的",
+        ),
+        (
+            "Update `{module}`'s parameters under `torch.no_grad()`",
+            "在 `torch.no_grad()` 下更新 `{module}` 的参数",
+        ),
+        (
+            "`{tensor}` reaches the graph of {what} through the `{name}` that `parametrize.cached()` "
+            "(line {line}) computed once and keeps for every iteration; {what}'s backward already freed it",
+            "`{tensor}` 经由 `parametrize.cached()`（第 {line} 行）只计算一次、并在每次迭代中沿用的 "
+            "`{name}` 走到了{what}的计算图；{what}的反向传播已经释放了它",
+        ),
+        (
             "`{tensor}` reaches the graph of {what} through {shown}; {what}'s backward already freed it",
             "`{tensor}` 经由 {shown} 走到了{what}的计算图；{what}的反向传播已经释放了它",
         ),
@@ -298,6 +327,11 @@ MESSAGES = Catalog.of(
             "那个循环中的一次反向传播已经释放了它",
         ),
         ("the graph is freed here, inside that loop", "计算图在这里、在那个循环中被释放"),
+        ("the cached context spans the loop", "缓存上下文包住了整个循环"),
+        (
+            "Enter `parametrize.cached()` on every iteration, around the loop's body",
+            "在每次迭代中、围绕循环体进入 `parametrize.cached()`",
+        ),
         ("the previous call", "上一次调用"),
         ("the previous iteration", "上一次迭代"),
         ("a value", "一个值"),
@@ -312,6 +346,10 @@ MESSAGES = Catalog.of(
         ("Detach the previous step's {shown} where it is read", "在读取上一步 {shown} 的地方对它 detach"),
         ("Keep detached copies in {shown}", "在 {shown} 中保存 detach 后的副本"),
         ("Store detached values in the replay buffer {shown}", "在回放缓冲区 {shown} 中保存 detach 后的值"),
+        (
+            "Empty the cache {shown} at the start of each iteration: store `None` into its key {keys}",
+            "在每次迭代开头清空缓存 {shown}：把 `None` 存入它的键 {keys}",
+        ),
         ("Empty {shown} at the start of each {where}", "在每次{where}开头清空 {shown}"),
         ("Re-run {shown} at the start of each iteration", "在每次迭代开头重新运行 {shown}"),
         ("Empty the cache {shown} at the start of each iteration", "在每次迭代开头清空缓存 {shown}"),
@@ -337,6 +375,10 @@ MESSAGES = Catalog.of(
         ),
         ("`{other}`'s backward frees the shared graph here", "`{other}` 的反向传播在这里释放了共享的计算图"),
         ("the shared part of the graph is built here", "计算图的共享部分在这里构建"),
+        (
+            "`parametrize.cached()` gives back here the tensor the first loss was built from",
+            "`parametrize.cached()` 在这里返回第一个损失所用的那个张量",
+        ),
         ("Sum the losses and backward once: `{total}`", "把损失相加后只反向传播一次：`{total}`"),
         ("Sum the losses and backward once", "把损失相加后只反向传播一次"),
         (
