@@ -1006,3 +1006,32 @@ def test_the_gradient_a_backward_left_is_read_from_grad_safely_only_after_a_clea
     (finding,) = check_source(source).findings
     (read,) = [fix for fix in finding.fixes if fix.title.startswith("Read the gradient")]
     assert (read.applicability == Applicability.SAFE) is (every == 1)
+
+
+LOOPING_HELPER = (FIXES / "ek002_learned_rewards_through_a_looping_helper.in.py").read_text(encoding="utf-8")
+FRESH_TENSOR = "    returns, running = torch.zeros_like(rewards), torch.tensor(0.0)\n"
+
+
+@pytest.mark.parametrize(
+    ("made", "recomputed"),
+    [
+        (FRESH_TENSOR, Applicability.SAFE),
+        # written into what the caller handed it: re-run, it would change the caller's tensor
+        ("    returns, running = rewards, torch.tensor(0.0)\n", None),
+        # a view of the caller's tensor is the caller's tensor
+        ("    returns, running = rewards.view(-1), torch.tensor(0.0)\n", None),
+        # made new, then bound again to the caller's
+        (FRESH_TENSOR + "    returns = rewards\n", None),
+    ],
+)
+def test_a_helper_that_fills_a_tensor_it_made_is_a_forward_computation(
+    made: str, recomputed: Applicability | None
+) -> None:
+    """A function of the checked code may loop and write items of a tensor it made itself with one of
+    torch's functions that return a new tensor (GAE's advantages filled step by step): re-run, it
+    computes the same and changes nothing of its caller's. Written into anything else, it is not
+    re-run at all (rule 2)."""
+    assert FRESH_TENSOR in LOOPING_HELPER
+    (finding,) = check_source(LOOPING_HELPER.replace(FRESH_TENSOR, made)).findings
+    inside = [fix.applicability for fix in finding.fixes if "inside the loop" in fix.title]
+    assert (inside[0] if inside else None) == recomputed

@@ -1043,7 +1043,7 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str
         # no backward would ever reach what made it. Cut after each backward, the first one still
         # sends its gradient there.
         backward = _conditional_backward(event, ctx, anywhere=True)
-    elif backward is None and cut_starves_training(
+    if backward is None and cut_starves_training(
         ctx, event.site, event.reached, _cut_at_top(event, ctx, carried), loop.node
     ):
         return None  # nothing else of this backward reaches the parameters behind them
