@@ -221,3 +221,50 @@ def tensor_roots(value: Value) -> frozenset[int]:
         elif isinstance(current, Kwargs):
             pending.extend(current.items.values())
     return frozenset(found)
+
+
+def cut_starves_owned(
+    nodes: list[GraphNode],
+    reached: frozenset[int],
+    cut: frozenset[int],
+    ownership: Ownership,
+    stepped: frozenset[int],
+) -> bool:
+    """Whether cutting the nodes ``cut`` (the own nodes of the values a fix detaches) out of a
+    backward that reaches ``reached`` leaves that backward no path to a parameter it reached before
+    and that an optimizer it trains owns: every path to the nodes that read the parameter runs
+    through ``cut`` (a policy read only through the log-probabilities a replay memory stores, a
+    reward model read only through advantages built before the epochs). The optimizers it trains:
+    those whose origins ``stepped`` holds (the optimizers stepped after it), and each optimizer
+    that owns a parameter it still reaches after the cut (an encoder trained by another loop's
+    optimizer, whose latents a flow's loop reads, is not one). Shown only where the origins of
+    what stays reached and of what does not are both known; False otherwise."""
+    kept = reached_avoiding(nodes, reached, cut)
+    lost = upstream_origins(nodes, reached - kept)
+    still = upstream_origins(nodes, kept)
+    if not lost or still is None:
+        return False
+    still = ownership.linked(still)
+    trained = set(stepped)
+    for owned in ownership.optimizers:
+        if owned is not None and owned & still:
+            trained |= owned
+    return bool((lost - still) & trained)
+
+
+def reached_avoiding(nodes: list[GraphNode], reached: frozenset[int], cut: frozenset[int]) -> frozenset[int]:
+    """The nodes of ``reached`` a backward still reaches from its own top nodes when it may not pass
+    through ``cut``: ``below`` holds every node a node leads to, so a node's own inputs are those of
+    its ``below`` that no other node of its ``below`` leads to."""
+    tops = reached - frozenset().union(*(nodes[n].below for n in reached))
+    found: set[int] = set()
+    pending = [n for n in tops if n not in cut]
+    while pending:
+        current = pending.pop()
+        if current in found:
+            continue
+        found.add(current)
+        under = nodes[current].below & reached
+        deeper = frozenset().union(*(nodes[n].below for n in under))
+        pending.extend(n for n in under - deeper if n not in cut and n not in found)
+    return frozenset(found)

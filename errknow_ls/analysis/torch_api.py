@@ -343,6 +343,32 @@ CREATION_FUNCS = frozenset(
     }
 )
 
+FRESH_CREATION_FUNCS = frozenset(
+    {"tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye"}
+    | {"zeros_like", "ones_like", "empty_like", "full_like"}
+)
+"""torch's functions that return a new tensor, never one they were handed, with the same values on
+every run: a function may write into what they gave it without changing anything of its caller's."""
+
+PURE_BUILTINS = frozenset(
+    {
+        "range",
+        "len",
+        "reversed",
+        "enumerate",
+        "zip",
+        "abs",
+        "min",
+        "max",
+        "sum",
+        "int",
+        "float",
+        "bool",
+        "round",
+    }
+)
+"""Builtins that only compute from what they are handed: re-run, they give the same."""
+
 NON_TENSOR_BUILTINS = frozenset(
     {
         "len",

@@ -757,67 +757,84 @@ STUDENT_OPTIMIZER = "optimizer = torch.optim.Adam(student.parameters(), lr=1e-2)
 BUILT_ONCE = "Detach `targets`, built once and only read by the loop"
 
 
-def _detach_built_once(source: str) -> Applicability:
+def _detach_built_once(source: str) -> Applicability | None:
+    """The applicability of the detach offered, None where none is (fix_safety rule 10)."""
     (finding,) = check_source(source).findings
-    (detach,) = [fix for fix in finding.fixes if fix.title.startswith(BUILT_ONCE)]
-    return detach.applicability
+    detaches = [fix.applicability for fix in finding.fixes if fix.title.startswith(BUILT_ONCE)]
+    assert len(detaches) <= 1
+    return detaches[0] if detaches else None
+
+
+WITHHELD = None
+"""The loop's own optimizer owns the teacher, which the loss reaches only through the targets:
+detached, they would leave the teacher without a gradient, so no detach is offered (rule 10)."""
 
 
 @pytest.mark.parametrize(
-    ("optimizer", "after", "safe"),
+    ("optimizer", "after", "expected"),
     [
-        (STUDENT_OPTIMIZER, "", True),
-        # the teacher handed to the optimizer, however it is spelled
+        (STUDENT_OPTIMIZER, "", Applicability.SAFE),
+        # the teacher handed to the loop's optimizer, however it is spelled: detached, it never learns
         (
             "optimizer = torch.optim.Adam(itertools.chain(student.parameters(), teacher.parameters()))\n",
             "",
-            False,
+            WITHHELD,
         ),
         (
             "optimizer = torch.optim.Adam("
             "[{'params': student.parameters()}, {'params': teacher.parameters()}])\n",
             "",
-            False,
+            WITHHELD,
         ),
         (
             "optimizer = torch.optim.Adam(list(student.parameters()) + list(teacher.parameters()))\n",
             "",
-            False,
+            WITHHELD,
         ),
-        ("optimizer = torch.optim.Adam([p for p in teacher.parameters() if p.requires_grad])\n", "", False),
-        ("optimizer = torch.optim.Adam([*student.parameters(), teacher[0].weight])\n", "", False),
+        (
+            "optimizer = torch.optim.Adam([p for p in teacher.parameters() if p.requires_grad])\n",
+            "",
+            WITHHELD,
+        ),
+        ("optimizer = torch.optim.Adam([*student.parameters(), teacher[0].weight])\n", "", WITHHELD),
         (
             STUDENT_OPTIMIZER + "teacher_optimizer = torch.optim.SGD(teacher.parameters(), lr=0.1)\n",
             "",
-            False,
+            Applicability.UNSAFE,
         ),
-        (STUDENT_OPTIMIZER + "optimizer.add_param_group({'params': teacher.parameters()})\n", "", False),
+        # handed to the loop's optimizer later, by a group of its own: the same
+        (
+            STUDENT_OPTIMIZER + "optimizer.add_param_group({'params': teacher.parameters()})\n",
+            "",
+            WITHHELD,
+        ),
         # what the optimizer is handed is not known
-        ("optimizer = torch.optim.Adam(trainable(student))\n", "", False),
+        ("optimizer = torch.optim.Adam(trainable(student))\n", "", Applicability.UNSAFE),
         # something else sees the teacher's gradients
-        (STUDENT_OPTIMIZER, "print(teacher[0].weight.grad)\n", False),
-        (STUDENT_OPTIMIZER + "teacher.register_full_backward_hook(print)\n", "", False),
-        (STUDENT_OPTIMIZER + "watch(teacher)\n", "", False),
-        (STUDENT_OPTIMIZER, "targets.grad_fn.register_hook(print)\n", False),
+        (STUDENT_OPTIMIZER, "print(teacher[0].weight.grad)\n", Applicability.UNSAFE),
+        (STUDENT_OPTIMIZER + "teacher.register_full_backward_hook(print)\n", "", Applicability.UNSAFE),
+        (STUDENT_OPTIMIZER + "watch(teacher)\n", "", Applicability.UNSAFE),
+        (STUDENT_OPTIMIZER, "targets.grad_fn.register_hook(print)\n", Applicability.UNSAFE),
         (
             STUDENT_OPTIMIZER + "torch.nn.modules.module.register_module_full_backward_hook(print)\n",
             "",
-            False,
+            Applicability.UNSAFE,
         ),
         # the student's head is the teacher's (tied): the optimizer trains a part of the teacher
-        (STUDENT_OPTIMIZER + "teacher[2].bias = student[2].bias\n", "", False),
+        (STUDENT_OPTIMIZER + "teacher[2].bias = student[2].bias\n", "", Applicability.UNSAFE),
     ],
 )
 def test_a_value_built_once_is_detached_safely_only_where_no_optimizer_trains_what_made_it(
-    optimizer: str, after: str, safe: bool
+    optimizer: str, after: str, expected: Applicability | None
 ) -> None:
     """Rule 9: the teacher's targets, built once before the student's epochs, are detached safely
     where no optimizer owns a parameter of the teacher (the two modules made by the same helper are
     two modules: the constructor call under the call that ran it) and nothing else sees its
-    gradients; otherwise it stays unsafe."""
+    gradients; otherwise it stays unsafe, and where the loop's own optimizer owns the teacher it is
+    not offered at all (rule 10)."""
     header = "import itertools\n\nimport torch\nfrom training_utils import trainable, watch\n"
     source = TEACHER.replace("import torch\n", header, 1).replace(STUDENT_OPTIMIZER, optimizer)
-    assert _detach_built_once(source + after) == (Applicability.SAFE if safe else Applicability.UNSAFE)
+    assert _detach_built_once(source + after) == expected
 
 
 def test_modules_one_constructor_call_makes_are_one_module_to_the_ownership() -> None:
@@ -1029,3 +1046,32 @@ def test_a_cache_is_emptied_by_its_key_only_where_every_read_of_the_key_is_guard
     assert source.count(energy) == 1
     (finding,) = check_source(source.replace(energy, call)).findings
     assert any(fix.title.startswith("Empty the cache") for fix in finding.fixes) is expired
+
+
+LOOPING_HELPER = (FIXES / "ek002_learned_rewards_through_a_looping_helper.in.py").read_text(encoding="utf-8")
+FRESH_TENSOR = "    returns, running = torch.zeros_like(rewards), torch.tensor(0.0)\n"
+
+
+@pytest.mark.parametrize(
+    ("made", "recomputed"),
+    [
+        (FRESH_TENSOR, Applicability.SAFE),
+        # written into what the caller handed it: re-run, it would change the caller's tensor
+        ("    returns, running = rewards, torch.tensor(0.0)\n", None),
+        # a view of the caller's tensor is the caller's tensor
+        ("    returns, running = rewards.view(-1), torch.tensor(0.0)\n", None),
+        # made new, then bound again to the caller's
+        (FRESH_TENSOR + "    returns = rewards\n", None),
+    ],
+)
+def test_a_helper_that_fills_a_tensor_it_made_is_a_forward_computation(
+    made: str, recomputed: Applicability | None
+) -> None:
+    """A function of the checked code may loop and write items of a tensor it made itself with one of
+    torch's functions that return a new tensor (GAE's advantages filled step by step): re-run, it
+    computes the same and changes nothing of its caller's. Written into anything else, it is not
+    re-run at all (rule 2)."""
+    assert FRESH_TENSOR in LOOPING_HELPER
+    (finding,) = check_source(LOOPING_HELPER.replace(FRESH_TENSOR, made)).findings
+    inside = [fix.applicability for fix in finding.fixes if "inside the loop" in fix.title]
+    assert (inside[0] if inside else None) == recomputed

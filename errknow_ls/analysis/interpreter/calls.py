@@ -253,6 +253,8 @@ class Calls(InterpreterBase):
         return self.torch_call(qualname, short, args, kwargs, node)
 
     def call_builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        if name in api.PURE_BUILTINS:
+            self.forward_calls.add(node)  # range(n), len(x), reversed(xs): a fix may re-run it
         if name in ("sum", "max", "min"):
             parts = [element(args[0])] if len(args) == 1 else list(args)
             return self.op_node(node, parts, saves=name != "sum")

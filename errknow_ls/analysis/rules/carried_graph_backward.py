@@ -65,6 +65,13 @@ items' graphs. So are the two fixes for lists: a history appended after the back
 later iterations (earlier losses for loss weighting) keeps detached copies; a list filled for one
 step's loss and never emptied (an episode's log-probabilities, activations from forward hooks) is
 emptied at the start of each iteration.
+Where the state entering the loop carries a graph (a decoder stepped from the encoder's final
+state, with a backward per token), it is detached right after each backward (unsafe), so that the
+first backward still reaches what made it. No cut is offered where the failing backward reaches a
+parameter an optimizer it trains owns only through what would be detached (a replay memory of
+log-probabilities, stored with the actor's graph and sampled later: the actor would never learn
+again), nor is a replay memory (sampled, or walked with a backward per item) emptied or reset:
+those values must be recomputed where they are read, which no fix can show.
 
 ### References
 - [pytorch/examples word_language_model `repackage_hidden`](https://github.com/pytorch/examples/blob/main/word_language_model/main.py)
@@ -88,14 +95,17 @@ from errknow_ls.analysis.fixes import (
 from errknow_ls.analysis.rules.common_fixes import detached, imports_torch
 from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
+    cut_starves_training,
     cut_where_read_holds,
     cuts_own_step,
     detach_carried,
     detach_expression,
     detach_stored,
     detach_untrained_store,
+    own_nodes,
     recompute,
     reset_state,
+    same_sites,
     stored_once,
     updated_within_step,
 )
@@ -106,7 +116,7 @@ from errknow_ls.analysis.rules.parameter_updates import (
     update_without_grad,
 )
 from errknow_ls.analysis.state import Holder, Place
-from errknow_ls.analysis.values import UNKNOWN, Const, Seq, Tensor, Value, element, join
+from errknow_ls.analysis.values import UNKNOWN, Const, Seq, Tensor, Value, element, join, maybe_of
 from errknow_ls.core import Applicability, Finding, Fix
 
 CODE = "EK003"
@@ -611,8 +621,8 @@ def _reset(event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str]
             return None
         initialisers.append(made)
         lines.append(text)
-    if not lines:
-        return None
+    if not lines or any(_replayed(event, ctx, name) for _, name in states):
+        return None  # a replay memory: later steps learn from earlier items on purpose
     applicability = reset_state(
         ctx,
         loop,
@@ -741,8 +751,15 @@ def _detach_appended(event: SecondPass, ctx: RuleContext) -> Fix | None:
                 return None
             edits.append(replace(ctx.source, call.args[0], text))
             shown.append(f"`{name}`")
-    if not edits:
-        return None
+    stored = own_nodes([value for _, value in containers])
+    # Appended after the backward, the detached copies are what earlier iterations stored; appended
+    # before it (a replay memory filled, then sampled), this iteration's item is detached too.
+    backward_at = _body_index_of_backward(event, ctx)
+    indices = [_body_index(body, call) for name, _ in containers for call in _appends(body, ctx, name)]
+    before = backward_at is not None and any(i is not None and i <= backward_at for i in indices)
+    appended = same_sites(ctx, event.reached, stored) if before else stored
+    if not edits or cut_starves_training(ctx, event.site, event.reached, appended, _loop_node(event)):
+        return None  # nothing else of this backward reaches the parameters behind what they hold
     if any(_sampled(body, name) for name, _ in containers):
         return Fix(
             f"Store detached values in the replay buffer {', '.join(dict.fromkeys(shown))}",
@@ -770,6 +787,8 @@ def _clear_each_iteration(event: SecondPass, ctx: RuleContext) -> Fix | None:
     names = [name for name, _ in containers]
     if not all(_appended_anywhere(ctx, name) for name in names):
         return None  # rebound whole, never filled item by item: emptying it loses what it holds
+    if any(_replayed(event, ctx, name) for name in names):
+        return None  # a replay memory: later steps learn from earlier items on purpose
     report = ctx.statement_of(event.report)
     end = (report.end_lineno or report.lineno) if report is not None else 0
     if any(call.lineno > end for name in names for call in _appends(body, ctx, name)):
@@ -1050,6 +1069,10 @@ def _appended_anywhere(ctx: RuleContext, name: str) -> bool:
     return False
 
 
+def _loop_node(event: SecondPass) -> ast.AST | None:
+    return event.loop.node if event.loop is not None else None
+
+
 def _loop_body(event: SecondPass) -> list[ast.stmt]:
     loop = event.loop
     if loop is None:
@@ -1144,7 +1167,17 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str
         )
         lines.append(f"if {guard}:\n    {line}" if holder in event.guarded else line)
     shown = ", ".join(f"`{name}`" for _, name in carried)
+    entering = [event.entry[holder] for holder, _ in carried if holder in event.entry]
     backward = _conditional_backward(event, ctx)
+    if backward is None and any(maybe_of(value) for value in entering):
+        # What enters the loop has a graph (an encoder's output): cut at the top of each iteration,
+        # no backward would ever reach what made it. Cut after each backward, the first one still
+        # sends its gradient there.
+        backward = _conditional_backward(event, ctx, anywhere=True)
+    if backward is None and cut_starves_training(
+        ctx, event.site, event.reached, _cut_at_top(event, ctx, carried), loop.node
+    ):
+        return None  # nothing else of this backward reaches the parameters behind them
     if backward is not None:
         # The backward runs on some iterations only (every k time steps): a cut at the top of each
         # iteration would fall inside the steps one backward trains through; it goes where the
@@ -1161,7 +1194,7 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str
         detach_carried(
             ctx,
             loop,
-            [event.entry[holder] for holder, _ in carried if holder in event.entry],
+            entering,
             Applicability.SAFE if safe else Applicability.UNSAFE,
             recurrent=all(
                 name in _recurrences(_loop_body(event), through_locals=True) or isinstance(holder, Place)
@@ -1173,10 +1206,68 @@ def _detach(event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str
     )
 
 
-def _conditional_backward(event: SecondPass, ctx: RuleContext) -> ast.stmt | None:
+def _cut_at_top(event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str]]) -> frozenset[int]:
+    """The nodes a detach of ``carried`` at the top of each iteration cuts out of the failing
+    backward: the carried values' own; for a list replayed item by item (a replay buffer sampled, or
+    walked with a backward per item), those made where its items were, on every iteration: a
+    backward over an item stored on an earlier iteration reaches nothing else of it."""
+    own = own_nodes([event.carried[holder] for holder, _ in carried])
+    replayed = [
+        event.carried[holder]
+        for holder, name in carried
+        if isinstance(event.carried[holder], Seq) and _replayed(event, ctx, name)
+    ]
+    return own | same_sites(ctx, event.reached, own_nodes(replayed))
+
+
+def _body_index(body: list[ast.stmt], node: ast.AST) -> int | None:
+    """The index of the statement of ``body`` that holds ``node``."""
+    return next((i for i, stmt in enumerate(body) if any(n is node for n in ast.walk(stmt))), None)
+
+
+def _body_index_of_backward(event: SecondPass, ctx: RuleContext) -> int | None:
+    """The index of the statement of the loop's body that runs the failing backward: it holds it,
+    or calls the function of the checked code that does."""
+    body = _loop_body(event)
+    function = ctx.function_of(event.site)
+    for index, stmt in enumerate(body):
+        for node in ast.walk(stmt):
+            if node is event.site or (
+                isinstance(node, ast.Call) and function in ctx.called_functions.get(node, ())
+            ):
+                return index
+    return None
+
+
+def _replayed(event: SecondPass, ctx: RuleContext, name: str) -> bool:
+    """The list ``name`` is a replay memory: the loop draws items of it (:func:`_sampled`), or walks
+    it with a backward per item (:func:`_walked_to_backward`)."""
+    return _sampled(_loop_body(event), name) or _walked_to_backward(event, ctx, name)
+
+
+def _walked_to_backward(event: SecondPass, ctx: RuleContext, name: str) -> bool:
+    """A ``for`` loop of the loop's body walks the list ``name`` and runs the failing backward for
+    each item, in its own body or in a function of the checked code it calls."""
+    backward_function = ctx.function_of(event.site)
+    for stmt in _loop_body(event):
+        for node in ast.walk(stmt):
+            if not (isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id == name):
+                continue
+            inside = any(n is event.site for n in ast.walk(node))
+            calls = any(
+                backward_function in ctx.called_functions.get(call, ())
+                for call in ast.walk(node)
+                if isinstance(call, ast.Call)
+            )
+            if inside or calls:
+                return True
+    return False
+
+
+def _conditional_backward(event: SecondPass, ctx: RuleContext, *, anywhere: bool = False) -> ast.stmt | None:
     """The statement of the reported backward where it stands, in the loop's own body, under a
     condition (``if (step + 1) % k == 0:``) that not every iteration meets; None where it runs on
-    every iteration (or is reached through a call)."""
+    every iteration (unless ``anywhere``) or is reached through a call."""
     loop = event.loop
     stmt = ctx.statement_of(event.site)
     container = (loop.method or loop.node) if loop is not None else None
@@ -1187,7 +1278,7 @@ def _conditional_backward(event: SecondPass, ctx: RuleContext) -> ast.stmt | Non
     while current is not None and current is not container:
         conditional |= isinstance(current, ast.If | ast.For | ast.While | ast.Try | ast.Match)
         current = ctx.parents.get(current)
-    return stmt if current is container and conditional else None
+    return stmt if current is container and (conditional or anywhere) else None
 
 
 def _bound_whole(body: list[ast.stmt], name: str) -> bool:

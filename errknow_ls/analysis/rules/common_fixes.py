@@ -135,6 +135,17 @@ def ancestors_hold(ctx: RuleContext, stmt: ast.stmt, target: ast.stmt) -> bool:
     return False
 
 
+def in_ended_loop(ctx: RuleContext, stmt: ast.stmt, target: ast.stmt) -> bool:
+    """``stmt`` stands in a loop that ended before ``target`` and stands in ``target``'s block or a
+    block around it: what ``stmt`` assigned on the loop's last iteration reaches ``target``."""
+    current: ast.AST | None = ctx.parents.get(stmt)
+    while isinstance(current, ast.stmt):
+        if isinstance(current, ast.For | ast.While) and ancestors_hold(ctx, current, target):
+            return (current.end_lineno or current.lineno) < target.lineno
+        current = ctx.parents.get(current)
+    return False
+
+
 def reachable_calls(ctx: RuleContext, stmt: ast.stmt) -> set[str]:
     """The names ``stmt`` calls, and those the functions of this module it calls call, transitively."""
     definitions = ctx.definitions()
@@ -156,17 +167,24 @@ def recompute_before(event: SecondPass, ctx: RuleContext, applicability: Applica
     if target is None or not ctx.source.starts_line(target):
         return None
     statements: dict[int, ast.stmt] = {}
+    from_ended_loop = False
     for node_id in event.reached:
         stmt = ctx.nodes[node_id].stmt_in(event.frame)
         if stmt is None:
             return None  # built in another call (a constructor, an earlier step): not ours to move
         if stmt is target:
             continue
-        if stmt.lineno >= target.lineno or not ancestors_hold(ctx, stmt, target):
+        if stmt.lineno >= target.lineno:
             return None
+        if not ancestors_hold(ctx, stmt, target):
+            if not in_ended_loop(ctx, stmt, target):
+                return None
+            from_ended_loop = True
         statements[stmt.lineno] = stmt
     ordered = [statements[line] for line in sorted(statements)]
-    allowed = recompute(ctx, ordered, applicability)
+    # Re-run after the loop that made it ended (a critic loop's last fakes), it reads what its
+    # names hold now (the noise drawn for the generator step), not what they held then: unsafe.
+    allowed = recompute(ctx, ordered, Applicability.UNSAFE if from_ended_loop else applicability)
     texts = [code_of_statement(ctx.source, stmt) for stmt in ordered]
     if allowed is None or any(t is None for t in texts):
         return None

@@ -37,8 +37,11 @@ also hold what was there before that backward. Where the code right after the se
 backward. Where an optimizer steps between the two backwards, or code between them changes tensors
 in place (SAM's `first_step` moving the weights up the gradient), the second backward is meant for
 the changed weights: the forward is recomputed before it (safe when it is a pure forward
-computation), never removed; a sum that the second pass adds to again (`loss += ...` over several
-tasks) starts again from its first value before it is added to (unsafe).
+computation); it is removed only where nothing can be recomputed, and never where it is the only
+backward of a loop the first one lies outside of, through which that loop trains what its optimizer
+owns (a second training loop reading features its first loop's last step left behind); a sum that
+the second pass adds to again (`loss += ...` over several tasks) starts again from its first value
+before it is added to (unsafe).
 
 ### References
 - [torch.Tensor.backward](https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html)
@@ -61,6 +64,7 @@ from errknow_ls.analysis.rules.common_fixes import (
     yields_before_step,
 )
 from errknow_ls.analysis.rules.context import RuleContext, Summary
+from errknow_ls.analysis.rules.fix_safety import cut_starves_training
 from errknow_ls.core import Applicability, Finding, Fix
 
 CODE = "EK001"
@@ -90,7 +94,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
             recompute_before(event, ctx, Applicability.SAFE),
             _restart_sum(event, ctx),
         ]
-        if not any(candidates):
+        if not any(candidates) and not _only_backward_of_its_loop(event, ctx):
             candidates = [remove_second(event, ctx)]  # the forward ran elsewhere: nothing to re-run
     else:
         removal = [remove_second(event, ctx), recompute_before(event, ctx, Applicability.UNSAFE)]
@@ -102,6 +106,23 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     fixes = [fix for fix in candidates if fix is not None]
     related = [ctx.related(first, f"`{event.free.label}`'s graph is freed here")]
     return ctx.finding(CODE, event.report, message, fixes, related, tensor)
+
+
+def _only_backward_of_its_loop(event: SecondPass, ctx: RuleContext) -> bool:
+    """The second backward stands in a loop the first one lies outside of (a second training loop
+    reading values the first loop's last step made), and it is this loop's only path to parameters
+    an optimizer owns (fix_safety rule 10): removed, every step of that loop would train nothing."""
+    first = event.free.site
+    current = ctx.parents.get(ctx.statement_of(event.report))
+    while current is not None and not isinstance(
+        current, ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
+    ):
+        if isinstance(current, ast.For | ast.While | ast.AsyncFor) and not any(
+            n is first for n in ast.walk(current)
+        ):
+            return cut_starves_training(ctx, event.site, event.reached, event.reached, current)
+        current = ctx.parents.get(current)
+    return False
 
 
 def _second_grads_read(event: SecondPass, ctx: RuleContext) -> bool:

@@ -21,7 +21,10 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek003_state_on_module_stored_beside_output",
         "ek003_state_read_after_it_is_stored",
     ),
-    "Detach {shown} after each backward": ("ek003_backward_every_k_steps",),
+    "Detach {shown} after each backward": (
+        "ek003_backward_every_k_steps",
+        "ek003_decoder_state_from_the_encoder_stepped_per_token",
+    ),
     "Detach {shown} at the start of each {where}": (
         "ek003_losses_in_a_list",
         "ek003_lstm_state",
@@ -64,6 +67,8 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Read the gradient the backward at line {line} left in `.grad`": ("ek001_grad_after_backward",),
     "Recompute `{names}` before the second backward": (
         "ek001_weights_perturbed_between_backwards",
+        "ek004_generator_loss_reuses_the_discriminator_score",
+        "ek004_generator_step_scores_the_critic_loop_fakes",
         "ek004_recompute_after_step",
     ),
     "Remove `retain_graph=True`: nothing backwards through this graph again": ("ek005_retain_graph_in_loop",),
@@ -103,6 +108,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Update `{module}`'s parameters under `torch.no_grad()`": ("ek003_target_network_soft_update",),
     "{verb} `{names}` inside `{closure}()`, on every call": ("ek002_lbfgs_closure_reads_prediction",),
     "{verb} `{names}` inside the loop, on every iteration": (
+        "ek002_learned_rewards_through_a_looping_helper",
         "ek002_loss_before_hand_written_sgd",
         "ek002_loss_before_loop",
         "ek002_output_before_loop",

@@ -75,6 +75,22 @@ A fix is safe only when all of these hold:
    where it is stored only where the graph of what computes it, on every run of those statements
    and for every object, reads no parameter an optimizer owns (:func:`detach_untrained_store`).
 
+10. **A cut that stops a parameter an optimizer owns from learning is no fix at all**, not even an
+   unsafe one: where every path the failing backward has to such a parameter runs through the
+   values a fix would detach (a policy read only through the log-probabilities a replay memory
+   stores, a reward model read only through the advantages built before the PPO epochs) or a
+   backward it would delete (the only backward of a second loop), the fixed program runs but that
+   parameter never trains again (:func:`cut_starves_training`; the optimizers that count are those
+   stepped in the loop or after the backward, and those that own a parameter the backward still
+   reaches: an encoder another loop trained, whose latents a flow's loop reads, may be cut).
+   Likewise a value built once that enters the loss only as a term of a sum (a penalty computed in
+   ``__init__``) is not detached where an optimizer owns what it reads: detached, it is a
+   constant, and the fix would silently drop it (:func:`only_added`); a replay memory (sampled, or
+   walked with a backward per item) is not emptied or reset, which would end the replay; and two
+   losses are not summed where the second optimizer clears, between the two backwards, the
+   gradient the first loss sends to its parameters (:func:`clears_first_gradient`). Only a fix
+   that rebuilds the graph is offered there, or none.
+
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
 
@@ -84,7 +100,13 @@ import ast
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
-from errknow_ls.analysis.ownership import LASTING, cut_keeps_training, tensor_roots, upstream_origins
+from errknow_ls.analysis.ownership import (
+    LASTING,
+    cut_keeps_training,
+    cut_starves_owned,
+    tensor_roots,
+    upstream_origins,
+)
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.values import Const, Opaque, Seq, Tensor, Value, maybe_of, tensors_in
 from errknow_ls.core import Applicability
@@ -124,29 +146,103 @@ def _forward_expression(ctx: RuleContext, expr: ast.expr, seen: set[int]) -> boo
 
 def _computes(ctx: RuleContext, func: ast.FunctionDef | ast.AsyncFunctionDef, seen: set[int]) -> bool:
     """A function of the checked code whose body only assigns local names and returns what forward
-    computations give (``normalize_adjacency(a)``, a module's ``quantized_weight()``): no store into
-    an attribute, an item or a global, no loop, no backward, no step."""
+    computations give (``normalize_adjacency(a)``, a module's ``quantized_weight()``, GAE's
+    advantages written step by step into ``torch.zeros_like(rewards)``): it may loop over what a
+    forward computation gives and write items of a tensor it made itself (:func:`_fresh_locals`),
+    but stores into no attribute, no other item and no global, and runs no backward and no step."""
     if id(func) in seen:
         return False  # recursion: not shown to end
     if isinstance(func, ast.AsyncFunctionDef) or func.decorator_list:
         return False
     seen.add(id(func))
     body = func.body[1:] if ast.get_docstring(func) is not None else func.body
-    return bool(body) and all(_computing_statement(ctx, stmt, seen) for stmt in body)
+    fresh = _fresh_locals(ctx, func)
+    return bool(body) and all(_computing_statement(ctx, stmt, seen, fresh) for stmt in body)
 
 
-def _computing_statement(ctx: RuleContext, stmt: ast.stmt, seen: set[int]) -> bool:
+def _computing_statement(ctx: RuleContext, stmt: ast.stmt, seen: set[int], fresh: frozenset[str]) -> bool:
     if isinstance(stmt, ast.Return):
         return stmt.value is None or _forward_expression(ctx, stmt.value, seen)
     if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        local = all(isinstance(t, ast.Name) or _names_only(t) for t in targets)
+        local = all(_names_only(t) or _item_of(t, fresh) for t in targets)
         return local and stmt.value is not None and _forward_expression(ctx, stmt.value, seen)
     if isinstance(stmt, ast.If):
         return _forward_expression(ctx, stmt.test, seen) and all(
-            _computing_statement(ctx, s, seen) for s in [*stmt.body, *stmt.orelse]
+            _computing_statement(ctx, s, seen, fresh) for s in [*stmt.body, *stmt.orelse]
+        )
+    if isinstance(stmt, ast.For):
+        return (
+            _names_only(stmt.target)
+            and not stmt.orelse
+            and _forward_expression(ctx, stmt.iter, seen)
+            and all(_computing_statement(ctx, s, seen, fresh) for s in stmt.body)
         )
     return isinstance(stmt, ast.Pass)
+
+
+def _item_of(target: ast.expr, fresh: frozenset[str]) -> bool:
+    """``target`` is an item of a local tensor the function made itself (``advantages[t]``)."""
+    return (
+        isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id in fresh
+    )
+
+
+def _fresh_locals(ctx: RuleContext, func: ast.FunctionDef) -> frozenset[str]:
+    """The local names of ``func`` bound only to new tensors of torch's (``torch.zeros_like(x)``,
+    :data:`torch_api.FRESH_CREATION_FUNCS`, resolved as such by the interpreter), never to what
+    the function was handed or to anything else: writing their items changes nothing of the
+    caller's."""
+    params = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
+    bound: dict[str, bool] = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            bound.setdefault(node.id, False)
+    for node in ast.walk(func):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            for name, value in _paired(target, node.value):
+                if name in bound:
+                    bound[name] = bound[name] or _fresh_tensor(ctx, value)
+    stores: dict[str, int] = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    return frozenset(n for n, ok in bound.items() if ok and stores.get(n) == 1 and n not in params)
+
+
+def _paired(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr | None]]:
+    """Each name ``target`` binds with the expression it is bound to (None where not one alone)."""
+    if isinstance(target, ast.Name):
+        return [(target.id, value)]
+    if isinstance(target, ast.Tuple | ast.List):
+        if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(target.elts):
+            return [pair for t, v in zip(target.elts, value.elts, strict=True) for pair in _paired(t, v)]
+        return [(n.id, None) for n in ast.walk(target) if isinstance(n, ast.Name)]
+    return []
+
+
+def _fresh_tensor(ctx: RuleContext, value: ast.expr | None) -> bool:
+    return (
+        isinstance(value, ast.Call)
+        and value in ctx.forward_calls
+        and isinstance(value.func, ast.Attribute)
+        and isinstance(value.func.value, ast.Name)
+        and value.func.attr in api.FRESH_CREATION_FUNCS
+        and value.func.value.id in _torch_aliases(ctx)
+    )
+
+
+def _torch_aliases(ctx: RuleContext) -> frozenset[str]:
+    """The names the module binds to ``torch`` itself (``import torch``, ``import torch as th``)."""
+    return frozenset(
+        alias.asname or alias.name
+        for node in ctx.module.body
+        if isinstance(node, ast.Import)
+        for alias in node.names
+        if alias.name == "torch"
+    )
 
 
 def _names_only(target: ast.expr) -> bool:
@@ -561,6 +657,27 @@ def optimizer_trains(ctx: RuleContext, optimizer: str | None, made: ast.AST, sco
     return bool(ctx.ownership.linked(origins) & owned)
 
 
+def clears_first_gradient(ctx: RuleContext, event: SecondPass, second: str, between: list[ast.stmt]) -> bool:
+    """The optimizer spelled ``second``, which steps after the second backward, calls ``zero_grad()``
+    between the two backwards, and the first loss's graph reads a parameter it owns (a GAN's
+    discriminator loss reaching the generator through the fake batch, then ``opt_g.zero_grad()``):
+    the program throws away what the first loss sends there. Summed into one backward, the first
+    loss's gradient would reach that optimizer's step too, and the two gradients may cancel (rule 4:
+    it changes what trains)."""
+    cleared = any(
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and isinstance(stmt.value.func, ast.Attribute)
+        and stmt.value.func.attr == "zero_grad"
+        and ctx.text(stmt.value.func.value) == second
+        for stmt in between
+    )
+    scope = ctx.function_of(event.free.site) or ctx.module
+    owned = owned_by(ctx, second, scope) if cleared else None
+    origins = upstream_origins(ctx.nodes, event.free.reached)
+    return bool(owned and origins and ctx.ownership.linked(origins) & owned)
+
+
 def owned_by(ctx: RuleContext, optimizer: str, scope: ast.AST) -> frozenset[int] | None:
     """The origins the optimizer spelled ``optimizer`` (assigned in ``scope``, or at module level)
     was handed, on every run of its construction; None where that is not known."""
@@ -615,6 +732,65 @@ def detach_built_once(ctx: RuleContext, detached: list[Value], restored: list[Va
     if ctx.complete and upstream and cut_keeps_training(ctx.nodes, upstream, kept, ctx.ownership):
         return Applicability.SAFE
     return Applicability.UNSAFE
+
+
+def cut_starves_training(
+    ctx: RuleContext, backward: ast.AST, reached: frozenset[int], cut: frozenset[int], loop: ast.AST | None
+) -> bool:
+    """Cutting the nodes ``cut`` (those of the values a fix detaches, or every node of a backward it
+    deletes) out of the ``backward`` that reaches ``reached`` leaves it no path to a parameter an
+    optimizer it trains owns (rule 10, :func:`ownership.cut_starves_owned`): such a fix is not
+    offered. The optimizers stepped in ``loop`` or after the backward in its own function count."""
+    return cut_starves_owned(ctx.nodes, reached, cut, ctx.ownership, _stepped_owned(ctx, backward, loop))
+
+
+def _stepped_owned(ctx: RuleContext, backward: ast.AST, loop: ast.AST | None) -> frozenset[int]:
+    """What the optimizers stepped in ``loop``, or after ``backward`` in its own function, were
+    handed (``actor_opts[i].step()``: every optimizer that construction built); those not known
+    add nothing."""
+    func = ctx.function_of(backward)
+    line = ctx.line_of(backward)
+    places = [(loop, 0)] if loop is not None else []
+    places.append((func if func is not None else ctx.module, line))
+    found: set[int] = set()
+    for place, after in places:
+        scope = (ctx.function_of(place) or ctx.module) if place is loop else place
+        for node in ast.walk(place):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "step"
+                and ctx.line_of(node) > after
+            ):
+                continue
+            receiver = node.func.value
+            while isinstance(receiver, ast.Subscript):
+                receiver = receiver.value
+            owned = owned_by(ctx, ctx.text(receiver), scope)
+            found |= owned or frozenset()
+    return frozenset(found)
+
+
+def only_added(ctx: RuleContext, reached: frozenset[int], cut: frozenset[int]) -> bool:
+    """Every node of the backward that leads to ``cut`` only adds, sums or reshapes (its backward
+    saves nothing: ``total_loss = loss + self.reg_loss``): the values cut are terms of the loss, not
+    inputs of what it computes (old log-probabilities inside a ratio). Detached, such a term is a
+    constant: the fix would silently drop it from training (rule 10), where the parameters it reads
+    are owned by an optimizer."""
+    above = [n for n in reached - cut if ctx.nodes[n].below & cut]
+    return bool(above) and not any(ctx.nodes[n].saves for n in above)
+
+
+def own_nodes(values: list[Value]) -> frozenset[int]:
+    """The nodes of the tensors in ``values`` themselves: where detaching them cuts a graph."""
+    return frozenset().union(*(tensor_roots(value) for value in values))
+
+
+def same_sites(ctx: RuleContext, reached: frozenset[int], made: frozenset[int]) -> frozenset[int]:
+    """The nodes of ``reached`` made at the source site of one of ``made``, on any iteration: what a
+    fix that edits that site cuts every time it runs."""
+    sites = {id(ctx.nodes[n].site) for n in made}
+    return frozenset(n for n in reached if id(ctx.nodes[n].site) in sites)
 
 
 def detach_untrained_store(ctx: RuleContext, makers: list[ast.stmt], carried: list[Value]) -> bool:

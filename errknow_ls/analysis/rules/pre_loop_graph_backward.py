@@ -56,6 +56,13 @@ grad.
 A value the loop reaches only through what was built from it (labels `Y` that a loader made before
 the loop hands out) is detached where it is assigned (`Y = (X @ true_w).detach()`), under the same
 rule; recomputing it inside a loop that never reads it would change nothing and is not offered.
+No detach is offered where the loop's loss reaches a parameter its optimizer owns only
+through the stale values (a reward model read only through the advantages built before the
+epochs: detached, it would never learn), nor where the stale value is a term the loss only adds
+(a penalty built once in `__init__`: detached, a constant). A helper of the checked code that loops
+over what a forward computation gives and writes items of a tensor it made itself
+(`torch.zeros_like(rewards)`, filled step by step by a discounted-return loop) is a forward
+computation, and is recomputed like one.
 
 ### References
 - [Autograd mechanics](https://pytorch.org/docs/stable/notes/autograd.html)
@@ -78,9 +85,12 @@ from errknow_ls.analysis.fixes import (
 from errknow_ls.analysis.rules.common_fixes import ancestors_hold, is_autograd_grad
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
+    cut_starves_training,
     detach_built_once,
     detach_expression,
     inline_derived,
+    only_added,
+    own_nodes,
     recompute,
     recompute_in_loop,
     retain_reused_gradient,
@@ -404,7 +414,12 @@ def _detach_stale(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix 
         *(values.values() if before is not None else ()),
         *(event.entry[n] for n in assigned),
     ]
+    if cut_starves_training(ctx, event.site, event.reached, own_nodes(detached), loop.node):
+        return None  # the loop's loss learns the parameters behind them through them alone
     restored = [v for n, v in values.items() if before is not None and n in differentiated]
+    applicability = detach_built_once(ctx, detached, restored)
+    if applicability is Applicability.UNSAFE and only_added(ctx, event.reached, own_nodes(detached)):
+        return None  # a term of the loss (a penalty built once): detached, a constant that trains nothing
     shown = sorted({f"`self.{a}`" for a in shapes} if stored else set()) + (
         [f"`{n}`" for n in names] if before is not None else []
     )
@@ -413,7 +428,7 @@ def _detach_stale(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix 
     return Fix(
         f"Detach {', '.join(shown)}, built once and only read by the loop (it learns through its own "
         "forward pass)",
-        detach_built_once(ctx, detached, restored),
+        applicability,
         tuple(edits),
         workaround=3,
     )

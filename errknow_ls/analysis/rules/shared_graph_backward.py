@@ -49,7 +49,12 @@ variable's name.
 Where two optimizers each step after their own loss and both losses were built by one forward pass
 (an actor-critic on a shared body), summing the losses, backwarding once and then stepping each
 optimizer comes first; it is unsafe, and so are recomputing the second loss after the first step
-and detaching the shared part in the first loss (that optimizer may own it).
+and detaching the shared part in the first loss (that optimizer may own it). The sum is not offered
+where the second optimizer clears, between the two backwards, gradients the first loss sends to
+its parameters (a GAN's discriminator loss reaching the generator through the fakes, then
+`opt_g.zero_grad()`): summed, they would reach its step too, and may cancel. A value made in a loop
+that has ended (the critic loop's last fakes) is recomputed before the second backward from what
+its names hold then (unsafe: the noise drawn for the generator step).
 Where the second loss reads the shared part through a value it computed before the first backward
 (`advantage = reward - value`, backwarded for the critic and then weighting the policy's surrogate),
 that value is detached where the second loss reads it after the first backward.
@@ -80,6 +85,7 @@ from errknow_ls.analysis.rules.common_fixes import (
 )
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded
 from errknow_ls.analysis.rules.fix_safety import (
+    clears_first_gradient,
     detach_in_first,
     detach_in_second,
     optimizer_trains,
@@ -248,7 +254,8 @@ def _sum_then_step_each(event: SecondPass, ctx: RuleContext) -> Fix | None:
     """``a.backward(); opt_a.step(); opt_b.zero_grad(); b.backward(); opt_b.step()`` with two
     different optimizers -> ``opt_b.zero_grad(); (a + b).backward(); opt_a.step(); opt_b.step()``:
     one backward, then each optimizer steps its own parameters (unsafe: the shared part now also
-    gets the second loss's gradient)."""
+    gets the second loss's gradient). Not offered where the second optimizer clears, between the two
+    backwards, gradients the first loss sends to its parameters (:func:`clears_first_gradient`)."""
     first_stmt = _plain_backward(ctx, event.free.site)
     second_stmt = _plain_backward(ctx, event.site)
     if first_stmt is None or second_stmt is None or event.report is not event.site:
@@ -264,6 +271,8 @@ def _sum_then_step_each(event: SecondPass, ctx: RuleContext) -> Fix | None:
     later = next((s for s in after if _optimizer_call(s, "step")), None)
     first_opt, second_opt = _receiver(ctx, steps[0]), _receiver(ctx, later)
     if later is None or first_opt is None or second_opt is None or first_opt == second_opt:
+        return None
+    if clears_first_gradient(ctx, event, second_opt, between):
         return None
     first_expr = event.free.site.func.value  # type: ignore[attr-defined]
     second_expr = event.site.func.value  # type: ignore[attr-defined]

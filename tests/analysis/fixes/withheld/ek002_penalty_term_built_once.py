@@ -1,0 +1,34 @@
+"""A model that builds its L2 penalty once, in `__init__`, from a method that also receives the
+weights; every training step adds it to the loss. Detached, the penalty would be a constant that
+regularises nothing (the term enters the loss only through a sum), and it cannot be moved where it
+is read: no fix is offered."""
+
+import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def __init__(self, l2=1e-2):
+        super().__init__()
+        self.embedding = nn.Embedding(10, 4)
+        self.head = nn.Linear(4, 1)
+        self.penalty = torch.zeros(())
+        self.add_penalty(self.embedding.parameters(), l2)
+
+    def add_penalty(self, weights, l2):
+        self.penalty = self.penalty + l2 * sum(torch.sum(w * w) for w in weights)
+
+    def forward(self, x):
+        return self.head(self.embedding(x)).squeeze(-1)
+
+
+torch.manual_seed(0)
+model = Model()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randint(10, (32,))
+y = torch.randn(32)
+for step in range(3):
+    total = (model(x) - y).pow(2).mean() + model.penalty
+    optimizer.zero_grad()
+    total.backward()  # error: [pre-loop-graph-backward]
+    optimizer.step()
