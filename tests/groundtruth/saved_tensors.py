@@ -72,12 +72,36 @@ NO_SAVE_RECIPES: dict[str, Recipe] = {
     "view": lambda x: x.view(9),
     "view_as": lambda x: x.view_as(x.t()),
     "vstack": lambda x: torch.vstack([x, x]),
+    "flip": lambda x: x.flip(0),
+    "fliplr": lambda x: x.fliplr(),
+    "flipud": lambda x: x.flipud(),
+    "roll": lambda x: x.roll(1, 0),
+    "rot90": lambda x: x.rot90(),
+    "repeat": lambda x: x.repeat(2, 1),
+    "tile": lambda x: x.tile(2, 1),
+    "diagonal": lambda x: x.diagonal(),
+    "diag": lambda x: x.diag().diag(),  # a matrix's diagonal, then the matrix of a vector
+    "diag_embed": lambda x: x.diag_embed(),
+    "broadcast_to": lambda x: x[:1].broadcast_to(3, 3),
+    "tensor_split": lambda x: x.tensor_split(2)[0],
+    "split_with_sizes": lambda x: x.split_with_sizes([1, 2])[0],
+    "unfold": lambda x: x.unfold(0, 2, 1) + torch.nn.functional.unfold(x[None, None], 2).sum(),
+    "cumsum": lambda x: x.cumsum(0),
+    "trace": lambda x: x.trace(),
+    "row_stack": lambda x: torch.row_stack([x, x]),
+    "column_stack": lambda x: torch.column_stack([x, x]),
+    "dstack": lambda x: torch.dstack([x, x]),
+    "atleast_1d": lambda x: torch.atleast_1d(x.sum()),
+    "atleast_2d": lambda x: torch.atleast_2d(x[0]),
+    "atleast_3d": torch.atleast_3d,
 }
 """One call of each op in the checker's table of ops that keep nothing, by the table's name."""
 
 SAVING_RECIPES: dict[str, Recipe] = {
     "nansum": lambda x: x.nansum(),  # keeps its input, to know where the NaNs were
     "mul by a number": lambda x: x * 2.0,  # keeps the number, as a tensor
+    "take": lambda x: x.take(torch.tensor([0, 4])),  # keeps the index
+    "reflection pad": lambda x: torch.nn.functional.pad(x[None], (1, 1), mode="reflect"),  # keeps its input
 }
 """Ops that look as plain as those above and do keep a tensor."""
 
