@@ -72,6 +72,13 @@ parameter an optimizer it trains owns only through what would be detached (a rep
 log-probabilities, stored with the actor's graph and sampled later: the actor would never learn
 again), nor is a replay memory (sampled, or walked with a backward per item) emptied or reset:
 those values must be recomputed where they are read, which no fix can show.
+A frozen target network whose parameters a soft update writes outside `no_grad`
+(`p_target.copy_(tau * p + (1 - tau) * p_target)`) carries that update's graph into every later
+forward pass: the update runs under `torch.no_grad()` instead (unsafe: the online network no longer
+learns through the targets). A `parametrize.cached()` context around the whole loop keeps the
+tensor its first iteration computed: the context is entered on every iteration instead, around the
+loop's body (safe: the tensor is computed once per iteration from the current parameters, and
+nothing else runs again).
 
 ### References
 - [pytorch/examples word_language_model `repackage_hidden`](https://github.com/pytorch/examples/blob/main/word_language_model/main.py)

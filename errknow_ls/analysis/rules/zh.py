@@ -134,6 +134,10 @@ for inputs, targets in batches:
 对象缓存的值只在旁边保存的键不为 `None` 时才被返回（`if self._key is not None and ...: return
 self._cached`），且对键的每次读取都受同样的检查保护时，在每次迭代开头把 `None` 存入这个键，使每一步
 都重新计算它（不安全：缓存不再起作用）。
+冻结的目标网络，其参数在 `no_grad` 之外被软更新原地写入（`p_target.copy_(tau * p + (1 - tau) *
+p_target)`），会把这次更新的计算图带入之后每一次前向传播：改为在 `torch.no_grad()` 下更新（不安全：
+在线网络不再经由目标值学习）。包住整个循环的 `parametrize.cached()` 上下文会保留第一次迭代算出的张量：
+改为在每次迭代中、围绕循环体进入这个上下文（安全：每次迭代由当前参数算一次张量，其他代码不会再运行）。
 
 ### 参考
 - [pytorch/examples word_language_model `repackage_hidden`](https://github.com/pytorch/examples/blob/main/word_language_model/main.py)
