@@ -93,7 +93,7 @@ class Interpreter(Statements, Loops, Expressions, Calls, Autograd, Backward, Imp
             self.loops[loop.key] = context
             self.stepping.add(loop.key)  # the framework steps the optimizers after each call
             iteration, first_tick = 0, None
-            while iteration < self._iterations(2, start_tick, first_tick, loop.key):
+            while iteration < self._iterations(iteration, 2, start_tick, first_tick, loop.key):
                 context.iteration = iteration
                 if iteration:
                     context.carried = self._carried(loop.key, iteration, include_env=False)

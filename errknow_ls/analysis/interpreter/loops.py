@@ -187,7 +187,7 @@ class Loops(InterpreterBase):
         start_tick, first_tick = self.tick, None
         try:
             for iteration in range(3):
-                if iteration >= self._iterations(iterations, start_tick, first_tick, loop.key):
+                if iteration >= self._iterations(iteration, iterations, start_tick, first_tick, loop.key):
                     break
                 context.iteration = iteration
                 if iteration:
@@ -222,13 +222,15 @@ class Loops(InterpreterBase):
             normal = self.state
         self.state = join_all([normal, *context.breaks], self.twin)
 
-    def _iterations(self, planned: int, start_tick: int, first_tick: int | None, key: int) -> int:
+    def _iterations(
+        self, iteration: int, planned: int, start_tick: int, first_tick: int | None, key: int
+    ) -> int:
         """Two runs of a body find what one iteration leaves for the next; a third is needed when
         the first did no backward at all (``if prev is not None: ... backward()``), or when the
         second freed a graph the first made and something still holds it for the next (a target
         network's soft update outside ``no_grad``: the first backward runs before any update)."""
-        if planned < 2 or first_tick is None:
-            return planned
+        if planned < 2 or first_tick is None or iteration < planned:
+            return planned  # (asked before each iteration: only the last planned one decides)
         if first_tick <= start_tick or self._kept_for_a_third(key):
             return planned + 1
         return planned

@@ -388,7 +388,7 @@ def _grads_reset_before(ctx: RuleContext, event: SecondPass) -> bool:
         return True
     if ctx.function_of(event.free.site) is ctx.function_of(event.report):
         between = statements_between(ctx, event.free.site, event.report)
-        enclosing = _enclosing(ctx, report_stmt)
+        enclosing = enclosing_statements(ctx, report_stmt)
         return any(called_names(s) & GRAD_RESETS for s in between if s not in enclosing)
     earlier = _earlier_in_blocks(ctx, report_stmt)
     helper = ctx.function_of(event.free.site)
@@ -417,7 +417,8 @@ def _earlier_in_blocks(ctx: RuleContext, stmt: ast.stmt) -> list[ast.stmt]:
     return found
 
 
-def _enclosing(ctx: RuleContext, stmt: ast.stmt) -> list[ast.stmt]:
+def enclosing_statements(ctx: RuleContext, stmt: ast.stmt) -> list[ast.stmt]:
+    """The statements ``stmt`` sits in, innermost first."""
     found: list[ast.stmt] = []
     current = ctx.parents.get(stmt)
     while isinstance(current, ast.stmt):

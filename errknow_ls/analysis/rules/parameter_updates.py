@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.fixes import wrap_in_block
-from errknow_ls.analysis.rules.common_fixes import imports_torch
+from errknow_ls.analysis.rules.common_fixes import enclosing_statements, imports_torch
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.state import Holder
 from errknow_ls.analysis.values import NNModule
@@ -103,8 +103,9 @@ class CachedWeight:
 def cached_weights(event: SecondPass, ctx: RuleContext) -> list[CachedWeight]:
     """The carried modules whose parametrized tensor a cached context around the loop keeps."""
     loop = event.loop.node if event.loop is not None else None
+    outer = enclosing_statements(ctx, loop) if isinstance(loop, ast.stmt) else []
     context = next(
-        (w for w in _enclosing(ctx, loop) if isinstance(w, ast.With) and w in ctx.cached_contexts),
+        (w for w in reversed(outer) if isinstance(w, ast.With) and w in ctx.cached_contexts),
         None,
     )
     if context is None:
@@ -114,16 +115,6 @@ def cached_weights(event: SecondPass, ctx: RuleContext) -> list[CachedWeight]:
         for holder, value in event.carried.items()
         if isinstance(value, NNModule) and value.parametrization is not None and value.carries
     ]
-
-
-def _enclosing(ctx: RuleContext, node: ast.AST | None) -> list[ast.AST]:
-    """The statements around ``node``, outermost first."""
-    found: list[ast.AST] = []
-    current = ctx.parents.get(node) if node is not None else None
-    while current is not None:
-        found.append(current)
-        current = ctx.parents.get(current)
-    return found[::-1]
 
 
 def cache_each_iteration(ctx: RuleContext, cached: list[CachedWeight], loop: ast.stmt | None) -> Fix | None:
