@@ -114,8 +114,11 @@ def cmd_records_schema(_args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from errknow_ls.core.collector import collect_rarely
     from errknow_ls.runner import CheckOptions, run_check
     from errknow_ls.runner.options import output_format
+
+    collect_rarely()  # this process may check files itself (a few, or where no pool can be had)
 
     paths = args.paths or [Path()]
     reads_stdin = [str(path) for path in args.paths] == ["-"] or (args.stdin_filename and not args.paths)

@@ -3,11 +3,11 @@ and ``run``."""
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from errknow_ls.core.collector import collect_rarely
 from errknow_ls.lsp import handlers, transport
 from errknow_ls.lsp.languageserver import ErrknowServer
 from errknow_ls.lsp.session import Session
@@ -24,8 +24,7 @@ def run(records: Sequence[Path] = (), tcp: str | None = None) -> int:
     server = create_server(records)
     # What the imports built lives as long as the server: out of the collector's sight, a full
     # collection walks only what checks make, and rarely.
-    gc.freeze()
-    gc.set_threshold(20_000, 20, 20)
+    collect_rarely()
     sys.setswitchinterval(0.001)
     if tcp:
         host, _, port = tcp.rpartition(":")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from errknow_ls.analysis.cells import CellProgram
 from errknow_ls.analysis.prefilter import might_find
 from errknow_ls.core import Edit, Finding
+from errknow_ls.core.collector import collect_rarely
 from errknow_ls.project import RuleSelection
 from errknow_ls.project.results_cache import content_digest
 from errknow_ls.runner.fixing import fix_until_stable
@@ -303,7 +304,9 @@ class _Pool:
         self._executor: concurrent.futures.ProcessPoolExecutor | None = None
         self._submitted: list[tuple[FileJob, concurrent.futures.Future[FileResult]]] = []
         try:
-            self._executor = concurrent.futures.ProcessPoolExecutor(MAX_WORKERS, mp_context=context)
+            self._executor = concurrent.futures.ProcessPoolExecutor(
+                MAX_WORKERS, mp_context=context, initializer=collect_rarely
+            )
             self._warming = [self._executor.submit(_warm) for _ in range(MAX_WORKERS)]
         except (OSError, ImportError):
             self.close()
