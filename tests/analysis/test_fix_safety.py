@@ -478,10 +478,10 @@ def test_a_list_rebound_whole_is_not_emptied() -> None:
     assert not any(title.startswith(("Empty", "Store")) for title in titles)
 
 
-def test_a_forward_already_run_per_step_is_not_recomputed_safely_per_inner_step() -> None:
+def test_a_forward_already_run_per_step_is_not_recomputed_per_inner_step() -> None:
     """Deep mutual learning (issue 15): both peers' outputs come from one forward per step, and each
     peer's optimizer steps in turn in an inner loop; re-run per peer, the second peer's target would
-    come from the first peer's stepped parameters."""
+    come from the first peer's stepped parameters (rule 11): not offered, not even as unsafe."""
     source = (
         "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n"
         "peers = [nn.Linear(4, 3), nn.Linear(4, 3)]\n"
@@ -495,9 +495,9 @@ def test_a_forward_already_run_per_step_is_not_recomputed_safely_per_inner_step(
         "        loss.backward()\n"
         "        opts[i].step()\n"
     )
-    recomputes = [(t, a) for t, a in _fixes(source) if "inside the loop" in t]
-    assert recomputes
-    assert all(applicability != Applicability.SAFE for _, applicability in recomputes)
+    assert [t for t, _ in _fixes(source) if "inside the loop" in t] == []
+    one_optimizer = source.replace("opts[i]", "opts[0]")
+    assert [t for t, _ in _fixes(one_optimizer) if "inside the loop" in t]
 
 
 def test_a_recompute_after_what_changes_its_inputs_goes_where_it_is_read_and_is_unsafe() -> None:
@@ -1075,3 +1075,44 @@ def test_a_helper_that_fills_a_tensor_it_made_is_a_forward_computation(
     (finding,) = check_source(LOOPING_HELPER.replace(FRESH_TENSOR, made)).findings
     inside = [fix.applicability for fix in finding.fixes if "inside the loop" in fix.title]
     assert (inside[0] if inside else None) == recomputed
+
+
+STALE_FAKES = (
+    "import torch\nfrom torch import nn\n"
+    "gen, critic = nn.Linear(2, 4), nn.Linear(4, 1)\n"
+    "opt_g = torch.optim.SGD(gen.parameters(), lr=0.1)\n"
+    "opt_c = torch.optim.SGD(critic.parameters(), lr=0.1)\n"
+    "for step in range(3):\n"
+    "    opt_c.zero_grad()\n"
+    "    fakes = gen(torch.randn(8, 2))\n"
+    "    critic(fakes).mean().backward()\n"
+    "    opt_c.step()\n"
+    "    opt_g.zero_grad()\n"
+    "    images = gen(torch.randn(8, 2))\n"
+    "    loss = -critic(fakes).mean()\n"
+    "    loss.backward()\n"
+    "    opt_g.step()\n"
+)
+
+
+def test_a_value_the_program_recomputed_into_an_unread_name_is_read_by_the_second_loss() -> None:
+    """WGAN-GP (issue 15, rule 12): ``images`` is made by the very expression that made the stale
+    ``fakes``, after the critic's backward, and nothing reads it: the generator's loss reads it."""
+    (title, applicability), *_ = _fixes(STALE_FAKES)
+    assert title == "Use `images` in the second loss: it recomputes `fakes` and is read nowhere else"
+    assert applicability == Applicability.SAFE
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("    opt_g.step()\n", "    opt_g.step()\n    print(images.mean())\n"),  # read elsewhere
+        ("gen(torch.randn(8, 2))\n    loss", "gen(torch.randn(8, 3)[:, :2])\n    loss"),  # another expression
+        # another value
+        ("    images = gen(torch.randn(8, 2))\n", "    images = critic(gen(torch.randn(8, 2)))\n"),
+    ],
+)
+def test_a_name_that_is_read_or_holds_another_expression_is_not_used(change: tuple[str, str]) -> None:
+    source = STALE_FAKES.replace(*change)
+    assert source != STALE_FAKES
+    assert not any(title.startswith("Use `images`") for title, _ in _fixes(source))

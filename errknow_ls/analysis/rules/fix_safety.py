@@ -91,6 +91,24 @@ A fix is safe only when all of these hold:
    gradient the first loss sends to its parameters (:func:`clears_first_gradient`). Only a fix
    that rebuilds the graph is offered there, or none.
 
+11. **A value built once for every iteration of a loop that steps another optimizer in turn is not
+   recomputed in that loop**, not even unsafely: where statements run once per iteration of an outer
+   loop and the inner loop's iterations each step another optimizer (``optimizers[i].step()`` in
+   ``for i in range(2)``: the peers of deep mutual learning, MADDPG's agents), re-run per inner
+   iteration the later iterations would read parameters the earlier ones just stepped, a sequential
+   update the program, which built the value once for all of them, did not mean; the fix that
+   detaches only the other peers' items is not shown, since the analysis merges a list's items
+   (:func:`recompute_in_loop`).
+
+12. **A value the program itself recomputed is read in place of the stale one**: where, between the
+   first backward and the second loss, a statement assigns a name nothing reads (nor declares
+   global) the very expression (the same syntax tree) that made the value the second loss reaches
+   through the freed graph, and that statement runs on every path to the second loss, the second
+   loss reads that name instead (``gen_imgs = generator(torch.randn(n, d))`` beside the critic
+   loop's stale ``fake_imgs``). Safe: it re-runs nothing (the program already drew that noise and
+   ran that forward), adds no cut, and keeps every gradient; the graph is rebuilt by the program's
+   own statement (``shared_graph_backward._read_recomputed``).
+
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
 
@@ -276,22 +294,27 @@ def recompute_in_loop(
     ctx: RuleContext, statements: list[ast.stmt], loop: Loop, wanted: Applicability, above: list[ast.stmt]
 ) -> Applicability | None:
     """Re-running, inside a loop, statements that built a value once before it (rule 2, and rule 4):
-    as :func:`recompute`, but unsafe where
+    as :func:`recompute`, but not offered at all where the statements already run once per
+    iteration of an outer loop and this one steps another optimizer in each iteration (each peer of
+    a mutual-learning pair, each agent of MADDPG, stepped in turn on one forward pass,
+    :func:`_steps_in_turn`): re-run per inner iteration, later iterations would read parameters the
+    earlier ones stepped, a sequential update the program, which built the value once for all of
+    them, did not mean (rule 11); and unsafe where
 
     - a module those statements call is called again inside the loop (:func:`called_again`): the
       loop trains that module through its own forward pass, and the value built once is then read
       as a target (a rollout's advantages from the critic, which a value loss in the loop trains):
       recomputed on every iteration it would also train the module through the target, which the
       program did not mean on any later iteration;
-    - the statements already run once per iteration of an outer loop, and this one steps another
-      optimizer in each iteration (each peer of a mutual-learning pair stepped in turn on one
-      forward pass, :func:`_steps_in_turn`): re-run per inner iteration, later ones would read
-      parameters the earlier ones stepped;
     - statements of the loop above the first use (``above``) may change what they read (a PGD
       attack perturbing the embeddings before the attack step's forward): where the recomputed
       value belongs, before or after them, is not shown."""
     allowed = recompute(ctx, statements, wanted)
-    if allowed is not Applicability.SAFE or loop.node is None:
+    if allowed is None or loop.node is None:
+        return allowed
+    if _steps_in_turn(loop.node) and any(_encloses(ctx, stmt, loop.node) for stmt in statements):
+        return None
+    if allowed is not Applicability.SAFE:
         return allowed
     read = {
         n.id
@@ -304,8 +327,7 @@ def recompute_in_loop(
         _inert(ctx, stmt, read, grad_free=grad_free) for stmt in above
     ):
         return Applicability.UNSAFE
-    outer = any(_encloses(ctx, stmt, loop.node) for stmt in statements)
-    return Applicability.UNSAFE if outer and _steps_in_turn(loop.node) else allowed
+    return allowed
 
 
 def _steps_in_turn(loop: ast.stmt) -> bool:

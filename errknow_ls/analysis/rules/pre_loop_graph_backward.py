@@ -63,6 +63,11 @@ epochs: detached, it would never learn), nor where the stale value is a term the
 over what a forward computation gives and writes items of a tensor it made itself
 (`torch.zeros_like(rewards)`, filled step by step by a discounted-return loop) is a forward
 computation, and is recomputed like one.
+No recompute is offered where the values are built once per iteration of an outer loop and each
+iteration of the inner one steps another optimizer in turn (the peers of deep mutual learning,
+MADDPG's agents): recomputed there, later iterations would read parameters the earlier ones just
+stepped, a sequential update the program, which built the values once for all of them, did not
+mean.
 
 ### References
 - [Autograd mechanics](https://pytorch.org/docs/stable/notes/autograd.html)

@@ -83,6 +83,9 @@ for step in range(100):
 循环中重新计算，而损失又通过循环自己的前向传播学习，那么它们是循环只读取的目标（一次 rollout 的
 旧对数概率、保存在 `__init__` 中的预测）：在保存处或循环之前把它们 detach 是不安全的，因为这会
 截断第一次迭代经过它们传回的梯度。
+若这个值在外层循环的每次迭代里只算一次，而内层循环每次迭代轮流更新另一个优化器（互学习的两个同伴、
+MADDPG 的各个智能体），就不提供在内层循环中重新计算的修复：那样后面的迭代会读到前面迭代刚更新过的
+参数，变成程序本不想要的逐个更新。
 循环只通过由某个值构建的东西读到它（循环之前用标签 `Y` 构建的加载器）时，在它被赋值的地方
 detach（`Y = (X @ true_w).detach()`），安全性同上；在从不读取它的循环里重新计算它没有作用，不会提供。
 
@@ -181,7 +184,10 @@ detach 的基线：相加是不安全的。在第一个损失中 detach 共享�
 的计算图不读取的参数时才提供（actor 的优化器在 critic 的损失之前更新，而 critic 的计算图从不读取 actor；
 依据构造每个模块的调用判断，从不依据名字）：否则那一步会修改第二次反向传播需要的张量。若第二个损失通过
 一个在第一次反向传播之前算出的值读取共享部分（`advantage = reward - value`，先为 critic 反向传播，
-再给策略的替代目标加权），就在第一次反向传播之后第二个损失读取它的地方 detach 这个值。
+再给策略的替代目标加权），就在第一次反向传播之后第二个损失读取它的地方 detach 这个值。若程序自己已在
+第一次反向传播之后用构建共享值的同一个表达式把它重新算出、赋给一个从未被读取的名字（在 critic 循环的
+`fake_imgs` 旁边写了 `gen_imgs = generator(torch.randn(n, d))`），第二个损失就改为读取这个名字：这是安全的，
+既不重新运行任何代码，也保留了所有梯度；它排在最前。
 
 ### 参考
 - [DCGAN 示例，`fake.detach()`](https://github.com/pytorch/examples/blob/main/dcgan/main.py)
@@ -392,6 +398,10 @@ MESSAGES = Catalog.of(
         (
             "Detach `{name}` in the first loss (`{code}`)",
             "在第一个损失中 detach `{name}`（`{code}`）",
+        ),
+        (
+            "Use `{fresh}` in the second loss: it recomputes `{name}` and is read nowhere else",
+            "在第二个损失中使用 `{fresh}`：它重新计算了 `{name}`，且别处从未读取它",
         ),
         (
             "Detach `{name}` where the second loss uses it (`{code}`)",
