@@ -50,7 +50,10 @@ first iteration sent through them — and safe where that changes nothing that t
 of the program owns a parameter their graph reads (a frozen teacher's soft targets, read by a
 student's loop whose optimizer is built over the student; decided by which constructor call made
 each module, never by its name) and nothing else sees a gradient there (a `.grad` read, a hook,
-code the checker does not follow). A value the loop takes gradients with respect to (a PINN's
+code the checker does not follow); safe too where the values are a module's output (the rollout's
+log-probabilities of the policy the epochs train, a model's predictions on anchor inputs) and the
+loop's own forward pass reaches again every parameter an optimizer owns that they read, so the
+optimizers update the same tensors. A value the loop takes gradients with respect to (a PINN's
 collocation times, the inputs of its `autograd.grad`) is detached into a leaf that still requires
 grad.
 A value the loop reaches only through what was built from it (labels `Y` that a loader made before
@@ -90,6 +93,7 @@ from errknow_ls.analysis.fixes import (
 from errknow_ls.analysis.rules.common_fixes import ancestors_hold, is_autograd_grad
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
+    built_once_untrained,
     cut_starves_training,
     detach_built_once,
     detach_expression,
@@ -422,9 +426,11 @@ def _detach_stale(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix 
     if cut_starves_training(ctx, event.site, event.reached, own_nodes(detached), loop.node):
         return None  # the loop's loss learns the parameters behind them through them alone
     restored = [v for n, v in values.items() if before is not None and n in differentiated]
-    applicability = detach_built_once(ctx, detached, restored)
-    if applicability is Applicability.UNSAFE and only_added(ctx, event.reached, own_nodes(detached)):
+    if not built_once_untrained(ctx, detached, restored) and only_added(
+        ctx, event.reached, own_nodes(detached)
+    ):
         return None  # a term of the loss (a penalty built once): detached, a constant that trains nothing
+    applicability = detach_built_once(ctx, detached, restored, event.reached)
     shown = sorted({f"`self.{a}`" for a in shapes} if stored else set()) + (
         [f"`{n}`" for n in names] if before is not None else []
     )
