@@ -2,6 +2,9 @@
 ``tests/analysis/fixes``: each kind of fix (its title's template) -> the pairs it fixed."""
 
 PROVEN: dict[str, tuple[str, ...]] = {
+    "Backward `{loss}` once, then step each optimizer of the loop": (
+        "ek002_one_loss_backwarded_per_optimizer",
+    ),
     "Compute `{names}` where it is used, on every call": (
         "ek002_model_class_passed_in",
         "ek002_param_transform_in_init",

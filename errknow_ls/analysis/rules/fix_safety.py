@@ -98,7 +98,9 @@ A fix is safe only when all of these hold:
    iteration the later iterations would read parameters the earlier ones just stepped, a sequential
    update the program, which built the value once for all of them, did not mean; the fix that
    detaches only the other peers' items is not shown, since the analysis merges a list's items
-   (:func:`recompute_in_loop`).
+   (:func:`recompute_in_loop`). Where the loop only clears, backwards and steps each optimizer over
+   one loss built before it, one backward and then every optimizer's step is what it means, and
+   is offered unsafely (``pre_loop_graph_backward._backward_once_then_step_each``).
 
 12. **A value the program itself recomputed is read in place of the stale one**: where, between the
    first backward and the second loss, a statement assigns a name nothing reads (nor declares
