@@ -439,6 +439,8 @@ def test_a_memo_filled_once_is_never_stored_detached_safely() -> None:
             "        return self._memo['f']\n",
             "        self._memo.update({'g': 1})\n        return self._memo['f']\n",
         ),
+        # written from outside the object's methods
+        ("    loss = gp(x).pow(2).sum()\n", "    gp._memo['g'] = x\n    loss = gp(x).pow(2).sum()\n"),
         # a fill that also writes elsewhere
         (
             "        if 'f' not in self._memo:\n",

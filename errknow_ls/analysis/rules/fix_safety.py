@@ -1070,7 +1070,10 @@ def refill_memo(ctx: RuleContext, attrs: set[str]) -> bool:
     the cache, at the step's own parameters."""
     fills: dict[int, ast.FunctionDef] = {}
     for node in ast.walk(ctx.module):
-        if _memo_target(node, attrs) and isinstance(getattr(node, "ctx", None), ast.Store | ast.Del):
+        stored = isinstance(getattr(node, "ctx", None), ast.Store | ast.Del)
+        if stored and _memo_target(node, attrs, receiver=None) and not _memo_target(node, attrs):
+            return False  # stored from outside the object's methods (``model._memo[k] = v``)
+        if _memo_target(node, attrs) and stored:
             func = ctx.function_of(node)
             if not isinstance(func, ast.FunctionDef):
                 return False  # stored at module level or in a lambda: not shown
@@ -1083,15 +1086,15 @@ def refill_memo(ctx: RuleContext, attrs: set[str]) -> bool:
     return all(_fills_memo(ctx, func, attrs) for func in fills.values())
 
 
-def _memo_target(node: ast.AST, attrs: set[str]) -> bool:
-    """``self.<attr>`` or an item of it (``self._memo["chol"]``), ``attr`` one of ``attrs``."""
+def _memo_target(node: ast.AST, attrs: set[str], receiver: str | None = "self") -> bool:
+    """``self.<attr>`` or an item of it (``self._memo["chol"]``), ``attr`` one of ``attrs``; with
+    ``receiver`` None, ``<anything>.<attr>``."""
     while isinstance(node, ast.Subscript):
         node = node.value
     return (
         isinstance(node, ast.Attribute)
         and node.attr in attrs
-        and isinstance(node.value, ast.Name)
-        and node.value.id == "self"
+        and (receiver is None or (isinstance(node.value, ast.Name) and node.value.id == receiver))
     )
 
 
@@ -1101,7 +1104,7 @@ def _changed_by_call(ctx: RuleContext, node: ast.AST, attrs: set[str]) -> bool:
     if not (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
-        and _memo_target(node.func.value, attrs)
+        and _memo_target(node.func.value, attrs, receiver=None)
     ):
         return False
     func = ctx.function_of(node)
