@@ -130,8 +130,9 @@ A fix is safe only when all of these hold:
    checked code that stores into the cached attribute (or an item of it, or the key that lets it
    serve), but ``__init__``, only computes, as rule 2 means it (no random draw, no call for an
    effect), and stores into it values that never read what it held (filled from its inputs, not a
-   recurrent state computed from its previous value, which rule 5 resets or rule 4 cuts), and no
-   other call changes it (``self.cache.update(...)`` is not shown). Emptied, the next read runs
+   recurrent state computed from its previous value, which rule 5 resets or rule 4 cuts), nothing
+   outside the object's methods stores into it (``model._memo[k] = v``), and no other call changes
+   it (``self.cache.update(...)`` is not shown). Emptied, the next read runs
    that fill again: it computes what the memo stands for, at the step's own parameters, which is
    what the program computes without the cache; no constructor runs, no cut is made, and the
    optimizers update the same tensors (:func:`refill_memo`).
