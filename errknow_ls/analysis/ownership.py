@@ -69,6 +69,10 @@ class Ownership:
     constructed: dict[ast.AST, Origins] = field(default_factory=dict)
     """The same, by the constructor call (every run of it: what any of them was handed)."""
     uses: list[GradientUse] = field(default_factory=list)
+    several: set[int] = field(default_factory=set)
+    """Origins whose constructor call ran more than once under the same calls (``[mlp(w) for w in
+    widths]``): each stands for several modules, which parameters of them a graph reads is not
+    known."""
     links: list[frozenset[int]] = field(default_factory=list)
     """Origins that share parameters (a module whose attribute was set to another's weight)."""
     steps: dict[ast.AST, Origins] = field(default_factory=dict)
@@ -154,6 +158,40 @@ def cut_keeps_training(
     origins = ownership.linked(origins)
     if any(owned is None or owned & origins for owned in ownership.optimizers):
         return False
+    return gradient_unseen(nodes, upstream, kept, ownership)
+
+
+def cut_keeps_owned(
+    nodes: list[GraphNode], reached: frozenset[int], cut: frozenset[int], ownership: Ownership
+) -> bool:
+    """Whether a backward that reaches ``reached`` still reaches, with the nodes ``cut`` cut out,
+    every parameter an optimizer owns that it reached before (a policy behind a rollout's
+    log-probabilities, reached again through the loop's own forward pass): the optimizers update
+    the same tensors. Shown only where what every optimizer was handed, and the origins of what
+    stays reached and of what does not, are known."""
+    kept = reached_avoiding(nodes, reached, cut)
+    lost = upstream_origins(nodes, reached - kept)
+    still = upstream_origins(nodes, kept)
+    if lost is None or still is None or any(owned is None for owned in ownership.optimizers):
+        return False
+    if lost & still & ownership.several:
+        return False  # the module reached again may be another one its constructor call made
+    if any(group & lost for group in ownership.links):
+        return False  # a part it shares with another module may be owned under that one's origin
+    owned = frozenset().union(*(o for o in ownership.optimizers if o is not None))
+    return not (lost - still) & owned
+
+
+def gradient_unseen(
+    nodes: list[GraphNode], upstream: frozenset[int], kept: frozenset[int], ownership: Ownership
+) -> bool:
+    """Nothing but the optimizers sees a gradient in the graph ``upstream`` after it was built: no
+    ``.grad`` read, hook, ``autograd.grad`` with respect to a tensor of it, or code the checker does
+    not follow reaches the parameters it reads or its tensors (but those of ``kept``)."""
+    origins = upstream_origins(nodes, upstream)
+    if origins is None or not upstream:
+        return False
+    origins = ownership.linked(origins)
     built = max(upstream) + 1  # the graph is cut after it was built: what ran before saw it whole
     for use in ownership.uses:
         if use.made < built or (use.through is not None and not use.through & upstream):

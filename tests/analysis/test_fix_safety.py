@@ -417,8 +417,45 @@ MEMO = (
 
 def test_a_memo_filled_once_is_never_stored_detached_safely() -> None:
     """A sparse GP's memoised factor (issue 15): stored detached, it would keep the first step's
-    value for ever and the inducing points would stop learning through it."""
-    assert all(applicability != Applicability.SAFE for _, applicability in _fixes(MEMO))
+    value for ever and the inducing points would stop learning through it; emptied at the start of
+    each iteration, it is computed again from the current points (rule 14), safely, and first."""
+    fixes = _fixes(MEMO)
+    assert all(applicability != Applicability.SAFE for title, applicability in fixes if "detached" in title)
+    assert fixes[0] == ("Empty the cache `gp._memo` at the start of each iteration", Applicability.SAFE)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # filled from what it held: a recurrent state, not a memo
+        (
+            "self._memo['f'] = (self.points[:, None] * self.points[None, :]).exp()",
+            "self._memo['f'] = (self.points[:, None] * self.points[None, :]).exp() + self._memo.get('g', 0)",
+        ),
+        # a random draw: filled again, it holds other numbers
+        ("* self.points[None, :]).exp()", "* torch.randn(4)[None, :]).exp()"),
+        # changed by a call the rule does not model
+        (
+            "        return self._memo['f']\n",
+            "        self._memo.update({'g': 1})\n        return self._memo['f']\n",
+        ),
+        # written from outside the object's methods
+        ("    loss = gp(x).pow(2).sum()\n", "    gp._memo['g'] = x\n    loss = gp(x).pow(2).sum()\n"),
+        # a fill that also writes elsewhere
+        (
+            "        if 'f' not in self._memo:\n",
+            "        self.calls = 1\n        if 'f' not in self._memo:\n",
+        ),
+    ],
+)
+def test_a_cache_that_is_not_shown_a_memo_is_not_emptied_safely(old: str, new: str) -> None:
+    """Rule 14 holds only where every fill of the cache only computes, from what the cache did not
+    hold, and nothing else changes it."""
+    source = MEMO.replace(old, new)
+    assert source != MEMO
+    empties = [a for title, a in _fixes(source) if title.startswith("Empty the cache")]
+    assert empties
+    assert all(applicability != Applicability.SAFE for applicability in empties)
 
 
 def test_what_a_step_stores_and_reads_back_is_not_detached_where_it_is_stored() -> None:
@@ -478,10 +515,10 @@ def test_a_list_rebound_whole_is_not_emptied() -> None:
     assert not any(title.startswith(("Empty", "Store")) for title in titles)
 
 
-def test_a_forward_already_run_per_step_is_not_recomputed_safely_per_inner_step() -> None:
+def test_a_forward_already_run_per_step_is_not_recomputed_per_inner_step() -> None:
     """Deep mutual learning (issue 15): both peers' outputs come from one forward per step, and each
     peer's optimizer steps in turn in an inner loop; re-run per peer, the second peer's target would
-    come from the first peer's stepped parameters."""
+    come from the first peer's stepped parameters (rule 11): not offered, not even as unsafe."""
     source = (
         "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n"
         "peers = [nn.Linear(4, 3), nn.Linear(4, 3)]\n"
@@ -495,9 +532,9 @@ def test_a_forward_already_run_per_step_is_not_recomputed_safely_per_inner_step(
         "        loss.backward()\n"
         "        opts[i].step()\n"
     )
-    recomputes = [(t, a) for t, a in _fixes(source) if "inside the loop" in t]
-    assert recomputes
-    assert all(applicability != Applicability.SAFE for _, applicability in recomputes)
+    assert [t for t, _ in _fixes(source) if "inside the loop" in t] == []
+    one_optimizer = source.replace("opts[i]", "opts[0]")
+    assert [t for t, _ in _fixes(one_optimizer) if "inside the loop" in t]
 
 
 def test_a_recompute_after_what_changes_its_inputs_goes_where_it_is_read_and_is_unsafe() -> None:
@@ -854,14 +891,62 @@ def test_which_module_an_optimizer_trains_never_depends_on_a_name() -> None:
     assert _detach_built_once(swapped) == _detach_built_once(TEACHER) == Applicability.SAFE
 
 
-def test_the_old_log_probs_of_the_policy_the_loop_trains_are_not_detached_safely() -> None:
-    """The optimizer owns the policy that made the rollout's log-probabilities: detaching them
-    changes what the first update trains (unsafe, though it is what PPO means)."""
-    source = (FIXES / "ek002_rollout_log_probs_reused.in.py").read_text(encoding="utf-8")
+ROLLOUT = (FIXES / "ek002_rollout_log_probs_reused.in.py").read_text(encoding="utf-8")
+OLD_LOG_PROBS = "Detach `old_log_probs`, built once and only read by the loop"
+
+
+def _detach_old_log_probs(source: str) -> Applicability | None:
     (finding,) = check_source(source).findings
-    detaches = [fix for fix in finding.fixes if "built once" in fix.title]
-    assert detaches
-    assert all(fix.applicability == Applicability.UNSAFE for fix in detaches)
+    detaches = [fix.applicability for fix in finding.fixes if fix.title.startswith(OLD_LOG_PROBS)]
+    assert len(detaches) <= 1
+    return detaches[0] if detaches else None
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("", "", Applicability.SAFE),
+        # a second policy made by the same constructor call: which one the epochs run again is not shown
+        (
+            "policy = nn.Linear(4, 2)\n",
+            "policy, other = [nn.Linear(4, 2) for _ in range(2)]\n",
+            Applicability.UNSAFE,
+        ),
+        # the rollout's policy is another module, owned by the optimizer too: detached, it stops learning
+        (
+            "obs, actions, old_log_probs = rollout(policy)\n",
+            "behaviour = nn.Linear(4, 2)\noptimizer.add_param_group({'params': behaviour.parameters()})\n"
+            "obs, actions, old_log_probs = rollout(behaviour)\n",
+            None,
+        ),
+        # ... owned by an optimizer of its own, which the epochs do not step: still unsafe
+        (
+            "obs, actions, old_log_probs = rollout(policy)\n",
+            "behaviour = nn.Linear(4, 2)\nbehaviour_opt = torch.optim.SGD(behaviour.parameters(), lr=0.1)\n"
+            "obs, actions, old_log_probs = rollout(behaviour)\n",
+            Applicability.UNSAFE,
+        ),
+        # something else sees the policy's gradients
+        ("    optimizer.step()", "    print(policy.weight.grad)\n    optimizer.step()", Applicability.UNSAFE),
+        # the log-probabilities read the weight by an op of their own, not only through the module's call
+        (
+            "dist = Categorical(logits=policy(obs))",
+            "dist = Categorical(logits=policy(obs) + obs[:2] @ policy.weight[:, :2])",
+            Applicability.UNSAFE,
+        ),
+    ],
+)
+def test_a_module_output_built_once_is_detached_safely_where_the_loop_reaches_its_parameters_again(
+    old: str, new: str, expected: Applicability | None
+) -> None:
+    """Rule 13: a rollout's log-probabilities, recorded with the graph of the policy the epochs
+    train, are detached safely: every epoch runs the policy again, so the optimizer updates the same
+    tensors. Unsafe where the policy reached again may be another module, where the cut loses a
+    module an optimizer owns, where something else sees a gradient there, or where the value reads
+    a parameter by an op of its own (a parameter transform, rule 8)."""
+    source = ROLLOUT.replace(old, new)
+    assert source != ROLLOUT or not old
+    assert _detach_old_log_probs(source) == expected
 
 
 GAN = (FIXES / "ek004_gan_detach.in.py").read_text(encoding="utf-8")
@@ -1075,3 +1160,44 @@ def test_a_helper_that_fills_a_tensor_it_made_is_a_forward_computation(
     (finding,) = check_source(LOOPING_HELPER.replace(FRESH_TENSOR, made)).findings
     inside = [fix.applicability for fix in finding.fixes if "inside the loop" in fix.title]
     assert (inside[0] if inside else None) == recomputed
+
+
+STALE_FAKES = (
+    "import torch\nfrom torch import nn\n"
+    "gen, critic = nn.Linear(2, 4), nn.Linear(4, 1)\n"
+    "opt_g = torch.optim.SGD(gen.parameters(), lr=0.1)\n"
+    "opt_c = torch.optim.SGD(critic.parameters(), lr=0.1)\n"
+    "for step in range(3):\n"
+    "    opt_c.zero_grad()\n"
+    "    fakes = gen(torch.randn(8, 2))\n"
+    "    critic(fakes).mean().backward()\n"
+    "    opt_c.step()\n"
+    "    opt_g.zero_grad()\n"
+    "    images = gen(torch.randn(8, 2))\n"
+    "    loss = -critic(fakes).mean()\n"
+    "    loss.backward()\n"
+    "    opt_g.step()\n"
+)
+
+
+def test_a_value_the_program_recomputed_into_an_unread_name_is_read_by_the_second_loss() -> None:
+    """WGAN-GP (issue 15, rule 12): ``images`` is made by the very expression that made the stale
+    ``fakes``, after the critic's backward, and nothing reads it: the generator's loss reads it."""
+    (title, applicability), *_ = _fixes(STALE_FAKES)
+    assert title == "Use `images` in the second loss: it recomputes `fakes` and is read nowhere else"
+    assert applicability == Applicability.SAFE
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("    opt_g.step()\n", "    opt_g.step()\n    print(images.mean())\n"),  # read elsewhere
+        ("gen(torch.randn(8, 2))\n    loss", "gen(torch.randn(8, 3)[:, :2])\n    loss"),  # another expression
+        # another value
+        ("    images = gen(torch.randn(8, 2))\n", "    images = critic(gen(torch.randn(8, 2)))\n"),
+    ],
+)
+def test_a_name_that_is_read_or_holds_another_expression_is_not_used(change: tuple[str, str]) -> None:
+    source = STALE_FAKES.replace(*change)
+    assert source != STALE_FAKES
+    assert not any(title.startswith("Use `images`") for title, _ in _fixes(source))

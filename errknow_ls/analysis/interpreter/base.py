@@ -203,7 +203,11 @@ class InterpreterBase(ABC):
         """The origin a constructor call at ``site`` makes, under the calls that run it now: one
         helper called from two places makes two modules."""
         key = (*(id(f.call_site) for f in self.frames if f.call_site is not None), id(site))
-        return self._origin_ids.setdefault(key, len(self._origin_ids))
+        made = key in self._origin_ids
+        origin = self._origin_ids.setdefault(key, len(self._origin_ids))
+        if made:  # run again under the same calls (a comprehension, a loop): several modules
+            self.ownership.several.add(origin)
+        return origin
 
     def object_origin(self, obj: Obj) -> int:
         """The origin of an object of the checked code's own class (its own parameters)."""

@@ -50,9 +50,17 @@ attribute again after storing it, which the graph does not tell from a read of t
 object caches and serves only while a key kept beside it is set (`if self._key is not None and
 ...: return self._cached`), every read of the key guarded the same way, is computed again on every
 iteration by storing `None` into the key at its start (unsafe: the cache no longer serves). A replay
-buffer (read through `random.sample`) stores detached values (unsafe); an object's state set before
+buffer (read through `random.sample`, or by an index) stores detached values: safely where what it
+stores is a module's output and the failing backward, cut there, still reaches through the step's own
+forward pass every parameter an optimizer owns that it reached before (a DDPG actor's actions, the
+actor run again for its own loss), unsafely otherwise; an object's state set before
 the loop by a method call is set again by re-running that call at the start of each iteration
 (unsafe).
+A memo (a cache emptied at the start of each iteration, a cached value stored back to the `None` it
+started from, or its key set to `None`) is emptied safely where every method that stores into it
+only computes, with no random draw and no call for an effect, and stores values that never read
+what it held: the next read computes again what the memo stands for, at the step's own parameters,
+which is what the program computes without the cache.
 Where every iteration re-runs the same sequence (`for epoch in range(epochs)` stepping a state over
 the same inputs), resetting the state at the top of each iteration (re-running its initial
 assignment, or storing back the `None` an object's state started from) is safe and comes first;
@@ -107,10 +115,12 @@ from errknow_ls.analysis.rules.fix_safety import (
     cuts_own_step,
     detach_carried,
     detach_expression,
+    detach_keeps_owned,
     detach_stored,
     detach_untrained_store,
     own_nodes,
     recompute,
+    refill_memo,
     reset_state,
     same_sites,
     stored_once,
@@ -637,6 +647,10 @@ def _reset(event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str]
         [event.entry[holder] for holder, _ in states if holder in event.entry],
         initialisers,
     )
+    memo = {holder.attribute for holder, _ in states if isinstance(holder, Place)}
+    places_only = all(isinstance(holder, Place) for holder, _ in states)
+    if applicability is not None and places_only and refill_memo(ctx, memo):
+        applicability = Applicability.SAFE  # a memo filled from its inputs again (rule 14)
     edit = insert_lines_before(ctx.source, anchor, lines)
     if applicability is None or edit is None or _in_header_line(anchor, loop.node):
         return None
@@ -768,9 +782,10 @@ def _detach_appended(event: SecondPass, ctx: RuleContext) -> Fix | None:
     if not edits or cut_starves_training(ctx, event.site, event.reached, appended, _loop_node(event)):
         return None  # nothing else of this backward reaches the parameters behind what they hold
     if any(_sampled(body, name) for name, _ in containers):
+        values: list[Value] = [value for _, value in containers]
         return Fix(
             f"Store detached values in the replay buffer {', '.join(dict.fromkeys(shown))}",
-            Applicability.UNSAFE,
+            detach_keeps_owned(ctx, values, event.reached, appended),
             tuple(edits),
             workaround=3,
         )
@@ -897,22 +912,27 @@ def _clear_cache(event: SecondPass, ctx: RuleContext) -> Fix | None:
     if loop is None or loop.method is not None or not isinstance(loop.node, ast.For | ast.While):
         return None
     anchor = body_anchor(loop.node.body)
-    caches = [
-        spelled
+    places = [
+        (raw, spelled)
         for raw, value in ((h, event.carried[h]) for h in _listed(event.carried))
         if isinstance(raw, Place)
         and isinstance(value, Seq)
         and value.kind == "dict"
         and (spelled := _spelling(raw, event)) is not None
     ]
+    caches = [spelled for _, spelled in places]
     if anchor is None or not caches or _in_header_line(anchor, loop.node):
         return None
     edit = insert_lines_before(ctx.source, anchor, [f"{name}.clear()" for name in caches])
     if edit is None:
         return None
     shown = ", ".join(f"`{name}`" for name in caches)
+    memo = refill_memo(ctx, {place.attribute for place, _ in places})
     return Fix(
-        f"Empty the cache {shown} at the start of each iteration", Applicability.UNSAFE, (edit,), workaround=3
+        f"Empty the cache {shown} at the start of each iteration",
+        Applicability.SAFE if memo else Applicability.UNSAFE,
+        (edit,),
+        workaround=3,
     )
 
 
@@ -940,10 +960,11 @@ def _expire_cache_key(event: SecondPass, ctx: RuleContext) -> Fix | None:
     edit = insert_lines_before(ctx.source, anchor, [f"{key} = None" for key in keys])
     if edit is None:
         return None
+    attrs = {place.attribute for place in places} | {key.rpartition(".")[2] for key in keys}
     return Fix(
         f"Empty the cache {', '.join(shown)} at the start of each iteration: store `None` into its key "
         + ", ".join(f"`{key}`" for key in keys),
-        Applicability.UNSAFE,
+        Applicability.SAFE if refill_memo(ctx, attrs) else Applicability.UNSAFE,
         (edit,),
         workaround=3,
     )

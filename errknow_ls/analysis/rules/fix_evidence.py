@@ -2,6 +2,9 @@
 ``tests/analysis/fixes``: each kind of fix (its title's template) -> the pairs it fixed."""
 
 PROVEN: dict[str, tuple[str, ...]] = {
+    "Backward `{loss}` once, then step each optimizer of the loop": (
+        "ek002_one_loss_backwarded_per_optimizer",
+    ),
     "Compute `{names}` where it is used, on every call": (
         "ek002_model_class_passed_in",
         "ek002_param_transform_in_init",
@@ -68,7 +71,6 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Recompute `{names}` before the second backward": (
         "ek001_weights_perturbed_between_backwards",
         "ek004_generator_loss_reuses_the_discriminator_score",
-        "ek004_generator_step_scores_the_critic_loop_fakes",
         "ek004_recompute_after_step",
     ),
     "Remove `retain_graph=True`: nothing backwards through this graph again": ("ek005_retain_graph_in_loop",),
@@ -106,6 +108,10 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek004_two_optimizers_sum_then_step",
     ),
     "Update `{module}`'s parameters under `torch.no_grad()`": ("ek003_target_network_soft_update",),
+    "Use `{fresh}` in the second loss: it recomputes `{name}` and is read nowhere else": (
+        "ek004_generator_scores_stale_fakes_beside_fresh_ones",
+        "ek004_generator_step_scores_the_critic_loop_fakes",
+    ),
     "{verb} `{names}` inside `{closure}()`, on every call": ("ek002_lbfgs_closure_reads_prediction",),
     "{verb} `{names}` inside the loop, on every iteration": (
         "ek002_learned_rewards_through_a_looping_helper",

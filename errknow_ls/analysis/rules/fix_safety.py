@@ -91,6 +91,52 @@ A fix is safe only when all of these hold:
    gradient the first loss sends to its parameters (:func:`clears_first_gradient`). Only a fix
    that rebuilds the graph is offered there, or none.
 
+11. **A value built once for every iteration of a loop that steps another optimizer in turn is not
+   recomputed in that loop**, not even unsafely: where statements run once per iteration of an outer
+   loop and the inner loop's iterations each step another optimizer (``optimizers[i].step()`` in
+   ``for i in range(2)``: the peers of deep mutual learning, MADDPG's agents), re-run per inner
+   iteration the later iterations would read parameters the earlier ones just stepped, a sequential
+   update the program, which built the value once for all of them, did not mean; the fix that
+   detaches only the other peers' items is not shown, since the analysis merges a list's items
+   (:func:`recompute_in_loop`). Where the loop only clears, backwards and steps each optimizer over
+   one loss built before it, one backward and then every optimizer's step is what it means, and
+   is offered unsafely (``pre_loop_graph_backward._backward_once_then_step_each``).
+
+12. **A value the program itself recomputed is read in place of the stale one**: where, between the
+   first backward and the second loss, a statement assigns a name nothing reads (nor declares
+   global) the very expression (the same syntax tree) that made the value the second loss reaches
+   through the freed graph, and that statement runs on every path to the second loss, the second
+   loss reads that name instead (``gen_imgs = generator(torch.randn(n, d))`` beside the critic
+   loop's stale ``fake_imgs``). Safe: it re-runs nothing (the program already drew that noise and
+   ran that forward), adds no cut, and keeps every gradient; the graph is rebuilt by the program's
+   own statement (``shared_graph_backward._read_recomputed``).
+
+13. **A module's output built once before a loop that runs that module again, or stored in a
+   replay buffer that later steps sample, is detached**,
+   beyond rule 9, where the cut keeps which tensors the optimizers update: the value's graph reads
+   parameters only through modules' forward calls (a policy's log-probabilities on a rollout, a
+   model's predictions on anchor inputs, the embedding of a token; never an op on a parameter
+   itself, a transform rule 8 computes where it is read), and the failing backward, cut there,
+   still reaches every parameter any optimizer owns that it reached before, through the loop's own
+   forward pass; each module it reaches again is the one its constructor call made (not one of
+   several a comprehension made) and shares no parameter with another; and nothing else sees a
+   gradient there (rule 9's ``.grad`` reads, hooks, ``autograd.grad``, code not followed).
+   Detached, the value is what every later iteration already reads: a constant; only the gradient
+   the first iteration would have sent back through it is gone, which changes no tensor the
+   optimizers update (:func:`detach_built_once`, :func:`ownership.cut_keeps_owned`). Where the cut
+   leaves an owned module without any path, rule 10 withholds the fix.
+
+14. **A memo is emptied at the start of each iteration** where it is one: every function of the
+   checked code that stores into the cached attribute (or an item of it, or the key that lets it
+   serve), but ``__init__``, only computes, as rule 2 means it (no random draw, no call for an
+   effect), and stores into it values that never read what it held (filled from its inputs, not a
+   recurrent state computed from its previous value, which rule 5 resets or rule 4 cuts), nothing
+   outside the object's methods stores into it (``model._memo[k] = v``), and no other call changes
+   it (``self.cache.update(...)`` is not shown). Emptied, the next read runs
+   that fill again: it computes what the memo stands for, at the step's own parameters, which is
+   what the program computes without the cache; no constructor runs, no cut is made, and the
+   optimizers update the same tensors (:func:`refill_memo`).
+
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
 
@@ -102,8 +148,10 @@ from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
 from errknow_ls.analysis.ownership import (
     LASTING,
+    cut_keeps_owned,
     cut_keeps_training,
     cut_starves_owned,
+    gradient_unseen,
     tensor_roots,
     upstream_origins,
 )
@@ -276,22 +324,27 @@ def recompute_in_loop(
     ctx: RuleContext, statements: list[ast.stmt], loop: Loop, wanted: Applicability, above: list[ast.stmt]
 ) -> Applicability | None:
     """Re-running, inside a loop, statements that built a value once before it (rule 2, and rule 4):
-    as :func:`recompute`, but unsafe where
+    as :func:`recompute`, but not offered at all where the statements already run once per
+    iteration of an outer loop and this one steps another optimizer in each iteration (each peer of
+    a mutual-learning pair, each agent of MADDPG, stepped in turn on one forward pass,
+    :func:`_steps_in_turn`): re-run per inner iteration, later iterations would read parameters the
+    earlier ones stepped, a sequential update the program, which built the value once for all of
+    them, did not mean (rule 11); and unsafe where
 
     - a module those statements call is called again inside the loop (:func:`called_again`): the
       loop trains that module through its own forward pass, and the value built once is then read
       as a target (a rollout's advantages from the critic, which a value loss in the loop trains):
       recomputed on every iteration it would also train the module through the target, which the
       program did not mean on any later iteration;
-    - the statements already run once per iteration of an outer loop, and this one steps another
-      optimizer in each iteration (each peer of a mutual-learning pair stepped in turn on one
-      forward pass, :func:`_steps_in_turn`): re-run per inner iteration, later ones would read
-      parameters the earlier ones stepped;
     - statements of the loop above the first use (``above``) may change what they read (a PGD
       attack perturbing the embeddings before the attack step's forward): where the recomputed
       value belongs, before or after them, is not shown."""
     allowed = recompute(ctx, statements, wanted)
-    if allowed is not Applicability.SAFE or loop.node is None:
+    if allowed is None or loop.node is None:
+        return allowed
+    if _steps_in_turn(loop.node) and any(_encloses(ctx, stmt, loop.node) for stmt in statements):
+        return None
+    if allowed is not Applicability.SAFE:
         return allowed
     read = {
         n.id
@@ -304,8 +357,7 @@ def recompute_in_loop(
         _inert(ctx, stmt, read, grad_free=grad_free) for stmt in above
     ):
         return Applicability.UNSAFE
-    outer = any(_encloses(ctx, stmt, loop.node) for stmt in statements)
-    return Applicability.UNSAFE if outer and _steps_in_turn(loop.node) else allowed
+    return allowed
 
 
 def _steps_in_turn(loop: ast.stmt) -> bool:
@@ -722,16 +774,66 @@ def read_backward_grads(ctx: RuleContext, event: SecondPass, cleared_by: str | N
     return Applicability.SAFE
 
 
-def detach_built_once(ctx: RuleContext, detached: list[Value], restored: list[Value]) -> Applicability:
-    """Detaching values built once before a loop that only reads them (rule 9): safe where no
-    optimizer owns a parameter their graph reads and nothing else sees a gradient there
-    (:func:`ownership.cut_keeps_training`); ``restored``: those detached into leaves that still
-    require grad (a PINN's collocation times), whose own gradients stay the same."""
+def built_once_untrained(ctx: RuleContext, detached: list[Value], restored: list[Value]) -> bool:
+    """No optimizer owns a parameter the graph of the values ``detached`` reads, and nothing else
+    sees a gradient there (rule 9, :func:`ownership.cut_keeps_training`)."""
     upstream = frozenset().union(*(maybe_of(value) for value in detached))
     kept = frozenset().union(*(tensor_roots(value) for value in restored))
-    if ctx.complete and upstream and cut_keeps_training(ctx.nodes, upstream, kept, ctx.ownership):
+    return bool(ctx.complete and upstream) and cut_keeps_training(ctx.nodes, upstream, kept, ctx.ownership)
+
+
+def detach_built_once(
+    ctx: RuleContext, detached: list[Value], restored: list[Value], reached: frozenset[int]
+) -> Applicability:
+    """Detaching values built once before a loop that only reads them, in the loop whose backward
+    reaches ``reached`` (rule 9): safe where no optimizer owns a parameter their graph reads and
+    nothing else sees a gradient there (:func:`ownership.cut_keeps_training`), or where the
+    backward still reaches, through the loop's own forward pass, every parameter an optimizer owns
+    that it reached through them, and nothing else sees a gradient there (rule 13,
+    :func:`ownership.cut_keeps_owned`); ``restored``: those detached into leaves that still require
+    grad (a PINN's collocation times), whose own gradients stay the same."""
+    if built_once_untrained(ctx, detached, restored):
+        return Applicability.SAFE
+    upstream = frozenset().union(*(maybe_of(value) for value in detached))
+    kept = frozenset().union(*(tensor_roots(value) for value in restored))
+    if not (ctx.complete and upstream):
+        return Applicability.UNSAFE
+    return detach_keeps_owned(ctx, detached, reached, own_nodes(detached), kept)
+
+
+def detach_keeps_owned(
+    ctx: RuleContext,
+    detached: list[Value],
+    reached: frozenset[int],
+    cut: frozenset[int],
+    kept: frozenset[int] = frozenset(),
+) -> Applicability:
+    """Detaching module outputs that later iterations only read (built once before the loop, or
+    stored in a replay buffer), which cuts the nodes ``cut`` out of the failing backward that
+    reaches ``reached`` (rule 13): safe where their graph reads parameters only through modules'
+    forward calls, the backward still reaches every parameter an optimizer owns that it reached
+    before (:func:`ownership.cut_keeps_owned`), and nothing else sees a gradient there."""
+    upstream = frozenset().union(*(maybe_of(value) for value in detached))
+    if (
+        ctx.complete
+        and upstream
+        and _module_outputs(ctx, upstream)
+        and cut_keeps_owned(ctx.nodes, reached, cut, ctx.ownership)
+        and gradient_unseen(ctx.nodes, upstream, kept, ctx.ownership)
+    ):
         return Applicability.SAFE
     return Applicability.UNSAFE
+
+
+def _module_outputs(ctx: RuleContext, upstream: frozenset[int]) -> bool:
+    """The graph ``upstream`` reads parameters only through modules' forward calls (a policy's
+    log-probabilities, a model's predictions on anchor inputs, an embedding of a token): each of
+    its nodes that reads a parameter directly is the call of a module, never an op on the
+    parameter itself (``self.enc.weight.norm()``, a parameter transform, rule 8)."""
+    return all(
+        not node.learns or node.origins == frozenset() or node.site in ctx.module_calls
+        for node in (ctx.nodes[n] for n in upstream if 0 <= n < len(ctx.nodes))
+    )
 
 
 def cut_starves_training(
@@ -954,6 +1056,96 @@ def reset_state(
         return None
     within = bool(carried) and all(updated_within_step(ctx, loop, value) for value in carried)
     return Applicability.SAFE if within and repeats_sequence(loop.node) else Applicability.UNSAFE
+
+
+def refill_memo(ctx: RuleContext, attrs: set[str]) -> bool:
+    """Emptying, at the start of each iteration, what objects keep in ``self.<attr>`` for ``attrs``
+    (a cache, or the key that lets it serve) makes the next read compute it again from the current
+    parameters and inputs (rule 14): safe where every function of the checked code that stores
+    into one of them (but ``__init__``, which the fix does not run) is a memo's fill: it only
+    computes (:func:`_computes`' statements, a pure forward computation, no random draw) and stores
+    into those attributes, or items of them, values that never read them (a memo filled from its
+    inputs, not a recurrent state computed from its previous value: that one is cut, rule 5), and
+    nothing else changes them (a call on them, ``self.cache.update(...)``, is not shown). Re-run,
+    the fill computes what the memo stands for: the same value the program would compute without
+    the cache, at the step's own parameters."""
+    fills: dict[int, ast.FunctionDef] = {}
+    for node in ast.walk(ctx.module):
+        stored = isinstance(getattr(node, "ctx", None), ast.Store | ast.Del)
+        if stored and _memo_target(node, attrs, receiver=None) and not _memo_target(node, attrs):
+            return False  # stored from outside the object's methods (``model._memo[k] = v``)
+        if _memo_target(node, attrs) and stored:
+            func = ctx.function_of(node)
+            if not isinstance(func, ast.FunctionDef):
+                return False  # stored at module level or in a lambda: not shown
+            if func.name != "__init__":
+                fills[id(func)] = func
+        elif _changed_by_call(ctx, node, attrs):
+            return False
+    if not fills:
+        return False
+    return all(_fills_memo(ctx, func, attrs) for func in fills.values())
+
+
+def _memo_target(node: ast.AST, attrs: set[str], receiver: str | None = "self") -> bool:
+    """``self.<attr>`` or an item of it (``self._memo["chol"]``), ``attr`` one of ``attrs``; with
+    ``receiver`` None, ``<anything>.<attr>``."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr in attrs
+        and (receiver is None or (isinstance(node.value, ast.Name) and node.value.id == receiver))
+    )
+
+
+def _changed_by_call(ctx: RuleContext, node: ast.AST, attrs: set[str]) -> bool:
+    """``self.<attr>.<method>(...)`` for a method that may change it (``update``, ``setdefault``),
+    outside ``__init__``; ``clear()`` and reads (``get``, ``keys``) leave it a memo."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and _memo_target(node.func.value, attrs, receiver=None)
+    ):
+        return False
+    func = ctx.function_of(node)
+    return node.func.attr not in MEMO_READS and not (
+        isinstance(func, ast.FunctionDef) and func.name == "__init__"
+    )
+
+
+MEMO_READS = frozenset({"clear", "get", "keys", "values", "items", "size", "dim", "__contains__"})
+"""Calls on a cache that do not fill it: emptying it, reading it."""
+
+
+def _fills_memo(ctx: RuleContext, func: ast.FunctionDef, attrs: set[str]) -> bool:
+    if isinstance(func, ast.AsyncFunctionDef) or func.decorator_list:
+        return False
+    body = func.body[1:] if ast.get_docstring(func) is not None else func.body
+    fresh = _fresh_locals(ctx, func)
+    return bool(body) and all(_memo_statement(ctx, stmt, attrs, fresh) for stmt in body)
+
+
+def _memo_statement(ctx: RuleContext, stmt: ast.stmt, attrs: set[str], fresh: frozenset[str]) -> bool:
+    if isinstance(stmt, ast.If):
+        return _forward_expression(ctx, stmt.test, set()) and all(
+            _memo_statement(ctx, s, attrs, fresh) for s in [*stmt.body, *stmt.orelse]
+        )
+    if isinstance(stmt, ast.Return):
+        return _computing_statement(ctx, stmt, set(), fresh)  # hands back what the memo holds
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        return False
+    read = stmt.value if isinstance(stmt, ast.Assign) else stmt
+    if any(_memo_target(n, attrs) for n in ast.walk(read)):
+        return False  # computed from what the memo held: a recurrent state, not a memo
+    if not isinstance(stmt, ast.Assign):
+        return _computing_statement(ctx, stmt, set(), fresh)
+    flat = [e for t in stmt.targets for e in (t.elts if isinstance(t, ast.Tuple | ast.List) else [t])]
+    stores = [t for t in flat if _memo_target(t, attrs)]
+    if not stores:
+        return _computing_statement(ctx, stmt, set(), fresh)
+    local = all(_memo_target(t, attrs) or _names_only(t) for t in flat)
+    return local and _forward_expression(ctx, stmt.value, set())
 
 
 def detach_expression(text: str, value: Value, *, atomic: bool = True) -> str | None:

@@ -50,7 +50,10 @@ first iteration sent through them — and safe where that changes nothing that t
 of the program owns a parameter their graph reads (a frozen teacher's soft targets, read by a
 student's loop whose optimizer is built over the student; decided by which constructor call made
 each module, never by its name) and nothing else sees a gradient there (a `.grad` read, a hook,
-code the checker does not follow). A value the loop takes gradients with respect to (a PINN's
+code the checker does not follow); safe too where the values are a module's output (the rollout's
+log-probabilities of the policy the epochs train, a model's predictions on anchor inputs) and the
+loop's own forward pass reaches again every parameter an optimizer owns that they read, so the
+optimizers update the same tensors. A value the loop takes gradients with respect to (a PINN's
 collocation times, the inputs of its `autograd.grad`) is detached into a leaf that still requires
 grad.
 A value the loop reaches only through what was built from it (labels `Y` that a loader made before
@@ -63,6 +66,14 @@ epochs: detached, it would never learn), nor where the stale value is a term the
 over what a forward computation gives and writes items of a tensor it made itself
 (`torch.zeros_like(rewards)`, filled step by step by a discounted-return loop) is a forward
 computation, and is recomputed like one.
+No recompute is offered where the values are built once per iteration of an outer loop and each
+iteration of the inner one steps another optimizer in turn (the peers of deep mutual learning,
+MADDPG's agents): recomputed there, later iterations would read parameters the earlier ones just
+stepped, a sequential update the program, which built the values once for all of them, did not
+mean. Where the loop's body only clears, backwards and steps each optimizer in turn over one loss
+built before it (`for opt in (enc_opt, dec_opt): opt.zero_grad(); loss.backward(); opt.step()`),
+every optimizer is meant to step on that loss's gradient: the fix clears each, backwards once, then
+steps each (unsafe: it rewrites the loop).
 
 ### References
 - [Autograd mechanics](https://pytorch.org/docs/stable/notes/autograd.html)
@@ -85,6 +96,7 @@ from errknow_ls.analysis.fixes import (
 from errknow_ls.analysis.rules.common_fixes import ancestors_hold, is_autograd_grad
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
+    built_once_untrained,
     cut_starves_training,
     detach_built_once,
     detach_expression,
@@ -138,11 +150,77 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         candidates = (detached, recomputed, _inline_init(event, ctx, stale))
     else:
         candidates = (recomputed, _inline_init(event, ctx, stale), detached)
-    fixes = [fix for fix in candidates if fix]
+    fixes = [fix for fix in (_backward_once_then_step_each(event, ctx), *candidates) if fix]
     related = [ctx.related(event.free.site, "the graph is freed here on the first iteration")]
     if first is not None:
         related.append(ctx.related(ctx.nodes[first].site, "built here, once, outside the loop"))
     return ctx.finding(CODE, event.report, message, fixes, related, tensor)
+
+
+def _backward_once_then_step_each(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """``for opt in (enc_opt, dec_opt): opt.zero_grad(); loss.backward(); opt.step()`` over a loss
+    built once before the loop: each iteration backwards the same graph, so each optimizer is meant
+    to step on that one loss's gradient, at the forward pass the program ran once. One backward gives
+    it to every optimizer: clear each, backward once, then step each (unsafe: it rewrites the loop;
+    recomputing the loss per optimizer would step the later ones on parameters the earlier ones
+    changed, which is not offered, fix_safety rule 11)."""
+    node = event.loop.node if event.loop is not None else None
+    if not (
+        event.same_tensor
+        and isinstance(node, ast.For)
+        and not node.orelse
+        and isinstance(node.target, ast.Name)
+        and node.end_lineno is not None
+        and ctx.source.starts_line(node)
+        and len(node.body) == 3
+    ):
+        return None
+    iterated = node.iter
+    names = [iterated] if isinstance(iterated, ast.Name) else getattr(iterated, "elts", None)
+    if not isinstance(iterated, ast.Name | ast.Tuple | ast.List) or not all(
+        isinstance(n, ast.Name) for n in names or [None]
+    ):
+        return None  # evaluated twice after the fix: only names, which evaluate to the same objects
+    clear, backward, step = node.body
+    target = node.target.id
+    if not (
+        _method_of(clear, target, "zero_grad", keywords=True)
+        and _method_of(step, target, "step")
+        and isinstance(backward, ast.Expr)
+        and backward.value is event.site
+        and not (event.site.args or event.site.keywords)
+    ):
+        return None
+    if node.end_lineno >= len(ctx.source.lines) and not ctx.source.text.endswith(("\n", "\r")):
+        return None
+    indent = ctx.source.indent_of(node.lineno)
+    inner = ctx.source.indent_of(clear.lineno)
+    header = f"{indent}for {target} in {ctx.text(iterated)}:\n"
+    text = (
+        f"{header}{inner}{ctx.text(clear)}\n{indent}{ctx.text(event.site)}\n{header}{inner}{ctx.text(step)}\n"
+    )
+    span = Span(Position(node.lineno - 1, 0), Position(node.end_lineno, 0))
+    shown = ctx.text(event.site.func.value) if isinstance(event.site.func, ast.Attribute) else "the loss"
+    return Fix(
+        f"Backward `{shown}` once, then step each optimizer of the loop",
+        Applicability.UNSAFE,
+        (Edit(span, text),),
+        workaround=1,
+    )
+
+
+def _method_of(stmt: ast.stmt, receiver: str, method: str, *, keywords: bool = False) -> bool:
+    """``stmt`` is ``<receiver>.<method>()`` (with keyword arguments only where ``keywords``)."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == method
+        and isinstance(call.func.value, ast.Name)
+        and call.func.value.id == receiver
+        and not call.args
+        and (keywords or not call.keywords)
+    )
 
 
 def _stale_nodes(event: SecondPass, ctx: RuleContext) -> list[int]:
@@ -417,9 +495,11 @@ def _detach_stale(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix 
     if cut_starves_training(ctx, event.site, event.reached, own_nodes(detached), loop.node):
         return None  # the loop's loss learns the parameters behind them through them alone
     restored = [v for n, v in values.items() if before is not None and n in differentiated]
-    applicability = detach_built_once(ctx, detached, restored)
-    if applicability is Applicability.UNSAFE and only_added(ctx, event.reached, own_nodes(detached)):
+    if not built_once_untrained(ctx, detached, restored) and only_added(
+        ctx, event.reached, own_nodes(detached)
+    ):
         return None  # a term of the loss (a penalty built once): detached, a constant that trains nothing
+    applicability = detach_built_once(ctx, detached, restored, event.reached)
     shown = sorted({f"`self.{a}`" for a in shapes} if stored else set()) + (
         [f"`{n}`" for n in names] if before is not None else []
     )

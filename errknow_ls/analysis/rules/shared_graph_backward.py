@@ -54,7 +54,11 @@ where the second optimizer clears, between the two backwards, gradients the firs
 its parameters (a GAN's discriminator loss reaching the generator through the fakes, then
 `opt_g.zero_grad()`): summed, they would reach its step too, and may cancel. A value made in a loop
 that has ended (the critic loop's last fakes) is recomputed before the second backward from what
-its names hold then (unsafe: the noise drawn for the generator step).
+its names hold then (unsafe: the noise drawn for the generator step). Where the program itself
+already recomputed the shared value after the first backward, by the very expression that made it,
+into a name nothing reads (`gen_imgs = generator(torch.randn(n, d))` beside the critic loop's
+`fake_imgs`), the second loss reads that name instead, safely: nothing is re-run and every gradient
+is kept; this comes first.
 Where the second loss reads the shared part through a value it computed before the first backward
 (`advantage = reward - value`, backwarded for the critic and then weighting the policy's surrogate),
 that value is detached where the second loss reads it after the first backward.
@@ -77,6 +81,7 @@ import dataclasses
 from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.fixes import delete_statement, insert_lines_before, replace
 from errknow_ls.analysis.rules.common_fixes import (
+    ancestors_hold,
     differentiable_grad,
     recompute_before,
     retain_first,
@@ -150,6 +155,11 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     # A first pass that takes gradients for a penalty (R1, forces) is meant to be differentiated:
     # keeping its graph differentiable comes before keeping it as it is.
     kept = [grad, retain] if grad is not None else [retain]
+    own = _read_recomputed(event, ctx, shared)
+    if own is not None:
+        # The program already recomputed the shared value for the second loss: reading it is
+        # what the second loss was written for, and comes before every other fix.
+        ordered = [own, *ordered]
     summed = [step_each, _sum(event, ctx), _sum_loop(event, ctx)]
     if detach is not None and not stepped and sum_losses(ctx, event) is Applicability.UNSAFE:
         # One loss learns only through what the other uses as a baseline or target: detaching it
@@ -477,6 +487,64 @@ def _detach(
         tuple(edits),
         workaround=3,
     )
+
+
+def _read_recomputed(event: SecondPass, ctx: RuleContext, shared: tuple[str, ast.AST] | None) -> Fix | None:
+    """Between the first backward and the second loss, the program assigns a name nothing reads the
+    very expression that made the shared value (``gen_imgs = generator(torch.randn(n, d))`` after
+    the critic's ``fake_imgs = generator(torch.randn(n, d))``): the second loss reads that name in
+    place of the stale one. It re-runs nothing and keeps every gradient: the value is rebuilt by the
+    program's own statement, after the first backward (fix_safety rule 12)."""
+    if shared is None:
+        return None
+    name, made = shared
+    second = ctx.statement_of(event.site)
+    if not (isinstance(made, ast.Assign) and isinstance(made.value, ast.expr) and second is not None):
+        return None
+    scope = ctx.function_of(second) or ctx.module
+    if (ctx.function_of(made) or ctx.module) is not scope:
+        return None
+    first_line, report_line = ctx.line_of(event.free.site), ctx.line_of(event.report)
+    loaded = {n.id for n in names_loaded(scope)}
+    declared = {
+        n for node in ast.walk(scope) if isinstance(node, ast.Global | ast.Nonlocal) for n in node.names
+    }
+    stores = [
+        n for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del)
+    ]
+    if any(n.id == name and first_line < n.lineno <= report_line for n in stores):
+        return None  # the stale name is assigned again on the way: which value it holds is moot
+    shape = ast.dump(made.value)
+    for stmt in ast.walk(scope):
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and first_line < stmt.lineno < report_line
+            and ast.dump(stmt.value) == shape
+        ):
+            continue
+        fresh = stmt.targets[0].id
+        if fresh == name or fresh in loaded or fresh in declared or not ancestors_hold(ctx, stmt, second):
+            continue
+        if sum(1 for n in stores if n.id == fresh) != 1:
+            continue
+        feeding = _feeding(event, ctx, event.reached - event.free.reached)
+        edits = [
+            replace(ctx.source, use, fresh)
+            for use in names_loaded(scope)
+            if use.id == name
+            and int(getattr(stmt, "end_lineno", stmt.lineno)) < use.lineno <= report_line
+            and id(ctx.statement_of(use)) in feeding
+        ]
+        if edits:
+            return Fix(
+                f"Use `{fresh}` in the second loss: it recomputes `{name}` and is read nowhere else",
+                Applicability.SAFE,
+                tuple(edits),
+                workaround=2,
+            )
+    return None
 
 
 def _read_again_after_first(

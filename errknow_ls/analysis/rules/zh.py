@@ -82,7 +82,14 @@ for step in range(100):
 把 `__init__` 中的参数变换内联到使用处是不安全的（它把代码移到了别的方法里）。如果过时的值无法在
 循环中重新计算，而损失又通过循环自己的前向传播学习，那么它们是循环只读取的目标（一次 rollout 的
 旧对数概率、保存在 `__init__` 中的预测）：在保存处或循环之前把它们 detach 是不安全的，因为这会
-截断第一次迭代经过它们传回的梯度。
+截断第一次迭代经过它们传回的梯度；不过，若它们是某个模块的输出（所训练策略在 rollout 上的对数概率、
+模型在锚点输入上的预测），而循环自己的前向传播又会再次到达它们读取的、由优化器拥有的每个参数，
+优化器更新的仍是同一批张量，这时 detach 是安全的。
+若这个值在外层循环的每次迭代里只算一次，而内层循环每次迭代轮流更新另一个优化器（互学习的两个同伴、
+MADDPG 的各个智能体），就不提供在内层循环中重新计算的修复：那样后面的迭代会读到前面迭代刚更新过的
+参数，变成程序本不想要的逐个更新。若循环体只是对循环前构建的同一个损失，为每个优化器依次清零梯度、反向传播、
+更新（`for opt in (enc_opt, dec_opt): ...`），修复改为先清零每个优化器的梯度、只反向传播一次，再让每个优化器
+各自更新（不安全：它改写了循环）：每个优化器得到的仍是那一次前向传播上同一个损失的梯度。
 循环只通过由某个值构建的东西读到它（循环之前用标签 `Y` 构建的加载器）时，在它被赋值的地方
 detach（`Y = (X @ true_w).detach()`），安全性同上；在从不读取它的循环里重新计算它没有作用，不会提供。
 
@@ -133,7 +140,13 @@ for inputs, targets in batches:
 清空。
 对象缓存的值只在旁边保存的键不为 `None` 时才被返回（`if self._key is not None and ...: return
 self._cached`），且对键的每次读取都受同样的检查保护时，在每次迭代开头把 `None` 存入这个键，使每一步
-都重新计算它（不安全：缓存不再起作用）。
+都重新计算它（不安全：缓存不再起作用）。经验回放缓冲区（通过 `random.sample` 或下标读取）改为保存 detach
+后的值：如果它保存的是模块的输出，而失败的反向传播在这里被截断后，仍能经由这一步自己的前向传播到达它之前
+到达的、由优化器拥有的每个参数（DDPG 中 actor 的动作，actor 为自己的损失再运行一次），这是安全的；否则不安全。
+对备忘缓存（在每次迭代开头清空的缓存、存回初始 `None` 的缓存值，
+或设为 `None` 的键），如果向它存值的每个方法都只做计算（没有随机抽样，也没有为副作用而做的调用），存入的值
+也从不读取缓存原来的内容，清空它就是安全的：下一次读取会按当前一步的参数重新算出缓存所代表的值，
+也就是程序不用缓存时算出的值。
 冻结的目标网络，其参数在 `no_grad` 之外被软更新原地写入（`p_target.copy_(tau * p + (1 - tau) *
 p_target)`），会把这次更新的计算图带入之后每一次前向传播：改为在 `torch.no_grad()` 下更新（不安全：
 在线网络不再经由目标值学习）。包住整个循环的 `parametrize.cached()` 上下文会保留第一次迭代算出的张量：
@@ -181,7 +194,10 @@ detach 的基线：相加是不安全的。在第一个损失中 detach 共享�
 的计算图不读取的参数时才提供（actor 的优化器在 critic 的损失之前更新，而 critic 的计算图从不读取 actor；
 依据构造每个模块的调用判断，从不依据名字）：否则那一步会修改第二次反向传播需要的张量。若第二个损失通过
 一个在第一次反向传播之前算出的值读取共享部分（`advantage = reward - value`，先为 critic 反向传播，
-再给策略的替代目标加权），就在第一次反向传播之后第二个损失读取它的地方 detach 这个值。
+再给策略的替代目标加权），就在第一次反向传播之后第二个损失读取它的地方 detach 这个值。若程序自己已在
+第一次反向传播之后用构建共享值的同一个表达式把它重新算出、赋给一个从未被读取的名字（在 critic 循环的
+`fake_imgs` 旁边写了 `gen_imgs = generator(torch.randn(n, d))`），第二个损失就改为读取这个名字：这是安全的，
+既不重新运行任何代码，也保留了所有梯度；它排在最前。
 
 ### 参考
 - [DCGAN 示例，`fake.detach()`](https://github.com/pytorch/examples/blob/main/dcgan/main.py)
@@ -394,6 +410,10 @@ MESSAGES = Catalog.of(
             "在第一个损失中 detach `{name}`（`{code}`）",
         ),
         (
+            "Use `{fresh}` in the second loss: it recomputes `{name}` and is read nowhere else",
+            "在第二个损失中使用 `{fresh}`：它重新计算了 `{name}`，且别处从未读取它",
+        ),
+        (
             "Detach `{name}` where the second loss uses it (`{code}`)",
             "在第二个损失使用 `{name}` 的地方 detach 它（`{code}`）",
         ),
@@ -420,6 +440,10 @@ MESSAGES = Catalog.of(
         ),
         # fixes several rules share
         ("Recompute `{names}` before the second backward", "在第二次反向传播之前重新计算 `{names}`"),
+        (
+            "Backward `{loss}` once, then step each optimizer of the loop",
+            "只对 `{loss}` 反向传播一次，再让循环中的每个优化器各自更新",
+        ),
         ("Remove the second backward (one backward per step)", "删除第二次反向传播（每步只反向传播一次）"),
         (
             "Start `{name}` again from `{start}` before it is summed again",
