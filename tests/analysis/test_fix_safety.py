@@ -458,6 +458,20 @@ def test_a_cache_that_is_not_shown_a_memo_is_not_emptied_safely(old: str, new: s
     assert all(applicability != Applicability.SAFE for applicability in empties)
 
 
+def test_a_read_of_the_memo_is_a_read_only_where_no_class_of_the_code_defines_it() -> None:
+    """``gp._memo.keys()`` leaves a dict as it was, and the memo stays safe to empty; where a class
+    of the checked code defines ``keys``, the call may be to it, and it may fill the cache."""
+    read = MEMO.replace("    opt.step()\n", "    opt.step()\n    print(list(gp._memo.keys()))\n")
+    assert read != MEMO
+    assert ("Empty the cache `gp._memo` at the start of each iteration", Applicability.SAFE) in _fixes(read)
+    own_get = read.replace(
+        "class Gp(nn.Module):\n", "class Box:\n    def keys(self):\n        return ()\nclass Gp(nn.Module):\n"
+    ).replace("        self._memo = {}\n", "        self._memo = {}\n        self.box = Box()\n")
+    empties = [a for title, a in _fixes(own_get) if title.startswith("Empty the cache")]
+    assert empties
+    assert all(applicability != Applicability.SAFE for applicability in empties)
+
+
 def test_what_a_step_stores_and_reads_back_is_not_detached_where_it_is_stored() -> None:
     """A KV cache written with this step's keys and read by this step's attention (issue 15): the
     slots are not detached (the keys' projection would stop learning); the buffer carried from the

@@ -1109,13 +1109,24 @@ def _changed_by_call(ctx: RuleContext, node: ast.AST, attrs: set[str]) -> bool:
     ):
         return False
     func = ctx.function_of(node)
-    return node.func.attr not in MEMO_READS and not (
-        isinstance(func, ast.FunctionDef) and func.name == "__init__"
-    )
+    reads = node.func.attr in MEMO_READS and node.func.attr not in _methods_defined(ctx.module)
+    return not reads and not (isinstance(func, ast.FunctionDef) and func.name == "__init__")
 
 
 MEMO_READS = frozenset({"clear", "get", "keys", "values", "items", "size", "dim", "__contains__"})
-"""Calls on a cache that do not fill it: emptying it, reading it."""
+"""What these methods do on a dict or a tensor (empty it, read it) fills no cache; a class of the
+checked code that defines one of them may do anything in it, so there the call is not shown to read."""
+
+
+def _methods_defined(module: ast.Module) -> frozenset[str]:
+    """The names of the methods the checked code's classes define."""
+    return frozenset(
+        item.name
+        for node in ast.walk(module)
+        if isinstance(node, ast.ClassDef)
+        for item in node.body
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+    )
 
 
 def _fills_memo(ctx: RuleContext, func: ast.FunctionDef, attrs: set[str]) -> bool:
