@@ -949,7 +949,7 @@ def _expire_cache_key(event: SecondPass, ctx: RuleContext) -> Fix | None:
     places = [h for h in _listed(event.carried) if isinstance(h, Place)]
     if anchor is None or not places or _in_header_line(anchor, loop.node):
         return None
-    keys, shown = [], []
+    keys, shown, attrs = [], [], {place.attribute for place in places}
     for place in places:
         spelled = _spelling(place, event)
         key = _cache_key(ctx, place.attribute)
@@ -957,10 +957,10 @@ def _expire_cache_key(event: SecondPass, ctx: RuleContext) -> Fix | None:
             return None
         keys.append(f"{spelled.rpartition('.')[0]}.{key}")
         shown.append(f"`{spelled}`")
+        attrs.add(key)
     edit = insert_lines_before(ctx.source, anchor, [f"{key} = None" for key in keys])
     if edit is None:
         return None
-    attrs = {place.attribute for place in places} | {key.rpartition(".")[2] for key in keys}
     return Fix(
         f"Empty the cache {', '.join(shown)} at the start of each iteration: store `None` into its key "
         + ", ".join(f"`{key}`" for key in keys),

@@ -1070,6 +1070,7 @@ def refill_memo(ctx: RuleContext, attrs: set[str]) -> bool:
     the fill computes what the memo stands for: the same value the program would compute without
     the cache, at the step's own parameters."""
     fills: dict[int, ast.FunctionDef] = {}
+    methods = _methods_defined(ctx.module)
     for node in ast.walk(ctx.module):
         stored = isinstance(getattr(node, "ctx", None), ast.Store | ast.Del)
         if stored and _memo_target(node, attrs, receiver=None) and not _memo_target(node, attrs):
@@ -1080,7 +1081,7 @@ def refill_memo(ctx: RuleContext, attrs: set[str]) -> bool:
                 return False  # stored at module level or in a lambda: not shown
             if func.name != "__init__":
                 fills[id(func)] = func
-        elif _changed_by_call(ctx, node, attrs):
+        elif _changed_by_call(ctx, node, attrs, methods):
             return False
     if not fills:
         return False
@@ -1099,9 +1100,10 @@ def _memo_target(node: ast.AST, attrs: set[str], receiver: str | None = "self") 
     )
 
 
-def _changed_by_call(ctx: RuleContext, node: ast.AST, attrs: set[str]) -> bool:
+def _changed_by_call(ctx: RuleContext, node: ast.AST, attrs: set[str], methods: frozenset[str]) -> bool:
     """``self.<attr>.<method>(...)`` for a method that may change it (``update``, ``setdefault``),
-    outside ``__init__``; ``clear()`` and reads (``get``, ``keys``) leave it a memo."""
+    outside ``__init__``; ``clear()`` and reads (``get``, ``keys``) leave it a memo, unless the
+    checked code's classes define a method of that name (``methods``)."""
     if not (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
@@ -1109,7 +1111,7 @@ def _changed_by_call(ctx: RuleContext, node: ast.AST, attrs: set[str]) -> bool:
     ):
         return False
     func = ctx.function_of(node)
-    reads = node.func.attr in MEMO_READS and node.func.attr not in _methods_defined(ctx.module)
+    reads = node.func.attr in MEMO_READS and node.func.attr not in methods
     return not reads and not (isinstance(func, ast.FunctionDef) and func.name == "__init__")
 
 
