@@ -126,6 +126,16 @@ class Gitignores:
             chain = self._chains[directory] = own + (() if at_top else self._chain(parent))
         return chain
 
+    def may_ignore_in(self, directory: str, *, has_gitignore: bool) -> bool:
+        """Whether a file read here could ignore an entry of ``directory`` (absolute), which holds a
+        ``.gitignore`` as its listing says (``has_gitignore``: a walk that listed it need not try to
+        open one that is not there); when not, a walk need not ask of each entry."""
+        if not has_gitignore:
+            self._specs.setdefault(directory, None)
+        if not (directory + os.sep).startswith(self._inside):
+            return False
+        return bool(self._chain(directory)) or any(spec is not None for spec in self._repository_excludes)
+
     def ignores(self, path: str | os.PathLike[str], is_dir: bool) -> bool:
         """Whether ``path`` (below the boundary; relative paths are taken from the working
         directory) is ignored; a directory's patterns ending in ``/`` match it only when ``is_dir``."""
