@@ -99,25 +99,30 @@ def decode_entry(raw: str, read: Sequence[tuple[str, str]] = ()) -> CachedEntry:
     return CachedEntry([decode_finding(item) for item in findings], errors, list(read), cells)
 
 
-def result_parts(raw: object) -> tuple[str, list[int]] | None:
-    """A value of ``results`` as written: the entry's text and the numbers of its rows of reads."""
+def result_parts(raw: object) -> tuple[str, list[object]] | None:
+    """A value of ``results`` as written: the entry's text and the numbers of its rows of reads
+    (each validated by ``read_row``)."""
     if type(raw) is list and len(raw) == 2:
         text, reads = raw
-        if type(text) is str and type(reads) is list and all(type(row) is int for row in reads):
+        if type(text) is str and type(reads) is list:
             return text, reads
     return None
 
 
-def read_row(rows: Sequence[object], number: int) -> tuple[str, str, FileStat] | None:
+def read_row(rows: Sequence[object], number: object) -> tuple[str, str, FileStat] | None:
     """Row ``number`` of the table of reads as written: the key, what it said, its stat then."""
-    if not 0 <= number < len(rows):
+    if type(number) is not int or not 0 <= number < len(rows):
         return None
     row = rows[number]
-    if type(row) is list and len(row) == 2 + len(UNTRUSTED_STAT):
-        key, said, size, mtime, inode, ctime = row
-        stat = (size, mtime, inode, ctime)
-        if type(key) is str and type(said) is str and all(type(part) is int for part in stat):
-            return key, said, stat
+    if type(row) is not list or len(row) != 2 + len(UNTRUSTED_STAT):
+        return None
+    key, said, size, mtime, inode, ctime = row
+    if (
+        type(key) is str
+        and type(said) is str
+        and type(size) is type(mtime) is type(inode) is type(ctime) is int
+    ):
+        return key, said, (size, mtime, inode, ctime)
     return None
 
 

@@ -110,7 +110,7 @@ class CheckCache:
         entry, reads = kept
         if reads and not self._still_read_the_same(reads):
             return None  # a module it read changed: check again
-        if not _fits(entry, path, None if is_notebook(path) else data, info.st_size):
+        if entry.findings and not _fits(entry, path, data, info.st_size):
             self._results.pop(digest, None)
             self._changed = True
             return None
@@ -128,11 +128,13 @@ class CheckCache:
                 self._seen[name] = None
         return self._seen[name]
 
-    def _still_read_the_same(self, reads: list[int]) -> bool:
+    def _still_read_the_same(self, reads: list[object]) -> bool:
         """Every module a cached check read still hashes as it did, and every folder where its
         imports found nothing holds the same entries (each row looked at once a run)."""
         held = self._held
         for number in reads:
+            if type(number) is not int:  # (``True`` would be taken for row 1)
+                return False
             holds = held.get(number)
             if holds is None:
                 holds = held[number] = self._says_the_same(number)
@@ -151,7 +153,7 @@ class CheckCache:
         info = self._stat_result(key)
         stat = None if info is None else (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
         if stat == then:
-            return True
+            return True  # unread: the stat it had when it last said so
         # Only entries whose modules changed, or were not looked at yet, load these (they load part
         # of the checker).
         from errknow_ls.analysis.modules import says_the_same  # noqa: PLC0415
@@ -164,7 +166,7 @@ class CheckCache:
             self._changed = True
         return True
 
-    def _entry(self, digest: str) -> tuple[CachedEntry, list[int]] | None:
+    def _entry(self, digest: str) -> tuple[CachedEntry, list[object]] | None:
         parts = result_parts(self._results.get(digest))
         if parts is None:
             self._results.pop(digest, None)
@@ -233,13 +235,15 @@ class CheckCache:
 
 
 def _renumbered(
-    reads: list[int], rows: list[object], renumbered: dict[int, int], kept: list[ReadRow], recent: int
+    reads: list[object], rows: list[object], renumbered: dict[int, int], kept: list[ReadRow], recent: int
 ) -> list[int] | None:
     """The numbers of ``reads`` in the table being written (``kept``), each row copied there when
     first met, untrusted if its module or folder changed since ``recent``; ``None`` if one is damaged
     (the entry goes)."""
     numbers = []
     for number in reads:
+        if type(number) is not int:
+            return None
         new = renumbered.get(number)
         if new is None:
             row = read_row(rows, number)
@@ -303,11 +307,12 @@ def _spans(finding: Finding) -> Iterator[Span]:
 
 def _fits(entry: CachedEntry, path: Path, data: bytes | None, size: int) -> bool:
     """Whether every span of ``entry`` lies in the file it is for: in its text when it was read
-    (``data``), else within its size (a line or column past the file's byte count cannot be in it)."""
+    (``data``; not a notebook's, whose spans count its cells' lines), else within its size (a line
+    or column past the file's byte count cannot be in it)."""
     spans = [span for finding in entry.findings for span in _spans(finding)]
     if not spans:
         return True
-    if data is None:
+    if data is None or is_notebook(path):
         return all(
             span.start <= span.end and span.end.line <= size and span.end.character <= size for span in spans
         )
