@@ -17,8 +17,10 @@ import contextlib
 import logging
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 log = logging.getLogger(__name__)
 GITIGNORE = ".gitignore"
@@ -33,6 +35,9 @@ def _read(file: Path) -> pathspec.GitIgnoreSpec | None:
         lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
+    # Imported here: a walk of folders that hold no .gitignore (and outside a repository) needs none.
+    import pathspec  # noqa: PLC0415
+
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 

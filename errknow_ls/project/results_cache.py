@@ -21,7 +21,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -252,6 +251,8 @@ def make_cache_directory(directory: Path) -> None:
 
 
 def write_atomically(target: Path, data: bytes) -> None:
+    import tempfile  # noqa: PLC0415 (on use: a warm run that changes nothing writes nothing)
+
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
