@@ -94,7 +94,7 @@ class CheckCache:
         if info is None or not S_ISREG(info.st_mode):
             return None  # checking it says why it is not read
         stat = self._stats[name] = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
-        digest = _digest_if_unchanged(self._files.get(name), stat)
+        digest = unread = _digest_if_unchanged(self._files.get(name), stat)
         data = None
         if digest is None:
             if not self._results:
@@ -114,19 +114,21 @@ class CheckCache:
             self._results.pop(digest, None)
             self._changed = True
             return None
-        if self._files.get(name) != [*stat, digest]:
+        if unread is None and self._files.get(name) != [*stat, digest]:
             self._files[name] = [*stat, digest]
             self._changed = True
         cells = tuple(entry.cells)
         return FileResult(path, entry.findings, check_errors=entry.errors, digest=digest, cells=cells)
 
     def _stat_result(self, name: str) -> os.stat_result | None:
-        if name not in self._seen:
+        info = self._seen.get(name)
+        if info is None and name not in self._seen:
             try:
-                self._seen[name] = os.stat(name)  # noqa: PTH116 (a str: this runs for every file)
+                info = os.stat(name)  # noqa: PTH116 (a str: this runs for every file)
             except OSError:
-                self._seen[name] = None
-        return self._seen[name]
+                info = None
+            self._seen[name] = info
+        return info
 
     def _still_read_the_same(self, reads: list[object]) -> bool:
         """Every module a cached check read still hashes as it did, and every folder where its
