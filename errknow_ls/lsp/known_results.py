@@ -23,7 +23,6 @@ from errknow_ls.project.results_cache import (
     cache_file,
     cache_key,
     checker_fingerprint,
-    decode_entry,
     read_cache_file,
     text_digest,
 )
@@ -55,14 +54,8 @@ class KnownResults:
             digest = text_digest(part.text)
         except UnicodeEncodeError:
             return []
-        raw = self._contents(directory, analyzer, part.uri).results.get(digest)
-        if not isinstance(raw, str):
-            return []
-        try:
-            entry = decode_entry(raw)
-        except (ValueError, RecursionError):
-            return []
-        if entry.cells or not _still_read_the_same(entry.read, snapshot):
+        entry = self._contents(directory, analyzer, part.uri).entry(digest)
+        if entry is None or entry.cells or not _still_read_the_same(entry.read, snapshot):
             return []
         return [analyzer.result_of(part, entry.findings, entry.errors)]
 

@@ -10,7 +10,6 @@ default. ``exclude`` replaces the default excludes, ``extend-exclude`` adds to t
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,6 +96,8 @@ def find_project(start: Path) -> Path | None:
 def _configures_errknow(candidate: Path) -> bool:
     if not candidate.is_file():
         return False
+    import tomllib  # noqa: PLC0415 (on use: most folders a check starts in hold no pyproject.toml)
+
     try:
         data = tomllib.loads(candidate.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
@@ -112,6 +113,8 @@ def load_settings(start: Path) -> ProjectSettings:
     path = root / PYPROJECT
     if not _configures_errknow(path):
         return ProjectSettings(root=root)
+    import tomllib  # noqa: PLC0415 (see _configures_errknow)
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from errknow_ls.project.gitignore import Gitignores
+from errknow_ls.project.gitignore import GITIGNORE, Gitignores
 
 CHECKED_SUFFIXES = (".py", ".ipynb")
 DEFAULT_EXCLUDE = (
@@ -134,20 +134,8 @@ def _walk(
     """``*.py`` and ``*.ipynb`` files below ``top`` with their real paths, as ``os.walk`` (top-down, symlinked
     directories listed but not entered) would find them, in sorted order; one ``scandir`` per
     directory, and ``realpath`` only for symlinks (the real path of anything else is its
-    directory's real path and its name)."""
-
-    def excluded(entry: os.DirEntry[str], real: str, is_directory: bool) -> bool:
-        if excluder.excludes_name(entry.name):
-            return True
-        if real_root is not None and excluder.excludes_real(real, real_root):
-            return True
-        return gitignores is not None and gitignores.ignores(entry.path, is_directory)
-
-    def real_of(entry: os.DirEntry[str], real_directory: str) -> str:
-        if entry.is_symlink():
-            return os.path.realpath(entry.path)
-        return os.path.join(real_directory, entry.name)  # noqa: PTH118 (a str: no Path per file)
-
+    directory's real path and its name). Strings throughout: this runs for every entry of the tree."""
+    excludes_name = _name_matcher(excluder.patterns)
     pending = [(str(top), os.path.realpath(top))]
     while pending:
         directory, real_directory = pending.pop()
@@ -157,17 +145,30 @@ def _walk(
         except OSError as exc:
             errors.append((Path(exc.filename or directory), exc.strerror or str(exc)))
             continue
+        ignoring = gitignores is not None and gitignores.may_ignore_in(
+            os.path.abspath(directory),  # noqa: PTH100
+            has_gitignore=any(entry.name == GITIGNORE for entry in entries),
+        )
         subdirectories = []
         for entry in entries:
+            name = entry.name
             try:
                 is_directory = entry.is_dir()
             except OSError:
                 is_directory = False
-            real = real_of(entry, real_directory)
+            if not is_directory and not name.endswith(CHECKED_SUFFIXES):
+                continue
+            symlink = entry.is_symlink()
+            if (is_directory and symlink) or excludes_name(name) is not None:
+                continue
+            real = os.path.realpath(entry.path) if symlink else os.path.join(real_directory, name)  # noqa: PTH118
+            if real_root is not None and excluder.excludes_real(real, real_root):
+                continue
+            if ignoring and gitignores is not None and gitignores.ignores(entry.path, is_directory):
+                continue
             if is_directory:
-                if not entry.is_symlink() and not excluded(entry, real, is_directory=True):
-                    subdirectories.append((entry.path, real))
-            elif entry.name.endswith(CHECKED_SUFFIXES) and not excluded(entry, real, is_directory=False):
+                subdirectories.append((entry.path, real))
+            else:
                 yield Path(entry.path), real
         pending += reversed(subdirectories)
 

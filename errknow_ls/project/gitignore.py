@@ -17,8 +17,10 @@ import contextlib
 import logging
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 log = logging.getLogger(__name__)
 GITIGNORE = ".gitignore"
@@ -33,6 +35,9 @@ def _read(file: Path) -> pathspec.GitIgnoreSpec | None:
         lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
+    # Imported here: a walk of folders that hold no .gitignore (and outside a repository) needs none.
+    import pathspec  # noqa: PLC0415
+
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
@@ -125,6 +130,16 @@ class Gitignores:
             parent = os.path.dirname(directory)  # noqa: PTH120
             chain = self._chains[directory] = own + (() if at_top else self._chain(parent))
         return chain
+
+    def may_ignore_in(self, directory: str, *, has_gitignore: bool) -> bool:
+        """Whether a file read here could ignore an entry of ``directory`` (absolute), which holds a
+        ``.gitignore`` as its listing says (``has_gitignore``: a walk that listed it need not try to
+        open one that is not there); when not, a walk need not ask of each entry."""
+        if not has_gitignore:
+            self._specs.setdefault(directory, None)
+        if not (directory + os.sep).startswith(self._inside):
+            return False
+        return bool(self._chain(directory)) or any(spec is not None for spec in self._repository_excludes)
 
     def ignores(self, path: str | os.PathLike[str], is_dir: bool) -> bool:
         """Whether ``path`` (below the boundary; relative paths are taken from the working

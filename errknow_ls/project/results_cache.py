@@ -4,8 +4,15 @@ and writes it for ``check``; the server reads it to publish what it knows before
 
 A key is the format, the errknow-ls version, a hash of the checker's own sources (``core``,
 ``analysis``, ``runner``: editing the checker starts a new cache), the Python whose ``ast`` parses,
-and the rules selected. An entry names the project's modules the check read, with the hash of each
-then: it holds only while they still say the same.
+and the rules selected. An entry names the project's modules (and folders) the check read, with the
+hash of each then: it holds only while they still say the same.
+
+Inside the file, ``files`` maps a path to its stat and the hash of its bytes; ``results`` maps that
+hash to ``[entry, reads]``: the entry's text (``encode_entry``: findings, errors, cells) and the
+numbers of its rows in ``read``, the table of every module or folder an entry read with what it said
+and its stat when it last said so (``[key, said, size, mtime_ns, inode, ctime_ns]``). A module that
+many files import is one row, looked at once a run, and the many entries that say the same (most
+find nothing) are one text, decoded once.
 """
 
 from __future__ import annotations
@@ -14,7 +21,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +33,7 @@ from errknow_ls.project.config import ProjectSettings
 from errknow_ls.project.rules import RuleSelection
 
 CACHE_DIRNAME = ".errknow_cache"
-FORMAT = 4
+FORMAT = 5
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by errknow-ls.\n"
@@ -51,7 +57,13 @@ class CachedEntry:
     """A notebook's: the code cell each finding is in (see ``FileResult.cells``)."""
 
 
-ENTRY_KEYS = frozenset({"findings", "errors", "read", "cells"})
+ENTRY_KEYS = frozenset({"findings", "errors", "cells"})
+FileStat = tuple[int, int, int, int]
+"""What spares reading a file again: its size, ``st_mtime_ns``, ``st_ino`` and ``st_ctime_ns``."""
+UNTRUSTED_STAT: FileStat = (-1, -1, -1, -1)
+"""Kept for a file modified just before the cache was written, or not yet looked at: equals no stat."""
+ReadRow = list[object]
+"""A row of the table of reads: ``[key, said, *FileStat]`` (see the module's docstring)."""
 
 
 class DamagedEntry(ValueError):
@@ -59,23 +71,23 @@ class DamagedEntry(ValueError):
 
 
 def encode_entry(entry: CachedEntry) -> str:
+    """What an entry says of its text; what it read is kept beside it (the table of reads)."""
     data: dict[str, object] = {
         "findings": [encode_finding(f) for f in entry.findings],
         "errors": entry.errors,
     }
-    if entry.read:
-        data["read"] = [list(pair) for pair in entry.read]
     if entry.cells:
         data["cells"] = entry.cells
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def decode_entry(raw: str) -> CachedEntry:
-    """What ``encode_entry`` wrote, every type checked; raises ``ValueError`` otherwise."""
+def decode_entry(raw: str, read: Sequence[tuple[str, str]] = ()) -> CachedEntry:
+    """What ``encode_entry`` wrote, every type checked, with what it ``read``; raises ``ValueError``
+    otherwise."""
     data = json.loads(raw)
     if type(data) is not dict or not {"findings", "errors"} <= set(data) <= ENTRY_KEYS:
         raise DamagedEntry(raw)
-    findings, errors, read = data["findings"], data["errors"], data.get("read", [])
+    findings, errors = data["findings"], data["errors"]
     cells = data.get("cells", [])
     if type(cells) is not list or any(type(c) is not int for c in cells):
         raise DamagedEntry(raw)
@@ -83,12 +95,34 @@ def decode_entry(raw: str) -> CachedEntry:
         raise DamagedEntry(raw)
     if type(findings) is not list or type(errors) is not list or any(type(e) is not str for e in errors):
         raise DamagedEntry(raw)
-    if type(read) is not list or any(
-        type(pair) is not list or len(pair) != 2 or any(type(part) is not str for part in pair)
-        for pair in read
+    return CachedEntry([decode_finding(item) for item in findings], errors, list(read), cells)
+
+
+def result_parts(raw: object) -> tuple[str, list[object]] | None:
+    """A value of ``results`` as written: the entry's text and the numbers of its rows of reads
+    (each validated by ``read_row``)."""
+    if type(raw) is list and len(raw) == 2:
+        text, reads = raw
+        if type(text) is str and type(reads) is list:
+            return text, reads
+    return None
+
+
+def read_row(rows: Sequence[object], number: object) -> tuple[str, str, FileStat] | None:
+    """Row ``number`` of the table of reads as written: the key, what it said, its stat then."""
+    if type(number) is not int or not 0 <= number < len(rows):
+        return None
+    row = rows[number]
+    if type(row) is not list or len(row) != 2 + len(UNTRUSTED_STAT):
+        return None
+    key, said, size, mtime, inode, ctime = row
+    if (
+        type(key) is str
+        and type(said) is str
+        and type(size) is type(mtime) is type(inode) is type(ctime) is int
     ):
-        raise DamagedEntry(raw)
-    return CachedEntry([decode_finding(item) for item in findings], errors, [(k, d) for k, d in read], cells)
+        return key, said, (size, mtime, inode, ctime)
+    return None
 
 
 DIGEST_PIECE_CHARS = 1 << 20
@@ -151,15 +185,33 @@ def cache_file(directory: Path, key: str) -> Path:
 
 @dataclass(frozen=True, slots=True)
 class CacheContents:
-    """A cache file as read: ``files`` (path -> its stat, digest) and ``results``
-    (digest -> an encoded entry), each still to be validated where it is used."""
+    """A cache file as read: ``files`` (path -> its stat, digest), ``results`` (digest -> an
+    encoded entry and its rows of reads) and ``read`` (the table of reads), each still to be
+    validated where it is used."""
 
     files: dict[str, object] = field(default_factory=dict)
     results: dict[str, object] = field(default_factory=dict)
-    read: dict[str, object] = field(default_factory=dict)
-    """``check``'s: a module (or folder) an entry read, with a hash of what it said -> its stat then."""
+    read: list[object] = field(default_factory=list)
     problem: str | None = None
     """Why the file could not be used, if it exists and is not a file this run can read."""
+
+    def entry(self, digest: str) -> CachedEntry | None:
+        """The entry kept for the text that hashes to ``digest``, with what it read; ``None`` when
+        there is none or it does not validate."""
+        parts = result_parts(self.results.get(digest))
+        if parts is None:
+            return None
+        text, numbers = parts
+        read = []
+        for number in numbers:
+            row = read_row(self.read, number)
+            if row is None:
+                return None  # a damaged row: the entry does not stand
+            read.append((row[0], row[1]))
+        try:
+            return decode_entry(text, read)
+        except (ValueError, RecursionError):
+            return None
 
 
 def read_cache_file(path: Path, key: str) -> CacheContents:
@@ -172,10 +224,21 @@ def read_cache_file(path: Path, key: str) -> CacheContents:
         return CacheContents()
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("key") != key:
         return CacheContents()
-    files, results, read = data.get("files"), data.get("results"), data.get("read", {})
-    if isinstance(files, dict) and isinstance(results, dict):
-        return CacheContents(files, results, read if isinstance(read, dict) else {})
+    files, results, read = data.get("files"), data.get("results"), data.get("read")
+    if isinstance(files, dict) and isinstance(results, dict) and isinstance(read, list):
+        return CacheContents(files, results, read)
     return CacheContents()
+
+
+def encode_cache_file(
+    key: str,
+    files: dict[str, list[int | str]],
+    results: dict[str, tuple[str, list[int]]],
+    read: list[ReadRow],
+) -> bytes:
+    """The cache file ``read_cache_file`` reads back."""
+    payload = {"format": FORMAT, "key": key, "files": files, "results": results, "read": read}
+    return json.dumps(payload, separators=(",", ":")).encode()
 
 
 def make_cache_directory(directory: Path) -> None:
@@ -188,6 +251,8 @@ def make_cache_directory(directory: Path) -> None:
 
 
 def write_atomically(target: Path, data: bytes) -> None:
+    import tempfile  # noqa: PLC0415 (on use: a warm run that changes nothing writes nothing)
+
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:

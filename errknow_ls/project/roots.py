@@ -16,7 +16,6 @@ whose part holds the rest of the dotted name), in the order the import system tr
 from __future__ import annotations
 
 import itertools
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -83,6 +82,8 @@ def _holds_modules(directory: Path) -> bool:
 
 
 def _pyproject(root: Path) -> dict[str, Any]:
+    import tomllib  # noqa: PLC0415 (on use: a check outside a project reads no pyproject.toml)
+
     try:
         return tomllib.loads((root / PYPROJECT).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):

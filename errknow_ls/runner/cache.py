@@ -20,7 +20,6 @@ takes a cached result for a file it could rewrite, and results of a ``--fix`` ru
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -29,14 +28,19 @@ from stat import S_ISREG
 
 from errknow_ls.core import Finding, Span
 from errknow_ls.project.results_cache import (
-    FORMAT,
+    UNTRUSTED_STAT,
     CachedEntry,
+    FileStat,
+    ReadRow,
     cache_file,
     content_digest,
     decode_entry,
+    encode_cache_file,
     encode_entry,
     make_cache_directory,
     read_cache_file,
+    read_row,
+    result_parts,
     write_atomically,
 )
 from errknow_ls.runner.engine import FileJob, FileResult, check_files
@@ -45,10 +49,6 @@ from errknow_ls.runner.notebooks import is_notebook
 from errknow_ls.runner.sourcefile import SourceFileError, decode_source, read_bytes
 
 RACY_NS = 2_000_000_000
-FileStat = tuple[int, int, int, int]
-"""What spares reading a file: its size, ``st_mtime_ns``, ``st_ino`` and ``st_ctime_ns``."""
-UNTRUSTED_STAT: FileStat = (-1, -1, -1, -1)
-"""Kept for a file modified just before the cache was written: its bytes are hashed again."""
 INTERNAL_ERROR = "internal error"
 
 
@@ -61,20 +61,22 @@ class CheckCache:
         self.path = cache_file(directory, key)
         self._files: dict[str, object] = {}
         self._results: dict[str, object] = {}
+        """A digest -> ``[entry, reads]`` (``result_parts``), as read or recorded."""
+        self._read: list[object] = []
+        """The table of reads (``read_row``): rows recorded this run are appended, and a row whose
+        module or folder was read again and still said the same takes its new stat."""
+        self._rows: dict[tuple[str, str], int] | None = None
+        """The number of each row by its key and what it said: made when a result is recorded."""
+        self._held: dict[int, bool] = {}
+        """Whether each row's module (or folder) still says what it said (looked at once a run)."""
         self._stats: dict[str, FileStat] = {}
         """The stat (see ``FileStat``) of each file looked up, taken before it was read."""
+        self._seen: dict[str, os.stat_result | None] = {}
+        """Every file and folder stat-ed this run, by its absolute name: a module that files import
+        and that is checked itself is stat-ed once."""
         self._parsed: dict[str, CachedEntry] = {}
-        self._read: dict[str, object] = {}
-        """A module or folder an entry read and a hash of what it said, ``key\0hash`` -> its stat
-        when it said so, and that hash (see ``_says_the_same``)."""
-        self._read_used: set[str] = set()
-        """The entries of ``_read`` that held this run: only they are kept (what an edited module
-        said before, and what results no longer looked up read, go)."""
-        self._still_said: dict[tuple[str, str], bool] = {}
-        """Whether each project module (or folder) an entry read still says what it said then, by
-        its path and what it said (looked at once a run)."""
-        self._cwd = os.getcwd()  # noqa: PTH109
         """Entries validated so far, by their text (most files find nothing: one text, one entry)."""
+        self._cwd = os.getcwd()  # noqa: PTH109
         self._changed = False
         self.problem: str | None = None
         """Why the cache file could not be used, if it exists and is not a file this run can read."""
@@ -87,16 +89,12 @@ class CheckCache:
 
     def lookup(self, path: Path) -> FileResult | None:
         """What checking ``path`` found before, if its bytes are the same as then."""
-        spelled = str(path)
-        name = _absolute(spelled, self._cwd)
-        try:
-            info = os.stat(spelled)  # noqa: PTH116 (a str: this runs for every file)
-        except OSError:
-            return None
-        if not S_ISREG(info.st_mode):
+        name = _absolute(str(path), self._cwd)
+        info = self._stat_result(name)
+        if info is None or not S_ISREG(info.st_mode):
             return None  # checking it says why it is not read
         stat = self._stats[name] = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
-        digest = _digest_if_unchanged(self._files.get(name), stat)
+        digest = unread = _digest_if_unchanged(self._files.get(name), stat)
         data = None
         if digest is None:
             if not self._results:
@@ -106,66 +104,84 @@ class CheckCache:
             except SourceFileError:
                 return None
             digest = content_digest(data)
-        entry = self._entry(digest)
-        if entry is None:
+        kept = self._entry(digest)
+        if kept is None:
             return None
-        if entry.read and not self._still_read_the_same(entry.read):
+        entry, reads = kept
+        if reads and not self._still_read_the_same(reads):
             return None  # a module it read changed: check again
-        if not _fits(entry, path, None if is_notebook(path) else data, info.st_size):
+        if entry.findings and not _fits(entry, path, data, info.st_size):
             self._results.pop(digest, None)
             self._changed = True
             return None
-        if self._files.get(name) != [*stat, digest]:
+        if unread is None and self._files.get(name) != [*stat, digest]:
             self._files[name] = [*stat, digest]
             self._changed = True
         cells = tuple(entry.cells)
         return FileResult(path, entry.findings, check_errors=entry.errors, digest=digest, cells=cells)
 
-    def _still_read_the_same(self, read: list[tuple[str, str]]) -> bool:
+    def _stat_result(self, name: str) -> os.stat_result | None:
+        info = self._seen.get(name)
+        if info is None and name not in self._seen:
+            try:
+                info = os.stat(name)  # noqa: PTH116 (a str: this runs for every file)
+            except OSError:
+                info = None
+            self._seen[name] = info
+        return info
+
+    def _still_read_the_same(self, reads: list[object]) -> bool:
         """Every module a cached check read still hashes as it did, and every folder where its
-        imports found nothing holds the same entries (each looked at once a run)."""
-        for key, then in read:
-            if (key, then) not in self._still_said:
-                self._still_said[key, then] = self._says_the_same(key, then)
-            if not self._still_said[key, then]:
+        imports found nothing holds the same entries (each row looked at once a run)."""
+        held = self._held
+        for number in reads:
+            if type(number) is not int:  # (``True`` would be taken for row 1)
+                return False
+            holds = held.get(number)
+            if holds is None:
+                holds = held[number] = self._says_the_same(number)
+            if not holds:
                 return False
         return True
 
-    def _says_the_same(self, key: str, then: str) -> bool:
-        """Whether the module or folder at ``key`` still says ``then``: unread when its stat is the
-        one it had when it last said so (a folder's moves when an entry is made, removed or renamed
-        in it), else read as this run's checks read it."""
-        stat = _stat(key)
-        said = content_digest(then.encode())  # short: a folder's state names every entry looked for
-        memo = f"{key}\0{said}"
-        if stat is not None and _digest_if_unchanged(self._read.get(memo), stat) == said:
-            self._read_used.add(memo)
-            return True
-        # Only entries that read modules load these (they load part of the checker).
+    def _says_the_same(self, number: int) -> bool:
+        """Whether the module or folder of row ``number`` still says what it said: unread when its
+        stat is the one it had when it last said so (a folder's moves when an entry is made, removed
+        or renamed in it), else read as this run's checks read it."""
+        row = read_row(self._read, number)
+        if row is None:
+            return False
+        key, said, then = row
+        info = self._stat_result(key)
+        stat = None if info is None else (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
+        if stat == then:
+            return True  # unread: the stat it had when it last said so
+        # Only entries whose modules changed, or were not looked at yet, load these (they load part
+        # of the checker).
         from errknow_ls.analysis.modules import says_the_same  # noqa: PLC0415
         from errknow_ls.project.modules import DISK  # noqa: PLC0415
 
-        if not says_the_same(DISK, key, then):
+        if not says_the_same(DISK, key, said):
             return False
         if stat is not None:  # taken before the read: a change meanwhile shows next time
-            self._read[memo] = [*stat, said]
-            self._read_used.add(memo)
+            self._read[number] = [key, said, *stat]
             self._changed = True
         return True
 
-    def _entry(self, digest: str) -> CachedEntry | None:
-        raw = self._results.get(digest)
-        if not isinstance(raw, str):
+    def _entry(self, digest: str) -> tuple[CachedEntry, list[object]] | None:
+        parts = result_parts(self._results.get(digest))
+        if parts is None:
+            self._results.pop(digest, None)
             return None
-        entry = self._parsed.get(raw)
-        if entry is not None:
-            return entry
-        try:
-            entry = self._parsed[raw] = decode_entry(raw)
-        except (ValueError, RecursionError):  # DamagedEntry, bad JSON, an unknown severity
-            del self._results[digest]
-            return None
-        return entry
+        text, reads = parts
+        entry = self._parsed.get(text)
+        if entry is None:
+            try:
+                entry = self._parsed[text] = decode_entry(text)
+            except (ValueError, RecursionError):  # DamagedEntry, bad JSON, an unknown severity
+                del self._results[digest]
+                return None
+        return entry, reads
 
     def record(self, result: FileResult) -> None:
         """Keep what a plain check (no ``--fix``) of a file found; failures are not kept."""
@@ -175,11 +191,27 @@ class CheckCache:
             return
         if any(error.startswith(INTERNAL_ERROR) for error in result.check_errors):
             return
-        findings, errors = list(result.findings), list(result.check_errors)
-        entry = CachedEntry(findings, errors, list(result.read), list(result.cells))
-        self._results[result.digest] = encode_entry(entry)
+        entry = CachedEntry(list(result.findings), list(result.check_errors), cells=list(result.cells))
+        reads = [self._row(key, said) for key, said in result.read]
+        self._results[result.digest] = [encode_entry(entry), reads]
         self._files[name] = [*stat, result.digest]
         self._changed = True
+
+    def _row(self, key: str, said: str) -> int:
+        """The number of the row of ``key`` saying ``said``, a new one (its stat not yet known) if
+        there is none."""
+        if self._rows is None:
+            self._rows = {}
+            for number in range(len(self._read)):
+                row = read_row(self._read, number)
+                if row is not None:
+                    self._rows.setdefault(row[:2], number)
+        known = self._rows.get((key, said))
+        if known is not None:
+            return known
+        number = self._rows[key, said] = len(self._read)
+        self._read.append([key, said, *UNTRUSTED_STAT])
+        return number
 
     def save(self) -> str | None:
         """Write the cache if anything changed; a problem is returned as a warning, never raised."""
@@ -187,18 +219,44 @@ class CheckCache:
             return None
         recent = time.time_ns() - RACY_NS
         files = _trusted_stats(self._files, recent)
-        kept = {entry[-1] for entry in files.values()}
-        results = {digest: raw for digest, raw in self._results.items() if digest in kept}
-        read = _trusted_stats(
-            {memo: self._read[memo] for memo in self._read_used if memo in self._read}, recent
-        )
-        payload = {"format": FORMAT, "key": self.key, "files": files, "results": results, "read": read}
+        results: dict[str, tuple[str, list[int]]] = {}
+        read: list[ReadRow] = []
+        renumbered: dict[int, int] = {}
+        for digest in dict.fromkeys(str(entry[-1]) for entry in files.values()):
+            parts = result_parts(self._results.get(digest))
+            if parts is not None:
+                reads = _renumbered(parts[1], self._read, renumbered, read, recent)
+                if reads is not None:
+                    results[digest] = (parts[0], reads)
         try:
             make_cache_directory(self.directory)
-            write_atomically(self.path, json.dumps(payload, separators=(",", ":")).encode())
+            write_atomically(self.path, encode_cache_file(self.key, files, results, read))
         except OSError as exc:
             return f"warning: cannot write the cache in {self.directory}: {exc.strerror or exc}"
         return None
+
+
+def _renumbered(
+    reads: list[object], rows: list[object], renumbered: dict[int, int], kept: list[ReadRow], recent: int
+) -> list[int] | None:
+    """The numbers of ``reads`` in the table being written (``kept``), each row copied there when
+    first met, untrusted if its module or folder changed since ``recent``; ``None`` if one is damaged
+    (the entry goes)."""
+    numbers = []
+    for number in reads:
+        if type(number) is not int:
+            return None
+        new = renumbered.get(number)
+        if new is None:
+            row = read_row(rows, number)
+            if row is None:
+                return None
+            key, said, stat = row
+            racy = max(stat[1], stat[3]) >= recent
+            new = renumbered[number] = len(kept)
+            kept.append([key, said, *(UNTRUSTED_STAT if racy else stat)])
+        numbers.append(new)
+    return numbers
 
 
 def _absolute(spelled: str, cwd: str) -> str:
@@ -210,14 +268,6 @@ def _absolute(spelled: str, cwd: str) -> str:
     if "/." in "/" + spelled or os.sep != "/" or "//" in spelled:
         return os.path.abspath(spelled)  # noqa: PTH100
     return cwd + "/" + spelled
-
-
-def _stat(spelled: str) -> FileStat | None:
-    try:
-        info = os.stat(spelled)  # noqa: PTH116 (a str: this runs for every module read)
-    except OSError:
-        return None
-    return info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns
 
 
 def _trusted_stats(entries: dict[str, object], recent: int) -> dict[str, list[int | str]]:
@@ -259,11 +309,12 @@ def _spans(finding: Finding) -> Iterator[Span]:
 
 def _fits(entry: CachedEntry, path: Path, data: bytes | None, size: int) -> bool:
     """Whether every span of ``entry`` lies in the file it is for: in its text when it was read
-    (``data``), else within its size (a line or column past the file's byte count cannot be in it)."""
+    (``data``; not a notebook's, whose spans count its cells' lines), else within its size (a line
+    or column past the file's byte count cannot be in it)."""
     spans = [span for finding in entry.findings for span in _spans(finding)]
     if not spans:
         return True
-    if data is None:
+    if data is None or is_notebook(path):
         return all(
             span.start <= span.end and span.end.line <= size and span.end.character <= size for span in spans
         )

@@ -29,7 +29,6 @@ import os
 import re
 import stat
 import sys
-import tempfile
 import tokenize
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -441,6 +440,8 @@ def _common_suffix_start(a: bytes, b: bytes) -> int:
 
 def _write_temp(target: Path, data: bytes, suffix: str = ".tmp") -> Path:
     """``data`` in a new file beside ``target``, on disk (fsync)."""
+    import tempfile  # noqa: PLC0415 (on use: only --fix writes)
+
     prefix = f".{target.name}.{TEMP_TAG}-{os.getpid()}-"
     fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=suffix)
     temp = Path(temp_name)

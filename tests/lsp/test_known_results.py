@@ -34,12 +34,20 @@ def check_with_the_cli(root: Path, name: str) -> None:
 
 
 def alter_entries(root: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    """``change`` each entry as written, and what it read (``read``: ``[key, what it said]`` pairs,
+    which the file keeps in its table of reads) where it sets it."""
     (path,) = root.glob(".errknow_cache/*/*.json")
     data = json.loads(path.read_text(encoding="utf-8"))
-    for digest, raw in data["results"].items():
-        entry = json.loads(raw)
+    for digest, (text, reads) in data["results"].items():
+        entry = json.loads(text)
         change(entry)
-        data["results"][digest] = json.dumps(entry)
+        read = entry.pop("read", None)
+        if read is None:
+            data["results"][digest] = [json.dumps(entry), reads]
+            continue
+        first = len(data["read"])
+        data["read"] += [[key, said, -1, -1, -1, -1] for key, said in read]
+        data["results"][digest] = [json.dumps(entry), list(range(first, len(data["read"])))]
     path.write_text(json.dumps(data), encoding="utf-8")
 
 

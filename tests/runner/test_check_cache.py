@@ -55,16 +55,19 @@ def swap_keeping_size_and_time(path: Path, text: str) -> None:
     os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
 
 
+def _stat_now(name: str) -> list[int]:
+    info = Path(name).stat()
+    return [info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns]
+
+
 def trust_the_current_stats(tmp_path: Path) -> None:
-    """Every file the cache names, checked or read as a module (``path\0what it said``), is kept with
-    its stat as it is now: the next run reads none."""
+    """Every file the cache names, checked (``files``) or read as a module (a row of ``read``:
+    ``[path, what it said, *stat]``), is kept with its stat as it is now: the next run reads none."""
     cache_file = _cache_file(tmp_path)
     data = json.loads(cache_file.read_text())
-    for section in ("files", "read"):
-        for name, entry in data[section].items():
-            info = Path(name.split("\0")[0]).stat()
-            stat = [info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns]
-            data[section][name] = [*stat, entry[-1]]
+    for name, entry in data["files"].items():
+        data["files"][name] = [*_stat_now(name), entry[-1]]
+    data["read"] = [[key, said, *_stat_now(key)] for key, said, *_ in data["read"]]
     cache_file.write_text(json.dumps(data))
 
 
@@ -269,8 +272,8 @@ def test_damaged_entries_are_ignored_one_by_one(run: Run, tmp_path: Path) -> Non
     cache_file = _cache_file(tmp_path)
     data = json.loads(cache_file.read_text())
     first, second = sorted(data["results"])
-    data["results"][first] = '{"findings": [{"code": 1}], "errors": []}'
-    data["results"][second] = "not json"
+    data["results"][first] = ['{"findings": [{"code": 1}], "errors": []}', []]
+    data["results"][second] = ["not json", []]
     data["files"][str(one)] = ["size", 0, first]
     cache_file.write_text(json.dumps(data))
     swap_keeping_size_and_time(one, CLEAN)
@@ -380,8 +383,9 @@ def test_an_entry_whose_spans_lie_outside_its_file_is_dropped(
     data = json.loads(cache_file.read_text())
     (digest,) = data["results"]
     wrong = f'"span":[{line},0,{line},500]'
-    data["results"][digest] = re.sub(r'"span":\[7,\d+,7,\d+\]', wrong, data["results"][digest], count=1)
-    assert wrong in data["results"][digest]
+    entry = data["results"][digest]
+    entry[0] = re.sub(r'"span":\[7,\d+,7,\d+\]', wrong, entry[0], count=1)
+    assert wrong in entry[0]
     cache_file.write_text(json.dumps(data))
     assert run("--format", "json") == cold
     assert wrong not in cache_file.read_text()
@@ -430,8 +434,31 @@ def test_a_module_rewritten_under_the_same_size_and_time_is_read_again(
         assert run("--output-format", "json", "train.py")[:2] == (EXIT_OK, "[]\n")
         assert run("--output-format", "json", "train.py")[:2] == (EXIT_OK, "[]\n")
         read = json.loads(_cache_file(tmp_path).read_text())["read"]
-        kept = [name.split("\0")[0] for name in read]
+        kept = [key for key, *_ in read]
         assert kept.count(str(tmp_path / "utils.py")) == 1, "what the old utils.py said went"
+
+
+def test_files_that_read_one_module_share_its_row_and_are_each_checked_again_when_it_changes(
+    run: Run, tmp_path: Path
+) -> None:
+    """Two training scripts call the same helper: the cache keeps one row for utils.py, which both
+    entries name; once utils.py detaches, neither old result stands (their own bytes did not change)."""
+    projects = REPO / "tests" / "analysis" / "projects" / "helper_keeps_the_graph"
+    shutil.copy(projects / "utils.py", tmp_path / "utils.py")
+    shutil.copy(projects / "train.py", tmp_path / "train.py")
+    write(tmp_path / "train_again.py", (projects / "train.py").read_text() + "# once more\n")
+    age(*tmp_path.glob("*.py"))
+    first = run("--output-format", "json", "train.py", "train_again.py")
+    assert first[0] == EXIT_FOUND and len(json.loads(first[1])) == 2
+    assert run("--output-format", "json", "train.py", "train_again.py") == first
+    trust_the_current_stats(tmp_path)
+    data = json.loads(_cache_file(tmp_path).read_text())
+    (row,) = [number for number, (key, *_) in enumerate(data["read"]) if key == str(tmp_path / "utils.py")]
+    assert len(data["results"]) == 2 and all(row in reads for _, reads in data["results"].values())
+    (tmp_path / "utils.py").write_text(
+        "def smooth(state, factor=0.9):\n    return (state * factor).detach()\n"
+    )
+    assert run("--output-format", "json", "train.py", "train_again.py")[:2] == (EXIT_OK, "[]\n")
 
 
 def test_a_result_whose_import_found_nothing_stands_only_until_the_module_is_made(
@@ -491,7 +518,8 @@ def test_a_cached_finding_naming_an_unknown_record_still_warns(run: Run, tmp_pat
     cache_file = _cache_file(tmp_path)
     data = json.loads(cache_file.read_text())
     (digest,) = data["results"]
-    data["results"][digest] = re.sub(r'"record":"[^"]+"', '"record":"nowhere/gone"', data["results"][digest])
+    entry = data["results"][digest]
+    entry[0] = re.sub(r'"record":"[^"]+"', '"record":"nowhere/gone"', entry[0])
     cache_file.write_text(json.dumps(data))
     code, _, err = run()
     assert code == EXIT_FOUND
