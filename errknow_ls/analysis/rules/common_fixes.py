@@ -198,7 +198,7 @@ def recompute_before(
         allowed is Applicability.UNSAFE
         and as_retained
         and not from_ended_loop
-        and recompute_as_retained(ctx, event, ordered, statements_between(ctx, ordered[0], target))
+        and recompute_as_retained(ctx, event, ordered, statements_between(ctx, ordered[0], target), target)
     ):
         allowed = Applicability.SAFE
     texts = [code_of_statement(ctx.source, stmt) for stmt in ordered]

@@ -145,8 +145,9 @@ A fix is safe only when all of these hold:
    backward is one of them, a forward computation into names they do not read, a ``zero_grad()``
    of an optimizer the program built, before the first backward, or the first backward itself —
    the backward call, or a call of a function of the checked code whose body is only that backward
-   (``accelerator.backward(loss)``); no optimizer steps and no parameter changes in between (the
-   interpreter's record), and every entry point ran to its end. The second backward then sends
+   (``accelerator.backward(loss)``); no loop around the second backward leaves the first of them
+   out (the rest of its body would run between too); no optimizer steps and no parameter changes
+   in between (the interpreter's record), and every entry point ran to its end. The second backward then sends
    the gradients it would send through a kept graph, onto what the first left in ``.grad``: what
    summing the losses sends, with no constructor run, no cut and the same tensors updated
    (:func:`recompute_as_retained`). A call the checker resolves to no function of the checked code
@@ -671,12 +672,15 @@ def sum_losses(ctx: RuleContext, event: SecondPass) -> Applicability:
 
 
 def recompute_as_retained(
-    ctx: RuleContext, event: SecondPass, statements: list[ast.stmt], between: list[ast.stmt]
+    ctx: RuleContext, event: SecondPass, statements: list[ast.stmt], between: list[ast.stmt], target: ast.stmt
 ) -> bool:
-    """Rule 15: re-running ``statements`` right before the second backward computes the tensors the
-    program computed, and the second backward then sends what summing the two losses would send.
-    ``between``: the statements after the first of ``statements`` and before the second backward's."""
+    """Rule 15: re-running ``statements`` right before the second backward (``target``) computes
+    the tensors the program computed, and the second backward then sends what summing the two
+    losses would send. ``between``: the statements after the first of ``statements`` and before
+    ``target``; a loop around ``target`` and not around them would run more code between."""
     if not statements or not ctx.complete or event.stepped_between:
+        return False
+    if _loop_between(ctx, statements[0], target):
         return False
     if sum_losses(ctx, event) is not Applicability.SAFE:
         return False
@@ -700,6 +704,18 @@ def recompute_as_retained(
         elif not forward_only(ctx, stmt) or _stored_names(stmt) & read:
             return False
     return first_pass is not None
+
+
+def _loop_between(ctx: RuleContext, first: ast.stmt, target: ast.stmt) -> bool:
+    """A loop encloses ``target`` but not ``first``: its other statements run between the two too."""
+    current = ctx.parents.get(target)
+    while isinstance(current, ast.stmt) and not isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
+        if isinstance(current, ast.For | ast.AsyncFor | ast.While) and not any(
+            n is first for n in ast.walk(current)
+        ):
+            return True
+        current = ctx.parents.get(current)
+    return False
 
 
 def _runs_first_pass(ctx: RuleContext, event: SecondPass, stmt: ast.stmt) -> bool:
