@@ -844,6 +844,7 @@ def _outcome(
         complete=complete and not errors,
         cached_contexts=interpreter.cached_contexts,
         cached_reads=interpreter.cached_reads,
+        called_lambdas=interpreter.called_lambdas,
     )
     elsewhere = _Elsewhere(interpreter)
     passes = tuple(r for e in interpreter.events[first:] if (r := _reported(e, ctx, elsewhere)) is not None)

@@ -1270,3 +1270,42 @@ def test_two_losses_backwarded_through_a_wrapper_are_recomputed_safely_where_not
     assert (recompute.applicability is Applicability.SAFE) is safe
     if safe:
         assert finding.fixes[0] is recompute, "the safe fix comes first"
+
+
+@pytest.mark.parametrize(
+    ("wrapper", "safe"),
+    [
+        ("lambda loss: loss.backward()", True),
+        ("lambda loss: [loss.backward(), calls.append(loss.item())]", False),  # more than the backward
+    ],
+    ids=["only-the-backward", "backward-and-more"],
+)
+def test_a_lambda_the_interpreter_ran_counts_as_the_first_backward_only_where_it_is_one(
+    wrapper: str, safe: bool
+) -> None:
+    """Rule 15 through a lambda (``backward_fn = lambda loss: loss.backward()``): the call between
+    the two backwards is the first backward where every lambda the interpreter ran for it is only
+    that backward."""
+    source = f"""\
+import torch
+import torch.nn as nn
+
+trunk = nn.Linear(4, 8)
+head_a = nn.Linear(8, 3)
+head_b = nn.Linear(8, 1)
+optimizer = torch.optim.SGD([*trunk.parameters(), *head_a.parameters(), *head_b.parameters()], lr=0.1)
+calls = []
+backward_fn = {wrapper}
+x = torch.randn(16, 4)
+for step in range(3):
+    h = trunk(x)
+    loss_a = head_a(h).pow(2).mean()
+    loss_b = head_b(h).pow(2).mean()
+    optimizer.zero_grad()
+    backward_fn(loss_a)
+    backward_fn(loss_b)
+    optimizer.step()
+"""
+    (finding,) = check_source(source).findings
+    recompute = next(f for f in finding.fixes if f.title.startswith("Recompute"))
+    assert (recompute.applicability is Applicability.SAFE) is safe

@@ -144,14 +144,15 @@ A fix is safe only when all of these hold:
    are pure forward computations (rule 2) and every statement from the first of them to the second
    backward is one of them, a forward computation into names they do not read, a ``zero_grad()``
    of an optimizer the program built, before the first backward, or the first backward itself —
-   the backward call, or a call of a function of the checked code whose body is only that backward
-   (``accelerator.backward(loss)``); no loop around the second backward leaves the first of them
+   the backward call, or a call the interpreter resolved to functions or lambdas of the checked
+   code whose body is only that backward (``accelerator.backward(loss)``, ``backward_fn =
+   lambda loss: loss.backward()``); no loop around the second backward leaves the first of them
    out (the rest of its body would run between too); no optimizer steps and no parameter changes
    in between (the interpreter's record), and every entry point ran to its end. The second backward then sends
    the gradients it would send through a kept graph, onto what the first left in ``.grad``: what
    summing the losses sends, with no constructor run, no cut and the same tensors updated
-   (:func:`recompute_as_retained`). A call the checker resolves to no function of the checked code
-   (a lambda, a helper of another package) between the two is not shown, and stays unsafe.
+   (:func:`recompute_as_retained`). A call the checker resolves to no code of the checked program
+   (a helper of another package) between the two is not shown, and stays unsafe.
 
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
@@ -719,14 +720,18 @@ def _loop_between(ctx: RuleContext, first: ast.stmt, target: ast.stmt) -> bool:
 
 
 def _runs_first_pass(ctx: RuleContext, event: SecondPass, stmt: ast.stmt) -> bool:
-    """``stmt`` is the first backward's call, or a call of functions of the checked code whose body
-    is only that backward, handed forward computations."""
+    """``stmt`` is the first backward's call, or a call of functions (or lambdas) of the checked code
+    whose body is only that backward, handed forward computations; each as the interpreter resolved
+    the call."""
     if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
         return False
     call = stmt.value
     if call is not event.free.site:
-        ran = ctx.called_functions.get(call)
-        if not ran or not all(_only_backward(func, event.free.site) for func in ran):
+        ran = ctx.called_functions.get(call, set())
+        lambdas = ctx.called_lambdas.get(call, set())
+        if not (ran or lambdas) or not all(_only_backward(func, event.free.site) for func in ran):
+            return False
+        if not all(fn.body is event.free.site for fn in lambdas):
             return False
     handed = [*call.args, *(kw.value for kw in call.keywords)]
     return all(_forward_expression(ctx, arg, set()) for arg in handed if not isinstance(arg, ast.Starred))
