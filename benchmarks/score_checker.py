@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import fnmatch
 import importlib.util
 import re
 import shutil
@@ -275,6 +276,13 @@ def print_fix_stage(scored: list[Scored], references: Path) -> None:
                 print(f"    [{title}] {outcome.scored.name}: {'; '.join(notes)}")
 
 
+def _selected(directory: Path, only: Sequence[str] | None) -> list[Path]:
+    paths = sorted(directory.glob("*.py"))
+    if not only:
+        return paths
+    return [path for path in paths if any(fnmatch.fnmatchcase(path.stem, pattern) for pattern in only)]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument(
@@ -288,9 +296,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--no-fix", action="store_true", help="skip the fix-and-run stage")
     parser.add_argument("--verbose", action="store_true", help="list every buggy program")
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="PATTERN",
+        help="score only the programs whose name (without .py) matches this glob (repeatable)",
+    )
     args = parser.parse_args(argv)
-    scored = [score(path, buggy=True) for path in sorted((args.programs / "buggy").glob("*.py"))]
-    scored += [score(path, buggy=False) for path in sorted((args.programs / "clean").glob("*.py"))]
+    scored = [score(path, buggy=True) for path in _selected(args.programs / "buggy", args.only)]
+    scored += [score(path, buggy=False) for path in _selected(args.programs / "clean", args.only)]
     unlabelled = [s.name for s in scored if s.buggy and s.label is None]
     if unlabelled:
         print(f"buggy programs without a label (ignored): {unlabelled}")

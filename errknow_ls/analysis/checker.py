@@ -31,6 +31,7 @@ from errknow_ls.analysis.chunks import (
     within_depth,
 )
 from errknow_ls.analysis.events import Observation, SecondPass
+from errknow_ls.analysis.holding import holding_fixes
 from errknow_ls.analysis.interpreter import UNIT_BUDGET, Interpreter
 from errknow_ls.analysis.modules import (
     PARSED,
@@ -306,10 +307,55 @@ def check_source(
     A text holding lone surrogates is checked as if each were U+FFFD, and a note says so.
     """
     readable, note = without_lone_surrogates(text)
+    cache = cache or Cache()
     result = _check_text(
         readable, select=select, ignore=ignore, cache=cache, document=document, modules=modules
     )
+    if any(f.fixes for f in result.findings):
+        result = _holding(
+            readable, result, select=select, ignore=ignore, cache=cache, document=document, modules=modules
+        )
     return result if note is None else replace(result, errors=[note, *result.errors])
+
+
+FIXED = "fixed"
+"""Beside the document's name, the key under which the cache remembers the last text checked to see
+whether a fix holds, one per fix, so that checking the same fix of the next version of the document
+starts from it."""
+
+
+def _holding(
+    text: str,
+    result: CheckResult,
+    *,
+    select: Collection[str] | None,
+    ignore: Collection[str],
+    cache: Cache,
+    document: object | None,
+    modules: ModuleSource | None,
+) -> CheckResult:
+    """``result`` with only the fixes that hold (see ``holding``): each fixed text is checked as
+    ``text`` was, and what those checks read is read by this one."""
+    read = list(result.read)
+    fixed = itertools.count()
+
+    def check(fixed_text: str) -> list[Finding]:
+        # Unnamed, it would be one more text the next unnamed check could start from.
+        key = (FIXED, document, next(fixed)) if document is not None else None
+        found = _check_text(
+            fixed_text,
+            select=select,
+            ignore=ignore,
+            cache=cache,
+            document=key,
+            modules=modules,
+            remember=key is not None,
+        )
+        read.extend(found.read)
+        return found.findings
+
+    findings = holding_fixes(text, result.findings, check)
+    return CheckResult(findings, result.errors, tuple(dict.fromkeys(read)))
 
 
 def _check_text(
@@ -320,11 +366,14 @@ def _check_text(
     cache: Cache | None,
     document: object | None,
     modules: ModuleSource | None,
+    remember: bool = True,
 ) -> CheckResult:
+    """``check_source`` without the test of its fixes; with ``remember`` false, the check is not
+    kept as a start for the next one (only its units' outcomes are)."""
     if not might_find(text, follows_imports=modules is not None):
         return CheckResult()
     cache = cache or Cache()
-    quick = _recheck(cache, text, document, modules)
+    quick = _recheck(cache, text, document, modules, remember)
     if quick is not None:
         return _filtered(*quick, select, ignore)
     source = SourceText(text)
@@ -372,7 +421,8 @@ def _check_text(
             imported,
             imported_read,
         )
-        cache.remember(checked, document)
+        if remember:
+            cache.remember(checked, document)
     return _filtered(_result(outcomes, errors, imported_read), source, select, ignore)
 
 
@@ -386,7 +436,7 @@ def _result(
 
 
 def _recheck(
-    cache: Cache, text: str, document: object | None, modules: ModuleSource | None
+    cache: Cache, text: str, document: object | None, modules: ModuleSource | None, remember: bool = True
 ) -> tuple[CheckResult, SourceText] | None:
     """Check ``text`` from the last check of a text it differs from inside one line of one chunk,
     where the edit changed nothing the units are built from (the chunk's names, calls, the
@@ -479,7 +529,8 @@ def _recheck(
         checked.imported,
         checked.imported_read,
     )
-    cache.remember(done, document, replacing=checked)
+    if remember:
+        cache.remember(done, document, replacing=checked)
     cache.quick += 1
     return _result(outcomes, known, checked.imported_read), source
 
@@ -793,6 +844,7 @@ def _outcome(
         complete=complete and not errors,
         cached_contexts=interpreter.cached_contexts,
         cached_reads=interpreter.cached_reads,
+        called_lambdas=interpreter.called_lambdas,
     )
     elsewhere = _Elsewhere(interpreter)
     passes = tuple(r for e in interpreter.events[first:] if (r := _reported(e, ctx, elsewhere)) is not None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from errknow_ls.core.findings import Edit
 from errknow_ls.core.positions import Position
@@ -45,3 +45,38 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
     for start, end, content in reversed(spans):
         text = text[:start] + content + text[end:]
     return text
+
+
+class Offsets:
+    """Positions of one text as offsets; lines end where Python's tokenizer ends them."""
+
+    def __init__(self, text: str) -> None:
+        self.length = len(text)
+        self.starts = _offsets(text)
+
+    def __call__(self, position: Position) -> int:
+        if position.line >= len(self.starts) - 1:
+            return self.length
+        return min(self.starts[position.line] + position.character, self.starts[position.line + 1])
+
+    def holds(self, position: Position) -> bool:
+        """Whether ``position`` is in the text: on one of its lines, or just past its end."""
+        lines = len(self.starts) - 1
+        if position.line == lines:
+            return position.character == 0
+        if position.line > lines:
+            return False
+        return position.character <= self.starts[position.line + 1] - self.starts[position.line]
+
+
+def shift(offset: int, text: str, edits: Sequence[Edit]) -> int | None:
+    """Where ``offset`` of ``text`` lands once ``edits`` are applied (``None``: an edit replaced it)."""
+    offsets = Offsets(text)
+    delta = 0
+    for edit in edits:
+        start, end = offsets(edit.span.start), offsets(edit.span.end)
+        if end <= offset:
+            delta += len(edit.content) - (end - start)
+        elif start < offset < end:
+            return None
+    return offset + delta

@@ -27,6 +27,7 @@ from pathlib import Path
 from stat import S_ISREG
 
 from errknow_ls.core import Finding, Span
+from errknow_ls.core.edits import Offsets
 from errknow_ls.project.results_cache import (
     UNTRUSTED_STAT,
     CachedEntry,
@@ -44,7 +45,7 @@ from errknow_ls.project.results_cache import (
     write_atomically,
 )
 from errknow_ls.runner.engine import FileJob, FileResult, check_files
-from errknow_ls.runner.fixing import Offsets, applicable
+from errknow_ls.runner.fixing import applicable
 from errknow_ls.runner.notebooks import is_notebook
 from errknow_ls.runner.sourcefile import SourceFileError, decode_source, read_bytes
 

@@ -1,20 +1,20 @@
 """The fix loop: apply every applicable preferred fix that does not collide, re-check, repeat.
 
-A fix whose finding is still there, at the same place, after it was applied did not fix it (the
-checker does not see its own fix as a cure): that round is undone, the fix is left out and reported,
-and the finding's next applicable fix, if it has one, is tried in the next round, so that checking
-again never finds what ``--fix`` says it fixed.
+The check only offers fixes that hold on their own (``errknow_ls.analysis.holding``); fixes applied
+together may still not hold, by the same test: a finding found again where the round's edits moved
+it. That round is undone, the fix is left out and reported, and the finding's next applicable fix,
+if it has one, is tried in the next round, so that checking again never finds what ``--fix`` says it
+fixed.
 """
 
 from __future__ import annotations
 
-import ast
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from errknow_ls.core import Applicability, Edit, Finding, Fix, OverlappingEdits, Position, apply_edits
-from errknow_ls.runner.sourcefile import NEWLINE
+from errknow_ls.analysis.holding import breaks_parsing, found_again
+from errknow_ls.core import Applicability, Edit, Finding, Fix, OverlappingEdits, apply_edits
+from errknow_ls.core.edits import Offsets, shift
 
 MAX_ROUNDS = 10
 """As in ruff: fixes that keep producing new fixable findings stop here."""
@@ -36,31 +36,8 @@ def hidden(fix: Fix | None, unsafe: bool) -> bool:
     return fix is not None and not unsafe and fix.applicability is Applicability.UNSAFE
 
 
-class Offsets:
-    """Positions of one text as offsets; lines end where Python's tokenizer ends them."""
-
-    def __init__(self, text: str) -> None:
-        self.length = len(text)
-        self.starts = [0, *(match.end() for match in NEWLINE.finditer(text))]
-        if self.starts[-1] != self.length:
-            self.starts.append(self.length)
-
-    def __call__(self, position: Position) -> int:
-        if position.line >= len(self.starts) - 1:
-            return self.length
-        return min(self.starts[position.line] + position.character, self.starts[position.line + 1])
-
-    def holds(self, position: Position) -> bool:
-        """Whether ``position`` is in the text: on one of its lines, or just past its end."""
-        lines = len(self.starts) - 1
-        if position.line == lines:
-            return position.character == 0
-        if position.line > lines:
-            return False
-        return position.character <= self.starts[position.line + 1] - self.starts[position.line]
-
-    def key(self, finding: Finding) -> Key:
-        return finding.code, self(finding.span.start)
+def key(offsets: Offsets, finding: Finding) -> Key:
+    return finding.code, offsets(finding.span.start)
 
 
 @dataclass(slots=True)
@@ -80,7 +57,7 @@ def choose(
     offsets, failed = Offsets(text), failed or {}
     chosen = Chosen()
     for finding in findings:
-        tried = failed.get(offsets.key(finding), 0)
+        tried = failed.get(key(offsets, finding), 0)
         fix = finding.fixes[tried] if tried < len(finding.fixes) else None
         if fix is None or not applicable(fix, unsafe):
             continue
@@ -93,19 +70,6 @@ def choose(
         chosen.findings.append(finding)
         chosen.fixes.append(fix)
     return chosen
-
-
-def shift(offset: int, text: str, edits: Sequence[Edit]) -> int | None:
-    """Where ``offset`` of ``text`` lands once ``edits`` are applied (``None``: an edit replaced it)."""
-    offsets = Offsets(text)
-    delta = 0
-    for edit in edits:
-        start, end = offsets(edit.span.start), offsets(edit.span.end)
-        if end <= offset:
-            delta += len(edit.content) - (end - start)
-        elif start < offset < end:
-            return None
-    return offset + delta
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,15 +97,15 @@ def fix_until_stable(text: str, check: CheckFunction, unsafe: bool) -> FixOutcom
         if not chosen.edits and not chosen.findings:
             break
         new_text = apply_edits(text, chosen.edits)
-        if _parses(text) and not _parses(new_text):
+        if breaks_parsing(text, new_text):
             problems.append("the fixes would introduce a syntax error; they were not applied")
             break
         new_findings, new_errors = check(new_text)
-        stuck = _not_fixed(text, new_text, chosen, new_findings)
+        stuck = _not_fixed(text, chosen, new_findings)
         if stuck:
             for finding, fix in stuck:
-                key = Offsets(text).key(finding)
-                failed[key] = failed.get(key, 0) + 1
+                stuck_key = key(Offsets(text), finding)
+                failed[stuck_key] = failed.get(stuck_key, 0) + 1
                 problems.append(_describe_stuck(finding, fix))
             continue
         failed = _carried(failed, text, chosen.edits)
@@ -153,18 +117,13 @@ def fix_until_stable(text: str, check: CheckFunction, unsafe: bool) -> FixOutcom
     return FixOutcome(text, len(fixed_codes), findings, errors, problems, tuple(fixed_codes))
 
 
-def _not_fixed(
-    text: str, new_text: str, chosen: Chosen, found: Sequence[Finding]
-) -> list[tuple[Finding, Fix]]:
-    """Chosen findings (with the fix chosen) found again, with the same code, where it moved them."""
-    offsets, new_offsets = Offsets(text), Offsets(new_text)
-    again = {new_offsets.key(finding) for finding in found}
-    stuck = []
-    for finding, fix in zip(chosen.findings, chosen.fixes, strict=True):
-        moved = shift(offsets(finding.span.start), text, chosen.edits)
-        if moved is not None and (finding.code, moved) in again:
-            stuck.append((finding, fix))
-    return stuck
+def _not_fixed(text: str, chosen: Chosen, found: Sequence[Finding]) -> list[tuple[Finding, Fix]]:
+    """Chosen findings (with the fix chosen) that the fixes applied together did not remove."""
+    return [
+        (finding, fix)
+        for finding, fix in zip(chosen.findings, chosen.fixes, strict=True)
+        if found_again(text, chosen.edits, finding, found)
+    ]
 
 
 def _carried(failed: dict[Key, int], text: str, edits: Sequence[Edit]) -> dict[Key, int]:
@@ -183,13 +142,3 @@ def _describe_stuck(finding: Finding, fix: Fix) -> str:
         f"{start.line + 1}:{start.character + 1}: {finding.code}: the fix did not remove the finding, "
         f"so it was not applied ({title})"
     )
-
-
-def _parses(text: str) -> bool:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True

@@ -1215,3 +1215,97 @@ def test_a_name_that_is_read_or_holds_another_expression_is_not_used(change: tup
     source = STALE_FAKES.replace(*change)
     assert source != STALE_FAKES
     assert not any(title.startswith("Use `images`") for title, _ in _fixes(source))
+
+
+WRAPPED_BACKWARDS = """\
+import torch
+import torch.nn as nn
+
+
+class Backwarder:
+    def backward(self, loss):
+        loss.backward(){effect}
+
+
+trunk = nn.Linear(4, 8)
+head_a = nn.Linear(8, 3)
+head_b = nn.Linear(8, 1)
+optimizer = torch.optim.SGD([*trunk.parameters(), *head_a.parameters(), *head_b.parameters()], lr=0.1)
+runner = Backwarder()
+x = torch.randn(16, 4)
+for step in range(3):
+    h = trunk(x)
+    loss_a = head_a(h).pow(2).mean()
+    loss_b = head_b(h).pow(2).mean()
+    optimizer.zero_grad()
+    runner.backward(loss_a){between}
+    runner.backward(loss_b)
+    optimizer.step()
+"""
+
+
+@pytest.mark.parametrize(
+    ("effect", "between", "safe"),
+    [
+        ("", "", True),
+        ("", "\n    x = x + 1", False),  # the recompute would read another `x`
+        ("", "\n    optimizer.zero_grad()", False),  # the first loss's gradient is thrown away
+        ("", "\n    scale = loss_a.detach() * 2", True),  # a forward computation into an unread name
+        ("\n        self.calls = 1", "", False),  # the wrapper does more than the backward
+    ],
+    ids=["nothing-between", "input-rebound", "cleared-between", "computed-between", "wrapper-stores"],
+)
+def test_two_losses_backwarded_through_a_wrapper_are_recomputed_safely_where_nothing_changes(
+    effect: str, between: str, safe: bool
+) -> None:
+    """Rule 15: with no step between the two backwards, recomputing the shared values before the
+    second computes the tensors the program computed, and sends what the sum would, only where every
+    statement between is the first backward, a ``zero_grad()`` before it, or a forward computation
+    into a name the recompute does not read."""
+    source = WRAPPED_BACKWARDS.format(effect=effect, between=between)
+    (finding,) = check_source(source).findings
+    assert finding.code == "EK004"
+    recompute = next(f for f in finding.fixes if f.title.startswith("Recompute"))
+    assert recompute.title == "Recompute `h, loss_b` before the second backward"
+    assert (recompute.applicability is Applicability.SAFE) is safe
+    if safe:
+        assert finding.fixes[0] is recompute, "the safe fix comes first"
+
+
+@pytest.mark.parametrize(
+    ("wrapper", "safe"),
+    [
+        ("lambda loss: loss.backward()", True),
+        ("lambda loss: [loss.backward(), calls.append(loss.item())]", False),  # more than the backward
+    ],
+    ids=["only-the-backward", "backward-and-more"],
+)
+def test_a_lambda_the_interpreter_ran_counts_as_the_first_backward_only_where_it_is_one(
+    wrapper: str, safe: bool
+) -> None:
+    """Rule 15 through a lambda (``backward_fn = lambda loss: loss.backward()``): the call between
+    the two backwards is the first backward where every lambda the interpreter ran for it is only
+    that backward."""
+    source = f"""\
+import torch
+import torch.nn as nn
+
+trunk = nn.Linear(4, 8)
+head_a = nn.Linear(8, 3)
+head_b = nn.Linear(8, 1)
+optimizer = torch.optim.SGD([*trunk.parameters(), *head_a.parameters(), *head_b.parameters()], lr=0.1)
+calls = []
+backward_fn = {wrapper}
+x = torch.randn(16, 4)
+for step in range(3):
+    h = trunk(x)
+    loss_a = head_a(h).pow(2).mean()
+    loss_b = head_b(h).pow(2).mean()
+    optimizer.zero_grad()
+    backward_fn(loss_a)
+    backward_fn(loss_b)
+    optimizer.step()
+"""
+    (finding,) = check_source(source).findings
+    recompute = next(f for f in finding.fixes if f.title.startswith("Recompute"))
+    assert (recompute.applicability is Applicability.SAFE) is safe

@@ -103,17 +103,22 @@ def test_an_edit_reruns_only_the_units_that_reach_it() -> None:
     cache = Cache()
     first = check_source(TRAINING, cache=cache)
     assert [f.code for f in first.findings] == ["EK001"]
+    # The text and, to see whether each of its fixes holds, the text with that fix applied: each
+    # fix edits train_twice (which the module body reaches) and moves train_loop.
+    texts = 1 + len(first.findings[0].fixes)
     runs = cache.runs
-    assert runs == 3  # the module body (it calls train_twice), train_twice, train_loop
+    assert runs == 3 * texts  # the module body (it calls train_twice), train_twice, train_loop
 
     check_source(TRAINING.replace("return 1", "return 2"), cache=cache)
     assert cache.runs == runs, "nothing reaches `unrelated`: no unit runs again"
 
     check_source(TRAINING.replace("lr=0.1", "lr=0.2"), cache=cache)
-    assert cache.runs == runs + 1, "only train_loop reaches the edited line"
+    assert cache.runs == runs + texts, "only train_loop reaches the edited line"
 
     check_source(TRAINING.replace("nn.Linear(4, 1)", "nn.Linear(4, 2)"), cache=cache)
-    assert cache.runs == runs + 1 + 3, "every unit reaches Net: through its name or the module body"
+    assert cache.runs == runs + texts + 3 * texts, (
+        "every unit reaches Net: through its name or the module body"
+    )
 
 
 def test_a_line_inserted_above_moves_the_findings_below() -> None:
@@ -212,19 +217,22 @@ def test_typing_inside_a_line_rechecks_from_the_last_check_and_finds_the_same(pa
 
 def test_a_keystroke_inside_a_function_reruns_only_its_unit() -> None:
     cache = Cache()
-    check_source(TRAINING, cache=cache)
+    first = check_source(TRAINING, cache=cache, document="train.py")
+    # The document and, to see whether each fix holds, the document with that fix applied: each
+    # starts from its own last check.
+    texts = 1 + len(first.findings[0].fixes)
     runs, quick = cache.runs, cache.quick
     typed = TRAINING.replace("lr=0.1", "lr=0.15")
-    assert _summary(check_source(typed, cache=cache)) == _summary(check_source(typed))
-    assert (cache.runs, cache.quick) == (runs + 1, quick + 1)
+    assert _summary(check_source(typed, cache=cache, document="train.py")) == _summary(check_source(typed))
+    assert (cache.runs, cache.quick) == (runs + texts, quick + texts)
     broken = typed.replace("lr=0.15", "lr=0.15x")  # a syntax error: train_loop is left out
-    result = check_source(broken, cache=cache)
+    result = check_source(broken, cache=cache, document="train.py")
     assert (_summary(result), result.errors) == (_summary(fresh := check_source(broken)), fresh.errors)
     assert result.errors == ["line 21: invalid decimal literal"]
-    assert cache.quick == quick + 2
+    assert cache.quick == quick + 2 * texts
     renamed = typed.replace("def unrelated", "def unrelated2")  # a new name: units are built again
-    check_source(renamed, cache=cache)
-    assert cache.quick == quick + 2
+    check_source(renamed, cache=cache, document="train.py")
+    assert cache.quick == quick + 2 * texts
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
@@ -238,13 +246,14 @@ def test_an_edited_source_has_the_lines_a_split_gives(newline: str) -> None:
 def test_documents_named_by_the_caller_start_from_their_own_last_check() -> None:
     cache = Cache()
     other = TRAINING.replace("def unrelated", "def elsewhere")
-    check_source(TRAINING, cache=cache, document="a.py")
+    first = check_source(TRAINING, cache=cache, document="a.py")
     check_source(other, cache=cache, document="b.py")
+    texts = 1 + len(first.findings[0].fixes)  # each document, and it with each fix applied
     quick = cache.quick
     for name, text in (("a.py", TRAINING), ("b.py", other)):
         typed = text.replace("lr=0.1", "lr=0.12")
         assert _summary(check_source(typed, cache=cache, document=name)) == _summary(check_source(typed))
-    assert cache.quick == quick + 2
+    assert cache.quick == quick + 2 * texts
     moved = TRAINING.replace("lr=0.1", "lr=0.13")
     check_source(moved, cache=cache, document="c.py")  # a document never checked: from scratch
-    assert cache.quick == quick + 2
+    assert cache.quick == quick + 2 * texts

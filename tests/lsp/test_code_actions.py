@@ -3,10 +3,16 @@ line", fix-all (safe fixes only), lazy resolve, and stale data dropped."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from lsprotocol import types
 
 from tests.lsp.session import BUGGY, BUGGY_LINE, CALL, Session, column
+
+STORED_AFTER_BACKWARD = (
+    Path(__file__).parent / "fixtures" / "code-actions" / "states_stored_after_backward.py"
+)
 
 FIX_TITLE = "Keep the graph for the second pass: `retain_graph=True` at line 7 (unsafe)"
 SAFE_FIXABLE = """\
@@ -152,10 +158,11 @@ async def test_fix_all_applies_safe_fixes_only(session: Session) -> None:
     assert texts == ["", "(a + b)"]  # the safe fix only: the two unsafe ones are left alone
     quick = await _actions(session, uri, [diagnostic], line=12, only=[types.CodeActionKind.QuickFix])
     # (detaching `out` in the first loss is not offered: `a` learns through nothing else, so it
-    # would stop training the layer)
+    # would stop training the layer; recomputing `out` and `b` computes what the program did, as
+    # nothing but the first backward runs between: safe too, fix_safety rule 15)
     assert [(a.title.rsplit(" ", 1)[-1], a.is_preferred) for a in quick[:3]] == [
-        ("(safe)", True),  # the safe one is preferred, and its title says so, as hover does
-        ("(unsafe)", False),
+        ("(safe)", True),  # the first safe one is preferred, and its title says so, as hover does
+        ("(safe)", False),
         ("(unsafe)", False),
     ]
     assert quick[3].title == "Disable EK004 for this line"
@@ -174,7 +181,8 @@ async def test_diagnostics_and_actions_in_chinese(session: Session) -> None:
     quick = await _actions(session, uri, [diagnostic], line=12, only=[types.CodeActionKind.QuickFix])
     assert quick[0].title == "把损失相加后只反向传播一次：`(a + b).backward()`（安全）"  # noqa: RUF001
     assert quick[0].is_preferred
-    assert all(a.title.endswith("（不安全）") for a in quick[1:3])  # noqa: RUF001
+    assert [a.title.endswith("（不安全）") for a in quick[1:3]] == [False, True]  # noqa: RUF001
+    assert quick[1].title.endswith("（安全）")  # noqa: RUF001
     assert quick[3].title == "在这一行禁用 EK004"
 
 
@@ -183,3 +191,43 @@ async def test_no_fix_all_without_a_safe_fix(session: Session) -> None:
     uri = session.open("train.py", BUGGY)
     await session.diagnostics(uri)
     assert await _actions(session, uri, [], only=["source.fixAll.errknow"]) == []
+
+
+def _shown(diagnostics: list[types.Diagnostic]) -> list[tuple[types.Range, object, str]]:
+    """What the editor shows of each diagnostic (its data names the document's version)."""
+    return [(d.range, d.code, d.message) for d in diagnostics]
+
+
+async def test_every_fix_offered_removes_its_error(session: Session) -> None:
+    """The server offers only fixes that hold, as ``check --fix`` keeps only those: each quick fix
+    offered, applied, leaves a document on which the server no longer reports that error. Where no
+    fix holds (the first loop of the fixture: a detach placed after the backward, above the store),
+    only "disable" is offered."""
+    await session.start()
+    text = STORED_AFTER_BACKWARD.read_text(encoding="utf-8")
+    uri = session.open("train.py", text)
+    diagnostics = await session.diagnostics(uri)
+    expected = [i for i, line in enumerate(text.splitlines()) if "# error: [" in line]
+    assert [d.range.start.line for d in diagnostics] == expected
+    offered = {}
+    for diagnostic in diagnostics:
+        line = diagnostic.range.start.line
+        actions = await _actions(session, uri, [diagnostic], line=line, only=[types.CodeActionKind.QuickFix])
+        assert actions[-1].title == f"Disable {diagnostic.code} for this line"
+        offered[line] = [(a.title, a.is_preferred) for a in actions[:-1]]
+        for action in actions[:-1]:
+            session.change(uri, _apply(session, text, _text_edits(session, action, uri)))
+            after = await session.diagnostics(uri)
+            assert (diagnostic.code, diagnostic.message) not in [(d.code, d.message) for d in after], (
+                action.title
+            )
+            assert len(after) == len(diagnostics) - 1, action.title
+            session.change(uri, text)
+            assert _shown(await session.diagnostics(uri)) == _shown(diagnostics)
+    assert offered == {
+        expected[0]: [],
+        expected[1]: [
+            ("Detach `state` at the start of each iteration (safe)", True),
+            ("Reset `state` at the start of each iteration (unsafe)", False),
+        ],
+    }

@@ -11,10 +11,11 @@ import pytest
 from errknow_ls.analysis import CheckResult, check_source
 from errknow_ls.cli import EXIT_ERROR, EXIT_OK, main
 from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Severity, Span
+from errknow_ls.core.edits import Offsets, shift
 from errknow_ls.project import RuleSelection
 from errknow_ls.runner import engine
 from errknow_ls.runner.engine import FileJob
-from errknow_ls.runner.fixing import MAX_ROUNDS, Offsets, choose, fix_until_stable, shift
+from errknow_ls.runner.fixing import MAX_ROUNDS, choose, fix_until_stable
 from errknow_ls.runner.sourcefile import (
     CHANGED,
     SourceChanged,

@@ -146,6 +146,8 @@ class InterpreterBase(ABC):
         tuple of them, which the analysis does not tell apart."""
         self.called_functions: dict[ast.AST, set[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
         """The functions and methods of the checked code each call site ran."""
+        self.called_lambdas: dict[ast.AST, set[ast.Lambda]] = {}
+        """The lambdas of the checked code each call site ran."""
         self._in_hook = False
         self._raised = False
         self._raised_by: set[int] = set()

@@ -355,8 +355,11 @@ class Calls(InterpreterBase):
         env = self._bind(fn, func.bound, args, kwargs, unknown_args)
         closure = self._closures.get(func.closure) if func.closure is not None else None
         frame = Frame(next(self._serial), fn, node, self.tick, closure=closure)
-        if node is not None and not isinstance(fn, ast.Lambda):
-            self.called_functions.setdefault(node, set()).add(fn)
+        if node is not None:
+            if isinstance(fn, ast.Lambda):
+                self.called_lambdas.setdefault(node, set()).add(fn)
+            else:
+                self.called_functions.setdefault(node, set()).add(fn)
         frame.bound = func.bound.oid if func.bound is not None else None
         caller_env, caller_no_grad, caller_globals = self.state.env, self.no_grad, self.globals
         frame.module = func.module

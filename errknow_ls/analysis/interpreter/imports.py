@@ -190,6 +190,7 @@ class Imports(InterpreterBase):
             len(self.forward_hooks),
             len(self._closures),
             len(self.called_functions),
+            len(self.called_lambdas),
             len(self._raised_by),
             self._raised,
             id(self.globals),

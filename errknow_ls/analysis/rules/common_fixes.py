@@ -15,7 +15,12 @@ from errknow_ls.analysis.fixes import (
 )
 from errknow_ls.analysis.ownership import upstream_origins
 from errknow_ls.analysis.rules.context import RuleContext, Summary, holds
-from errknow_ls.analysis.rules.fix_safety import in_place, read_backward_grads, recompute
+from errknow_ls.analysis.rules.fix_safety import (
+    in_place,
+    read_backward_grads,
+    recompute,
+    recompute_as_retained,
+)
 from errknow_ls.analysis.source import call_name, called_names
 from errknow_ls.core import Applicability, Edit, Fix, Position, Span
 
@@ -161,8 +166,12 @@ def reachable_calls(ctx: RuleContext, stmt: ast.stmt) -> set[str]:
     return seen
 
 
-def recompute_before(event: SecondPass, ctx: RuleContext, applicability: Applicability) -> Fix | None:
-    """Re-run the statements that built what the second pass reaches, right before it."""
+def recompute_before(
+    event: SecondPass, ctx: RuleContext, applicability: Applicability, *, as_retained: bool = False
+) -> Fix | None:
+    """Re-run the statements that built what the second pass reaches, right before it; with
+    ``as_retained`` (no step between the passes), safe where fix_safety rule 15 shows the re-run
+    computes what the program computed."""
     target = ctx.statement_of(event.report)
     if target is None or not ctx.source.starts_line(target):
         return None
@@ -185,6 +194,13 @@ def recompute_before(event: SecondPass, ctx: RuleContext, applicability: Applica
     # Re-run after the loop that made it ended (a critic loop's last fakes), it reads what its
     # names hold now (the noise drawn for the generator step), not what they held then: unsafe.
     allowed = recompute(ctx, ordered, Applicability.UNSAFE if from_ended_loop else applicability)
+    if (
+        allowed is Applicability.UNSAFE
+        and as_retained
+        and not from_ended_loop
+        and recompute_as_retained(ctx, event, ordered, statements_between(ctx, ordered[0], target), target)
+    ):
+        allowed = Applicability.SAFE
     texts = [code_of_statement(ctx.source, stmt) for stmt in ordered]
     if allowed is None or any(t is None for t in texts):
         return None

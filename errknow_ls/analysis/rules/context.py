@@ -87,6 +87,8 @@ class RuleContext:
     """The ``with parametrize.cached():`` statements that ran."""
     cached_reads: dict[ast.AST, frozenset[int]] = field(default_factory=dict)
     """Reads of a parametrized tensor a cached context answered, with that tensor's graph nodes."""
+    called_lambdas: dict[ast.AST, set[ast.Lambda]] = field(default_factory=dict)
+    """The lambdas of the checked code each call site ran."""
     parents: Parents = field(init=False)
     _all: list[ast.stmt] | None = field(init=False, default=None)
     _summaries: dict[int, Summary] = field(init=False, default_factory=dict)

@@ -71,6 +71,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Recompute `{names}` before the second backward": (
         "ek001_weights_perturbed_between_backwards",
         "ek004_generator_loss_reuses_the_discriminator_score",
+        "ek004_losses_backwarded_through_a_wrapper",
         "ek004_recompute_after_step",
     ),
     "Remove `retain_graph=True`: nothing backwards through this graph again": ("ek005_retain_graph_in_loop",),

@@ -137,6 +137,23 @@ A fix is safe only when all of these hold:
    what the program computes without the cache; no constructor runs, no cut is made, and the
    optimizers update the same tensors (:func:`refill_memo`).
 
+15. **Two losses of one forward pass, backwarded one after the other with no step between, are kept
+   by recomputing the shared values before the second backward** where summing them into one
+   backward would be safe (rule 4, :func:`sum_losses`: each learns through a part of its own) and
+   the recompute is shown to compute the very tensors the program computed: the statements re-run
+   are pure forward computations (rule 2) and every statement from the first of them to the second
+   backward is one of them, a forward computation into names they do not read, a ``zero_grad()``
+   of an optimizer the program built, before the first backward, or the first backward itself —
+   the backward call, or a call the interpreter resolved to functions or lambdas of the checked
+   code whose body is only that backward (``accelerator.backward(loss)``, ``backward_fn =
+   lambda loss: loss.backward()``); no loop around the second backward leaves the first of them
+   out (the rest of its body would run between too); no optimizer steps and no parameter changes
+   in between (the interpreter's record), and every entry point ran to its end. The second backward then sends
+   the gradients it would send through a kept graph, onto what the first left in ``.grad``: what
+   summing the losses sends, with no constructor run, no cut and the same tensors updated
+   (:func:`recompute_as_retained`). A call the checker resolves to no code of the checked program
+   (a helper of another package) between the two is not shown, and stays unsafe.
+
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
 
@@ -653,6 +670,100 @@ def sum_losses(ctx: RuleContext, event: SecondPass) -> Applicability:
         return Applicability.SAFE
     own = (first - second) if own_first else (second - first)
     return Applicability.SAFE if _feeds_own_part(ctx, first & second, own) else Applicability.UNSAFE
+
+
+def recompute_as_retained(
+    ctx: RuleContext, event: SecondPass, statements: list[ast.stmt], between: list[ast.stmt], target: ast.stmt
+) -> bool:
+    """Rule 15: re-running ``statements`` right before the second backward (``target``) computes
+    the tensors the program computed, and the second backward then sends what summing the two
+    losses would send. ``between``: the statements after the first of ``statements`` and before
+    ``target``; a loop around ``target`` and not around them would run more code between."""
+    if not statements or not ctx.complete or event.stepped_between:
+        return False
+    if _loop_between(ctx, statements[0], target):
+        return False
+    if sum_losses(ctx, event) is not Applicability.SAFE:
+        return False
+    read = {
+        n.id
+        for stmt in statements
+        for n in ast.walk(stmt)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+    scope = ctx.function_of(statements[0]) or ctx.module
+    first_pass: ast.stmt | None = None
+    for stmt in between:
+        if stmt in statements:
+            continue
+        if _runs_first_pass(ctx, event, stmt):
+            if first_pass is not None:
+                return False
+            first_pass = stmt
+        elif first_pass is None and _clears_optimizer(ctx, stmt, scope):
+            continue
+        elif not forward_only(ctx, stmt) or _stored_names(stmt) & read:
+            return False
+    return first_pass is not None
+
+
+def _loop_between(ctx: RuleContext, first: ast.stmt, target: ast.stmt) -> bool:
+    """A loop encloses ``target`` but not ``first``: its other statements run between the two too."""
+    current = ctx.parents.get(target)
+    while isinstance(current, ast.stmt) and not isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
+        if isinstance(current, ast.For | ast.AsyncFor | ast.While) and not any(
+            n is first for n in ast.walk(current)
+        ):
+            return True
+        current = ctx.parents.get(current)
+    return False
+
+
+def _runs_first_pass(ctx: RuleContext, event: SecondPass, stmt: ast.stmt) -> bool:
+    """``stmt`` is the first backward's call, or a call of functions (or lambdas) of the checked code
+    whose body is only that backward, handed forward computations; each as the interpreter resolved
+    the call."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    call = stmt.value
+    if call is not event.free.site:
+        ran = ctx.called_functions.get(call, set())
+        lambdas = ctx.called_lambdas.get(call, set())
+        if not (ran or lambdas) or not all(_only_backward(func, event.free.site) for func in ran):
+            return False
+        if not all(fn.body is event.free.site for fn in lambdas):
+            return False
+    handed = [*call.args, *(kw.value for kw in call.keywords)]
+    return all(_forward_expression(ctx, arg, set()) for arg in handed if not isinstance(arg, ast.Starred))
+
+
+def _only_backward(func: ast.FunctionDef | ast.AsyncFunctionDef, site: ast.Call) -> bool:
+    body = func.body[1:] if ast.get_docstring(func) is not None else func.body
+    return (
+        isinstance(func, ast.FunctionDef)
+        and not func.decorator_list
+        and len(body) == 1
+        and isinstance(body[0], ast.Expr)
+        and body[0].value is site
+    )
+
+
+def _clears_optimizer(ctx: RuleContext, stmt: ast.stmt, scope: ast.AST) -> bool:
+    """``opt.zero_grad()`` of an optimizer the program built (its construction is known)."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    func = stmt.value.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "zero_grad"
+        and owned_by(ctx, ctx.text(func.value), scope) is not None
+    )
+
+
+def _stored_names(stmt: ast.stmt) -> set[str]:
+    return {
+        n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del)
+    }
 
 
 def _feeds_own_part(ctx: RuleContext, shared: frozenset[int], own: frozenset[int]) -> bool:

@@ -138,6 +138,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         event,
         ctx,
         Applicability.SAFE if stepped and step_each is None and not fresh_input else Applicability.UNSAFE,
+        as_retained=not stepped,
     )
     detach = _detach(event, ctx, shared, first_trains, second_trains)
     if step_each is not None and detach is not None:
