@@ -105,6 +105,8 @@ class SummaryStats:
 
     worked_out: int = 0
     """Summaries worked out by running a function on markers (each key once)."""
+    worked_out_for: dict[str, int] = field(default_factory=dict)
+    """The same, by function (``line:column:name`` in its module)."""
     loaded: int = 0
     """Summaries found on disk (worked out by an earlier process)."""
     applied: int = 0
@@ -149,6 +151,8 @@ class Summaries:
 
     def put(self, module_digest: str, key: str, summary: Summary, backing: SummaryBacking | None) -> None:
         self.stats.worked_out += 1
+        function = key.partition("|")[0]
+        self.stats.worked_out_for[function] = self.stats.worked_out_for.get(function, 0) + 1
         self._keep(module_digest, key, summary)
         if backing is not None:
             kept = self._on_disk(module_digest, backing)
