@@ -100,7 +100,8 @@ from errknow_ls.runner.engine import FileJob, check_file
 path, cache = Path(sys.argv[1]), Path(sys.argv[2])
 result = check_file(FileJob(path, RuleSelection(), summaries=cache))
 found = [(f.span.start.line + 1, f.code) for f in result.findings]
-print(json.dumps({"found": found, "worked_out": SUMMARIES.stats.worked_out, "loaded": SUMMARIES.stats.loaded}))
+stats = SUMMARIES.stats
+print(json.dumps({"found": found, "worked_out": stats.worked_out, "loaded": stats.loaded}))
 """
 
 
