@@ -174,8 +174,8 @@ class InterpreterBase(ABC):
         self.ownership = Ownership()
         """Which origins each optimizer was handed, and what else sees gradients (ownership.py)."""
         self._origin_ids: dict[tuple[int, ...], int] = {}
-        self._plain_bodies: dict[ast.FunctionDef, bool] = {}
-        """Whether each function's body reaches no further than its own names (``summarize.py``)."""
+        self._plain_bodies: dict[ast.FunctionDef, tuple[str, ...] | None] = {}
+        """Each function's names, where its body reaches no further than them (``summarize.py``)."""
         self.isolated = False
         """This interpreter runs a function on markers to summarise it (see ``summarize.py``): it
         asks for no summary itself."""

@@ -65,10 +65,10 @@ class Summarize(InterpreterBase):
             summary = self._work_out(func, args, kwargs)
             SUMMARIES.put(module_digest, key, summary, backing)
         result = self._apply(summary, func, args, kwargs, node)
-        if result is None:
-            SUMMARIES.stats.inline("its verdict is inline" if summary.inline else "the budget")
-        else:
-            SUMMARIES.stats.applied += 1
+        if isinstance(result, str):
+            SUMMARIES.stats.inline(result)
+            return None
+        SUMMARIES.stats.applied += 1
         return result
 
     # ----------------------------------------------------------------- the key
@@ -81,13 +81,13 @@ class Summarize(InterpreterBase):
         if not isinstance(fn, ast.FunctionDef) or "**" in kwargs or self.state.dead:
             return "an async function or a call with **"
         module_digest = self.read.get(func.module)
-        if module_digest is None or not self._plain(fn):
+        names = self._free_names(fn)
+        if module_digest is None or names is None:
             return "its body reaches past its names"
         shapes = [_shape(v) for v in args] + [_shape(v, k) for k, v in sorted(kwargs.items())]
         if any(s is None for s in shapes):
             return "an argument no marker stands for"
         namespace = self.namespaces.get(func.module, {})
-        names = sorted({n.id for n in ast.walk(fn) if isinstance(n, ast.Name)})
         held = [_held(namespace.get(name)) for name in names]
         if any(h is None for h in held):
             return "a name of its module it reads holds an object"
@@ -98,11 +98,13 @@ class Summarize(InterpreterBase):
 
     # ----------------------------------------------------------------- working one out
 
-    def _plain(self, fn: ast.FunctionDef) -> bool:
-        known = self._plain_bodies.get(fn)
-        if known is None:
-            known = self._plain_bodies[fn] = _plain_body(fn)
-        return known
+    def _free_names(self, fn: ast.FunctionDef) -> tuple[str, ...] | None:
+        """The names the body reads or binds, sorted; None where its body reaches past its own
+        names (worked out once per function)."""
+        if fn not in self._plain_bodies:
+            names = tuple(sorted({n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}))
+            self._plain_bodies[fn] = names if _plain_body(fn) else None
+        return self._plain_bodies[fn]
 
     def _work_out(self, func: Func, args: list[Value], kwargs: dict[str, Value]) -> Summary:
         """Run ``func`` once on markers in an interpreter of its own; what it did, as a summary."""
@@ -146,21 +148,21 @@ class Summarize(InterpreterBase):
 
     def _apply(
         self, summary: Summary, func: Func, args: list[Value], kwargs: dict[str, Value], node: ast.Call | None
-    ) -> Value | None:
+    ) -> Value | str:
+        """What the call gives, its effects replayed; or why the body must run."""
         if summary.inline:
-            return None
+            return "its verdict is inline"
         if (
             self.steps + summary.steps > max(STEP_BUDGET, self.budget)
             or self.total_steps + summary.steps > self.budget
         ):
-            return None  # the budget runs out inside: running it stops where it would
+            return "the budget"  # the budget runs out inside: running it stops where it would
         result = _unspell(summary.result, args, kwargs)
-        if result is None:
-            return None
         fn = cast("ast.FunctionDef", func.node)
-        walked = list(ast.walk(fn)) if summary.forward_calls or summary.last_stmt is not None else []
-        if any(i >= len(walked) for i in (*summary.forward_calls, summary.last_stmt or 0)):
-            return None
+        places = [*summary.forward_calls, *([] if summary.last_stmt is None else [summary.last_stmt])]
+        walked = list(ast.walk(fn)) if places else []
+        if result is None or any(not 0 <= i < len(walked) for i in places):
+            return "a kept summary that does not fit"
         self.steps += summary.steps
         self.total_steps += summary.steps
         self._serial = itertools.count(_serial_now(self) + summary.serials)
