@@ -25,6 +25,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+KEEP_MODULES = 256
+"""Modules whose kept summaries a process holds read at once (as ``PARSED`` holds parses)."""
+
 INLINE = "inline"
 """A verdict that makes every call run the function's body."""
 
@@ -130,7 +133,9 @@ class Summaries:
         """False: every call runs its body (what the summaries are held against in the tests)."""
         self.stats = SummaryStats()
         self._memo: OrderedDict[tuple[str, str], Summary] = OrderedDict()
-        self._disk: dict[tuple[int, str], dict[str, str]] = {}
+        self._disk: OrderedDict[tuple[int, str], dict[str, str]] = OrderedDict()
+        """What each backing keeps for each module (the most recent modules kept: a server that
+        sees a helper edited many times reads each text's file once)."""
         self._lock = threading.Lock()
 
     def get(self, module_digest: str, key: str, backing: SummaryBacking | None) -> Summary | None:
@@ -167,12 +172,17 @@ class Summaries:
 
     def _on_disk(self, module_digest: str, backing: SummaryBacking) -> dict[str, str]:
         """What ``backing`` keeps for the module, read once per backing and module."""
+        where = (id(backing), module_digest)
         with self._lock:
-            kept = self._disk.get((id(backing), module_digest))
-        if kept is None:
-            kept = dict(backing.load(module_digest))
-            with self._lock:
-                self._disk[id(backing), module_digest] = kept
+            kept = self._disk.get(where)
+            if kept is not None:
+                self._disk.move_to_end(where)
+                return kept
+        kept = dict(backing.load(module_digest))
+        with self._lock:
+            self._disk[where] = kept
+            while len(self._disk) > KEEP_MODULES:
+                self._disk.popitem(last=False)
         return kept
 
     def _keep(self, module_digest: str, key: str, summary: Summary) -> None:
