@@ -34,6 +34,7 @@ from errknow_ls.lsp import convert
 from errknow_ls.lsp.snapshots import Part, Snapshot, State, snapshot_of
 from errknow_ls.project import RuleSelection
 from errknow_ls.project.modules import ProjectModules
+from errknow_ls.project.summaries import disk_summaries
 
 if TYPE_CHECKING:
     from errknow_ls.analysis import Cache, CheckResult
@@ -108,6 +109,9 @@ class Analyzer:
     """The language findings are told in (``en`` or ``zh``)."""
     cache: CheckerCache = field(default_factory=CheckerCache, compare=False)
     """Parsed chunks and checked units, by content: kept from one generation to the next."""
+    summaries: Callable[[str], Path | None] = field(default=lambda _uri: None)
+    """The cache directory of a document's project, where the summaries of the project's functions
+    are kept (``errknow_ls.project.summaries``, as ``check`` keeps them); None: in memory only."""
 
     def run(self, snapshot: Snapshot) -> list[Result]:
         rules = self.rules(snapshot.key)
@@ -132,7 +136,11 @@ class Analyzer:
         """The project's modules as a file imports them, the open documents' texts first; none for
         a document that is no file (an untitled buffer), like ``check`` on standard input."""
         path = to_fs_path(uri) if uri.startswith("file:") else None
-        return ProjectModules.for_file(Path(path), self.roots(uri), snapshot.unsaved) if path else None
+        if not path:
+            return None
+        directory = self.summaries(uri)
+        kept = disk_summaries(directory) if directory is not None else None
+        return ProjectModules.for_file(Path(path), self.roots(uri), snapshot.unsaved, summaries=kept)
 
     def _run_cells(self, snapshot: Snapshot, rules: RuleSelection) -> list[Result]:
         program = CellProgram.join([part.text for part in snapshot.parts])
@@ -266,6 +274,7 @@ def _check_isolated(
             analyzer.roots,
             analyzer.doc_urls,
             analyzer.language,
+            summaries=analyzer.summaries,
         ).run(dataclasses.replace(snapshot, parts=parts, unsaved=unsaved))
     )
     results.close()
@@ -322,6 +331,7 @@ class _Sent:
     roots: _Fixed[tuple[Path, ...]]
     doc_urls: dict[str, str]
     language: str
+    summaries: _Fixed[Path | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -500,6 +510,7 @@ class Checks:
             _Fixed(mine.roots(snapshot.key)),
             dict(mine.doc_urls),
             mine.language,
+            _Fixed(mine.summaries(snapshot.key)),
         )
         isolated = _Isolated(analyzer, snapshot)
         self._processes[snapshot.key] = isolated

@@ -49,9 +49,10 @@ def apply(session: Session) -> None:
         for warning in [*project.settings.warnings, *project.per_file_ignores()[1]]:
             session.tell_once(warning.removeprefix("warning: "))
     _reload_kb(session)
-    session.known.directories = _by_folder(
+    directories: Callable[[str], Path | None] = _by_folder(
         [(p.root, cache_directory(p.settings, folder=p.root)) for p in session.projects], None
     )
+    session.known.directories = directories
     session.checks.reconfigure(
         Analyzer(
             generation=session.checks.analyzer.generation + 1,
@@ -61,6 +62,7 @@ def apply(session: Session) -> None:
             doc_urls={r.id: r.official_doc_url for r in session.kb.records if r.official_doc_url},
             language=language(session.locale),
             cache=session.checks.analyzer.cache,
+            summaries=directories,
         )
     )
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from errknow_ls.analysis.modules import MAX_MODULE_CHARS, FolderState, LookedIn, ModuleText
+from errknow_ls.analysis.summaries import SummaryBacking
 from errknow_ls.core.files import FileStamp, read_regular
 from errknow_ls.project.roots import folders_deciding, import_roots, module_file
 
@@ -79,8 +80,13 @@ class ProjectModules:
         roots: Sequence[Path],
         unsaved: Mapping[str, str] | None = None,
         texts: DiskTexts | None = None,
+        *,
+        summaries: SummaryBacking | None = None,
     ) -> None:
         self.checked = checked
+        self.summaries = summaries
+        """Where the summaries of the project's functions are kept on disk (None: this process's
+        memo alone; see ``errknow_ls.analysis.summaries``)."""
         self.roots = tuple(dict.fromkeys(r for r in roots if r.is_dir()))
         self.unsaved: Mapping[str, str] = unsaved or {}
         self.texts = texts or DISK
@@ -98,9 +104,11 @@ class ProjectModules:
         project_roots: Sequence[Path] = (),
         unsaved: Mapping[str, str] | None = None,
         texts: DiskTexts | None = None,
+        *,
+        summaries: SummaryBacking | None = None,
     ) -> ProjectModules:
         checked = path.resolve()
-        return cls(checked, module_roots(checked, project_roots), unsaved, texts)
+        return cls(checked, module_roots(checked, project_roots), unsaved, texts, summaries=summaries)
 
     @property
     def scope(self) -> str:

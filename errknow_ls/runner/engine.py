@@ -66,6 +66,9 @@ class FileJob:
     """Real paths a fixed file's own real path must be (or be below) to be written; ``None``: any."""
     write_hard_links: bool = False
     """Rewrite a file with other names (hard links) in place; else it is not written."""
+    summaries: Path | None = None
+    """The cache directory whose summaries of the project's functions the check reuses and adds to
+    (``errknow_ls.project.summaries``); None: this process's alone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +119,10 @@ def _check_file(job: FileJob) -> FileResult:
     data = source.origin.data if source.origin else source.text.encode(source.encoding)
 
     from errknow_ls.project.modules import ProjectModules  # noqa: PLC0415 (loads part of the checker: see check_source)
+    from errknow_ls.project.summaries import disk_summaries  # noqa: PLC0415 (the same)
 
-    modules = ProjectModules.for_file(job.path, job.roots)
+    kept = disk_summaries(job.summaries) if job.summaries is not None else None
+    modules = ProjectModules.for_file(job.path, job.roots, summaries=kept)
     read: list[Dependency] = []
 
     def check(text: str) -> tuple[list[Finding], list[str]]:

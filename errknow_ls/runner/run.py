@@ -103,6 +103,7 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     fixing = options.fix or options.diff
     # A fix must not touch what per-file-ignores ignores there; a plain check runs every file with
     # the same rules (what the cache keeps), and what a file ignores is dropped from its result.
+    directory = cache_directory(options, settings)
     jobs = [
         FileJob(
             path,
@@ -113,10 +114,10 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
             roots=roots,
             write_inside=inside,
             write_hard_links=options.fix_hard_links,
+            summaries=directory,
         )
         for path in found.files
     ]
-    directory = cache_directory(options, settings)
     cache = None if directory is None else CheckCache(directory, cache_key(rules))
     if cache is not None and cache.problem is not None:
         print(cache.problem, file=err)

@@ -5,10 +5,13 @@ profile, over stdio."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from lsprotocol import types
 
+from errknow_ls.analysis.modules import digest
+from errknow_ls.project.summaries import DiskSummaries
 from tests.lsp.session import WAIT, Session
 from tests.support import REPO
 
@@ -84,6 +87,25 @@ async def test_an_unsaved_edit_of_an_imported_helper_changes_its_importer(sessio
     session.close(utils_uri)  # the edit is dropped: back to what the disk says
     await flagged(session, train_uri, [], since)
     assert train.read_text(encoding="utf-8") == TRAIN
+
+
+async def test_the_server_keeps_the_summaries_of_the_helpers_it_read(session: Session) -> None:
+    """Where ``check`` keeps them, beside the results cache: ``smooth`` of the helper as it says
+    now (its summary: a detached tensor), then as it says after an unsaved edit (the tensor it
+    was handed), each by the hash of the text."""
+    write_project(session.root, CUTS)
+    await session.start()
+    train_uri = session.open("train.py", TRAIN)
+    assert await session.diagnostics(train_uri) == []
+    utils_uri = session.open("utils.py", CUTS)
+    await session.diagnostics(utils_uri)
+    since = len(session.published)
+    session.change(utils_uri, KEEPS)
+    await flagged(session, train_uri, [BACKWARD_LINE], since)
+    store = DiskSummaries(session.root / ".errknow_cache")
+    for helper, said in ((CUTS, ["detached"]), (KEEPS, ["param", 0])):
+        kept = store.load(digest(helper))
+        assert kept and {json.dumps(json.loads(v)[0]) for v in kept.values()} == {json.dumps(said)}
 
 
 async def test_a_helper_changed_on_disk_changes_its_open_importer(session: Session) -> None:

@@ -210,7 +210,7 @@ def test_a_touched_but_unchanged_file_is_not_checked_again(run: Run, tmp_path: P
         os.utime(path)
     warm = run("--format", "json")
     assert warm == cold
-    cache_file = next((tmp_path / CACHE_DIRNAME).rglob("*.json"))
+    cache_file = next((tmp_path / CACHE_DIRNAME).glob("*/*.json"))
     entries = json.loads(cache_file.read_text())["files"]
     assert {entry[0] for entry in entries.values()} == {-1}, "times this recent are not trusted"
 
@@ -245,7 +245,7 @@ DAMAGE = {
 
 
 def _cache_file(tmp_path: Path) -> Path:
-    (cache_file,) = (tmp_path / CACHE_DIRNAME).rglob("*.json")
+    (cache_file,) = (tmp_path / CACHE_DIRNAME).glob("*/*.json")
     return cache_file
 
 
@@ -402,7 +402,7 @@ def test_a_result_that_read_a_project_module_stands_only_while_the_module_says_t
     first = run("--output-format", "json", "train.py")
     assert first[0] == EXIT_FOUND
     assert run("--output-format", "json", "train.py") == first
-    entries = json.loads(next((tmp_path / CACHE_DIRNAME).rglob("*.json")).read_text(encoding="utf-8"))
+    entries = json.loads(next((tmp_path / CACHE_DIRNAME).glob("*/*.json")).read_text(encoding="utf-8"))
     assert "utils.py" in json.dumps(entries)
     (tmp_path / "utils.py").write_text(
         "def smooth(state, factor=0.9):\n    return (state * factor).detach()\n"

@@ -176,6 +176,11 @@ class InterpreterBase(ABC):
         self.ownership = Ownership()
         """Which origins each optimizer was handed, and what else sees gradients (ownership.py)."""
         self._origin_ids: dict[tuple[int, ...], int] = {}
+        self._plain_bodies: dict[ast.FunctionDef, tuple[str, ...] | None] = {}
+        """Each function's names, where its body reaches no further than them (``summarize.py``)."""
+        self.isolated = False
+        """This interpreter runs a function on markers to summarise it (see ``summarize.py``): it
+        asks for no summary itself."""
 
     @contextmanager
     def _maybe_evaluated(self, maybe: bool = True) -> Iterator[None]:
@@ -366,6 +371,13 @@ class InterpreterBase(ABC):
         node: ast.Call | None,
         unknown_args: bool = False,
     ) -> Obj: ...
+
+    # ----------------------------------------------------------------- given by summarize.py
+
+    @abstractmethod
+    def summarised_call(
+        self, func: Func, args: list[Value], kwargs: dict[str, Value], node: ast.Call | None
+    ) -> Value | None: ...
 
     # ----------------------------------------------------------------- given by autograd.py
 

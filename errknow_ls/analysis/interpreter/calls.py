@@ -352,6 +352,10 @@ class Calls(InterpreterBase):
         if any(frame.func is fn for frame in self.frames):
             self.note_escape([*args, *kwargs.values()])  # what it does with them again is not seen
             return UNKNOWN  # recursion (repackage_hidden): no graph is assumed, not one invented
+        if func.module is not None and not unknown_args and not self.isolated:
+            summarised = self.summarised_call(func, args, kwargs, node)
+            if summarised is not None:
+                return summarised  # what running its body would give, and leave behind
         env = self._bind(fn, func.bound, args, kwargs, unknown_args)
         closure = self._closures.get(func.closure) if func.closure is not None else None
         frame = Frame(next(self._serial), fn, node, self.tick, closure=closure)

@@ -14,12 +14,13 @@ from errknow_ls.analysis.interpreter.expressions import Expressions
 from errknow_ls.analysis.interpreter.imports import Imports
 from errknow_ls.analysis.interpreter.loops import Loops
 from errknow_ls.analysis.interpreter.statements import Statements
+from errknow_ls.analysis.interpreter.summarize import Summarize
 from errknow_ls.analysis.names import constant_assignments
 from errknow_ls.analysis.state import State
 from errknow_ls.analysis.values import ClassInfo, Func, Opaque, maybe_of, nodes_of
 
 
-class Interpreter(Statements, Loops, Expressions, Calls, Autograd, Backward, Imports):
+class Interpreter(Statements, Loops, Expressions, Calls, Autograd, Backward, Imports, Summarize):
     """Runs entry points (the module body, functions, methods) and collects events."""
 
     def run_module(self, relevant: bool) -> None:
