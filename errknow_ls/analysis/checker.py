@@ -54,7 +54,7 @@ from errknow_ls.analysis.source import (
     without_lone_surrogates,
 )
 from errknow_ls.core import Finding, Related
-from errknow_ls.core.findings import limit_note
+from errknow_ls.core.findings import NOT_FULLY_CHECKED, limit_note, read_limit_note
 from errknow_ls.core.suppression import suppressed
 
 INTERNAL_ERROR = "internal error"
@@ -137,6 +137,11 @@ class Unit:
     def key(self) -> tuple[object, ...]:
         return (self.kind, self.body_relevant, self.relevant, self.budget, *(c.key for c in self.chunks))
 
+    @property
+    def text_key(self) -> tuple[object, ...]:
+        """Its key with the chunks by their text alone: the same unit anywhere in the module."""
+        return (self.kind, self.body_relevant, self.relevant, self.budget, *(c.text for c in self.chunks))
+
 
 @dataclass(frozen=True, slots=True)
 class _Checked:
@@ -161,16 +166,35 @@ MAX_REMEMBERED = 16
 """Characters an edit may replace for the next check to start from the last one."""
 
 
+class CheckStopped(Exception):
+    """The check was asked to stop (:attr:`Cache.stop_requested`) between two units: what it ran is
+    kept, and the next check of the text starts from there."""
+
+
 class Cache:
     """What one check learns that the next check of a similar text can reuse: each chunk's parse,
     and each unit's outcome by the exact text of every chunk it may reach. Keyed by content, so
     one cache serves every document; bounded, least recently used dropped first."""
 
-    def __init__(self, max_units: int = 4_000) -> None:
-        self.chunks = ChunkCache()
+    def __init__(
+        self, max_units: int = 4_000, max_lines: int = 50_000, whole_above: int | None = HUGE
+    ) -> None:
+        self.chunks = ChunkCache(max_lines)
+        self.stop_requested: Callable[[], bool] = lambda: False
+        """Asked before each unit is run: True stops the check (:class:`CheckStopped`)."""
+        self.whole_above = whole_above
+        """Characters from which a text is checked as one unit, its chunks not looked at (None:
+        never): one parse costs less than hundreds of thousands of chunks, where nothing is
+        checked again."""
         self.mentions = Mentions()
         self.max_units = max_units
         self._outcomes: OrderedDict[tuple[object, ...], Outcome] = OrderedDict()
+        self._found_nothing: OrderedDict[tuple[object, ...], tuple[Unit, Outcome]] = OrderedDict()
+        """Outcomes that found nothing (no event, no retain, no note but the limits that stopped
+        it), by the unit's :attr:`~Unit.text_key`, with the unit they were found at: the same
+        chunks at other lines (lines added or removed above them) find the same, since what a
+        unit finds depends on its chunks' texts and order, not on the lines they start at (a
+        limit's note moves with its chunk)."""
         self._lock = threading.Lock()
         self.runs = 0
         """Units run rather than found here: what re-checks cost."""
@@ -180,6 +204,13 @@ class Cache:
         self._checked: OrderedDict[object, _Checked] = OrderedDict()
         """The last checks of the last few documents: by the document's name where the caller
         gives one, else by the identity of the text."""
+
+    @classmethod
+    def for_one_document(cls, lines: int) -> Cache:
+        """A cache kept for one large document, between the checks of its versions: it holds all
+        of it, and it checks by chunks whatever the size, so that an edit runs again only the units
+        it reached (and those that found something below it, which moved)."""
+        return cls(max_units=max(4_000, lines), max_lines=2 * lines + 50_000, whole_above=None)
 
     def units_for(
         self, chunks: tuple[Chunk, ...], lines: int, imported: frozenset[str] = frozenset()
@@ -235,25 +266,74 @@ class Cache:
     ) -> Outcome:
         """The unit's outcome, from the cache or by running it (``fresh``: trees this check parsed);
         a cached one stands while every module of the project it read says the same."""
-        key = (*unit.key, modules.scope if modules is not None else None)
+        scope = modules.scope if modules is not None else None
+        key = (*unit.key, scope)
         with self._lock:
             known = self._outcomes.get(key)
             if known is not None:
                 self._outcomes.move_to_end(key)
         if known is not None and still_current(known.read, modules):
             return known
+        unplaced = (*unit.text_key, scope)
+        with self._lock:
+            elsewhere = self._found_nothing.get(unplaced)
+            if elsewhere is not None:
+                self._found_nothing.move_to_end(unplaced)
+        if elsewhere is not None and still_current(elsewhere[1].read, modules):
+            there, found = elsewhere
+            moved = replace(found, errors=_notes_moved(found.errors, there, unit)) if found.errors else found
+            self._keep(self._outcomes, key, moved)
+            return moved
 
         def body(chunk: Chunk) -> Body:
             found = fresh.get(chunk.key)
             return found if found is not None else self.chunks.body(chunk)
 
+        if self.stop_requested():
+            raise CheckStopped
         outcome = _run_unit(unit, source, body, modules)
         self.runs += 1
-        with self._lock:
-            self._outcomes[key] = outcome
-            while len(self._outcomes) > self.max_units:
-                self._outcomes.popitem(last=False)
+        self._keep(self._outcomes, key, outcome)
+        if not (outcome.passes or outcome.retains) and all(_placed_note(e) for e in outcome.errors):
+            with self._lock:
+                self._found_nothing[unplaced] = (unit, outcome)
+                self._found_nothing.move_to_end(unplaced)
+                while len(self._found_nothing) > self.max_units:
+                    self._found_nothing.popitem(last=False)
         return outcome
+
+    def _keep(
+        self, store: OrderedDict[tuple[object, ...], Outcome], key: tuple[object, ...], outcome: Outcome
+    ) -> None:
+        with self._lock:
+            store[key] = outcome
+            store.move_to_end(key)
+            while len(store) > self.max_units:
+                store.popitem(last=False)
+
+
+def _placed_note(error: str) -> bool:
+    """``error`` is a limit's note on a line (what moves with its chunk)."""
+    said = read_limit_note(error)
+    return said is not None and said[0] is not None
+
+
+def _notes_moved(notes: tuple[str, ...], there: Unit, here: Unit) -> tuple[str, ...]:
+    """Limits' notes of ``there`` (each on a line, see :func:`_placed_note`), on the same lines of
+    the same chunks of ``here``."""
+    moved = []
+    for note in notes:
+        said = read_limit_note(note)
+        assert said is not None  # only such notes are kept
+        at, what = said
+        assert at is not None
+        line = at
+        for old, new in zip(there.chunks, here.chunks, strict=True):
+            if old.start < line <= old.start + old.text.count("\n") + 1:
+                line += new.start - old.start
+                break
+        moved.append(limit_note(what.removeprefix(f"{NOT_FULLY_CHECKED}: "), line))
+    return tuple(moved)
 
 
 MAX_MENTIONS = 50_000
@@ -328,7 +408,7 @@ def _check_text(
     if quick is not None:
         return _filtered(*quick, select, ignore)
     source = SourceText(text)
-    if len(text) > HUGE:
+    if cache.whole_above is not None and len(text) > cache.whole_above:
         try:
             module = parse(text)
         except PARSE_ERRORS:
@@ -892,8 +972,9 @@ def _entries(interpreter: Interpreter, unit: Unit, body: Body) -> Entries:
 def _method_entries(interpreter: Interpreter, classes: list[ast.stmt], relevant: frozenset[str]) -> Entries:
     """Each method but ``__init__`` of ``classes`` that can reach a backward, as its own entry."""
     entries: Entries = []
+    given = {id(cls) for cls in classes}  # a module of 40,000 classes: no pass over them for each
     for info in list(interpreter.classes.values()):
-        if not any(info.node is cls for cls in classes):
+        if id(info.node) not in given:
             continue
         for name, method in info.methods.items():
             if name != "__init__" and name in relevant and method in info.node.body:
