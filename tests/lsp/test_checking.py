@@ -83,7 +83,12 @@ async def test_a_newer_version_known_stops_the_check_without_asking_for_it() -> 
     assert [r.version for r in await again] == [3]
 
 
-STEP = "def step_{n}():\n    model = nn.Linear(4, 2)\n    loss = model(torch.randn(2, 4)).pow(2).sum()\n    loss.backward()\n{bug}\n\n"
+STEP = (
+    "def step_{n}():\n"
+    "    model = nn.Linear(4, 2)\n"
+    "    loss = model(torch.randn(2, 4)).pow(2).sum()\n"
+    "    loss.backward()\n{bug}\n\n"
+)
 HEADER = "import torch\nfrom torch import nn\n\n\n"
 
 
