@@ -44,10 +44,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 _SERIALS = itertools.count(1)
 ISOLATED_CHARS = HUGE
-"""A snapshot this large (some 30,000 lines) is checked in a process of its own: the server's own
-process stays free to answer, and a check that goes stale is stopped by ending that process. From
-this size on the checker parses the text as one unit, and that one ``compile`` call holds the
-interpreter's lock throughout: 1.5 MB held it 4.3 s in a worker thread (at a load average of 9),
+"""A snapshot this large (some 30,000 lines) is checked in a process kept for its document (see
+:class:`_Keeper`): the server's own process stays free to answer. Checked in a worker thread, the
+1.5 MB of such a text parsed as one unit held the interpreter's lock 4.3 s (at a load average of 9),
 and no request was answered meanwhile."""
 
 
