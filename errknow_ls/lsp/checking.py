@@ -389,6 +389,11 @@ class _Keeper:
         self.units_run = 0
         """How many of its units the last check ran (the others its cache knew)."""
 
+    @property
+    def died(self) -> bool:
+        """Its process ended on its own (killed, out of memory): the next check needs another."""
+        return self._process.pid is not None and not self._process.is_alive()
+
     def ticket(self) -> int:
         """On the event loop: the number of the next check asked of this process."""
         self._issued += 1
@@ -555,7 +560,7 @@ class Checks:
             mine.language,
         )
         keeper = self._keepers.get(snapshot.key)
-        if keeper is None:
+        if keeper is None or keeper.died:
             keeper = self._keepers[snapshot.key] = _Keeper()
         return loop.run_in_executor(None, keeper.run, keeper.ticket(), analyzer, snapshot)
 

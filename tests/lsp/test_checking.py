@@ -8,6 +8,7 @@ import asyncio
 import os
 from pathlib import Path
 
+import psutil
 import pytest
 
 from errknow_ls.lsp.checking import ISOLATED_CHARS, TEXT_CHUNK_BYTES, Analyzer, Checks, StaleCheck
@@ -120,6 +121,19 @@ async def test_an_edit_of_a_large_document_runs_again_only_what_it_reached() -> 
     assert fresh.units_run(URI) == cold
     checks.stop_all()
     fresh.stop_all()
+
+
+async def test_a_large_documents_process_killed_is_replaced_by_the_next_check() -> None:
+    checks = Checks()
+    text = large_document()
+    (first,) = await checks.results(Snapshot.of_text(URI, 1, text))
+    # forkserver: the checking process is a child of the fork server, a child of ours
+    (child,) = [p for server in psutil.Process().children() for p in server.children()]
+    child.kill()
+    child.wait(10)
+    (second,) = await checks.results(Snapshot.of_text(URI, 2, text + "x = 1\n"))
+    assert second.findings == first.findings and second.version == 2
+    checks.stop_all()
 
 
 def test_a_limit_note_lands_in_the_cell_it_is_about() -> None:
