@@ -8,7 +8,7 @@ import asyncio
 import os
 from pathlib import Path
 
-import psutil
+import psutil  # type: ignore[import-untyped]  # no stubs in the test extra
 import pytest
 
 from errknow_ls.lsp.checking import ISOLATED_CHARS, TEXT_CHUNK_BYTES, Analyzer, Checks, StaleCheck
