@@ -5,10 +5,10 @@ stops the older one's process. A limit's note goes where it belongs."""
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 from pathlib import Path
 
-import psutil  # type: ignore[import-untyped]  # no stubs in the test extra
 import pytest
 
 from errknow_ls.lsp.checking import ISOLATED_CHARS, TEXT_CHUNK_BYTES, Analyzer, Checks, StaleCheck
@@ -127,10 +127,9 @@ async def test_a_large_documents_process_killed_is_replaced_by_the_next_check() 
     checks = Checks()
     text = large_document()
     (first,) = await checks.results(Snapshot.of_text(URI, 1, text))
-    # forkserver: the checking process is a child of the fork server, a child of ours
-    (child,) = [p for server in psutil.Process().children() for p in server.children()]
+    (child,) = multiprocessing.active_children()
     child.kill()
-    child.wait(10)
+    child.join(10)
     (second,) = await checks.results(Snapshot.of_text(URI, 2, text + "x = 1\n"))
     assert second.findings == first.findings and second.version == 2
     checks.stop_all()
