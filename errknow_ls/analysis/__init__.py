@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 from errknow_ls.analysis.registry import RULES, RuleInfo
 
 if TYPE_CHECKING:
-    from errknow_ls.analysis.checker import Cache, CheckResult, check_source
+    from errknow_ls.analysis.checker import Cache, CheckResult, CheckStopped, check_source
 
-__all__ = ["RULES", "Cache", "CheckResult", "RuleInfo", "check_source"]
-_LAZY = frozenset({"Cache", "CheckResult", "check_source"})
+__all__ = ["RULES", "Cache", "CheckResult", "CheckStopped", "RuleInfo", "check_source"]
+_LAZY = frozenset({"Cache", "CheckResult", "CheckStopped", "check_source"})
 
 
 def __getattr__(name: str) -> Any:

@@ -55,7 +55,7 @@ from errknow_ls.analysis.source import (
     without_lone_surrogates,
 )
 from errknow_ls.core import Finding, Related
-from errknow_ls.core.findings import limit_note
+from errknow_ls.core.findings import NOT_FULLY_CHECKED, limit_note, read_limit_note
 from errknow_ls.core.suppression import suppressed
 
 INTERNAL_ERROR = "internal error"
@@ -138,6 +138,11 @@ class Unit:
     def key(self) -> tuple[object, ...]:
         return (self.kind, self.body_relevant, self.relevant, self.budget, *(c.key for c in self.chunks))
 
+    @property
+    def text_key(self) -> tuple[object, ...]:
+        """Its key with the chunks by their text alone: the same unit anywhere in the module."""
+        return (self.kind, self.body_relevant, self.relevant, self.budget, *(c.text for c in self.chunks))
+
 
 @dataclass(frozen=True, slots=True)
 class _Checked:
@@ -162,16 +167,29 @@ MAX_REMEMBERED = 16
 """Characters an edit may replace for the next check to start from the last one."""
 
 
+class CheckStopped(Exception):
+    """The check was asked to stop (:attr:`Cache.stop_requested`) between two units: what it ran is
+    kept, and the next check of the text starts from there."""
+
+
 class Cache:
     """What one check learns that the next check of a similar text can reuse: each chunk's parse,
     and each unit's outcome by the exact text of every chunk it may reach. Keyed by content, so
     one cache serves every document; bounded, least recently used dropped first."""
 
-    def __init__(self, max_units: int = 4_000) -> None:
-        self.chunks = ChunkCache()
+    def __init__(self, max_units: int = 4_000, max_lines: int = 50_000) -> None:
+        self.chunks = ChunkCache(max_lines)
+        self.stop_requested: Callable[[], bool] = lambda: False
+        """Asked before each unit is run: True stops the check (:class:`CheckStopped`)."""
         self.mentions = Mentions()
         self.max_units = max_units
         self._outcomes: OrderedDict[tuple[object, ...], Outcome] = OrderedDict()
+        self._found_nothing: OrderedDict[tuple[object, ...], tuple[Unit, Outcome]] = OrderedDict()
+        """Outcomes that found nothing (no event, no retain, no note but the limits that stopped
+        it), by the unit's :attr:`~Unit.text_key`, with the unit they were found at: the same
+        chunks at other lines (lines added or removed above them) find the same, since what a
+        unit finds depends on its chunks' texts and order, not on the lines they start at (a
+        limit's note moves with its chunk)."""
         self._lock = threading.Lock()
         self.runs = 0
         """Units run rather than found here: what re-checks cost."""
@@ -181,6 +199,13 @@ class Cache:
         self._checked: OrderedDict[object, _Checked] = OrderedDict()
         """The last checks of the last few documents: by the document's name where the caller
         gives one, else by the identity of the text."""
+
+    @classmethod
+    def for_one_document(cls, lines: int) -> Cache:
+        """A cache kept for one large document, between the checks of its versions: it holds all
+        of it, so that an edit runs again only the units it reached (and those that found
+        something below it, which moved)."""
+        return cls(max_units=max(4_000, lines), max_lines=2 * lines + 50_000)
 
     def units_for(
         self, chunks: tuple[Chunk, ...], lines: int, imported: frozenset[str] = frozenset()
@@ -236,25 +261,74 @@ class Cache:
     ) -> Outcome:
         """The unit's outcome, from the cache or by running it (``fresh``: trees this check parsed);
         a cached one stands while every module of the project it read says the same."""
-        key = (*unit.key, modules.scope if modules is not None else None)
+        scope = modules.scope if modules is not None else None
+        key = (*unit.key, scope)
         with self._lock:
             known = self._outcomes.get(key)
             if known is not None:
                 self._outcomes.move_to_end(key)
         if known is not None and still_current(known.read, modules):
             return known
+        unplaced = (*unit.text_key, scope)
+        with self._lock:
+            elsewhere = self._found_nothing.get(unplaced)
+            if elsewhere is not None:
+                self._found_nothing.move_to_end(unplaced)
+        if elsewhere is not None and still_current(elsewhere[1].read, modules):
+            there, found = elsewhere
+            moved = replace(found, errors=_notes_moved(found.errors, there, unit)) if found.errors else found
+            self._keep(self._outcomes, key, moved)
+            return moved
 
         def body(chunk: Chunk) -> Body:
             found = fresh.get(chunk.key)
             return found if found is not None else self.chunks.body(chunk)
 
+        if self.stop_requested():
+            raise CheckStopped
         outcome = _run_unit(unit, source, body, modules)
         self.runs += 1
-        with self._lock:
-            self._outcomes[key] = outcome
-            while len(self._outcomes) > self.max_units:
-                self._outcomes.popitem(last=False)
+        self._keep(self._outcomes, key, outcome)
+        if not (outcome.passes or outcome.retains) and all(_placed_note(e) for e in outcome.errors):
+            with self._lock:
+                self._found_nothing[unplaced] = (unit, outcome)
+                self._found_nothing.move_to_end(unplaced)
+                while len(self._found_nothing) > self.max_units:
+                    self._found_nothing.popitem(last=False)
         return outcome
+
+    def _keep(
+        self, store: OrderedDict[tuple[object, ...], Outcome], key: tuple[object, ...], outcome: Outcome
+    ) -> None:
+        with self._lock:
+            store[key] = outcome
+            store.move_to_end(key)
+            while len(store) > self.max_units:
+                store.popitem(last=False)
+
+
+def _placed_note(error: str) -> bool:
+    """``error`` is a limit's note on a line (what moves with its chunk)."""
+    said = read_limit_note(error)
+    return said is not None and said[0] is not None
+
+
+def _notes_moved(notes: tuple[str, ...], there: Unit, here: Unit) -> tuple[str, ...]:
+    """Limits' notes of ``there`` (each on a line, see :func:`_placed_note`), on the same lines of
+    the same chunks of ``here``."""
+    moved = []
+    for note in notes:
+        said = read_limit_note(note)
+        assert said is not None  # only such notes are kept
+        at, what = said
+        assert at is not None
+        line = at
+        for old, new in zip(there.chunks, here.chunks, strict=True):
+            if old.start < line <= old.start + old.text.count("\n") + 1:
+                line += new.start - old.start
+                break
+        moved.append(limit_note(what.removeprefix(f"{NOT_FULLY_CHECKED}: "), line))
+    return tuple(moved)
 
 
 MAX_MENTIONS = 50_000
@@ -267,7 +341,18 @@ class Mentions:
     def __init__(self, keep: int = 8) -> None:
         self.keep = keep
         self._by_names: OrderedDict[frozenset[str], dict[ChunkKey, frozenset[str]]] = OrderedDict()
+        self._last: frozenset[str] = frozenset()
         self._lock = threading.Lock()
+
+    def interned(self, names: frozenset[str]) -> frozenset[str]:
+        """``names``, or the equal set given last: every unit's key holds the module's relevant
+        names, and a key found compares them by identity, where an equal set made again would be
+        compared name by name, for every unit (2 s of a 320,000-line file's re-check)."""
+        with self._lock:
+            if names == self._last:
+                return self._last
+            self._last = names
+            return names
 
     def mentions(self, names: frozenset[str]) -> Callable[[Chunk], frozenset[str]]:
         with self._lock:
@@ -311,11 +396,20 @@ def check_source(
     result = _check_text(
         readable, select=select, ignore=ignore, cache=cache, document=document, modules=modules
     )
-    if any(f.fixes for f in result.findings):
+    # Over HUGE (a document the server checks in a process kept for it), each fix's check would be
+    # a check of megabytes, hundreds of times: its fixes are offered as found, and `check --fix`
+    # still drops one that does not hold once applied.
+    if len(readable) <= HUGE and any(f.fixes for f in result.findings):
         result = _holding(
             readable, result, select=select, ignore=ignore, cache=cache, document=document, modules=modules
         )
     return result if note is None else replace(result, errors=[note, *result.errors])
+
+
+def read_whole(result: CheckResult) -> bool:
+    """The check read its text whole: none of its errors is a syntax error (they are the errors
+    that are neither a limit's note nor the checker's own failure)."""
+    return all(read_limit_note(e) is not None or e.startswith(INTERNAL_ERROR) for e in result.errors)
 
 
 FIXED = "fixed"
@@ -339,7 +433,7 @@ def _holding(
     read = list(result.read)
     fixed = itertools.count()
 
-    def check(fixed_text: str) -> list[Finding]:
+    def check(fixed_text: str) -> tuple[list[Finding], bool]:
         # Unnamed, it would be one more text the next unnamed check could start from.
         key = (FIXED, document, next(fixed)) if document is not None else None
         found = _check_text(
@@ -352,10 +446,26 @@ def _holding(
             remember=key is not None,
         )
         read.extend(found.read)
-        return found.findings
+        return found.findings, read_whole(found)
 
-    findings = holding_fixes(text, result.findings, check)
+    findings = holding_fixes(text, result.findings, check, read_whole(result))
     return CheckResult(findings, result.errors, tuple(dict.fromkeys(read)))
+
+
+def _definitions_hold_most(keys: list[ChunkKey]) -> bool:
+    """Functions and classes hold at least half of the text cut into ``keys`` (by the first words
+    of its top-level statements): each is a unit of its own, checked by chunks. A text of
+    module-level statements is one unit whatever its chunks, and one parse of it costs less than
+    hundreds of thousands of chunks (a 5 MB script: 13 s of processor time as one unit, 22 s by
+    chunks). 320,000 lines of training functions as one unit: the file's budget stopped it at line
+    300,071, 245 of its 261 double backwards found; by chunks, each function with its share of
+    the budget, all 261."""
+    held = sum(len(chunk) for _, chunk in keys if chunk.startswith(DEFINITION_WORDS))
+    return 2 * held >= sum(len(chunk) for _, chunk in keys)
+
+
+DEFINITION_WORDS = ("def ", "async def ", "class ", "@")
+"""How a top-level statement that defines a function or a class starts (a decorator first)."""
 
 
 def _check_text(
@@ -377,7 +487,8 @@ def _check_text(
     if quick is not None:
         return _filtered(*quick, select, ignore)
     source = SourceText(text)
-    if len(text) > HUGE:
+    keys = split_chunks(text)
+    if len(text) > HUGE and not _definitions_hold_most(keys):
         try:
             module = parse(text)
         except PARSE_ERRORS:
@@ -386,7 +497,7 @@ def _check_text(
             return _filtered(_check_whole(module, source, modules), source, select, ignore)
     chunks: list[Chunk] = []
     fresh: dict[ChunkKey, Body] = {}
-    for key in split_chunks(text):
+    for key in keys:
         chunk, body = cache.chunks.get(key)
         chunks.append(chunk)
         if body is not None:
@@ -733,7 +844,7 @@ def _units(
     """The module body (when it can reach a backward), then each function, then each class that
     can; each with the chunks it may reach."""
     reaching = BACKWARD_NAMES | imported
-    relevant = _relevant_names(chunks, reaching)
+    relevant = memo.interned(_relevant_names(chunks, reaching))
     others = [c for c in chunks if c.kind == "other"]
     body_relevant = any(c.top_calls & (relevant | reaching) for c in others)
     named: dict[str, list[int]] = {}
@@ -786,14 +897,19 @@ def _relevant_names(chunks: list[Chunk], reaching: frozenset[str] = BACKWARD_NAM
 
 
 def _fixpoint(functions: dict[str, set[str]], reaching: frozenset[str] = BACKWARD_NAMES) -> frozenset[str]:
-    relevant = {name for name, calls in functions.items() if calls & reaching}
-    changed = True
-    while changed:
-        changed = False
-        for name, calls in functions.items():
-            if name not in relevant and calls & (relevant | reaching):
-                relevant.add(name)
-                changed = True
+    """The functions that call one of ``reaching``, or one of these, to any depth: each function
+    is looked at once, and again each time a function it is called by is found."""
+    callers: dict[str, list[str]] = {}
+    for name, calls in functions.items():
+        for called in calls:
+            callers.setdefault(called, []).append(name)
+    relevant: set[str] = set()
+    pending = [name for called in reaching for name in callers.get(called, ())]
+    while pending:
+        name = pending.pop()
+        if name not in relevant:
+            relevant.add(name)
+            pending += callers.get(name, ())
     return frozenset(relevant)
 
 
@@ -944,8 +1060,9 @@ def _entries(interpreter: Interpreter, unit: Unit, body: Body) -> Entries:
 def _method_entries(interpreter: Interpreter, classes: list[ast.stmt], relevant: frozenset[str]) -> Entries:
     """Each method but ``__init__`` of ``classes`` that can reach a backward, as its own entry."""
     entries: Entries = []
+    given = {id(cls) for cls in classes}  # a module of 40,000 classes: no pass over them for each
     for info in list(interpreter.classes.values()):
-        if not any(info.node is cls for cls in classes):
+        if id(info.node) not in given:
             continue
         for name, method in info.methods.items():
             if name != "__init__" and name in relevant and method in info.node.body:

@@ -15,7 +15,7 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 from errknow_ls.analysis.source import (
@@ -260,16 +260,27 @@ class ChunkCache:
     def __init__(self, max_lines: int = 50_000, max_tree_lines: int = 8_000) -> None:
         self._chunks = _Lru[Chunk](max_lines)
         self._trees = _Lru[Body](max_tree_lines)
+        self._moved = _Lru[Chunk](max_lines)
+        """Chunks that parsed, by their text alone: the same text on another line (lines added or
+        removed above it) says the same, at lines moved by as many."""
 
     def get(self, key: ChunkKey) -> tuple[Chunk, Body | None]:
-        """The chunk, and its statements if this call parsed them."""
+        """The chunk, and its statements if this call parsed them (a chunk known at another line
+        is moved there, and parsed only when a unit that reaches it runs)."""
         chunk = self._chunks.get(key)
         if chunk is not None:
             return chunk, None
+        lines = _lines(key[1])
+        elsewhere = self._moved.get((0, key[1]))
+        if elsewhere is not None:
+            chunk = moved(elsewhere, key[0])
+            self._chunks.put(key, chunk, lines)
+            return chunk, None
         chunk, body = read_chunk(*key)
-        lines = _lines(chunk.text)
         self._chunks.put(key, chunk, lines)
         self._trees.put(key, body, lines)
+        if chunk.error is None:
+            self._moved.put((0, key[1]), chunk, lines)
         return chunk, body
 
     def body(self, chunk: Chunk) -> Body:
@@ -278,6 +289,19 @@ class ChunkCache:
             _, body = read_chunk(*chunk.key)
             self._trees.put(chunk.key, body, _lines(chunk.text))
         return body
+
+
+def moved(chunk: Chunk, start: int) -> Chunk:
+    """``chunk`` (one that parsed) with its text starting at line ``start`` instead."""
+    by = start - chunk.start
+    if not by:
+        return chunk
+    return replace(
+        chunk,
+        start=start,
+        too_deep=tuple(line + by for line in chunk.too_deep),
+        deep_expressions=tuple(line + by for line in chunk.deep_expressions),
+    )
 
 
 def _lines(text: str) -> int:

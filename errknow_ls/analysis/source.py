@@ -20,8 +20,9 @@ _COLUMN_0 = re.compile(r"(?:\r\n?|\n)(?=[A-Za-z_@])")
 
 
 HUGE = 1_000_000
-"""Characters from which a text is checked as one unit (generated code, a 5 MB file); here, where
-the server reads it without loading the checker."""
+"""Characters from which a text of mostly module-level statements is checked as one unit (a 5 MB
+generated script), and the server checks a document in a process kept for it; here, where the
+server reads it without loading the checker."""
 
 
 @dataclass(slots=True)

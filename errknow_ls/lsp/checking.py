@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import itertools
 import logging
 import multiprocessing
@@ -19,6 +20,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.context import ForkServerContext, SpawnContext
+from multiprocessing.synchronize import Event as EventType
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -43,10 +45,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 _SERIALS = itertools.count(1)
 ISOLATED_CHARS = HUGE
-"""A snapshot this large (some 30,000 lines) is checked in a process of its own: the server's own
-process stays free to answer, and a check that goes stale is stopped by ending that process. From
-this size on the checker parses the text as one unit, and that one ``compile`` call holds the
-interpreter's lock throughout: 1.5 MB held it 4.3 s in a worker thread (at a load average of 9),
+"""A snapshot this large (some 30,000 lines) is checked in a process kept for its document (see
+:class:`_Keeper`): the server's own process stays free to answer. Checked in a worker thread, the
+1.5 MB of such a text parsed as one unit held the interpreter's lock 4.3 s (at a load average of 9),
 and no request was answered meanwhile."""
 
 
@@ -74,8 +75,9 @@ class CheckerCache:
     """The checker's cache, made by the first check: the checker is imported then, not when the
     server starts (what the results cache knows is published before it is needed)."""
 
-    def __init__(self) -> None:
+    def __init__(self, make: Callable[[], Cache] | None = None) -> None:
         self._cache: Cache | None = None
+        self._make = make
         self._lock = threading.Lock()
 
     def get(self) -> Cache:
@@ -83,7 +85,7 @@ class CheckerCache:
             if self._cache is None:
                 from errknow_ls.analysis import Cache  # noqa: PLC0415 (see the docstring)
 
-                self._cache = Cache()
+                self._cache = Cache() if self._make is None else self._make()
             return self._cache
 
 
@@ -254,30 +256,58 @@ this big: each piece holds the GIL only while it is encoded, and the event loop 
 as one pickle until they too were sent this way)."""
 
 
-def _check_isolated(
-    texts: Connection, results: Connection, analyzer: _Sent, snapshot: Snapshot, sent: _SentTexts
-) -> None:
-    """In the child process: the texts ``sent`` describes, then the check, sent back whole."""
+def _keep_checking(requests: Connection, replies: Connection, stop: EventType) -> None:
+    """In the child process: one check after another of one large document, each request the
+    snapshot bare and the texts ``sent`` describes after it; a check asked to stop (``stop``, set
+    by the server) is answered None. The checker's cache, made for the document's size at its first
+    check, stays from one check to the next."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # the server's stdout is the client's: never ours
-    received = [_receive_text(texts) for _ in range(sent.count)]
-    texts.close()
-    parts = tuple(
-        dataclasses.replace(part, text=received[index])
-        for part, index in zip(snapshot.parts, sent.parts, strict=True)
-    )
-    unsaved = {key: received[index] for key, index in sent.unsaved.items()}
-    results.send(
-        Analyzer(
+    kept: CheckerCache | None = None
+    while True:
+        try:
+            analyzer, snapshot, sent = requests.recv()
+            received = [_receive_text(requests) for _ in range(sent.count)]
+        except (EOFError, OSError):
+            return  # the server ended us, or itself
+        parts = tuple(
+            dataclasses.replace(part, text=received[index])
+            for part, index in zip(snapshot.parts, sent.parts, strict=True)
+        )
+        unsaved = {key: received[index] for key, index in sent.unsaved.items()}
+        if kept is None:
+            lines = sum(part.text.count("\n") + 1 for part in parts)
+            kept = CheckerCache(functools.partial(_document_cache, lines, stop.is_set))
+        checker = Analyzer(
             analyzer.generation,
             analyzer.encoding,
             analyzer.rules,
             analyzer.roots,
             analyzer.doc_urls,
             analyzer.language,
+            cache=kept,
             summaries=analyzer.summaries,
-        ).run(dataclasses.replace(snapshot, parts=parts, unsaved=unsaved))
-    )
-    results.close()
+        )
+        from errknow_ls.analysis import CheckStopped  # noqa: PLC0415 (see ``CheckerCache``)
+
+        runs = kept.get().runs
+        try:
+            found: list[Result] | None = checker.run(
+                dataclasses.replace(snapshot, parts=parts, unsaved=unsaved)
+            )
+        except CheckStopped:
+            found = None
+        try:
+            replies.send((found, kept.get().runs - runs))
+        except OSError:
+            return
+
+
+def _document_cache(lines: int, stop: Callable[[], bool]) -> Cache:
+    from errknow_ls.analysis import Cache  # noqa: PLC0415 (see ``CheckerCache``)
+
+    cache = Cache.for_one_document(lines)
+    cache.stop_requested = stop
+    return cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,53 +374,81 @@ class _Fixed(Generic[T]):
         return self.value
 
 
-class _Isolated:
-    """A check in a process of its own, started, fed and awaited by a worker thread: starting a
-    process (the fork server's first start imports the server's modules) and sending it the
-    document never hold up the event loop."""
+class _Keeper:
+    """The process of its own that checks one large document, kept from one version's check to
+    the next with the checker's cache it made for that document: an edit runs again only the units
+    it reached (and those that found something below it). A check that goes stale is asked to stop
+    between two units (what it ran stays in the cache, for the next); the process ends with the
+    document, or the session. Started, fed and awaited by worker threads: starting a process (the
+    fork server's first start imports the server's modules) and sending it the document never
+    hold up the event loop."""
 
-    def __init__(self, analyzer: _Sent, snapshot: Snapshot) -> None:
+    def __init__(self) -> None:
         context = _context()
-        self._texts_in, self._texts_out = context.Pipe(duplex=False)
-        self._results_in, self._results_out = context.Pipe(duplex=False)
-        sent, self._texts = _SentTexts.of(snapshot)
-        bare = dataclasses.replace(
-            snapshot, parts=tuple(dataclasses.replace(p, text="") for p in snapshot.parts), unsaved={}
-        )
+        self._requests_in, self._requests_out = context.Pipe(duplex=False)
+        self._replies_in, self._replies_out = context.Pipe(duplex=False)
+        self._stop = context.Event()
         self._process = context.Process(
-            target=_check_isolated,
-            args=(self._texts_in, self._results_out, analyzer, bare, sent),
-            daemon=True,
+            target=_keep_checking, args=(self._requests_in, self._replies_out, self._stop), daemon=True
         )
-        self._stopped = threading.Event()
+        self._one_at_a_time = threading.Lock()
+        self._issued = 0
+        self._stale = 0
+        """Every check whose ticket is at most this one was stopped."""
+        self._ended = False
+        self.units_run = 0
+        """How many of its units the last check ran (the others its cache knew)."""
 
-    def run(self) -> list[Result]:
-        """In a worker thread: start the process, send it the texts, wait for its results;
-        StaleCheck if it was stopped first."""
-        try:
-            if not self._stopped.is_set():
-                self._process.start()
-            if self._stopped.is_set():  # stopped while it started: the event loop could not end it
-                self.stop()
+    @property
+    def died(self) -> bool:
+        """Its process ended on its own (killed, out of memory): the next check needs another."""
+        return self._process.pid is not None and not self._process.is_alive()
+
+    def ticket(self) -> int:
+        """On the event loop: the number of the next check asked of this process."""
+        self._issued += 1
+        return self._issued
+
+    def run(self, ticket: int, analyzer: _Sent, snapshot: Snapshot) -> list[Result]:
+        """In a worker thread: the check of ``snapshot``, after any check asked before it; StaleCheck
+        if it was stopped first."""
+        with self._one_at_a_time:
+            self._stop.clear()
+            if ticket <= self._stale or self._ended:  # looked at once cleared: a stop is never lost
                 raise StaleCheck
-            self._texts_in.close()
-            self._results_out.close()
-            for text in self._texts:
-                _send_text(self._texts_out, text)
-            received: list[Result] = self._results_in.recv()
-        except (EOFError, OSError):
-            raise StaleCheck from None
-        finally:
-            self._texts_out.close()
-            self._results_in.close()
-            if self._process.pid is not None:
-                self._process.join()
-        return received
+            try:
+                if self._process.pid is None:
+                    self._process.start()
+                    self._requests_in.close()
+                    self._replies_out.close()
+                sent, texts = _SentTexts.of(snapshot)
+                bare = dataclasses.replace(
+                    snapshot, parts=tuple(dataclasses.replace(p, text="") for p in snapshot.parts), unsaved={}
+                )
+                self._requests_out.send((analyzer, bare, sent))
+                for text in texts:
+                    _send_text(self._requests_out, text)
+                received: list[Result] | None
+                received, self.units_run = self._replies_in.recv()
+            except (EOFError, OSError, ValueError):
+                raise StaleCheck from None  # ended meanwhile
+            if received is None or ticket <= self._stale:
+                raise StaleCheck
+            return received
 
     def stop(self) -> None:
-        self._stopped.set()
+        """On the event loop: every check asked so far is stale; the one running stops at its next
+        unit."""
+        self._stale = self._issued
+        self._stop.set()
+
+    def end(self) -> None:
+        """On the event loop: the document closed, or the session ends."""
+        self.stop()
+        self._ended = True
         if self._process.is_alive():
             self._process.terminate()
+        self._requests_out.close()
 
 
 def _context() -> ForkServerContext | SpawnContext:
@@ -415,8 +473,8 @@ class Checks:
         self._done: dict[str, tuple[Key, list[Result]]] = {}
         self._by_uri: dict[str, Result] = {}
         self._running: dict[str, tuple[Key, asyncio.Future[list[Result]]]] = {}
-        self._processes: dict[str, _Isolated] = {}
-        """The child process checking a large snapshot, by document."""
+        self._keepers: dict[str, _Keeper] = {}
+        """The process checking a large document, by document."""
         self._epochs: dict[str, int] = {}
         """By document: how many times a module it read changed (a stored result is then stale)."""
         self._readers: dict[str, set[str]] = {}
@@ -472,7 +530,7 @@ class Checks:
     def forget(self, key: str) -> None:
         """A document closed (or a file deleted): drop its results and any check in flight."""
         self._running.pop(key, None)
-        self._stop(key)
+        self._end(key)
         _, results = self._done.pop(key, (None, []))
         for result in results:
             self._by_uri.pop(result.uri, None)
@@ -512,9 +570,10 @@ class Checks:
             mine.language,
             _Fixed(mine.summaries(snapshot.key)),
         )
-        isolated = _Isolated(analyzer, snapshot)
-        self._processes[snapshot.key] = isolated
-        return loop.run_in_executor(None, isolated.run)
+        keeper = self._keepers.get(snapshot.key)
+        if keeper is None or keeper.died:
+            keeper = self._keepers[snapshot.key] = _Keeper()
+        return loop.run_in_executor(None, keeper.run, keeper.ticket(), analyzer, snapshot)
 
     def supersede(self, snapshot: Snapshot) -> None:
         """``snapshot`` is newer than what its document's check in flight checks: a check in a
@@ -526,14 +585,24 @@ class Checks:
 
     def stop_all(self) -> None:
         """The session ends: no child process outlives it (a thread waits for each one's results)."""
-        for key in list(self._processes):
-            self._stop(key)
+        for key in list(self._keepers):
+            self._end(key)
 
     def _stop(self, key: str) -> None:
-        isolated = self._processes.pop(key, None)
-        if isolated is not None:
+        keeper = self._keepers.get(key)
+        if keeper is not None:
             log.info("the check of %s went stale: stopped", key)
-            isolated.stop()
+            keeper.stop()
+
+    def units_run(self, key: str) -> int | None:
+        """How many units the last check of a large document ran (None for a small one)."""
+        keeper = self._keepers.get(key)
+        return None if keeper is None else keeper.units_run
+
+    def _end(self, key: str) -> None:
+        keeper = self._keepers.pop(key, None)
+        if keeper is not None:
+            keeper.end()
 
     def _store(
         self,
@@ -544,7 +613,6 @@ class Checks:
         if self._running.get(key) is not running:
             return  # a newer version was asked for meanwhile, or the document closed
         del self._running[key]
-        self._processes.pop(key, None)
         if future.cancelled() or future.exception() is not None:
             return
         results = future.result()

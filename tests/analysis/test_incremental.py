@@ -11,9 +11,11 @@ import pytest
 
 from errknow_ls.analysis import Cache, CheckResult, check_source
 from errknow_ls.analysis.checker import MAX_FILE_STEPS, unit_budget
-from errknow_ls.analysis.chunks import read_chunk, split_chunks
+from errknow_ls.analysis.chunks import ChunkCache, read_chunk, split_chunks
 from errknow_ls.analysis.interpreter import UNIT_BUDGET
 from errknow_ls.analysis.source import SourceText
+from errknow_ls.core.findings import read_limit_note
+from tests.support import STOPPED_DEF_LINE, stopped_by_the_budget
 
 HERE = Path(__file__).parent
 PROGRAMS = sorted((HERE / "programs").rglob("*.py"))
@@ -127,6 +129,76 @@ def test_a_line_inserted_above_moves_the_findings_below() -> None:
     moved = check_source("# a comment\n" + TRAINING, cache=cache)
     assert _summary(moved) == _summary(check_source("# a comment\n" + TRAINING))
     assert [f.span.start.line for f in moved.findings] == [17]
+
+
+TWO_FUNCTIONS = textwrap.dedent(
+    """\
+    import torch
+    from torch import nn
+
+
+    def train_twice():
+        model = nn.Linear(4, 1)
+        loss = model(torch.randn(2, 4)).sum()
+        loss.backward()
+        loss.backward()
+
+
+    def train_loop():
+        model = nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(3):
+            opt.zero_grad()
+            model(torch.randn(2, 4)).sum().backward()
+            opt.step()
+    """
+)
+
+
+def test_lines_added_above_a_unit_that_found_nothing_do_not_run_it_again() -> None:
+    """train_loop moves two lines down and finds nothing, there as here: it is not run again;
+    train_twice, edited, is, and its finding is on its new line. (The rule is left out where units
+    are counted: the test of its fixes checks fixed texts too.)"""
+    cache = Cache()
+    first = check_source(TWO_FUNCTIONS, cache=cache)
+    assert [(f.code, f.span.start.line) for f in first.findings] == [("EK001", 8)]
+    runs = cache.runs
+    longer = TWO_FUNCTIONS.replace("loss.backward()\n", "loss.backward()\n\n    # two lines more\n", 1)
+    assert check_source(longer, cache=cache, ignore=("EK001",)).findings == []
+    assert cache.runs == runs + 1, "only train_twice, whose text changed, runs again"
+    moved = check_source(longer, cache=cache)
+    assert _summary(moved) == _summary(check_source(longer))
+    assert [(f.code, f.span.start.line) for f in moved.findings] == [("EK001", 10)]
+    runs = cache.runs
+    assert check_source(TWO_FUNCTIONS, cache=cache, ignore=("EK001",)).findings == []
+    assert cache.runs == runs, "back where they were: both are known at their old lines"
+
+
+def test_a_limits_note_moves_with_the_unit_it_stopped() -> None:
+    """A unit the budget stopped, moved down by lines added above it, is not run again: its note
+    names the line its ``def`` is on now."""
+    cache = Cache()
+    above = "def unrelated():\n    return 1\n\n\n"
+    text = above + stopped_by_the_budget()
+    first = check_source(text, cache=cache)
+    assert [read_limit_note(e)[0] for e in first.errors] == [STOPPED_DEF_LINE + 4]  # type: ignore[index]
+    runs = cache.runs
+    longer = text.replace("return 1\n", "return 1\n    # two lines\n    # more\n", 1)
+    moved = check_source(longer, cache=cache)
+    assert cache.runs == runs
+    assert moved.errors == check_source(longer).errors
+    assert [read_limit_note(e)[0] for e in moved.errors] == [STOPPED_DEF_LINE + 6]  # type: ignore[index]
+
+
+def test_a_chunk_known_at_another_line_is_moved_there_without_parsing_it() -> None:
+    cache = ChunkCache()
+    text = "def f(x):\n    return x\n"
+    there, parsed = cache.get((0, text))
+    here, again = cache.get((5, text))
+    assert parsed is not None and again is None
+    assert (here.start, here.name, here.calls) == (5, there.name, there.calls)
+    (definition,) = cache.body(here)
+    assert definition.lineno == 6
 
 
 LAYOUTS = {

@@ -5,6 +5,7 @@ stops the older one's process. A limit's note goes where it belongs."""
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 from pathlib import Path
 
@@ -81,6 +82,57 @@ async def test_a_newer_version_known_stops_the_check_without_asking_for_it() -> 
     await asyncio.sleep(0)
     checks.supersede(Snapshot.of_text(URI, 3, text))
     assert [r.version for r in await again] == [3]
+
+
+STEP = (
+    "def step_{n}():\n"
+    "    model = nn.Linear(4, 2)\n"
+    "    loss = model(torch.randn(2, 4)).pow(2).sum()\n"
+    "    loss.backward()\n{bug}\n\n"
+)
+HEADER = "import torch\nfrom torch import nn\n\n\n"
+
+
+async def test_an_edit_of_a_large_document_runs_again_only_what_it_reached() -> None:
+    """The process that checks a large document keeps its checker's cache from one version to
+    the next: a line added in the middle runs again only the edited function and those below it
+    that found something (which moved), and finds what a check from scratch finds."""
+    blocks = [HEADER]
+    while sum(map(len, blocks)) <= ISOLATED_CHARS:
+        bug = "    loss.backward()\n" if len(blocks) % 100 == 0 else ""
+        blocks.append(STEP.format(n=len(blocks), bug=bug))
+    steps, text = len(blocks) - 1, "".join(blocks)
+    assert len(text) > ISOLATED_CHARS
+    checks = Checks()
+    (first,) = await checks.results(Snapshot.of_text(URI, 1, text))
+    cold = checks.units_run(URI)
+    assert cold == steps and len(first.findings) == steps // 100
+    lines = text.split("\n")
+    middle = len(lines) // 2
+    edited = "\n".join([*lines[:middle], "# edited", *lines[middle:]])
+    (second,) = await checks.results(Snapshot.of_text(URI, 2, edited))
+    again = checks.units_run(URI)
+    assert again == 1 + len(first.findings) // 2, (
+        "the edited step, and the steps below it that found something"
+    )
+    fresh = Checks()
+    (scratch,) = await fresh.results(Snapshot.of_text(URI, 2, edited))
+    assert second.findings == scratch.findings and second.diagnostics == scratch.diagnostics
+    assert fresh.units_run(URI) == cold
+    checks.stop_all()
+    fresh.stop_all()
+
+
+async def test_a_large_documents_process_killed_is_replaced_by_the_next_check() -> None:
+    checks = Checks()
+    text = large_document()
+    (first,) = await checks.results(Snapshot.of_text(URI, 1, text))
+    (child,) = multiprocessing.active_children()
+    child.kill()
+    child.join(10)
+    (second,) = await checks.results(Snapshot.of_text(URI, 2, text + "x = 1\n"))
+    assert second.findings == first.findings and second.version == 2
+    checks.stop_all()
 
 
 def test_a_limit_note_lands_in_the_cell_it_is_about() -> None:
