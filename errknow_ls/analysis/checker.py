@@ -54,7 +54,7 @@ from errknow_ls.analysis.source import (
     parse,
     without_lone_surrogates,
 )
-from errknow_ls.core import Finding, Related
+from errknow_ls.core import Applicability, Finding, Related
 from errknow_ls.core.findings import NOT_FULLY_CHECKED, limit_note, read_limit_note
 from errknow_ls.core.suppression import suppressed
 
@@ -399,11 +399,28 @@ def check_source(
     # Over HUGE (a document the server checks in a process kept for it), each fix's check would be
     # a check of megabytes, hundreds of times: its fixes are offered as found, and `check --fix`
     # still drops one that does not hold once applied.
-    if len(readable) <= HUGE and any(f.fixes for f in result.findings):
+    # So too where the text has more fixes than MAX_TESTED_FIXES (a script of 2,000 findings would
+    # be checked 6,000 times more).
+    if len(readable) <= HUGE and 0 < _fixes_to_test(result.findings) <= MAX_TESTED_FIXES:
         result = _holding(
             readable, result, select=select, ignore=ignore, cache=cache, document=document, modules=modules
         )
     return result if note is None else replace(result, errors=[note, *result.errors])
+
+
+MAX_TESTED_FIXES = 64
+"""The most fixes of one text whose holding is tested (one check of the fixed text each)."""
+
+
+def _fixes_to_test(findings: list[Finding]) -> int:
+    return len(
+        {
+            (f.code, f.span.start, fix.edits)
+            for f in findings
+            for fix in f.fixes
+            if fix.applicability is not Applicability.DISPLAY_ONLY
+        }
+    )
 
 
 def read_whole(result: CheckResult) -> bool:
