@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from errknow_ls.analysis.across import Here, localized, told_here
 from errknow_ls.analysis.chunks import (
@@ -59,6 +60,7 @@ from errknow_ls.core.findings import NOT_FULLY_CHECKED, limit_note, read_limit_n
 from errknow_ls.core.suppression import suppressed
 
 INTERNAL_ERROR = "internal error"
+T = TypeVar("T")
 STEPS_PER_LINE = 50
 MAX_FILE_STEPS = 400_000
 """At ~15-40 microseconds a statement here, what keeps one file under ~16 s, however it is built."""
@@ -277,7 +279,7 @@ class Cache:
         if elsewhere is not None and still_current(elsewhere[1].read, modules):
             there, found = elsewhere
             moved = replace(found, errors=_notes_moved(found.errors, there, unit)) if found.errors else found
-            self._keep(self._outcomes, key, moved)
+            _keep(self._outcomes, key, moved, self.max_units, self._lock)
             return moved
 
         def body(chunk: Chunk) -> Body:
@@ -288,23 +290,26 @@ class Cache:
             raise CheckStopped
         outcome = _run_unit(unit, source, body, modules)
         self.runs += 1
-        self._keep(self._outcomes, key, outcome)
+        _keep(self._outcomes, key, outcome, self.max_units, self._lock)
         if not (outcome.passes or outcome.retains) and all(_placed_note(e) for e in outcome.errors):
-            with self._lock:
-                self._found_nothing[unplaced] = (unit, outcome)
-                self._found_nothing.move_to_end(unplaced)
-                while len(self._found_nothing) > self.max_units:
-                    self._found_nothing.popitem(last=False)
+            _keep(self._found_nothing, unplaced, (unit, outcome), self.max_units, self._lock)
         return outcome
 
-    def _keep(
-        self, store: OrderedDict[tuple[object, ...], Outcome], key: tuple[object, ...], outcome: Outcome
-    ) -> None:
-        with self._lock:
-            store[key] = outcome
-            store.move_to_end(key)
-            while len(store) > self.max_units:
-                store.popitem(last=False)
+
+def _keep(
+    store: OrderedDict[tuple[object, ...], T],
+    key: tuple[object, ...],
+    value: T,
+    limit: int,
+    lock: threading.Lock,
+) -> None:
+    """``value`` into ``store`` as the most recently used, the least recently used dropped past
+    ``limit``."""
+    with lock:
+        store[key] = value
+        store.move_to_end(key)
+        while len(store) > limit:
+            store.popitem(last=False)
 
 
 def _placed_note(error: str) -> bool:
