@@ -306,13 +306,7 @@ def _kind(value: Value) -> str | None:
             owners = "?" if value.owners is None else str(int(bool(value.owners)))
             flags = (value.grad, value.nodes, value.root is not None, value.identities)
             return "T" + "".join(str(int(bool(f))) for f in flags) + owners
-        case Const(value=inner) if _primitive(inner):
-            return "C" + json.dumps(inner)
-        case Number():
-            return "N"
-        case Unknown():
-            return "U"
-    return None
+    return _plain(value)
 
 
 def _held(value: Value | None) -> str | None:
@@ -322,14 +316,21 @@ def _held(value: Value | None) -> str | None:
             return "-"
         case Ref(qualname=qualname):
             return "R" + qualname
+        case Func(node=ast.FunctionDef() as node, bound=None, closure=None, module=module):
+            return f"F{module}:{node.lineno}:{node.col_offset}"
+    return _plain(value)
+
+
+def _plain(value: Value) -> str | None:
+    """A constant, a number or an unknown, spelled (as an argument and as a free name alike);
+    None for anything else."""
+    match value:
         case Const(value=inner) if _primitive(inner):
             return "C" + json.dumps(inner)
         case Number():
             return "N"
         case Unknown():
             return "U"
-        case Func(node=ast.FunctionDef() as node, bound=None, closure=None, module=module):
-            return f"F{module}:{node.lineno}:{node.col_offset}"
     return None
 
 
