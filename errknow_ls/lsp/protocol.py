@@ -120,6 +120,7 @@ def envelope_problem(data: Any) -> str | None:
     return None
 
 
+_DID_CHANGE = f'"{types.TEXT_DOCUMENT_DID_CHANGE}"'.encode()
 ANSWERED_AHEAD = frozenset(
     {types.TEXT_DOCUMENT_HOVER, types.TEXT_DOCUMENT_CODE_ACTION, types.TEXT_DOCUMENT_DIAGNOSTIC}
 )
@@ -136,6 +137,25 @@ class ErrknowProtocol(LanguageServerProtocol):
             self._refuse(None, PARSE_ERROR, f"not JSON: {exc}")
             return
         self._receive_decoded(data)
+
+    def edited_large_document(self, body: bytes | bytearray, large_chars: int) -> str | None:
+        """The URI of the open document of at least ``large_chars`` characters that ``body``, a
+        small ``didChange``, edits; None for any other message. Applying an edit to such a text makes
+        a copy of it (tens of ms for 31 MB, more where fresh memory is paged in), so the requests
+        right behind it that read another document are answered first, as behind a large message."""
+        if _DID_CHANGE not in body or self._workspace is None:
+            return None  # the method's name is in every such message (unless escaped: then in turn)
+        try:
+            data = decode(body)
+        except (ValueError, RecursionError):
+            return None
+        params = data.get("params") if isinstance(data, dict) else None
+        text_document = params.get("textDocument") if isinstance(params, dict) else None
+        uri = text_document.get("uri") if isinstance(text_document, dict) else None
+        if data.get("method") != types.TEXT_DOCUMENT_DID_CHANGE or "id" in data or not isinstance(uri, str):
+            return None
+        document = self._workspace.text_documents.get(unquote(uri))
+        return uri if document is not None and len(document.source) >= large_chars else None
 
     def answer_ahead(self, body: bytes | bytearray, document: str) -> asyncio.Future[Any] | None:
         """Handle ``body`` now, if it is a request that reads one document other than ``document``

@@ -263,8 +263,9 @@ async def next_frame(incoming: Incoming) -> bytes | bytearray | str | None:
 
 
 AHEAD_BYTES = 1 << 20
-"""A text notification this large has the requests right behind it that read other documents
-answered first (``answer_ahead``): decoding it holds the interpreter's lock for 50 ms or more."""
+"""A text notification this large, or an edit of an open document of this many characters, has
+the requests right behind it that read other documents answered first (``answer_ahead``): decoding
+the one, or copying the text the other makes, holds the interpreter's lock for 50 ms or more."""
 AHEAD_SECONDS = 0.05
 """How long those requests may run before the large notification is decoded: time to answer one
 from what is known, not to wait for a check."""
@@ -287,7 +288,7 @@ async def serve(
                 if isinstance(frame, str):
                     protocol.refuse_frame(frame)
                     continue
-                if len(frame) >= AHEAD_BYTES and (document := synced_document(frame)) is not None:
+                if (document := _large_document_synced(protocol, frame)) is not None:
                     await _answer_ahead(protocol, incoming, document)
                 protocol.receive(frame)
             except (SystemExit, BrokenPipeError):
@@ -307,6 +308,15 @@ async def serve(
         server.on_close()
     log.info("the client's input ended")
     return 0
+
+
+def _large_document_synced(protocol: ErrknowProtocol, frame: bytes | bytearray) -> str | None:
+    """The document that ``frame`` opens or edits, when handling it holds the interpreter's lock
+    for long: a text notification of AHEAD_BYTES or more (decoding it), or an edit of an open
+    document that large (applying it copies the whole text)."""
+    if len(frame) >= AHEAD_BYTES:
+        return synced_document(frame)
+    return protocol.edited_large_document(frame, AHEAD_BYTES)
 
 
 async def _answer_ahead(protocol: ErrknowProtocol, incoming: Incoming, document: str) -> None:

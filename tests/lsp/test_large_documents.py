@@ -107,6 +107,32 @@ async def test_what_comes_right_behind_a_large_document_keeps_its_order(session:
     assert hovered is not None and "second time" in str(hovered.contents)
 
 
+@pytest.mark.parametrize("profile", ["vscode-modern"], indirect=True)
+async def test_a_hover_behind_an_edit_of_a_large_document_is_answered_and_the_edit_applied(
+    session: Session,
+) -> None:
+    """An edit of a few characters to a large open document copies its whole text: a hover on
+    another document right behind it may be answered first; a hover on the large document itself
+    waits for the edit and sees it (its finding moved a line down), and the document is checked
+    in the edit's version."""
+    await session.start()
+    small = session.open("small.py", BUGGY)
+    assert len(await session.diagnostics(small)) == 1
+    text = "# padding\n" * (max(ISOLATED_CHARS, AHEAD_BYTES) // 10) + BUGGY
+    huge = session.open("huge.py", text)
+    finding_line = text.count("\n") - len(BUGGY.splitlines()) + BUGGY_LINE
+    assert [d.range.start.line for d in await session.diagnostics(huge)] == [finding_line]
+    at_top = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
+    session.edit(huge, types.TextDocumentContentChangePartial(range=at_top, text="# added\n"))
+    elsewhere = _hover_sent(session, small, BUGGY_LINE)
+    moved = _hover_sent(session, huge, finding_line + 1)
+    hovered = await elsewhere
+    assert hovered is not None and "second time" in str(hovered.contents)
+    hovered = await moved
+    assert hovered is not None and "second time" in str(hovered.contents)
+    assert [d.range.start.line for d in await session.diagnostics(huge)] == [finding_line + 1]
+
+
 @pytest.mark.skipif(not LONG, reason="a 1,000,000-line check takes minutes; ERRKNOW_FUZZ_LONG=1 runs it")
 @pytest.mark.parametrize("profile", ["neovim-0.11", "vscode-modern"], indirect=True)
 async def test_other_documents_are_answered_while_a_huge_one_is_checked(session: Session) -> None:
