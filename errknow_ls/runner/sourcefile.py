@@ -296,6 +296,12 @@ def _renameat2() -> Callable[..., int] | None:
 
 def _rewrite_in_place(target: Path, data: bytes, origin: ReadFile | None) -> None:
     """A file with other names (hard links) keeps its inode: it is rewritten in place, journaled."""
+    pending = _pending_journal(target)
+    if pending is not None:
+        raise SourceChanged(
+            f"another --fix run is rewriting it in place, or was killed doing so (its journal {pending} "
+            "is beside it): not written; run --fix again once that run has ended"
+        )
     old = origin.data if origin is not None else read_file(target).data
     journal = _write_journal(target, old, data)
     if origin is not None:
@@ -313,6 +319,19 @@ def _rewrite_in_place(target: Path, data: bytes, origin: ReadFile | None) -> Non
         ) from exc
     journal.unlink()
     _fsync_directory(target.parent)
+
+
+def _pending_journal(target: Path) -> str | None:
+    """The name of a journal beside ``target`` of another run's rewrite of it in place, if there
+    is one: a run still writing it (what was read may be part-way) or one killed whose journal the
+    start of this run could not complete (the file changed since). Written over, the file would no
+    longer be what the journal can complete or undo."""
+    prefix = f".{target.name}.{TEMP_TAG}-"
+    try:
+        names = sorted(path.name for path in target.parent.iterdir())
+    except OSError:
+        return None
+    return next((n for n in names if n.startswith(prefix) and _JOURNAL_NAME.match(n)), None)
 
 
 def _write_in_place(target: Path, data: bytes) -> None:

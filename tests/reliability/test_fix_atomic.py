@@ -375,6 +375,63 @@ def test_a_rewrite_stopped_part_way_is_completed_from_its_journal(tmp_path: Path
     assert sorted(p.name for p in path.parent.iterdir()) == ["a.py"]
 
 
+STILL_WRITING = """\
+import os, sys, time
+from pathlib import Path
+from errknow_ls.runner.sourcefile import _write_journal
+target, new = Path(sys.argv[1]), Path(sys.argv[2]).read_bytes()
+_write_journal(target, target.read_bytes(), new)
+fd = os.open(target, os.O_WRONLY)
+os.write(fd, new[: int(sys.argv[3])])
+print("part-way", flush=True)
+time.sleep(300)  # alive, as a run still writing (or a killed one not yet gone) is
+"""
+
+
+def test_a_file_another_run_is_rewriting_in_place_is_not_written(tmp_path: Path) -> None:
+    """A run that finds a file part-way through another run's rewrite in place (that run's journal
+    beside it, its process alive) would fix the torn text it read and write it over: the journal
+    could then neither complete nor undo it. It is left as it is, said, and exit 2; once the other
+    run is gone, the next run completes it from the journal."""
+    one = (FIXES / "ek002_loss_before_loop.in.py").read_bytes()
+    again = one.replace(b"def train(", b"def train_again(").replace(b"print(train(", b"print(train_again(")
+    old = one + b"\n\n" + again  # a second finding, past the tear
+    expected = tmp_path / "expected"
+    expected.mkdir()
+    _plant(expected, {"a.py": old})
+    assert _fix(expected).returncode == 0
+    new = (expected / "a.py").read_bytes()
+    path = tmp_path / "tree" / "a.py"
+    path.parent.mkdir()
+    path.write_bytes(old)
+    other = tmp_path / "a-backup.py"
+    other.hardlink_to(path)
+    fixed = tmp_path / "fixed.py"
+    fixed.write_bytes(new)
+    written = next(i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b) + 1
+    writer = subprocess.Popen(
+        [sys.executable, "-c", STILL_WRITING, str(path), str(fixed), str(written)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert writer.stdout is not None and writer.stdout.readline() == "part-way\n"
+        torn = path.read_bytes()
+        assert torn == new[:written] + old[written:] and torn != old
+        done = _fix_linked(path.parent)
+        assert done.returncode == 2, done.stderr
+        assert "another --fix run is rewriting it in place" in done.stderr
+        assert path.read_bytes() == other.read_bytes() == torn
+    finally:
+        writer.kill()
+        writer.communicate()
+    done = _fix_linked(path.parent)
+    assert done.returncode == 0, done.stderr
+    assert "completed from its journal" in done.stderr
+    assert path.read_bytes() == other.read_bytes() == new
+    assert sorted(p.name for p in path.parent.iterdir()) == ["a.py"]
+
+
 def test_a_file_changed_after_the_kill_is_left_with_its_journal(tmp_path: Path) -> None:
     """The user mended or rewrote the file meanwhile: neither it nor the journal is touched."""
     path, other, _, _ = _stopped_part_way(tmp_path, 500)
