@@ -1309,3 +1309,28 @@ for step in range(3):
     (finding,) = check_source(source).findings
     recompute = next(f for f in finding.fixes if f.title.startswith("Recompute"))
     assert (recompute.applicability is Applicability.SAFE) is safe
+
+
+@pytest.mark.parametrize(
+    ("first", "offered"),
+    [
+        ("u = F.normalize(self.weight @ self.v, dim=0)", True),
+        # A random draw: re-run under no_grad it is still a draw, but not a pure forward (rule 2).
+        ("u = F.normalize(self.weight @ self.v + torch.randn(3), dim=0)", False),
+        # `scale` is read after the run too: no_grad would also cut what the step computes from it.
+        ("u, scale = F.normalize(self.weight @ self.v, dim=0), self.weight.norm()", False),
+    ],
+)
+def test_a_state_updated_from_itself_runs_under_no_grad_only_unsafely(first: str, offered: bool) -> None:
+    """A power iteration kept on the module: its run of statements goes under `torch.no_grad()`,
+    never safely (what the step reads of it afterwards no longer carries a gradient), and only where
+    every statement of the run is a pure forward computation into names only the run needs."""
+    source = (FIXES / "ek003_power_iteration_vector_kept_with_history.in.py").read_text(encoding="utf-8")
+    old = "        u = F.normalize(self.weight @ self.v, dim=0)\n"
+    assert source.count(old) == 1
+    source = source.replace(old, f"        {first}\n")
+    (finding,) = check_source(source).findings
+    titles = {fix.title: fix.applicability for fix in finding.fixes}
+    title = "Compute `self.v` from its previous value under `torch.no_grad()`"
+    assert (title in titles) is offered
+    assert titles.get(title, Applicability.UNSAFE) == Applicability.UNSAFE

@@ -83,7 +83,11 @@ those values must be recomputed where they are read, which no fix can show.
 A frozen target network whose parameters a soft update writes outside `no_grad`
 (`p_target.copy_(tau * p + (1 - tau) * p_target)`) carries that update's graph into every later
 forward pass: the update runs under `torch.no_grad()` instead (unsafe: the online network no longer
-learns through the targets). A `parametrize.cached()` context around the whole loop keeps the
+learns through the targets). Where an object's method computes a state from its previous value by a
+run of pure forward statements (a power iteration's `v = F.normalize(w.t() @ self.u)` then
+`self.u = F.normalize(w @ v)`), that run goes under `torch.no_grad()`, so the state carries no graph
+from step to step (unsafe: what the step reads of those values afterwards, `sigma = self.u @ w @ v`,
+is a constant to the gradient). A `parametrize.cached()` context around the whole loop keeps the
 tensor its first iteration computed: the context is entered on every iteration instead, around the
 loop's body (safe: the tensor is computed once per iteration from the current parameters, and
 nothing else runs again).
@@ -106,6 +110,7 @@ from errknow_ls.analysis.fixes import (
     insert_lines_after,
     insert_lines_before,
     replace,
+    wrap_in_block,
 )
 from errknow_ls.analysis.rules.common_fixes import detached, imports_torch
 from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
@@ -118,6 +123,7 @@ from errknow_ls.analysis.rules.fix_safety import (
     detach_keeps_owned,
     detach_stored,
     detach_untrained_store,
+    forward_only,
     own_nodes,
     recompute,
     refill_memo,
@@ -201,6 +207,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
             _clear_cache(event, ctx),
             _expire_cache_key(event, ctx),
             _rerun_initialising_call(event, ctx),
+            _recurrence_without_grad(event, ctx, attrs),
         )
         if fix is not None
     ]
@@ -504,6 +511,82 @@ def _detach_untrained_store(event: SecondPass, ctx: RuleContext, attrs: list[str
         tuple(edits),
         workaround=3,
     )
+
+
+def _recurrence_without_grad(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix | None:
+    """State an object's method computes from its own previous value by a run of statements of
+    their own, each a pure forward computation into names only the next ones read (a power
+    iteration's ``v = F.normalize(w.t() @ self.u)`` then ``self.u = F.normalize(w @ v)``): that run
+    goes under ``torch.no_grad()``, so the state carries no graph from step to step. Unsafe: what
+    the step reads of those values afterwards (``sigma = self.u @ w @ v``) is then a constant to
+    its gradient. Not offered where every path the backward has to a parameter an optimizer owns
+    runs through what the run computes (rule 10)."""
+    if event.loop is None or not imports_torch(ctx):
+        return None
+    runs = [(attr, run) for attr in attrs if (run := _recurrence(ctx, attr)) is not None]
+    if len(runs) != 1:
+        return None  # no state, or several, updated from itself
+    attr, run = runs[0]
+    cut = frozenset(n for n in event.reached if any(ctx.nodes[n].stmt is stmt for stmt in run))
+    if not cut or cut_starves_training(ctx, event.site, event.reached, cut, event.loop.node):
+        return None
+    edit = wrap_in_block(ctx.source, run[0], "with torch.no_grad():", run[-1])
+    if edit is None:
+        return None
+    return Fix(
+        f"Compute `self.{attr}` from its previous value under `torch.no_grad()`",
+        Applicability.UNSAFE,
+        (edit,),
+        workaround=3,
+    )
+
+
+def _recurrence(ctx: RuleContext, attr: str) -> list[ast.stmt] | None:
+    """The one store into ``self.<attr>`` outside ``__init__``, with the run of statements before it
+    that computes what it stores (:func:`_run_into`), where that run reads ``self.<attr>``."""
+    updates = [
+        node
+        for node in ctx.all_statements()
+        if _stores_attribute(node, [attr]) is not None and not _in_method(ctx, node, "__init__")
+    ]
+    if len(updates) != 1 or not isinstance(store := updates[0], ast.Assign) or len(store.targets) != 1:
+        return None
+    target = store.targets[0]
+    if not (isinstance(target, ast.Attribute) and ctx.text(target.value) == "self"):
+        return None
+    run = _run_into(ctx, store)
+    return run if run is not None and any(_reads_of(stmt, attr) for stmt in run) else None
+
+
+def _in_method(ctx: RuleContext, node: ast.AST, name: str) -> bool:
+    function = ctx.function_of(node)
+    return function is not None and function.name == name
+
+
+def _run_into(ctx: RuleContext, store: ast.Assign) -> list[ast.stmt] | None:
+    """``store`` and the statements right before it in its block that compute what it reads, each a
+    pure forward computation (rule 2) into local names that only later statements of the run need;
+    None where one of them is not."""
+    block = ctx.block_of(store)
+    if block is None or not forward_only(ctx, store):
+        return None
+    needed = _names_read(store.value)
+    run: list[ast.stmt] = [store]
+    for earlier in reversed(block[: block.index(store)]):
+        if not isinstance(earlier, ast.Assign) or not all(isinstance(t, ast.Name) for t in earlier.targets):
+            break
+        assigned = {t.id for t in earlier.targets if isinstance(t, ast.Name)}
+        if not assigned & needed:
+            break
+        if not assigned <= needed or not forward_only(ctx, earlier):
+            return None  # it also computes a name the run does not need, or it is not pure
+        needed = (needed - assigned) | _names_read(earlier.value)
+        run.insert(0, earlier)
+    return run
+
+
+def _names_read(expr: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def _stores_attribute(node: ast.AST, attrs: list[str]) -> tuple[ast.expr, ast.expr | None] | None:

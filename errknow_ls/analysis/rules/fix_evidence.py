@@ -5,6 +5,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Backward `{loss}` once, then step each optimizer of the loop": (
         "ek002_one_loss_backwarded_per_optimizer",
     ),
+    "Compute `self.{attr}` from its previous value under `torch.no_grad()`": (
+        "ek003_power_iteration_vector_kept_with_history",
+    ),
     "Compute `{names}` where it is used, on every call": (
         "ek002_model_class_passed_in",
         "ek002_param_transform_in_init",

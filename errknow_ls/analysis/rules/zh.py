@@ -149,7 +149,11 @@ self._cached`），且对键的每次读取都受同样的检查保护时，在�
 也就是程序不用缓存时算出的值。
 冻结的目标网络，其参数在 `no_grad` 之外被软更新原地写入（`p_target.copy_(tau * p + (1 - tau) *
 p_target)`），会把这次更新的计算图带入之后每一次前向传播：改为在 `torch.no_grad()` 下更新（不安全：
-在线网络不再经由目标值学习）。包住整个循环的 `parametrize.cached()` 上下文会保留第一次迭代算出的张量：
+在线网络不再经由目标值学习）。对象的方法由状态上一次的值、经一串只做前向计算的语句算出新值
+（幂迭代的 `v = F.normalize(w.t() @ self.u)` 接着 `self.u = F.normalize(w @ v)`）时，
+这串语句改为在 `torch.no_grad()` 下运行，状态就不再把计算图从一步带到下一步（不安全：
+这一步之后读取的这些值（`sigma = self.u @ w @ v`）对梯度而言成了常数）。
+包住整个循环的 `parametrize.cached()` 上下文会保留第一次迭代算出的张量：
 改为在每次迭代中、围绕循环体进入这个上下文（安全：每次迭代由当前参数算一次张量，其他代码不会再运行）。
 
 ### 参考
@@ -328,6 +332,10 @@ MESSAGES = Catalog.of(
         (
             "Update `{module}`'s parameters under `torch.no_grad()`",
             "在 `torch.no_grad()` 下更新 `{module}` 的参数",
+        ),
+        (
+            "Compute `self.{attr}` from its previous value under `torch.no_grad()`",
+            "在 `torch.no_grad()` 下由上一次的值计算 `self.{attr}`",
         ),
         (
             "`{tensor}` reaches the graph of {what} through the `{name}` that `parametrize.cached()` "
