@@ -1334,3 +1334,33 @@ def test_a_state_updated_from_itself_runs_under_no_grad_only_unsafely(first: str
     title = "Compute `self.v` from its previous value under `torch.no_grad()`"
     assert (title in titles) is offered
     assert titles.get(title, Applicability.UNSAFE) == Applicability.UNSAFE
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("", "", Applicability.SAFE),
+        # The optimizer owns the last layer only: `.grad` of the first may hold earlier gradients.
+        ("torch.optim.SGD(model.parameters()", "torch.optim.SGD(model[2].parameters()", Applicability.UNSAFE),
+        # Cleared after the step: `.grad` holds nothing by the time the helper returns.
+        ("        optimizer.step()\n", "        optimizer.step()\n        optimizer.zero_grad()\n", None),
+        # Backwarded on some iterations only: the loss returned may not be the one `.grad` holds.
+        ("        loss.backward()\n", "        if anchor is None:\n            loss.backward()\n", None),
+        # Another backward between the helper's return and the second backward.
+        ("weights = importance(", "F.mse_loss(model(x_b), y_b).backward()\nweights = importance(", None),
+    ],
+)
+def test_the_gradient_a_returned_loss_left_is_read_where_nothing_changed_grad_since(
+    old: str, new: str, expected: Applicability | None
+) -> None:
+    source = (FIXES / "ek001_importance_from_the_returned_last_loss.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    findings = [f for f in check_source(source).findings if f.code == "EK001"]
+    found = {
+        fix.applicability
+        for finding in findings
+        for fix in finding.fixes
+        if fix.title.startswith("Remove `model.zero_grad()` and the second backward")
+    }
+    assert found == ({expected} if expected else set())

@@ -357,6 +357,101 @@ ACCUMULATES = frozenset({"backward", "manual_backward", "zero_grad"})
 """Calls that change what ``.grad`` holds: a backward adds to it, ``zero_grad`` clears it."""
 
 
+def grads_still_held(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """A helper backwards a tensor on every iteration of its loop and returns the last one
+    (``return loss``); the caller hands it to a function that clears ``.grad`` and backwards it again
+    to read the gradients (EWC's Fisher from the last training loss). ``.grad`` still holds exactly
+    that gradient: the helper's optimizer cleared it right before the backward, and nothing after it
+    adds to it or clears it (a step only reads it). The clear and the second backward are removed;
+    the reads that follow read what the first backward left. Safe as reading ``.grad`` instead of
+    asking again is (:func:`read_backward_grads`)."""
+    second, first = event.site, event.free.site
+    helper, reader = ctx.function_of(first), ctx.function_of(second)
+    if helper is None or reader is None or helper is reader:
+        return None
+    stmt = ctx.statement_of(second)
+    block = ctx.block_of(stmt) if stmt is not None else None
+    if stmt is None or block is None or block is not reader.body or not _bare_backward(stmt, second):
+        return None
+    index = block.index(stmt)
+    clear = block[index - 1] if index > 0 else None
+    if not (clear is not None and _bare_call(clear, "zero_grad")):
+        return None
+    if any(reachable_calls(ctx, s) & GRAD_RESETS for s in block[: index - 1]):
+        return None
+    cleared = _cleared_right_before(ctx, first)
+    if cleared is None or _grads_reset_before(ctx, event) or not _last_backward_returned(ctx, helper, first):
+        return None
+    edits = [delete_statement(ctx.source, clear), delete_statement(ctx.source, stmt)]
+    if any(edit is None for edit in edits) or len(block) == 2:
+        return None
+    return Fix(
+        f"Remove `{ctx.text(clear)}` and the second backward: `.grad` holds what line "
+        f"{ctx.line_of(first)} left",
+        read_backward_grads(ctx, event, cleared),
+        tuple(edit for edit in edits if edit is not None),
+        workaround=2,
+    )
+
+
+def _bare_backward(stmt: ast.stmt, call: ast.Call) -> bool:
+    """``stmt`` is ``<tensor>.backward()`` alone, with no argument."""
+    return (
+        isinstance(stmt, ast.Expr)
+        and stmt.value is call
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "backward"
+        and not (call.args or call.keywords)
+    )
+
+
+def _bare_call(stmt: ast.stmt, method: str) -> bool:
+    """``stmt`` is ``<receiver>.<method>()`` alone."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == method
+        and not (call.args or call.keywords)
+    )
+
+
+def _last_backward_returned(
+    ctx: RuleContext, helper: ast.FunctionDef | ast.AsyncFunctionDef, first: ast.Call
+) -> bool:
+    """``first`` (``loss.backward()``) stands alone in ``helper``'s body or in the body of one loop of
+    it, and runs on every iteration on the ``loss`` that iteration bound (no break, no continue);
+    after it nothing in ``helper`` adds to ``.grad`` or clears it, and ``helper`` ends by returning
+    ``loss``: the tensor it returns is the last one its backward went through."""
+    stmt = ctx.statement_of(first)
+    receiver = first.func.value if isinstance(first.func, ast.Attribute) else None
+    if stmt is None or not isinstance(receiver, ast.Name) or first.args or first.keywords:
+        return False
+    name = receiver.id
+    block = ctx.block_of(stmt)
+    last = helper.body[-1]
+    if block is None or not (isinstance(last, ast.Return) and isinstance(last.value, ast.Name)):
+        return False
+    if last.value.id != name:
+        return False
+    after = block[block.index(stmt) + 1 :]
+    if block is not helper.body:
+        loop = ctx.parents.get(stmt)
+        if not isinstance(loop, ast.For | ast.While) or loop.orelse or ctx.block_of(loop) is not helper.body:
+            return False
+        if any(isinstance(n, ast.Break | ast.Continue) for n in ast.walk(loop)):
+            return False
+        bound = [
+            s
+            for s in block[: block.index(stmt)]
+            if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)
+        ]
+        if not bound:
+            return False  # the loss an iteration backwards was bound by an earlier one
+        after += helper.body[helper.body.index(loop) + 1 : -1]
+    return not any(reachable_calls(ctx, s) & ACCUMULATES for s in after)
+
+
 def _cleared_right_before(ctx: RuleContext, backward: ast.Call) -> str | None:
     """The optimizer (as spelled) whose ``zero_grad()`` is, in the block of ``backward``, the last
     statement before it that changes ``.grad`` (through the functions of this module it calls too)."""

@@ -78,6 +78,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek004_recompute_after_step",
     ),
     "Remove `retain_graph=True`: nothing backwards through this graph again": ("ek005_retain_graph_in_loop",),
+    "Remove `{clear}` and the second backward: `.grad` holds what line {line} left": (
+        "ek001_importance_from_the_returned_last_loss",
+    ),
     "Remove the second backward (one backward per step)": ("ek001_backward_twice",),
     "Reset {shown} at the start of each iteration": (
         "ek003_reset_object_state_each_epoch",

@@ -6,8 +6,10 @@ A fix is safe only when all of these hold:
 1. **It only changes where the graph is cut or rebuilt.** It may detach a value, store a value
    detached, sum losses into one backward, or re-run (recompute) a statement; or read from
    ``.grad`` the gradient a backward just left there instead of asking for it again over the
-   freed graph, where ``.grad`` held nothing before that backward (:func:`read_backward_grads`).
-   Nothing else.
+   freed graph, where ``.grad`` held nothing before that backward (:func:`read_backward_grads`);
+   the same holds where the second backward of a returned last loss, and the ``zero_grad()`` right
+   before it, are removed, and nothing between the two backwards changes ``.grad``
+   (``common_fixes.grads_still_held``). Nothing else.
 2. **What it re-runs is a pure forward computation, as the analysis resolved it**: an assignment
    whose every call the interpreter followed as a torch op, a tensor method (not an in-place one,
    whose name ends in ``_``) or a module's forward (:attr:`RuleContext.forward_calls`), or as a

@@ -41,6 +41,11 @@ loss.backward()
 （`optimizer.zero_grad()`，中间没有别的反向传播），也没有钩子或检查器不跟踪的代码看到这些梯度，
 这是安全的；否则不安全，因为 `.grad` 里可能还有那次反向传播之前已有的值。如果第二次反向传播之后
 紧接着的代码读取 `.grad`，说明第二次反向传播是有意的，这时保留计算图排在删除第二次反向传播之前。
+如果一个辅助函数在循环的每次迭代中对损失做反向传播并返回最后一个损失，调用方再把它交给另一个函数，
+后者先清空 `.grad` 再对它做反向传播以读取梯度（EWC 由最后一个训练损失估计 Fisher 信息），那么 `.grad`
+里仍然正是这个梯度：辅助函数的优化器在那次反向传播之前清空了它，之后也没有任何东西累加或清空它（优化器的
+`step` 只读取它）。修复删除这次清空和第二次反向传播，之后的读取读到的就是第一次反向传播留下的梯度；
+是否安全与改为从 `.grad` 读取的条件相同。
 
 ### 参考
 - [torch.Tensor.backward](https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html)
@@ -468,6 +473,10 @@ MESSAGES = Catalog.of(
         (
             "Read the gradient the backward at line {line} left in `.grad`",
             "读取第 {line} 行的反向传播留在 `.grad` 中的梯度",
+        ),
+        (
+            "Remove `{clear}` and the second backward: `.grad` holds what line {line} left",
+            "删除 `{clear}` 和第二次反向传播：`.grad` 里仍是第 {line} 行留下的梯度",
         ),
         # the checker
         ("the call that reaches this backward the second time", "第二次到达这次反向传播的调用"),
