@@ -1364,3 +1364,56 @@ def test_the_gradient_a_returned_loss_left_is_read_where_nothing_changed_grad_si
         if fix.title.startswith("Remove `model.zero_grad()` and the second backward")
     }
     assert found == ({expected} if expected else set())
+
+
+SOFT_UPDATE = (
+    "    for online, averaged in zip(value.parameters(), target.parameters()):\n"
+    "        averaged.copy_(0.1 * online + 0.9 * averaged)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("", "", Applicability.SAFE),
+        # Updated before this step's loss reads the target: the cut falls inside the step.
+        (
+            SOFT_UPDATE,
+            "",
+            Applicability.UNSAFE,
+        ),
+        # An optimizer owns the target's parameters too: they are trained, not a carried state.
+        (
+            "torch.optim.SGD(value.parameters(), lr=0.05)",
+            "torch.optim.SGD([*value.parameters(), *target.parameters()], lr=0.05)",
+            Applicability.UNSAFE,
+        ),
+        # Code the checker does not follow is handed the target: it may see its gradients.
+        (
+            "target.requires_grad_(False)\n",
+            "target.requires_grad_(False)\nwatch(target)\n",
+            Applicability.UNSAFE,
+        ),
+    ],
+)
+def test_a_soft_update_runs_under_no_grad_safely_only_between_training_steps(
+    old: str, new: str, expected: Applicability
+) -> None:
+    """Rule 4 for a target network: its soft update carries a graph from one step into the next;
+    under `torch.no_grad()` the cut falls between steps only where the update follows the step's
+    backward, no optimizer owns the target, and nothing else sees its gradients."""
+    source = (FIXES / "ek003_target_network_soft_update.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    if "watch(" in new:
+        source = source.replace("import torch\n", "import torch\nfrom helpers import watch\n", 1)
+    if old == SOFT_UPDATE:  # moved to the top of the loop body, before the loss
+        source = source.replace("for step in range(6):\n", "for step in range(6):\n" + SOFT_UPDATE)
+    findings = check_source(source).findings
+    found = {
+        fix.applicability
+        for finding in findings
+        for fix in finding.fixes
+        if fix.title == "Update `target`'s parameters under `torch.no_grad()`"
+    }
+    assert found == {expected}

@@ -82,8 +82,13 @@ again), nor is a replay memory (sampled, or walked with a backward per item) emp
 those values must be recomputed where they are read, which no fix can show.
 A frozen target network whose parameters a soft update writes outside `no_grad`
 (`p_target.copy_(tau * p + (1 - tau) * p_target)`) carries that update's graph into every later
-forward pass: the update runs under `torch.no_grad()` instead (unsafe: the online network no longer
-learns through the targets). Where an object's method computes a state from its previous value by a
+forward pass: the update runs under `torch.no_grad()` instead. Safe where it is a cut between
+training steps: the update follows the step's backward in a loop where an optimizer steps, the
+target entered the loop without such a graph, no optimizer owns its parameters, the loss still
+reaches every parameter an optimizer owns through the step's own forward pass, and nothing else
+sees the update's gradients (truncated backpropagation through time, for a target network);
+unsafe otherwise (the online network no longer learns through the targets).
+Where an object's method computes a state from its previous value by a
 run of pure forward statements (a power iteration's `v = F.normalize(w.t() @ self.u)` then
 `self.u = F.normalize(w @ v)`), that run goes under `torch.no_grad()`, so the state carries no graph
 from step to step (unsafe: what the step reads of those values afterwards, `sigma = self.u @ w @ v`,
@@ -197,7 +202,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         fix
         for fix in (
             cache_each_iteration(ctx, cached, event.loop.node if event.loop is not None else None),
-            update_without_grad(ctx, updates),
+            update_without_grad(ctx, event, updates),
             _detach_untrained_store(event, ctx, attrs),
             _refresh_every_iteration(event, ctx, carried),
             _detach_appended(event, ctx),

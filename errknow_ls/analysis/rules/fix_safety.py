@@ -35,7 +35,9 @@ A fix is safe only when all of these hold:
    that backward where it runs only on some iterations; losses are summed into one backward only
    where each learns through a part of its own (:func:`sum_losses`); a shared value is detached in
    a loss only where the optimizer that steps after that loss is not built over the module that made
-   the value (:func:`detach_in_first`).
+   the value (:func:`detach_in_first`); a target network's soft update goes under
+   ``torch.no_grad()`` only where it follows the step's backward and no optimizer owns the target
+   (:func:`update_between_steps`).
 5. **State is re-initialised only where every iteration re-runs the same sequence**: a state a
    loop carries and updates within each iteration (a recurrent state stepped over a sequence by an
    inner loop) is reset at the top of the loop, by re-running the pure statement that initialised
@@ -175,7 +177,7 @@ from errknow_ls.analysis.ownership import (
     upstream_origins,
 )
 from errknow_ls.analysis.rules.context import RuleContext
-from errknow_ls.analysis.values import Const, Opaque, Seq, Tensor, Value, maybe_of, tensors_in
+from errknow_ls.analysis.values import Const, NNModule, Opaque, Seq, Tensor, Value, maybe_of, tensors_in
 from errknow_ls.core import Applicability
 
 ASSIGNMENTS = (ast.Assign, ast.AnnAssign)
@@ -1048,6 +1050,48 @@ def detach_carried(
     stepping = loop.method is not None or loop.key in ctx.stepping
     entry_graph = any(maybe_of(value) for value in entering)
     return wanted if stepping and not entry_graph else Applicability.UNSAFE
+
+
+def update_between_steps(
+    ctx: RuleContext, event: SecondPass, update: ast.stmt, updated: NNModule, entering: Value | None
+) -> Applicability:
+    """Running an update in place of a module's parameters (a target network's soft update) under
+    ``torch.no_grad()`` (rule 4, for a state carried between steps): safe where the loop is a
+    training loop, the update runs in its body after the failing backward's own statement (so the
+    graph it ties the parameters to is read only by later steps: the cut falls between steps, as
+    truncated backpropagation through time does), the module entered the loop carrying no such
+    graph, no optimizer owns a parameter of the updated module, the failing backward still reaches,
+    through the step's own forward pass, every parameter an optimizer owns that it reached before
+    (:func:`ownership.cut_keeps_owned`), and nothing else sees a gradient in the graph the update
+    made. Unsafe otherwise."""
+    loop = event.loop
+    body = loop.node.body if loop is not None and isinstance(loop.node, ast.For | ast.While) else None
+    if loop is None or body is None or loop.key not in ctx.stepping or not ctx.complete:
+        return Applicability.UNSAFE
+    if not isinstance(entering, NNModule) or entering.carries or updated.origins is None:
+        return Applicability.UNSAFE
+    where, backward = _body_position(ctx, body, update), _body_position(ctx, body, event.site)
+    if where is None or backward is None or where <= backward:
+        return Applicability.UNSAFE
+    origins = ctx.ownership.linked(updated.origins)
+    if any(owned is None or owned & origins for owned in ctx.ownership.optimizers):
+        return Applicability.UNSAFE
+    cut = frozenset(updated.carries)
+    kept = cut_keeps_owned(ctx.nodes, event.reached, cut, ctx.ownership)
+    if not kept or not gradient_unseen(ctx.nodes, cut, frozenset(), ctx.ownership):
+        return Applicability.UNSAFE
+    return Applicability.SAFE
+
+
+def _body_position(ctx: RuleContext, body: list[ast.stmt], node: ast.AST) -> int | None:
+    """The index of the statement of ``body`` that holds ``node``."""
+    current: ast.AST | None = node
+    while current is not None:
+        for index, stmt in enumerate(body):
+            if stmt is current:
+                return index
+        current = ctx.parents.get(current)
+    return None
 
 
 def updated_within_step(ctx: RuleContext, loop: Loop, value: Value) -> bool:
