@@ -1417,3 +1417,35 @@ def test_a_soft_update_runs_under_no_grad_safely_only_between_training_steps(
         if fix.title == "Update `target`'s parameters under `torch.no_grad()`"
     }
     assert found == {expected}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("", "", Applicability.SAFE),
+        # The history enters the loop holding a graph: the first cut stops a gradient into it.
+        (
+            "history = []\n",
+            'history = [{"step": -1, "loss": model(torch.randn(4, 3)).pow(2).mean()}]\n',
+            Applicability.UNSAFE,
+        ),
+        # No optimizer steps in the loop: its iterations are not training steps.
+        ("    optimizer.step()\n", "", Applicability.UNSAFE),
+    ],
+)
+def test_a_history_keeps_detached_copies_safely_only_between_training_steps(
+    old: str, new: str, expected: Applicability
+) -> None:
+    """Rule 4 for a history appended after each step's backward and read by later steps: detached
+    copies hold the same values and cut only between steps, where each step is a training step and
+    the history entered the loop without a graph."""
+    source = (FIXES / "ek003_history_of_dicts.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = {
+        fix.applicability
+        for finding in check_source(source).findings
+        for fix in finding.fixes
+        if fix.title == "Keep detached copies in `history`"
+    }
+    assert found == {expected}

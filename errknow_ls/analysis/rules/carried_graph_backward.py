@@ -69,10 +69,13 @@ A value recomputed only on some iterations (`if step % k == 0: latent = encoder(
 on every one is computed on every iteration instead (unsafe: the iterations between then read fresh
 values).
 Detaching the items of a carried list is unsafe: later backwards no longer reach the earlier
-items' graphs. So are the two fixes for lists: a history appended after the backward and read by
-later iterations (earlier losses for loss weighting) keeps detached copies; a list filled for one
+items' graphs. A history appended after the backward and read by later iterations (earlier losses
+for loss weighting) keeps detached copies: safe where every iteration is a training step, the
+history entered the loop without a graph, the loss still reaches every parameter an optimizer owns
+through the step's own forward pass, and nothing else sees a gradient in what it held (the copies
+hold the same values; the cut falls between steps), unsafe otherwise. A list filled for one
 step's loss and never emptied (an episode's log-probabilities, activations from forward hooks) is
-emptied at the start of each iteration.
+emptied at the start of each iteration (unsafe).
 Where the state entering the loop carries a graph (a decoder stepped from the encoder's final
 state, with a backward per token), it is detached right after each backward (unsafe), so that the
 first backward still reaches what made it. No cut is offered where the failing backward reaches a
@@ -125,6 +128,7 @@ from errknow_ls.analysis.rules.fix_safety import (
     cuts_own_step,
     detach_carried,
     detach_expression,
+    detach_history,
     detach_keeps_owned,
     detach_stored,
     detach_untrained_store,
@@ -877,9 +881,15 @@ def _detach_appended(event: SecondPass, ctx: RuleContext) -> Fix | None:
             tuple(edits),
             workaround=3,
         )
+    names = {name for name, _ in containers}
+    histories = [
+        holder
+        for holder in event.carried
+        if (holder if isinstance(holder, str) else event.spelled.get(holder)) in names
+    ]
     return Fix(
         f"Keep detached copies in {', '.join(dict.fromkeys(shown))}",
-        Applicability.UNSAFE,
+        detach_history(ctx, event, histories if len(histories) == len(names) else [], appended),
         tuple(edits),
         workaround=3,
     )

@@ -37,7 +37,8 @@ A fix is safe only when all of these hold:
    a loss only where the optimizer that steps after that loss is not built over the module that made
    the value (:func:`detach_in_first`); a target network's soft update goes under
    ``torch.no_grad()`` only where it follows the step's backward and no optimizer owns the target
-   (:func:`update_between_steps`).
+   (:func:`update_between_steps`), and a history appended after the step's backward keeps detached
+   copies only where it entered the loop without a graph (:func:`detach_history`).
 5. **State is re-initialised only where every iteration re-runs the same sequence**: a state a
    loop carries and updates within each iteration (a recurrent state stepped over a sequence by an
    inner loop) is reset at the top of the loop, by re-running the pure statement that initialised
@@ -177,6 +178,7 @@ from errknow_ls.analysis.ownership import (
     upstream_origins,
 )
 from errknow_ls.analysis.rules.context import RuleContext
+from errknow_ls.analysis.state import Holder
 from errknow_ls.analysis.values import Const, NNModule, Opaque, Seq, Tensor, Value, maybe_of, tensors_in
 from errknow_ls.core import Applicability
 
@@ -1092,6 +1094,28 @@ def _body_position(ctx: RuleContext, body: list[ast.stmt], node: ast.AST) -> int
                 return index
         current = ctx.parents.get(current)
     return None
+
+
+def detach_history(
+    ctx: RuleContext, event: SecondPass, histories: list[Holder], cut: frozenset[int]
+) -> Applicability:
+    """Keeping detached copies in a history a loop appends to after each step's backward and reads
+    in later steps (earlier losses weighting the next ones) (rule 4, for values stored between
+    steps): safe where every iteration is a training step, each history entered the loop holding no
+    graph, the failing backward, cut at what the histories hold (``cut``), still reaches through the
+    step's own forward pass every parameter an optimizer owns that it reached before
+    (:func:`ownership.cut_keeps_owned`), and nothing else sees a gradient there. The copies hold the
+    same values; only the gradient later steps would send back into earlier steps' graphs is cut, as
+    truncated backpropagation through time cuts it. Unsafe otherwise."""
+    loop = event.loop
+    if loop is None or loop.key not in ctx.stepping or not ctx.complete or not cut or not histories:
+        return Applicability.UNSAFE
+    if any(holder not in event.entry or maybe_of(event.entry[holder]) for holder in histories):
+        return Applicability.UNSAFE
+    kept = cut_keeps_owned(ctx.nodes, event.reached, cut, ctx.ownership)
+    if not kept or not gradient_unseen(ctx.nodes, cut, frozenset(), ctx.ownership):
+        return Applicability.UNSAFE
+    return Applicability.SAFE
 
 
 def updated_within_step(ctx: RuleContext, loop: Loop, value: Value) -> bool:
