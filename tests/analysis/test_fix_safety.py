@@ -1449,3 +1449,44 @@ def test_a_history_keeps_detached_copies_safely_only_between_training_steps(
         if fix.title == "Keep detached copies in `history`"
     }
     assert found == {expected}
+
+
+@pytest.mark.parametrize(
+    ("store", "safe"),
+    [
+        # Each item written from this step's errors, after the backward: a cut between steps.
+        ("self.priorities[i] = p + 1e-3", True),
+        # Each item written from the state itself, over the items of one step: a recurrence the
+        # inner loop steps within the step.
+        ("self.priorities[i] = 0.5 * self.priorities[i] + p", False),
+    ],
+)
+def test_a_memory_written_item_by_item_is_stored_detached_safely_unless_it_reads_itself(
+    store: str, safe: bool
+) -> None:
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "class Memory:\n"
+        "    def __init__(self, n):\n"
+        "        self.items, self.priorities = [torch.randn(3) for _ in range(n)], [torch.tensor(1.0)] * n\n"
+        "    def sample(self, k):\n"
+        "        p = torch.stack(self.priorities)\n"
+        "        idx = torch.multinomial(p / p.sum(), k).tolist()\n"
+        "        return idx, torch.stack([self.items[i] for i in idx]), p[idx] / p.max()\n"
+        "    def update(self, idx, errors):\n"
+        "        for i, p in zip(idx, errors):\n"
+        f"            {store}\n"
+        "q = nn.Linear(3, 1)\nopt = torch.optim.SGD(q.parameters(), lr=0.1)\nmemory = Memory(16)\n"
+        "for step in range(3):\n"
+        "    idx, x, w = memory.sample(4)\n"
+        "    err = q(x).squeeze(1) - 1.0\n"
+        "    loss = (w * err.pow(2)).mean()\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    memory.update(idx, err.abs())\n"
+    )
+    (finding,) = check_source(source).findings
+    stored = [fix for fix in finding.fixes if fix.title.startswith("Store `self.priorities` detached")]
+    assert stored, [fix.title for fix in finding.fixes]
+    assert (stored[0].applicability == Applicability.SAFE) is safe

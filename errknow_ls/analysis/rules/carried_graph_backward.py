@@ -40,7 +40,10 @@ iterations only (every k time steps) the state is detached right after it instea
 detached where an object's own method stores it (`self.center = ...`, a memory bank's
 `self.bank[idx] = z`) is safe too, except what a step stores and reads back in the same step (a KV
 cache's slots) and a memo filled once (`if key not in self._memo:`), which is emptied at the start
-of each iteration instead (unsafe). A value an object's method computes and keeps on itself (a
+of each iteration instead (unsafe), and a state updated from itself again within one step (a
+spiking neuron's membrane over a forward's time steps); a store repeated by an inner loop that does
+not read the state (a replay memory's priorities written item by item after the step's backward) is
+still a cut between steps. A value an object's method computes and keeps on itself (a
 Cholesky factor cached in eval mode) whose graph reads no parameter an optimizer owns, and whose
 gradients nothing else sees, is stored detached where it is stored, safely: the value is the same
 and so is what trains (the ownership is decided by the modules' identities, never their names).
@@ -428,7 +431,11 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
                 return None  # what is stored has a shape the analysis does not know
             edits.append(replace(ctx.source, node.value, expression))
             continue
-        unpacked = _unpacked_attribute(target, attrs)  # `out, self.hidden = self.lstm(x, self.hidden)`
+        # `out, self.hidden = self.lstm(x, self.hidden)`; not `self.items, self.priorities = [], []`,
+        # a start that gives each part apart.
+        unpacked = (
+            None if isinstance(node.value, ast.Tuple | ast.List) else _unpacked_attribute(target, attrs)
+        )
         if unpacked is not None:
             target, unpacked_any = unpacked, True
         elif not _is_attr(target, attrs):
@@ -477,9 +484,24 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
     applicability = (
         Applicability.UNSAFE
         if through_local or unpacked_any
-        else detach_stored(ctx, event.loop, stored, memo=memo)
+        else detach_stored(ctx, event.loop, stored, memo=memo, recurrent=_updated_from_itself(ctx, attrs))
     )
     return Fix(title, applicability, tuple(edits), workaround=3)
+
+
+def _updated_from_itself(ctx: RuleContext, attrs: list[str]) -> bool:
+    """A store into one of ``attrs`` (or an item of one) reads that state, directly or through a
+    local computed from it (``self.mem = 0.9 * self.mem + x``): a recurrence."""
+    for node in ctx.all_statements():
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target = node.targets[0]
+        stored_into = target.value if isinstance(target, ast.Subscript) else target
+        if not (isinstance(stored_into, ast.Attribute) and _is_attr(stored_into, attrs)):
+            continue
+        if _reads_of(node.value, stored_into.attr) or _made_from_itself(ctx, node, stored_into.attr):
+            return True
+    return False
 
 
 def _detach_untrained_store(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix | None:

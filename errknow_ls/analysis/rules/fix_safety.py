@@ -1129,14 +1129,18 @@ def updated_within_step(ctx: RuleContext, loop: Loop, value: Value) -> bool:
 
 
 def detach_stored(
-    ctx: RuleContext, loop: Loop | None, carried: list[Value], *, memo: bool = False
+    ctx: RuleContext, loop: Loop | None, carried: list[Value], *, memo: bool = False, recurrent: bool = True
 ) -> Applicability:
     """Storing a state detached where an object's own method updates it (rule 4): safe where it is
-    stored once per training step; unsafe where it is updated again within the step (a spiking
-    neuron's membrane over the time steps of one forward): the cut would stop the gradient the
-    step's own loss sends back through the earlier time steps; unsafe too where it is a memo
-    (:func:`stored_once`)."""
-    if memo or (loop is not None and any(updated_within_step(ctx, loop, value) for value in carried)):
+    stored once per training step; unsafe where it is updated again from itself within the step (a
+    spiking neuron's membrane over the time steps of one forward): the cut would stop the gradient
+    the step's own loss sends back through the earlier time steps. A store that does not read the
+    state (``recurrent`` False: a replay memory's priorities written item by item, after the step's
+    backward) cuts nothing within the step by being repeated by an inner loop; what the step stores
+    and reads back itself is never stored detached (:func:`cuts_own_step`). Unsafe too where it is
+    a memo (:func:`stored_once`)."""
+    within = loop is not None and any(updated_within_step(ctx, loop, value) for value in carried)
+    if memo or (within and recurrent):
         return Applicability.UNSAFE
     return Applicability.SAFE
 
