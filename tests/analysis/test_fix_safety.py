@@ -1490,3 +1490,34 @@ def test_a_memory_written_item_by_item_is_stored_detached_safely_unless_it_reads
     stored = [fix for fix in finding.fixes if fix.title.startswith("Store `self.priorities` detached")]
     assert stored, [fix.title for fix in finding.fixes]
     assert (stored[0].applicability == Applicability.SAFE) is safe
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "offered"),
+    [
+        ("", "", True),
+        # The fresh name is stored again between its statement and the loss: which value it holds
+        # there is another question.
+        ("        perturbed = model(x)\n", "        perturbed = model(x)\n        perturbed = None\n", False),
+        # Stored again by the loss's own assignment, after its value is computed: still the fresh one.
+        ("        adv_loss = F.cross_entropy(", "        perturbed, adv_loss = None, F.cross_entropy(", True),
+        # Not the very expression that made the stale value (another input): not a recompute of it.
+        ("        perturbed = model(x)\n", "        perturbed = model(x * 2)\n", False),
+    ],
+)
+def test_a_recompute_the_loop_makes_is_read_only_where_it_holds_the_very_value(
+    old: str, new: str, offered: bool
+) -> None:
+    """Fix_safety rule 12 inside a loop: an attack step's forward into a name nothing reads is read
+    by the loss in place of the clean output built before the loop, safely, only where the name
+    holds that statement's value when the loss reads it."""
+    source = (FIXES / "ek002_weight_attack_steps_score_the_clean_forward.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = {
+        fix.applicability
+        for finding in check_source(source).findings
+        for fix in finding.fixes
+        if fix.title.startswith("Use `perturbed` in the second loss")
+    }
+    assert found == ({Applicability.SAFE} if offered else set())

@@ -14,7 +14,7 @@ from errknow_ls.analysis.fixes import (
     replace,
 )
 from errknow_ls.analysis.ownership import upstream_origins
-from errknow_ls.analysis.rules.context import RuleContext, Summary, holds
+from errknow_ls.analysis.rules.context import RuleContext, Summary, holds, names_loaded
 from errknow_ls.analysis.rules.fix_safety import (
     in_place,
     read_backward_grads,
@@ -551,3 +551,87 @@ def imports_torch(ctx: RuleContext) -> bool:
         isinstance(stmt, ast.Import) and any(a.name == "torch" and a.asname is None for a in stmt.names)
         for stmt in ctx.module.body
     )
+
+
+def read_recomputed(
+    event: SecondPass, ctx: RuleContext, shared: tuple[str, ast.AST] | None, after: int | None = None
+) -> Fix | None:
+    """Between the first backward and the second loss, the program assigns a name nothing reads the
+    very expression that made the shared value (``gen_imgs = generator(torch.randn(n, d))`` after
+    the critic's ``fake_imgs = generator(torch.randn(n, d))``): the second loss reads that name in
+    place of the stale one. It re-runs nothing and keeps every gradient: the value is rebuilt by the
+    program's own statement, after the first backward (fix_safety rule 12). ``after``: the line
+    after which that statement runs between the two backwards, where it is not the first
+    backward's (the header of a loop whose every iteration backwards again: PGD's attack steps
+    computing ``logits = model(ids)`` and a loss from the clean ``outputs``)."""
+    if shared is None:
+        return None
+    name, made = shared
+    second = ctx.statement_of(event.site)
+    if not (isinstance(made, ast.Assign) and isinstance(made.value, ast.expr) and second is not None):
+        return None
+    scope = ctx.function_of(second) or ctx.module
+    if (ctx.function_of(made) or ctx.module) is not scope:
+        return None
+    first_line, report_line = after or ctx.line_of(event.free.site), ctx.line_of(event.report)
+    loaded = {n.id for n in names_loaded(scope)}
+    declared = {
+        n for node in ast.walk(scope) if isinstance(node, ast.Global | ast.Nonlocal) for n in node.names
+    }
+    stores = [
+        n for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del)
+    ]
+    if any(n.id == name and first_line < n.lineno <= report_line for n in stores):
+        return None  # the stale name is assigned again on the way: which value it holds is moot
+    shape = ast.dump(made.value)
+    for stmt in ast.walk(scope):
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and first_line < stmt.lineno < report_line
+            and ast.dump(stmt.value) == shape
+        ):
+            continue
+        fresh = stmt.targets[0].id
+        if fresh == name or fresh in loaded or fresh in declared or not ancestors_hold(ctx, stmt, second):
+            continue
+        feeding = statements_feeding(event, ctx, event.reached - event.free.reached)
+        uses = [
+            use
+            for use in names_loaded(scope)
+            if use.id == name
+            and int(getattr(stmt, "end_lineno", stmt.lineno)) < use.lineno <= report_line
+            and id(ctx.statement_of(use)) in feeding
+        ]
+        if uses and not _stored_again(ctx, [n for n in stores if n.id == fresh], stmt, uses):
+            edits = [replace(ctx.source, use, fresh) for use in uses]
+            return Fix(
+                f"Use `{fresh}` in the second loss: it recomputes `{name}` and is read nowhere else",
+                Applicability.SAFE,
+                tuple(edits),
+                workaround=2,
+            )
+    return None
+
+
+def _stored_again(ctx: RuleContext, stores: list[ast.Name], stmt: ast.Assign, uses: list[ast.Name]) -> bool:
+    """A store of the fresh name other than ``stmt``'s may come between ``stmt`` and a use it would
+    then read: one after ``stmt`` up to the last use, except in an assignment that holds a use
+    (``logits, loss = loss_of(outputs)``: its targets are stored after its value is computed)."""
+    end = int(getattr(stmt, "end_lineno", stmt.lineno))
+    holding = {id(ctx.statement_of(use)) for use in uses}
+    last = max(use.lineno for use in uses)
+    for store in stores:
+        if store is stmt.targets[0] or not end < store.lineno <= last:
+            continue
+        held_by = ctx.statement_of(store)
+        if not (isinstance(held_by, ast.Assign) and id(held_by) in holding):
+            return True
+    return False
+
+
+def statements_feeding(event: SecondPass, ctx: RuleContext, own: frozenset[int]) -> set[int]:
+    """The statements (by id) of the backward's own frame that made ``own``: a call of the
+    project's module (``discriminator(fake)``) made its nodes inside ``forward``, run from here."""
+    return {id(s) for n in own if (s := ctx.nodes[n].stmt_in(event.frame) or ctx.nodes[n].stmt) is not None}

@@ -116,6 +116,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
     ),
     "Update `{module}`'s parameters under `torch.no_grad()`": ("ek003_target_network_soft_update",),
     "Use `{fresh}` in the second loss: it recomputes `{name}` and is read nowhere else": (
+        "ek002_weight_attack_steps_score_the_clean_forward",
         "ek004_generator_scores_stale_fakes_beside_fresh_ones",
         "ek004_generator_step_scores_the_critic_loop_fakes",
     ),

@@ -112,9 +112,11 @@ A fix is safe only when all of these hold:
    global) the very expression (the same syntax tree) that made the value the second loss reaches
    through the freed graph, and that statement runs on every path to the second loss, the second
    loss reads that name instead (``gen_imgs = generator(torch.randn(n, d))`` beside the critic
-   loop's stale ``fake_imgs``). Safe: it re-runs nothing (the program already drew that noise and
+   loop's stale ``fake_imgs``; inside a loop whose every iteration backwards again, a statement
+   of its body before the second loss: PGD's ``logits = model(ids)`` beside the clean ``outputs``
+   built before the attack loop). Safe: it re-runs nothing (the program already drew that noise and
    ran that forward), adds no cut, and keeps every gradient; the graph is rebuilt by the program's
-   own statement (``shared_graph_backward._read_recomputed``).
+   own statement (``common_fixes.read_recomputed``).
 
 13. **A module's output built once before a loop that runs that module again, or stored in a
    replay buffer that later steps sample, is detached**,
