@@ -1348,6 +1348,13 @@ def test_a_state_updated_from_itself_runs_under_no_grad_only_unsafely(first: str
         ("        loss.backward()\n", "        if anchor is None:\n            loss.backward()\n", None),
         # Another backward between the helper's return and the second backward.
         ("weights = importance(", "F.mse_loss(model(x_b), y_b).backward()\nweights = importance(", None),
+        # The same, inside a function of the caller's that then calls the reader.
+        (
+            "weights = importance(model, last)\n",
+            "def measure(model, loss):\n    F.mse_loss(model(x_b), y_b).backward()\n"
+            "    return importance(model, loss)\n\n\nweights = measure(model, last)\n",
+            None,
+        ),
     ],
 )
 def test_the_gradient_a_returned_loss_left_is_read_where_nothing_changed_grad_since(

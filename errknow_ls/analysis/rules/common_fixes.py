@@ -369,6 +369,8 @@ def grads_still_held(event: SecondPass, ctx: RuleContext) -> Fix | None:
     helper, reader = ctx.function_of(first), ctx.function_of(second)
     if helper is None or reader is None or helper is reader:
         return None
+    if reader not in ctx.called_functions.get(event.report, set()):
+        return None  # reached through other code of its caller's, which may touch `.grad` first
     stmt = ctx.statement_of(second)
     block = ctx.block_of(stmt) if stmt is not None else None
     if stmt is None or block is None or block is not reader.body or not _bare_backward(stmt, second):
