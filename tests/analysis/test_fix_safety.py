@@ -1395,6 +1395,12 @@ SOFT_UPDATE = (
             "torch.optim.SGD([*value.parameters(), *target.parameters()], lr=0.05)",
             Applicability.UNSAFE,
         ),
+        # Another loss of the same step backwards after the update: it reads the updated target.
+        (
+            '    print(f"step {step}: loss {loss.item():.4f}")\n',
+            "    (target(states) - value(states)).pow(2).mean().backward()\n",
+            Applicability.UNSAFE,
+        ),
         # Code the checker does not follow is handed the target: it may see its gradients.
         (
             "target.requires_grad_(False)\n",
@@ -1438,6 +1444,14 @@ def test_a_soft_update_runs_under_no_grad_safely_only_between_training_steps(
         ),
         # No optimizer steps in the loop: its iterations are not training steps.
         ("    optimizer.step()\n", "", Applicability.UNSAFE),
+        # Another backward in the same step after the append: a later loss of that step could read
+        # what the step appended, so the cut is not shown to fall between steps.
+        (
+            '    history.append({"step": step, "loss": loss})\n',
+            '    history.append({"step": step, "loss": loss})\n'
+            "    model(torch.randn(4, 3)).sum().backward()\n",
+            Applicability.UNSAFE,
+        ),
     ],
 )
 def test_a_history_keeps_detached_copies_safely_only_between_training_steps(

@@ -73,9 +73,10 @@ on every one is computed on every iteration instead (unsafe: the iterations betw
 values).
 Detaching the items of a carried list is unsafe: later backwards no longer reach the earlier
 items' graphs. A history appended after the backward and read by later iterations (earlier losses
-for loss weighting) keeps detached copies: safe where every iteration is a training step, the
-history entered the loop without a graph, the loss still reaches every parameter an optimizer owns
-through the step's own forward pass, and nothing else sees a gradient in what it held (the copies
+for loss weighting) keeps detached copies: safe where every iteration is a training step, no
+backward follows the appends in it, the history entered the loop without a graph, the loss still
+reaches every parameter an optimizer owns through the step's own forward pass, and nothing else
+sees a gradient in what it held (the copies
 hold the same values; the cut falls between steps), unsafe otherwise. A list filled for one
 step's loss and never emptied (an episode's log-probabilities, activations from forward hooks) is
 emptied at the start of each iteration (unsafe).
@@ -89,7 +90,7 @@ those values must be recomputed where they are read, which no fix can show.
 A frozen target network whose parameters a soft update writes outside `no_grad`
 (`p_target.copy_(tau * p + (1 - tau) * p_target)`) carries that update's graph into every later
 forward pass: the update runs under `torch.no_grad()` instead. Safe where it is a cut between
-training steps: the update follows the step's backward in a loop where an optimizer steps, the
+training steps: the update follows the step's last backward in a loop where an optimizer steps, the
 target entered the loop without such a graph, no optimizer owns its parameters, the loss still
 reaches every parameter an optimizer owns through the step's own forward pass, and nothing else
 sees the update's gradients (truncated backpropagation through time, for a target network);
@@ -123,7 +124,7 @@ from errknow_ls.analysis.fixes import (
     replace,
     wrap_in_block,
 )
-from errknow_ls.analysis.rules.common_fixes import detached, imports_torch
+from errknow_ls.analysis.rules.common_fixes import backward_after, detached, imports_torch
 from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
     cut_starves_training,
@@ -911,7 +912,17 @@ def _detach_appended(event: SecondPass, ctx: RuleContext) -> Fix | None:
     ]
     return Fix(
         f"Keep detached copies in {', '.join(dict.fromkeys(shown))}",
-        detach_history(ctx, event, histories if len(histories) == len(names) else [], appended),
+        detach_history(
+            ctx,
+            event,
+            histories if len(histories) == len(names) else [],
+            appended,
+            last=not any(
+                backward_after(ctx, call, _loop_node(event))
+                for name, _ in containers
+                for call in _appends(body, ctx, name)
+            ),
+        ),
         tuple(edits),
         workaround=3,
     )

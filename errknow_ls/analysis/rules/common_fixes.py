@@ -356,6 +356,24 @@ def read_grads(event: SecondPass, ctx: RuleContext) -> Fix | None:
 ACCUMULATES = frozenset({"backward", "manual_backward", "zero_grad"})
 """Calls that change what ``.grad`` holds: a backward adds to it, ``zero_grad`` clears it."""
 
+BACKWARDS = frozenset({"backward", "manual_backward", "grad"})
+"""Calls that go back through a graph."""
+
+
+def backward_after(ctx: RuleContext, node: ast.AST, loop: ast.AST | None) -> bool:
+    """A statement of ``loop``'s body after the one that holds ``node`` backwards (or takes a
+    gradient), itself or through a function of the checked code it calls; True where ``node`` is
+    not in that body."""
+    body = getattr(loop, "body", None)
+    if not isinstance(body, list):
+        return True
+    current: ast.AST | None = node
+    while current is not None and not any(current is stmt for stmt in body):
+        current = ctx.parents.get(current)
+    if not isinstance(current, ast.stmt):
+        return True
+    return any(reachable_calls(ctx, stmt) & BACKWARDS for stmt in body[body.index(current) + 1 :])
+
 
 def grads_still_held(event: SecondPass, ctx: RuleContext) -> Fix | None:
     """A helper backwards a tensor on every iteration of its loop and returns the last one

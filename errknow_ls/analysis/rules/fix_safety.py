@@ -36,9 +36,9 @@ A fix is safe only when all of these hold:
    where each learns through a part of its own (:func:`sum_losses`); a shared value is detached in
    a loss only where the optimizer that steps after that loss is not built over the module that made
    the value (:func:`detach_in_first`); a target network's soft update goes under
-   ``torch.no_grad()`` only where it follows the step's backward and no optimizer owns the target
-   (:func:`update_between_steps`), and a history appended after the step's backward keeps detached
-   copies only where it entered the loop without a graph (:func:`detach_history`).
+   ``torch.no_grad()`` only where it follows the step's last backward and no optimizer owns the
+   target (:func:`update_between_steps`), and a history appended after the step's last backward
+   keeps detached copies only where it entered the loop without a graph (:func:`detach_history`).
 5. **State is re-initialised only where every iteration re-runs the same sequence**: a state a
    loop carries and updates within each iteration (a recurrent state stepped over a sequence by an
    inner loop) is reset at the top of the loop, by re-running the pure statement that initialised
@@ -1057,7 +1057,13 @@ def detach_carried(
 
 
 def update_between_steps(
-    ctx: RuleContext, event: SecondPass, update: ast.stmt, updated: NNModule, entering: Value | None
+    ctx: RuleContext,
+    event: SecondPass,
+    update: ast.stmt,
+    updated: NNModule,
+    entering: Value | None,
+    *,
+    last: bool,
 ) -> Applicability:
     """Running an update in place of a module's parameters (a target network's soft update) under
     ``torch.no_grad()`` (rule 4, for a state carried between steps): safe where the loop is a
@@ -1067,8 +1073,11 @@ def update_between_steps(
     graph, no optimizer owns a parameter of the updated module, the failing backward still reaches,
     through the step's own forward pass, every parameter an optimizer owns that it reached before
     (:func:`ownership.cut_keeps_owned`), and nothing else sees a gradient in the graph the update
-    made. Unsafe otherwise."""
+    made; ``last``: no backward runs after the update in the iteration (another loss of the same
+    step would read the updated target). Unsafe otherwise."""
     loop = event.loop
+    if not last:
+        return Applicability.UNSAFE
     body = loop.node.body if loop is not None and isinstance(loop.node, ast.For | ast.While) else None
     if loop is None or body is None or loop.key not in ctx.stepping or not ctx.complete:
         return Applicability.UNSAFE
@@ -1099,7 +1108,7 @@ def _body_position(ctx: RuleContext, body: list[ast.stmt], node: ast.AST) -> int
 
 
 def detach_history(
-    ctx: RuleContext, event: SecondPass, histories: list[Holder], cut: frozenset[int]
+    ctx: RuleContext, event: SecondPass, histories: list[Holder], cut: frozenset[int], *, last: bool
 ) -> Applicability:
     """Keeping detached copies in a history a loop appends to after each step's backward and reads
     in later steps (earlier losses weighting the next ones) (rule 4, for values stored between
@@ -1108,9 +1117,18 @@ def detach_history(
     step's own forward pass every parameter an optimizer owns that it reached before
     (:func:`ownership.cut_keeps_owned`), and nothing else sees a gradient there. The copies hold the
     same values; only the gradient later steps would send back into earlier steps' graphs is cut, as
-    truncated backpropagation through time cuts it. Unsafe otherwise."""
+    truncated backpropagation through time cuts it; ``last``: no backward runs after the appends in
+    the iteration (another loss of the same step would read what this step appended). Unsafe
+    otherwise."""
     loop = event.loop
-    if loop is None or loop.key not in ctx.stepping or not ctx.complete or not cut or not histories:
+    if (
+        not last
+        or loop is None
+        or loop.key not in ctx.stepping
+        or not ctx.complete
+        or not cut
+        or not histories
+    ):
         return Applicability.UNSAFE
     if any(holder not in event.entry or maybe_of(event.entry[holder]) for holder in histories):
         return Applicability.UNSAFE

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.fixes import wrap_in_block
-from errknow_ls.analysis.rules.common_fixes import enclosing_statements, imports_torch
+from errknow_ls.analysis.rules.common_fixes import backward_after, enclosing_statements, imports_torch
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.rules.fix_safety import update_between_steps
 from errknow_ls.analysis.state import Holder
@@ -78,7 +78,14 @@ def update_without_grad(ctx: RuleContext, event: SecondPass, updates: list[Param
         return None
     return Fix(
         f"Update `{update.module}`'s parameters under `torch.no_grad()`",
-        update_between_steps(ctx, event, stmt, update.carried, update.entering),
+        update_between_steps(
+            ctx,
+            event,
+            stmt,
+            update.carried,
+            update.entering,
+            last=not backward_after(ctx, stmt, event.loop.node if event.loop is not None else None),
+        ),
         (edit,),
         workaround=3,
     )
