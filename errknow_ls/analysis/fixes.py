@@ -78,18 +78,22 @@ def insert_lines_after(source: SourceText, stmt: ast.stmt, lines: Sequence[str])
     return Edit(Span(at, at), text)
 
 
-def wrap_in_block(source: SourceText, stmt: ast.stmt, header: str) -> Edit | None:
-    """``stmt`` (on lines of its own) moved into a new block opened by ``header`` (``with
-    torch.no_grad():``), one indentation step deeper (the step the file uses there)."""
-    if statement_text(source, stmt) is None or stmt.end_lineno is None:
+def wrap_in_block(
+    source: SourceText, stmt: ast.stmt, header: str, last: ast.stmt | None = None
+) -> Edit | None:
+    """``stmt`` (on lines of its own), or the statements of its block from ``stmt`` to ``last``,
+    moved into a new block opened by ``header`` (``with torch.no_grad():``), one indentation step
+    deeper (the step the file uses there)."""
+    last = last or stmt
+    if last.end_lineno is None or None in (statement_text(source, stmt), statement_text(source, last)):
         return None
     indent = source.indent_of(stmt.lineno)
     step = "\t" if indent.startswith("\t") else "    "
-    rows = [source.line(n) for n in range(stmt.lineno, stmt.end_lineno + 1)]
+    rows = [source.line(n) for n in range(stmt.lineno, last.end_lineno + 1)]
     text = f"{indent}{header}\n" + "".join(f"{step}{row}\n" if row.strip() else f"{row}\n" for row in rows)
-    end = Position(stmt.end_lineno, 0)
-    if stmt.end_lineno >= len(source.lines) and not source.text.endswith(("\n", "\r")):
-        end = Position(stmt.end_lineno - 1, len(source.line(stmt.end_lineno)))
+    end = Position(last.end_lineno, 0)
+    if last.end_lineno >= len(source.lines) and not source.text.endswith(("\n", "\r")):
+        end = Position(last.end_lineno - 1, len(source.line(last.end_lineno)))
         text = text[:-1]
     return Edit(Span(Position(stmt.lineno - 1, 0), end), text)
 

@@ -1309,3 +1309,236 @@ for step in range(3):
     (finding,) = check_source(source).findings
     recompute = next(f for f in finding.fixes if f.title.startswith("Recompute"))
     assert (recompute.applicability is Applicability.SAFE) is safe
+
+
+@pytest.mark.parametrize(
+    ("first", "offered"),
+    [
+        ("u = F.normalize(self.weight @ self.v, dim=0)", True),
+        # A random draw: re-run under no_grad it is still a draw, but not a pure forward (rule 2).
+        ("u = F.normalize(self.weight @ self.v + torch.randn(3), dim=0)", False),
+        # `scale` is read after the run too: no_grad would also cut what the step computes from it.
+        ("u, scale = F.normalize(self.weight @ self.v, dim=0), self.weight.norm()", False),
+    ],
+)
+def test_a_state_updated_from_itself_runs_under_no_grad_only_unsafely(first: str, offered: bool) -> None:
+    """A power iteration kept on the module: its run of statements goes under `torch.no_grad()`,
+    never safely (what the step reads of it afterwards no longer carries a gradient), and only where
+    every statement of the run is a pure forward computation into names only the run needs."""
+    source = (FIXES / "ek003_power_iteration_vector_kept_with_history.in.py").read_text(encoding="utf-8")
+    old = "        u = F.normalize(self.weight @ self.v, dim=0)\n"
+    assert source.count(old) == 1
+    source = source.replace(old, f"        {first}\n")
+    (finding,) = check_source(source).findings
+    titles = {fix.title: fix.applicability for fix in finding.fixes}
+    title = "Compute `self.v` from its previous value under `torch.no_grad()`"
+    assert (title in titles) is offered
+    assert titles.get(title, Applicability.UNSAFE) == Applicability.UNSAFE
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("", "", Applicability.SAFE),
+        # The optimizer owns the last layer only: `.grad` of the first may hold earlier gradients.
+        ("torch.optim.SGD(model.parameters()", "torch.optim.SGD(model[2].parameters()", Applicability.UNSAFE),
+        # Cleared after the step: `.grad` holds nothing by the time the helper returns.
+        ("        optimizer.step()\n", "        optimizer.step()\n        optimizer.zero_grad()\n", None),
+        # Backwarded on some iterations only: the loss returned may not be the one `.grad` holds.
+        ("        loss.backward()\n", "        if anchor is None:\n            loss.backward()\n", None),
+        # Another backward between the helper's return and the second backward.
+        ("weights = importance(", "F.mse_loss(model(x_b), y_b).backward()\nweights = importance(", None),
+        # The same, inside a function of the caller's that then calls the reader.
+        (
+            "weights = importance(model, last)\n",
+            "def measure(model, loss):\n    F.mse_loss(model(x_b), y_b).backward()\n"
+            "    return importance(model, loss)\n\n\nweights = measure(model, last)\n",
+            None,
+        ),
+    ],
+)
+def test_the_gradient_a_returned_loss_left_is_read_where_nothing_changed_grad_since(
+    old: str, new: str, expected: Applicability | None
+) -> None:
+    source = (FIXES / "ek001_importance_from_the_returned_last_loss.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    findings = [f for f in check_source(source).findings if f.code == "EK001"]
+    found = {
+        fix.applicability
+        for finding in findings
+        for fix in finding.fixes
+        if fix.title.startswith("Remove `model.zero_grad()` and the second backward")
+    }
+    assert found == ({expected} if expected else set())
+
+
+SOFT_UPDATE = (
+    "    for online, averaged in zip(value.parameters(), target.parameters()):\n"
+    "        averaged.copy_(0.1 * online + 0.9 * averaged)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("", "", Applicability.SAFE),
+        # Updated before this step's loss reads the target: the cut falls inside the step.
+        (
+            SOFT_UPDATE,
+            "",
+            Applicability.UNSAFE,
+        ),
+        # An optimizer owns the target's parameters too: they are trained, not a carried state.
+        (
+            "torch.optim.SGD(value.parameters(), lr=0.05)",
+            "torch.optim.SGD([*value.parameters(), *target.parameters()], lr=0.05)",
+            Applicability.UNSAFE,
+        ),
+        # Another loss of the same step backwards after the update: it reads the updated target.
+        (
+            '    print(f"step {step}: loss {loss.item():.4f}")\n',
+            "    (target(states) - value(states)).pow(2).mean().backward()\n",
+            Applicability.UNSAFE,
+        ),
+        # Code the checker does not follow is handed the target: it may see its gradients.
+        (
+            "target.requires_grad_(False)\n",
+            "target.requires_grad_(False)\nwatch(target)\n",
+            Applicability.UNSAFE,
+        ),
+    ],
+)
+def test_a_soft_update_runs_under_no_grad_safely_only_between_training_steps(
+    old: str, new: str, expected: Applicability
+) -> None:
+    """Rule 4 for a target network: its soft update carries a graph from one step into the next;
+    under `torch.no_grad()` the cut falls between steps only where the update follows the step's
+    backward, no optimizer owns the target, and nothing else sees its gradients."""
+    source = (FIXES / "ek003_target_network_soft_update.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    if "watch(" in new:
+        source = source.replace("import torch\n", "import torch\nfrom helpers import watch\n", 1)
+    if old == SOFT_UPDATE:  # moved to the top of the loop body, before the loss
+        source = source.replace("for step in range(6):\n", "for step in range(6):\n" + SOFT_UPDATE)
+    findings = check_source(source).findings
+    found = {
+        fix.applicability
+        for finding in findings
+        for fix in finding.fixes
+        if fix.title == "Update `target`'s parameters under `torch.no_grad()`"
+    }
+    assert found == {expected}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("", "", Applicability.SAFE),
+        # The history enters the loop holding a graph: the first cut stops a gradient into it.
+        (
+            "history = []\n",
+            'history = [{"step": -1, "loss": model(torch.randn(4, 3)).pow(2).mean()}]\n',
+            Applicability.UNSAFE,
+        ),
+        # No optimizer steps in the loop: its iterations are not training steps.
+        ("    optimizer.step()\n", "", Applicability.UNSAFE),
+        # Another backward in the same step after the append: a later loss of that step could read
+        # what the step appended, so the cut is not shown to fall between steps.
+        (
+            '    history.append({"step": step, "loss": loss})\n',
+            '    history.append({"step": step, "loss": loss})\n'
+            "    model(torch.randn(4, 3)).sum().backward()\n",
+            Applicability.UNSAFE,
+        ),
+    ],
+)
+def test_a_history_keeps_detached_copies_safely_only_between_training_steps(
+    old: str, new: str, expected: Applicability
+) -> None:
+    """Rule 4 for a history appended after each step's backward and read by later steps: detached
+    copies hold the same values and cut only between steps, where each step is a training step and
+    the history entered the loop without a graph."""
+    source = (FIXES / "ek003_history_of_dicts.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = {
+        fix.applicability
+        for finding in check_source(source).findings
+        for fix in finding.fixes
+        if fix.title == "Keep detached copies in `history`"
+    }
+    assert found == {expected}
+
+
+@pytest.mark.parametrize(
+    ("store", "safe"),
+    [
+        # Each item written from this step's errors, after the backward: a cut between steps.
+        ("self.priorities[i] = p + 1e-3", True),
+        # Each item written from the state itself, over the items of one step: a recurrence the
+        # inner loop steps within the step.
+        ("self.priorities[i] = 0.5 * self.priorities[i] + p", False),
+    ],
+)
+def test_a_memory_written_item_by_item_is_stored_detached_safely_unless_it_reads_itself(
+    store: str, safe: bool
+) -> None:
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "class Memory:\n"
+        "    def __init__(self, n):\n"
+        "        self.items, self.priorities = [torch.randn(3) for _ in range(n)], [torch.tensor(1.0)] * n\n"
+        "    def sample(self, k):\n"
+        "        p = torch.stack(self.priorities)\n"
+        "        idx = torch.multinomial(p / p.sum(), k).tolist()\n"
+        "        return idx, torch.stack([self.items[i] for i in idx]), p[idx] / p.max()\n"
+        "    def update(self, idx, errors):\n"
+        "        for i, p in zip(idx, errors):\n"
+        f"            {store}\n"
+        "q = nn.Linear(3, 1)\nopt = torch.optim.SGD(q.parameters(), lr=0.1)\nmemory = Memory(16)\n"
+        "for step in range(3):\n"
+        "    idx, x, w = memory.sample(4)\n"
+        "    err = q(x).squeeze(1) - 1.0\n"
+        "    loss = (w * err.pow(2)).mean()\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    memory.update(idx, err.abs())\n"
+    )
+    (finding,) = check_source(source).findings
+    stored = [fix for fix in finding.fixes if fix.title.startswith("Store `self.priorities` detached")]
+    assert stored, [fix.title for fix in finding.fixes]
+    assert (stored[0].applicability == Applicability.SAFE) is safe
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "offered"),
+    [
+        ("", "", True),
+        # The fresh name is stored again between its statement and the loss: which value it holds
+        # there is another question.
+        ("        perturbed = model(x)\n", "        perturbed = model(x)\n        perturbed = None\n", False),
+        # Stored again by the loss's own assignment, after its value is computed: still the fresh one.
+        ("        adv_loss = F.cross_entropy(", "        perturbed, adv_loss = None, F.cross_entropy(", True),
+        # Not the very expression that made the stale value (another input): not a recompute of it.
+        ("        perturbed = model(x)\n", "        perturbed = model(x * 2)\n", False),
+    ],
+)
+def test_a_recompute_the_loop_makes_is_read_only_where_it_holds_the_very_value(
+    old: str, new: str, offered: bool
+) -> None:
+    """Fix_safety rule 12 inside a loop: an attack step's forward into a name nothing reads is read
+    by the loss in place of the clean output built before the loop, safely, only where the name
+    holds that statement's value when the loss reads it."""
+    source = (FIXES / "ek002_weight_attack_steps_score_the_clean_forward.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = {
+        fix.applicability
+        for finding in check_source(source).findings
+        for fix in finding.fixes
+        if fix.title.startswith("Use `perturbed` in the second loss")
+    }
+    assert found == ({Applicability.SAFE} if offered else set())

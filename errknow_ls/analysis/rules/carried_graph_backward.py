@@ -40,7 +40,10 @@ iterations only (every k time steps) the state is detached right after it instea
 detached where an object's own method stores it (`self.center = ...`, a memory bank's
 `self.bank[idx] = z`) is safe too, except what a step stores and reads back in the same step (a KV
 cache's slots) and a memo filled once (`if key not in self._memo:`), which is emptied at the start
-of each iteration instead (unsafe). A value an object's method computes and keeps on itself (a
+of each iteration instead (unsafe), and a state updated from itself again within one step (a
+spiking neuron's membrane over a forward's time steps); a store repeated by an inner loop that does
+not read the state (a replay memory's priorities written item by item after the step's backward) is
+still a cut between steps. A value an object's method computes and keeps on itself (a
 Cholesky factor cached in eval mode) whose graph reads no parameter an optimizer owns, and whose
 gradients nothing else sees, is stored detached where it is stored, safely: the value is the same
 and so is what trains (the ownership is decided by the modules' identities, never their names).
@@ -69,10 +72,14 @@ A value recomputed only on some iterations (`if step % k == 0: latent = encoder(
 on every one is computed on every iteration instead (unsafe: the iterations between then read fresh
 values).
 Detaching the items of a carried list is unsafe: later backwards no longer reach the earlier
-items' graphs. So are the two fixes for lists: a history appended after the backward and read by
-later iterations (earlier losses for loss weighting) keeps detached copies; a list filled for one
+items' graphs. A history appended after the backward and read by later iterations (earlier losses
+for loss weighting) keeps detached copies: safe where every iteration is a training step, no
+backward follows the appends in it, the history entered the loop without a graph, the loss still
+reaches every parameter an optimizer owns through the step's own forward pass, and nothing else
+sees a gradient in what it held (the copies
+hold the same values; the cut falls between steps), unsafe otherwise. A list filled for one
 step's loss and never emptied (an episode's log-probabilities, activations from forward hooks) is
-emptied at the start of each iteration.
+emptied at the start of each iteration (unsafe).
 Where the state entering the loop carries a graph (a decoder stepped from the encoder's final
 state, with a backward per token), it is detached right after each backward (unsafe), so that the
 first backward still reaches what made it. No cut is offered where the failing backward reaches a
@@ -82,8 +89,17 @@ again), nor is a replay memory (sampled, or walked with a backward per item) emp
 those values must be recomputed where they are read, which no fix can show.
 A frozen target network whose parameters a soft update writes outside `no_grad`
 (`p_target.copy_(tau * p + (1 - tau) * p_target)`) carries that update's graph into every later
-forward pass: the update runs under `torch.no_grad()` instead (unsafe: the online network no longer
-learns through the targets). A `parametrize.cached()` context around the whole loop keeps the
+forward pass: the update runs under `torch.no_grad()` instead. Safe where it is a cut between
+training steps: the update follows the step's last backward in a loop where an optimizer steps, the
+target entered the loop without such a graph, no optimizer owns its parameters, the loss still
+reaches every parameter an optimizer owns through the step's own forward pass, and nothing else
+sees the update's gradients (truncated backpropagation through time, for a target network);
+unsafe otherwise (the online network no longer learns through the targets).
+Where an object's method computes a state from its previous value by a
+run of pure forward statements (a power iteration's `v = F.normalize(w.t() @ self.u)` then
+`self.u = F.normalize(w @ v)`), that run goes under `torch.no_grad()`, so the state carries no graph
+from step to step (unsafe: what the step reads of those values afterwards, `sigma = self.u @ w @ v`,
+is a constant to the gradient). A `parametrize.cached()` context around the whole loop keeps the
 tensor its first iteration computed: the context is entered on every iteration instead, around the
 loop's body (safe: the tensor is computed once per iteration from the current parameters, and
 nothing else runs again).
@@ -106,8 +122,9 @@ from errknow_ls.analysis.fixes import (
     insert_lines_after,
     insert_lines_before,
     replace,
+    wrap_in_block,
 )
-from errknow_ls.analysis.rules.common_fixes import detached, imports_torch
+from errknow_ls.analysis.rules.common_fixes import backward_after, detached, imports_torch
 from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
     cut_starves_training,
@@ -115,9 +132,11 @@ from errknow_ls.analysis.rules.fix_safety import (
     cuts_own_step,
     detach_carried,
     detach_expression,
+    detach_history,
     detach_keeps_owned,
     detach_stored,
     detach_untrained_store,
+    forward_only,
     own_nodes,
     recompute,
     refill_memo,
@@ -191,7 +210,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         fix
         for fix in (
             cache_each_iteration(ctx, cached, event.loop.node if event.loop is not None else None),
-            update_without_grad(ctx, updates),
+            update_without_grad(ctx, event, updates),
             _detach_untrained_store(event, ctx, attrs),
             _refresh_every_iteration(event, ctx, carried),
             _detach_appended(event, ctx),
@@ -201,6 +220,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
             _clear_cache(event, ctx),
             _expire_cache_key(event, ctx),
             _rerun_initialising_call(event, ctx),
+            _recurrence_without_grad(event, ctx, attrs),
         )
         if fix is not None
     ]
@@ -412,7 +432,11 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
                 return None  # what is stored has a shape the analysis does not know
             edits.append(replace(ctx.source, node.value, expression))
             continue
-        unpacked = _unpacked_attribute(target, attrs)  # `out, self.hidden = self.lstm(x, self.hidden)`
+        # `out, self.hidden = self.lstm(x, self.hidden)`; not `self.items, self.priorities = [], []`,
+        # a start that gives each part apart.
+        unpacked = (
+            None if isinstance(node.value, ast.Tuple | ast.List) else _unpacked_attribute(target, attrs)
+        )
         if unpacked is not None:
             target, unpacked_any = unpacked, True
         elif not _is_attr(target, attrs):
@@ -461,9 +485,24 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
     applicability = (
         Applicability.UNSAFE
         if through_local or unpacked_any
-        else detach_stored(ctx, event.loop, stored, memo=memo)
+        else detach_stored(ctx, event.loop, stored, memo=memo, recurrent=_updated_from_itself(ctx, attrs))
     )
     return Fix(title, applicability, tuple(edits), workaround=3)
+
+
+def _updated_from_itself(ctx: RuleContext, attrs: list[str]) -> bool:
+    """A store into one of ``attrs`` (or an item of one) reads that state, directly or through a
+    local computed from it (``self.mem = 0.9 * self.mem + x``): a recurrence."""
+    for node in ctx.all_statements():
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target = node.targets[0]
+        stored_into = target.value if isinstance(target, ast.Subscript) else target
+        if not (isinstance(stored_into, ast.Attribute) and _is_attr(stored_into, attrs)):
+            continue
+        if _reads_of(node.value, stored_into.attr) or _made_from_itself(ctx, node, stored_into.attr):
+            return True
+    return False
 
 
 def _detach_untrained_store(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix | None:
@@ -504,6 +543,82 @@ def _detach_untrained_store(event: SecondPass, ctx: RuleContext, attrs: list[str
         tuple(edits),
         workaround=3,
     )
+
+
+def _recurrence_without_grad(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix | None:
+    """State an object's method computes from its own previous value by a run of statements of
+    their own, each a pure forward computation into names only the next ones read (a power
+    iteration's ``v = F.normalize(w.t() @ self.u)`` then ``self.u = F.normalize(w @ v)``): that run
+    goes under ``torch.no_grad()``, so the state carries no graph from step to step. Unsafe: what
+    the step reads of those values afterwards (``sigma = self.u @ w @ v``) is then a constant to
+    its gradient. Not offered where every path the backward has to a parameter an optimizer owns
+    runs through what the run computes (rule 10)."""
+    if event.loop is None or not imports_torch(ctx):
+        return None
+    runs = [(attr, run) for attr in attrs if (run := _recurrence(ctx, attr)) is not None]
+    if len(runs) != 1:
+        return None  # no state, or several, updated from itself
+    attr, run = runs[0]
+    cut = frozenset(n for n in event.reached if any(ctx.nodes[n].stmt is stmt for stmt in run))
+    if not cut or cut_starves_training(ctx, event.site, event.reached, cut, event.loop.node):
+        return None
+    edit = wrap_in_block(ctx.source, run[0], "with torch.no_grad():", run[-1])
+    if edit is None:
+        return None
+    return Fix(
+        f"Compute `self.{attr}` from its previous value under `torch.no_grad()`",
+        Applicability.UNSAFE,
+        (edit,),
+        workaround=3,
+    )
+
+
+def _recurrence(ctx: RuleContext, attr: str) -> list[ast.stmt] | None:
+    """The one store into ``self.<attr>`` outside ``__init__``, with the run of statements before it
+    that computes what it stores (:func:`_run_into`), where that run reads ``self.<attr>``."""
+    updates = [
+        node
+        for node in ctx.all_statements()
+        if _stores_attribute(node, [attr]) is not None and not _in_method(ctx, node, "__init__")
+    ]
+    if len(updates) != 1 or not isinstance(store := updates[0], ast.Assign) or len(store.targets) != 1:
+        return None
+    target = store.targets[0]
+    if not (isinstance(target, ast.Attribute) and ctx.text(target.value) == "self"):
+        return None
+    run = _run_into(ctx, store)
+    return run if run is not None and any(_reads_of(stmt, attr) for stmt in run) else None
+
+
+def _in_method(ctx: RuleContext, node: ast.AST, name: str) -> bool:
+    function = ctx.function_of(node)
+    return function is not None and function.name == name
+
+
+def _run_into(ctx: RuleContext, store: ast.Assign) -> list[ast.stmt] | None:
+    """``store`` and the statements right before it in its block that compute what it reads, each a
+    pure forward computation (rule 2) into local names that only later statements of the run need;
+    None where one of them is not."""
+    block = ctx.block_of(store)
+    if block is None or not forward_only(ctx, store):
+        return None
+    needed = _names_read(store.value)
+    run: list[ast.stmt] = [store]
+    for earlier in reversed(block[: block.index(store)]):
+        if not isinstance(earlier, ast.Assign) or not all(isinstance(t, ast.Name) for t in earlier.targets):
+            break
+        assigned = {t.id for t in earlier.targets if isinstance(t, ast.Name)}
+        if not assigned & needed:
+            break
+        if not assigned <= needed or not forward_only(ctx, earlier):
+            return None  # it also computes a name the run does not need, or it is not pure
+        needed = (needed - assigned) | _names_read(earlier.value)
+        run.insert(0, earlier)
+    return run
+
+
+def _names_read(expr: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def _stores_attribute(node: ast.AST, attrs: list[str]) -> tuple[ast.expr, ast.expr | None] | None:
@@ -789,9 +904,25 @@ def _detach_appended(event: SecondPass, ctx: RuleContext) -> Fix | None:
             tuple(edits),
             workaround=3,
         )
+    names = {name for name, _ in containers}
+    histories = [
+        holder
+        for holder in event.carried
+        if (holder if isinstance(holder, str) else event.spelled.get(holder)) in names
+    ]
     return Fix(
         f"Keep detached copies in {', '.join(dict.fromkeys(shown))}",
-        Applicability.UNSAFE,
+        detach_history(
+            ctx,
+            event,
+            histories if len(histories) == len(names) else [],
+            appended,
+            last=not any(
+                backward_after(ctx, call, _loop_node(event))
+                for name, _ in containers
+                for call in _appends(body, ctx, name)
+            ),
+        ),
         tuple(edits),
         workaround=3,
     )

@@ -14,7 +14,7 @@ from errknow_ls.analysis.fixes import (
     replace,
 )
 from errknow_ls.analysis.ownership import upstream_origins
-from errknow_ls.analysis.rules.context import RuleContext, Summary, holds
+from errknow_ls.analysis.rules.context import RuleContext, Summary, holds, names_loaded
 from errknow_ls.analysis.rules.fix_safety import (
     in_place,
     read_backward_grads,
@@ -356,6 +356,121 @@ def read_grads(event: SecondPass, ctx: RuleContext) -> Fix | None:
 ACCUMULATES = frozenset({"backward", "manual_backward", "zero_grad"})
 """Calls that change what ``.grad`` holds: a backward adds to it, ``zero_grad`` clears it."""
 
+BACKWARDS = frozenset({"backward", "manual_backward", "grad"})
+"""Calls that go back through a graph."""
+
+
+def backward_after(ctx: RuleContext, node: ast.AST, loop: ast.AST | None) -> bool:
+    """A statement of ``loop``'s body after the one that holds ``node`` backwards (or takes a
+    gradient), itself or through a function of the checked code it calls; True where ``node`` is
+    not in that body."""
+    body = getattr(loop, "body", None)
+    if not isinstance(body, list):
+        return True
+    current: ast.AST | None = node
+    while current is not None and not any(current is stmt for stmt in body):
+        current = ctx.parents.get(current)
+    if not isinstance(current, ast.stmt):
+        return True
+    return any(reachable_calls(ctx, stmt) & BACKWARDS for stmt in body[body.index(current) + 1 :])
+
+
+def grads_still_held(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """A helper backwards a tensor on every iteration of its loop and returns the last one
+    (``return loss``); the caller hands it to a function that clears ``.grad`` and backwards it again
+    to read the gradients (EWC's Fisher from the last training loss). ``.grad`` still holds exactly
+    that gradient: the helper's optimizer cleared it right before the backward, and nothing after it
+    adds to it or clears it (a step only reads it). The clear and the second backward are removed;
+    the reads that follow read what the first backward left. Safe as reading ``.grad`` instead of
+    asking again is (:func:`read_backward_grads`)."""
+    second, first = event.site, event.free.site
+    helper, reader = ctx.function_of(first), ctx.function_of(second)
+    if helper is None or reader is None or helper is reader:
+        return None
+    if reader not in ctx.called_functions.get(event.report, set()):
+        return None  # reached through other code of its caller's, which may touch `.grad` first
+    stmt = ctx.statement_of(second)
+    block = ctx.block_of(stmt) if stmt is not None else None
+    if stmt is None or block is None or block is not reader.body or not _bare_backward(stmt, second):
+        return None
+    index = block.index(stmt)
+    clear = block[index - 1] if index > 0 else None
+    if not (clear is not None and _bare_call(clear, "zero_grad")):
+        return None
+    if any(reachable_calls(ctx, s) & GRAD_RESETS for s in block[: index - 1]):
+        return None
+    cleared = _cleared_right_before(ctx, first)
+    if cleared is None or _grads_reset_before(ctx, event) or not _last_backward_returned(ctx, helper, first):
+        return None
+    edits = [delete_statement(ctx.source, clear), delete_statement(ctx.source, stmt)]
+    if any(edit is None for edit in edits) or len(block) == 2:
+        return None
+    return Fix(
+        f"Remove `{ctx.text(clear)}` and the second backward: `.grad` holds what line "
+        f"{ctx.line_of(first)} left",
+        read_backward_grads(ctx, event, cleared),
+        tuple(edit for edit in edits if edit is not None),
+        workaround=2,
+    )
+
+
+def _bare_backward(stmt: ast.stmt, call: ast.Call) -> bool:
+    """``stmt`` is ``<tensor>.backward()`` alone, with no argument."""
+    return (
+        isinstance(stmt, ast.Expr)
+        and stmt.value is call
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "backward"
+        and not (call.args or call.keywords)
+    )
+
+
+def _bare_call(stmt: ast.stmt, method: str) -> bool:
+    """``stmt`` is ``<receiver>.<method>()`` alone."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == method
+        and not (call.args or call.keywords)
+    )
+
+
+def _last_backward_returned(
+    ctx: RuleContext, helper: ast.FunctionDef | ast.AsyncFunctionDef, first: ast.Call
+) -> bool:
+    """``first`` (``loss.backward()``) stands alone in ``helper``'s body or in the body of one loop of
+    it, and runs on every iteration on the ``loss`` that iteration bound (no break, no continue);
+    after it nothing in ``helper`` adds to ``.grad`` or clears it, and ``helper`` ends by returning
+    ``loss``: the tensor it returns is the last one its backward went through."""
+    stmt = ctx.statement_of(first)
+    receiver = first.func.value if isinstance(first.func, ast.Attribute) else None
+    if stmt is None or not isinstance(receiver, ast.Name) or first.args or first.keywords:
+        return False
+    name = receiver.id
+    block = ctx.block_of(stmt)
+    last = helper.body[-1]
+    if block is None or not (isinstance(last, ast.Return) and isinstance(last.value, ast.Name)):
+        return False
+    if last.value.id != name:
+        return False
+    after = block[block.index(stmt) + 1 :]
+    if block is not helper.body:
+        loop = ctx.parents.get(stmt)
+        if not isinstance(loop, ast.For | ast.While) or loop.orelse or ctx.block_of(loop) is not helper.body:
+            return False
+        if any(isinstance(n, ast.Break | ast.Continue) for n in ast.walk(loop)):
+            return False
+        bound = [
+            s
+            for s in block[: block.index(stmt)]
+            if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)
+        ]
+        if not bound:
+            return False  # the loss an iteration backwards was bound by an earlier one
+        after += helper.body[helper.body.index(loop) + 1 : -1]
+    return not any(reachable_calls(ctx, s) & ACCUMULATES for s in after)
+
 
 def _cleared_right_before(ctx: RuleContext, backward: ast.Call) -> str | None:
     """The optimizer (as spelled) whose ``zero_grad()`` is, in the block of ``backward``, the last
@@ -456,3 +571,87 @@ def imports_torch(ctx: RuleContext) -> bool:
         isinstance(stmt, ast.Import) and any(a.name == "torch" and a.asname is None for a in stmt.names)
         for stmt in ctx.module.body
     )
+
+
+def read_recomputed(
+    event: SecondPass, ctx: RuleContext, shared: tuple[str, ast.AST] | None, after: int | None = None
+) -> Fix | None:
+    """Between the first backward and the second loss, the program assigns a name nothing reads the
+    very expression that made the shared value (``gen_imgs = generator(torch.randn(n, d))`` after
+    the critic's ``fake_imgs = generator(torch.randn(n, d))``): the second loss reads that name in
+    place of the stale one. It re-runs nothing and keeps every gradient: the value is rebuilt by the
+    program's own statement, after the first backward (fix_safety rule 12). ``after``: the line
+    after which that statement runs between the two backwards, where it is not the first
+    backward's (the header of a loop whose every iteration backwards again: PGD's attack steps
+    computing ``logits = model(ids)`` and a loss from the clean ``outputs``)."""
+    if shared is None:
+        return None
+    name, made = shared
+    second = ctx.statement_of(event.site)
+    if not (isinstance(made, ast.Assign) and isinstance(made.value, ast.expr) and second is not None):
+        return None
+    scope = ctx.function_of(second) or ctx.module
+    if (ctx.function_of(made) or ctx.module) is not scope:
+        return None
+    first_line, report_line = after or ctx.line_of(event.free.site), ctx.line_of(event.report)
+    loaded = {n.id for n in names_loaded(scope)}
+    declared = {
+        n for node in ast.walk(scope) if isinstance(node, ast.Global | ast.Nonlocal) for n in node.names
+    }
+    stores = [
+        n for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del)
+    ]
+    if any(n.id == name and first_line < n.lineno <= report_line for n in stores):
+        return None  # the stale name is assigned again on the way: which value it holds is moot
+    shape = ast.dump(made.value)
+    for stmt in ast.walk(scope):
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and first_line < stmt.lineno < report_line
+            and ast.dump(stmt.value) == shape
+        ):
+            continue
+        fresh = stmt.targets[0].id
+        if fresh == name or fresh in loaded or fresh in declared or not ancestors_hold(ctx, stmt, second):
+            continue
+        feeding = statements_feeding(event, ctx, event.reached - event.free.reached)
+        uses = [
+            use
+            for use in names_loaded(scope)
+            if use.id == name
+            and int(getattr(stmt, "end_lineno", stmt.lineno)) < use.lineno <= report_line
+            and id(ctx.statement_of(use)) in feeding
+        ]
+        if uses and not _stored_again(ctx, [n for n in stores if n.id == fresh], stmt, uses):
+            edits = [replace(ctx.source, use, fresh) for use in uses]
+            return Fix(
+                f"Use `{fresh}` in the second loss: it recomputes `{name}` and is read nowhere else",
+                Applicability.SAFE,
+                tuple(edits),
+                workaround=2,
+            )
+    return None
+
+
+def _stored_again(ctx: RuleContext, stores: list[ast.Name], stmt: ast.Assign, uses: list[ast.Name]) -> bool:
+    """A store of the fresh name other than ``stmt``'s may come between ``stmt`` and a use it would
+    then read: one after ``stmt`` up to the last use, except in an assignment that holds a use
+    (``logits, loss = loss_of(outputs)``: its targets are stored after its value is computed)."""
+    end = int(getattr(stmt, "end_lineno", stmt.lineno))
+    holding = {id(ctx.statement_of(use)) for use in uses}
+    last = max(use.lineno for use in uses)
+    for store in stores:
+        if store is stmt.targets[0] or not end < store.lineno <= last:
+            continue
+        held_by = ctx.statement_of(store)
+        if not (isinstance(held_by, ast.Assign) and id(held_by) in holding):
+            return True
+    return False
+
+
+def statements_feeding(event: SecondPass, ctx: RuleContext, own: frozenset[int]) -> set[int]:
+    """The statements (by id) of the backward's own frame that made ``own``: a call of the
+    project's module (``discriminator(fake)``) made its nodes inside ``forward``, run from here."""
+    return {id(s) for n in own if (s := ctx.nodes[n].stmt_in(event.frame) or ctx.nodes[n].stmt) is not None}

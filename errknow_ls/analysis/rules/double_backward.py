@@ -34,9 +34,15 @@ right before that backward (`optimizer.zero_grad()`, nothing that backwards in b
 or code the checker does not follow sees those gradients, unsafe otherwise, since `.grad` then may
 also hold what was there before that backward. Where the code right after the second backward reads
 `.grad`, the second pass is meant, and retaining the graph comes before removing the second
-backward. Where an optimizer steps between the two backwards, or code between them changes tensors
-in place (SAM's `first_step` moving the weights up the gradient), the second backward is meant for
-the changed weights: the forward is recomputed before it (safe when it is a pure forward
+backward. Where a helper backwards a loss on every iteration of its loop and returns the last one,
+and the caller hands it to a function that clears `.grad` and backwards it again to read the
+gradients (EWC's Fisher from the last training loss), `.grad` still holds exactly that gradient:
+the helper's optimizer cleared it right before that backward and nothing after it adds to it or
+clears it (a step only reads it). The clear and the second backward are removed, safe on the same
+terms as reading `.grad` instead of asking `autograd.grad` again.
+Where an optimizer steps between the two backwards, or code between them changes tensors in place
+(SAM's `first_step` moving the weights up the gradient), the second backward is meant for the
+changed weights: the forward is recomputed before it (safe when it is a pure forward
 computation); it is removed only where nothing can be recomputed, and never where it is the only
 backward of a loop the first one lies outside of, through which that loop trains what its optimizer
 owns (a second training loop reading features its first loop's last step left behind); a sum that
@@ -55,6 +61,7 @@ import ast
 from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.fixes import insert_lines_before
 from errknow_ls.analysis.rules.common_fixes import (
+    grads_still_held,
     read_grads,
     recompute_before,
     remove_second,
@@ -91,6 +98,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     elif steps_between(ctx, event):
         candidates = [
             read_grads(event, ctx),
+            grads_still_held(event, ctx),
             recompute_before(event, ctx, Applicability.SAFE),
             _restart_sum(event, ctx),
         ]

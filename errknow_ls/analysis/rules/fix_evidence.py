@@ -5,6 +5,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Backward `{loss}` once, then step each optimizer of the loop": (
         "ek002_one_loss_backwarded_per_optimizer",
     ),
+    "Compute `self.{attr}` from its previous value under `torch.no_grad()`": (
+        "ek003_power_iteration_vector_kept_with_history",
+    ),
     "Compute `{names}` where it is used, on every call": (
         "ek002_model_class_passed_in",
         "ek002_param_transform_in_init",
@@ -75,6 +78,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek004_recompute_after_step",
     ),
     "Remove `retain_graph=True`: nothing backwards through this graph again": ("ek005_retain_graph_in_loop",),
+    "Remove `{clear}` and the second backward: `.grad` holds what line {line} left": (
+        "ek001_importance_from_the_returned_last_loss",
+    ),
     "Remove the second backward (one backward per step)": ("ek001_backward_twice",),
     "Reset {shown} at the start of each iteration": (
         "ek003_reset_object_state_each_epoch",
@@ -110,6 +116,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
     ),
     "Update `{module}`'s parameters under `torch.no_grad()`": ("ek003_target_network_soft_update",),
     "Use `{fresh}` in the second loss: it recomputes `{name}` and is read nowhere else": (
+        "ek002_weight_attack_steps_score_the_clean_forward",
         "ek004_generator_scores_stale_fakes_beside_fresh_ones",
         "ek004_generator_step_scores_the_critic_loop_fakes",
     ),

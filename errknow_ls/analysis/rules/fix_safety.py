@@ -6,8 +6,10 @@ A fix is safe only when all of these hold:
 1. **It only changes where the graph is cut or rebuilt.** It may detach a value, store a value
    detached, sum losses into one backward, or re-run (recompute) a statement; or read from
    ``.grad`` the gradient a backward just left there instead of asking for it again over the
-   freed graph, where ``.grad`` held nothing before that backward (:func:`read_backward_grads`).
-   Nothing else.
+   freed graph, where ``.grad`` held nothing before that backward (:func:`read_backward_grads`);
+   the same holds where the second backward of a returned last loss, and the ``zero_grad()`` right
+   before it, are removed, and nothing between the two backwards changes ``.grad``
+   (``common_fixes.grads_still_held``). Nothing else.
 2. **What it re-runs is a pure forward computation, as the analysis resolved it**: an assignment
    whose every call the interpreter followed as a torch op, a tensor method (not an in-place one,
    whose name ends in ``_``) or a module's forward (:attr:`RuleContext.forward_calls`), or as a
@@ -33,7 +35,10 @@ A fix is safe only when all of these hold:
    that backward where it runs only on some iterations; losses are summed into one backward only
    where each learns through a part of its own (:func:`sum_losses`); a shared value is detached in
    a loss only where the optimizer that steps after that loss is not built over the module that made
-   the value (:func:`detach_in_first`).
+   the value (:func:`detach_in_first`); a target network's soft update goes under
+   ``torch.no_grad()`` only where it follows the step's last backward and no optimizer owns the
+   target (:func:`update_between_steps`), and a history appended after the step's last backward
+   keeps detached copies only where it entered the loop without a graph (:func:`detach_history`).
 5. **State is re-initialised only where every iteration re-runs the same sequence**: a state a
    loop carries and updates within each iteration (a recurrent state stepped over a sequence by an
    inner loop) is reset at the top of the loop, by re-running the pure statement that initialised
@@ -107,9 +112,11 @@ A fix is safe only when all of these hold:
    global) the very expression (the same syntax tree) that made the value the second loss reaches
    through the freed graph, and that statement runs on every path to the second loss, the second
    loss reads that name instead (``gen_imgs = generator(torch.randn(n, d))`` beside the critic
-   loop's stale ``fake_imgs``). Safe: it re-runs nothing (the program already drew that noise and
+   loop's stale ``fake_imgs``; inside a loop whose every iteration backwards again, a statement
+   of its body before the second loss: PGD's ``logits = model(ids)`` beside the clean ``outputs``
+   built before the attack loop). Safe: it re-runs nothing (the program already drew that noise and
    ran that forward), adds no cut, and keeps every gradient; the graph is rebuilt by the program's
-   own statement (``shared_graph_backward._read_recomputed``).
+   own statement (``common_fixes.read_recomputed``).
 
 13. **A module's output built once before a loop that runs that module again, or stored in a
    replay buffer that later steps sample, is detached**,
@@ -173,7 +180,8 @@ from errknow_ls.analysis.ownership import (
     upstream_origins,
 )
 from errknow_ls.analysis.rules.context import RuleContext
-from errknow_ls.analysis.values import Const, Opaque, Seq, Tensor, Value, maybe_of, tensors_in
+from errknow_ls.analysis.state import Holder
+from errknow_ls.analysis.values import Const, NNModule, Opaque, Seq, Tensor, Value, maybe_of, tensors_in
 from errknow_ls.core import Applicability
 
 ASSIGNMENTS = (ast.Assign, ast.AnnAssign)
@@ -1048,6 +1056,88 @@ def detach_carried(
     return wanted if stepping and not entry_graph else Applicability.UNSAFE
 
 
+def update_between_steps(
+    ctx: RuleContext,
+    event: SecondPass,
+    update: ast.stmt,
+    updated: NNModule,
+    entering: Value | None,
+    *,
+    last: bool,
+) -> Applicability:
+    """Running an update in place of a module's parameters (a target network's soft update) under
+    ``torch.no_grad()`` (rule 4, for a state carried between steps): safe where the loop is a
+    training loop, the update runs in its body after the failing backward's own statement (so the
+    graph it ties the parameters to is read only by later steps: the cut falls between steps, as
+    truncated backpropagation through time does), the module entered the loop carrying no such
+    graph, no optimizer owns a parameter of the updated module, the failing backward still reaches,
+    through the step's own forward pass, every parameter an optimizer owns that it reached before
+    (:func:`ownership.cut_keeps_owned`), and nothing else sees a gradient in the graph the update
+    made; ``last``: no backward runs after the update in the iteration (another loss of the same
+    step would read the updated target). Unsafe otherwise."""
+    loop = event.loop
+    if not last:
+        return Applicability.UNSAFE
+    body = loop.node.body if loop is not None and isinstance(loop.node, ast.For | ast.While) else None
+    if loop is None or body is None or loop.key not in ctx.stepping or not ctx.complete:
+        return Applicability.UNSAFE
+    if not isinstance(entering, NNModule) or entering.carries or updated.origins is None:
+        return Applicability.UNSAFE
+    where, backward = _body_position(ctx, body, update), _body_position(ctx, body, event.site)
+    if where is None or backward is None or where <= backward:
+        return Applicability.UNSAFE
+    origins = ctx.ownership.linked(updated.origins)
+    if any(owned is None or owned & origins for owned in ctx.ownership.optimizers):
+        return Applicability.UNSAFE
+    cut = frozenset(updated.carries)
+    kept = cut_keeps_owned(ctx.nodes, event.reached, cut, ctx.ownership)
+    if not kept or not gradient_unseen(ctx.nodes, cut, frozenset(), ctx.ownership):
+        return Applicability.UNSAFE
+    return Applicability.SAFE
+
+
+def _body_position(ctx: RuleContext, body: list[ast.stmt], node: ast.AST) -> int | None:
+    """The index of the statement of ``body`` that holds ``node``."""
+    current: ast.AST | None = node
+    while current is not None:
+        for index, stmt in enumerate(body):
+            if stmt is current:
+                return index
+        current = ctx.parents.get(current)
+    return None
+
+
+def detach_history(
+    ctx: RuleContext, event: SecondPass, histories: list[Holder], cut: frozenset[int], *, last: bool
+) -> Applicability:
+    """Keeping detached copies in a history a loop appends to after each step's backward and reads
+    in later steps (earlier losses weighting the next ones) (rule 4, for values stored between
+    steps): safe where every iteration is a training step, each history entered the loop holding no
+    graph, the failing backward, cut at what the histories hold (``cut``), still reaches through the
+    step's own forward pass every parameter an optimizer owns that it reached before
+    (:func:`ownership.cut_keeps_owned`), and nothing else sees a gradient there. The copies hold the
+    same values; only the gradient later steps would send back into earlier steps' graphs is cut, as
+    truncated backpropagation through time cuts it; ``last``: no backward runs after the appends in
+    the iteration (another loss of the same step would read what this step appended). Unsafe
+    otherwise."""
+    loop = event.loop
+    if (
+        not last
+        or loop is None
+        or loop.key not in ctx.stepping
+        or not ctx.complete
+        or not cut
+        or not histories
+    ):
+        return Applicability.UNSAFE
+    if any(holder not in event.entry or maybe_of(event.entry[holder]) for holder in histories):
+        return Applicability.UNSAFE
+    kept = cut_keeps_owned(ctx.nodes, event.reached, cut, ctx.ownership)
+    if not kept or not gradient_unseen(ctx.nodes, cut, frozenset(), ctx.ownership):
+        return Applicability.UNSAFE
+    return Applicability.SAFE
+
+
 def updated_within_step(ctx: RuleContext, loop: Loop, value: Value) -> bool:
     """Part of ``value``'s graph was made in a loop nested inside ``loop`` (a recurrent state stepped
     over a sequence by an inner loop, or in a forward that loops over time steps)."""
@@ -1059,14 +1149,18 @@ def updated_within_step(ctx: RuleContext, loop: Loop, value: Value) -> bool:
 
 
 def detach_stored(
-    ctx: RuleContext, loop: Loop | None, carried: list[Value], *, memo: bool = False
+    ctx: RuleContext, loop: Loop | None, carried: list[Value], *, memo: bool = False, recurrent: bool = True
 ) -> Applicability:
     """Storing a state detached where an object's own method updates it (rule 4): safe where it is
-    stored once per training step; unsafe where it is updated again within the step (a spiking
-    neuron's membrane over the time steps of one forward): the cut would stop the gradient the
-    step's own loss sends back through the earlier time steps; unsafe too where it is a memo
-    (:func:`stored_once`)."""
-    if memo or (loop is not None and any(updated_within_step(ctx, loop, value) for value in carried)):
+    stored once per training step; unsafe where it is updated again from itself within the step (a
+    spiking neuron's membrane over the time steps of one forward): the cut would stop the gradient
+    the step's own loss sends back through the earlier time steps. A store that does not read the
+    state (``recurrent`` False: a replay memory's priorities written item by item, after the step's
+    backward) cuts nothing within the step by being repeated by an inner loop; what the step stores
+    and reads back itself is never stored detached (:func:`cuts_own_step`). Unsafe too where it is
+    a memo (:func:`stored_once`)."""
+    within = loop is not None and any(updated_within_step(ctx, loop, value) for value in carried)
+    if memo or (within and recurrent):
         return Applicability.UNSAFE
     return Applicability.SAFE
 

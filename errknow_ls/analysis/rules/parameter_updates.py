@@ -10,10 +10,11 @@ from dataclasses import dataclass
 
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.fixes import wrap_in_block
-from errknow_ls.analysis.rules.common_fixes import enclosing_statements, imports_torch
+from errknow_ls.analysis.rules.common_fixes import backward_after, enclosing_statements, imports_torch
 from errknow_ls.analysis.rules.context import RuleContext
+from errknow_ls.analysis.rules.fix_safety import update_between_steps
 from errknow_ls.analysis.state import Holder
-from errknow_ls.analysis.values import NNModule
+from errknow_ls.analysis.values import NNModule, Value
 from errknow_ls.core import Applicability, Edit, Fix, Position, Span
 
 
@@ -26,6 +27,10 @@ class ParameterUpdate:
     """How the loop spells the module (``q_target``)."""
     update: ast.stmt
     """The statement that updates the parameters in place (``p_target.copy_(...)``)."""
+    carried: NNModule
+    """The module as the second pass reaches it."""
+    entering: Value | None
+    """The module as it entered the loop (None: not known)."""
 
 
 def parameter_updates(event: SecondPass, ctx: RuleContext) -> list[ParameterUpdate]:
@@ -40,7 +45,7 @@ def parameter_updates(event: SecondPass, ctx: RuleContext) -> list[ParameterUpda
             if (stmt := _in_place_update(ctx, ctx.nodes[node_id].site)) is not None
         ]
         if updates:
-            found.append(ParameterUpdate(holder, updates[0]))
+            found.append(ParameterUpdate(holder, updates[0], value, event.entry.get(holder)))
     return found
 
 
@@ -55,9 +60,10 @@ def _in_place_update(ctx: RuleContext, site: ast.AST) -> ast.stmt | None:
     return stmt if isinstance(stmt, ast.Expr) and stmt.value is site else None
 
 
-def update_without_grad(ctx: RuleContext, updates: list[ParameterUpdate]) -> Fix | None:
+def update_without_grad(ctx: RuleContext, event: SecondPass, updates: list[ParameterUpdate]) -> Fix | None:
     """Run the update under ``torch.no_grad()``: the loop over the parameters when that loop does
-    nothing else, else the statement itself. Unsafe: the gradient the loss sent through the
+    nothing else, else the statement itself. Safe only as a cut between training steps
+    (:func:`update_between_steps`); unsafe otherwise: the gradient the loss sends through the
     update into the parameters it reads (the online network's) stops, which changes what they
     learn from."""
     if len(updates) != 1 or not imports_torch(ctx):
@@ -72,7 +78,14 @@ def update_without_grad(ctx: RuleContext, updates: list[ParameterUpdate]) -> Fix
         return None
     return Fix(
         f"Update `{update.module}`'s parameters under `torch.no_grad()`",
-        Applicability.UNSAFE,
+        update_between_steps(
+            ctx,
+            event,
+            stmt,
+            update.carried,
+            update.entering,
+            last=not backward_after(ctx, stmt, event.loop.node if event.loop is not None else None),
+        ),
         (edit,),
         workaround=3,
     )

@@ -33,6 +33,9 @@ for step in range(100):
 ```
 
 ### Fix safety
+Where the loop already recomputes the stale value, by the very expression that made it, into a name
+nothing reads (an attack step's `logits = model(ids)` beside the clean `outputs` built before the
+attack loop), the loss reads that name instead: safe, it re-runs nothing and keeps every gradient.
 Recomputing the forward pass inside the loop is safe: each iteration then sees the parameters the
 optimizer just updated, which is what a training loop means — unless the loop also trains what built
 those values through a forward pass of its own (advantages from a critic that the loop's value loss
@@ -93,7 +96,7 @@ from errknow_ls.analysis.fixes import (
     insert_lines_before,
     replace,
 )
-from errknow_ls.analysis.rules.common_fixes import ancestors_hold, is_autograd_grad
+from errknow_ls.analysis.rules.common_fixes import ancestors_hold, is_autograd_grad, read_recomputed
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
     built_once_untrained,
@@ -150,6 +153,12 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         candidates = (detached, recomputed, _inline_init(event, ctx, stale))
     else:
         candidates = (recomputed, _inline_init(event, ctx, stale), detached)
+    loop_line = event.loop.node.lineno if event.loop is not None and event.loop.node is not None else None
+    own = read_recomputed(event, ctx, _made_before(event, ctx, stale), after=loop_line)
+    if own is not None:
+        # The program already recomputes the stale value in the loop, into a name nothing reads:
+        # reading it is what the loss was written for, and comes before every other fix.
+        candidates = (own, *candidates)
     fixes = [fix for fix in (_backward_once_then_step_each(event, ctx), *candidates) if fix]
     related = [ctx.related(event.free.site, "the graph is freed here on the first iteration")]
     if first is not None:
@@ -221,6 +230,23 @@ def _method_of(stmt: ast.stmt, receiver: str, method: str, *, keywords: bool = F
         and not call.args
         and (keywords or not call.keywords)
     )
+
+
+def _made_before(event: SecondPass, ctx: RuleContext, stale: list[int]) -> tuple[str, ast.AST] | None:
+    """The one statement before the loop, in the loop's own frame, that made the stale graph, when it
+    assigns a single name (``outputs = model(input_ids)``): that name and the statement."""
+    loop = event.loop
+    if loop is None or not stale:
+        return None
+    made = {id(s): s for n in stale if (s := ctx.nodes[n].stmt_in(loop.frame)) is not None}
+    if len(made) != 1:
+        return None
+    (stmt,) = made.values()
+    if not (
+        isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+    ):
+        return None
+    return stmt.targets[0].id, stmt
 
 
 def _stale_nodes(event: SecondPass, ctx: RuleContext) -> list[int]:

@@ -81,10 +81,11 @@ import dataclasses
 from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.fixes import delete_statement, insert_lines_before, replace
 from errknow_ls.analysis.rules.common_fixes import (
-    ancestors_hold,
     differentiable_grad,
+    read_recomputed,
     recompute_before,
     retain_first,
+    statements_feeding,
     steps_between,
     updates_in_place,
 )
@@ -156,7 +157,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     # A first pass that takes gradients for a penalty (R1, forces) is meant to be differentiated:
     # keeping its graph differentiable comes before keeping it as it is.
     kept = [grad, retain] if grad is not None else [retain]
-    own = _read_recomputed(event, ctx, shared)
+    own = read_recomputed(event, ctx, shared)
     if own is not None:
         # The program already recomputed the shared value for the second loss: reading it is
         # what the second loss was written for, and comes before every other fix.
@@ -456,7 +457,7 @@ def _detach(
     made_end = int(getattr(made, "end_lineno", 0))
     func = ctx.function_of(event.free.site)
     scope = func if func is not None else ctx.module
-    feeding = _feeding(event, ctx, event.free.reached - event.reached)
+    feeding = statements_feeding(event, ctx, event.free.reached - event.reached)
     edits: list[Edit] = []
     for use in names_loaded(scope):
         if use.id != name or not made_end < use.lineno < first_line or _is_detached(ctx, use):
@@ -488,64 +489,6 @@ def _detach(
         tuple(edits),
         workaround=3,
     )
-
-
-def _read_recomputed(event: SecondPass, ctx: RuleContext, shared: tuple[str, ast.AST] | None) -> Fix | None:
-    """Between the first backward and the second loss, the program assigns a name nothing reads the
-    very expression that made the shared value (``gen_imgs = generator(torch.randn(n, d))`` after
-    the critic's ``fake_imgs = generator(torch.randn(n, d))``): the second loss reads that name in
-    place of the stale one. It re-runs nothing and keeps every gradient: the value is rebuilt by the
-    program's own statement, after the first backward (fix_safety rule 12)."""
-    if shared is None:
-        return None
-    name, made = shared
-    second = ctx.statement_of(event.site)
-    if not (isinstance(made, ast.Assign) and isinstance(made.value, ast.expr) and second is not None):
-        return None
-    scope = ctx.function_of(second) or ctx.module
-    if (ctx.function_of(made) or ctx.module) is not scope:
-        return None
-    first_line, report_line = ctx.line_of(event.free.site), ctx.line_of(event.report)
-    loaded = {n.id for n in names_loaded(scope)}
-    declared = {
-        n for node in ast.walk(scope) if isinstance(node, ast.Global | ast.Nonlocal) for n in node.names
-    }
-    stores = [
-        n for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del)
-    ]
-    if any(n.id == name and first_line < n.lineno <= report_line for n in stores):
-        return None  # the stale name is assigned again on the way: which value it holds is moot
-    shape = ast.dump(made.value)
-    for stmt in ast.walk(scope):
-        if not (
-            isinstance(stmt, ast.Assign)
-            and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], ast.Name)
-            and first_line < stmt.lineno < report_line
-            and ast.dump(stmt.value) == shape
-        ):
-            continue
-        fresh = stmt.targets[0].id
-        if fresh == name or fresh in loaded or fresh in declared or not ancestors_hold(ctx, stmt, second):
-            continue
-        if sum(1 for n in stores if n.id == fresh) != 1:
-            continue
-        feeding = _feeding(event, ctx, event.reached - event.free.reached)
-        edits = [
-            replace(ctx.source, use, fresh)
-            for use in names_loaded(scope)
-            if use.id == name
-            and int(getattr(stmt, "end_lineno", stmt.lineno)) < use.lineno <= report_line
-            and id(ctx.statement_of(use)) in feeding
-        ]
-        if edits:
-            return Fix(
-                f"Use `{fresh}` in the second loss: it recomputes `{name}` and is read nowhere else",
-                Applicability.SAFE,
-                tuple(edits),
-                workaround=2,
-            )
-    return None
 
 
 def _read_again_after_first(
@@ -584,7 +527,7 @@ def _detach_in_second(
     optimizer trains what made ``name`` (a generator updated first): the second uses it as a
     baseline, a target or an input, so it is detached there (:func:`detach_in_second`)."""
     first_line, report_line = ctx.line_of(event.free.site), ctx.line_of(event.report)
-    feeding = _feeding(event, ctx, event.reached - event.free.reached)
+    feeding = statements_feeding(event, ctx, event.reached - event.free.reached)
     edits = [
         replace(ctx.source, use, f"{name}.detach()")
         for use in names_loaded(scope)
@@ -601,12 +544,6 @@ def _detach_in_second(
         tuple(edits),
         workaround=3,
     )
-
-
-def _feeding(event: SecondPass, ctx: RuleContext, own: frozenset[int]) -> set[int]:
-    """The statements (by id) of the backward's own frame that made ``own``: a call of the
-    project's module (``discriminator(fake)``) made its nodes inside ``forward``, run from here."""
-    return {id(s) for n in own if (s := ctx.nodes[n].stmt_in(event.frame) or ctx.nodes[n].stmt) is not None}
 
 
 def _is_detached(ctx: RuleContext, use: ast.Name) -> bool:
