@@ -356,7 +356,9 @@ def _int_constant(expr: ast.expr) -> int | None:
 
 
 def _as_operand(value: Value) -> Value:
-    return Tensor(frozenset(), True, owners=value.origins) if isinstance(value, NNModule) else value
+    """What an operand of arithmetic holds: a module's attribute that is not followed
+    (``model.model[-1].nl``, an int there) may be an int, a buffer or a parameter: unknown."""
+    return UNKNOWN if isinstance(value, NNModule) else value
 
 
 def _const_not(value: Value) -> Value:
