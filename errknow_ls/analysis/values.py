@@ -207,6 +207,9 @@ class NNModule(Value):
     parametrization: tuple[str, Value] | None = None
     """``register_parametrization(module, name, parametrization)``: the tensor's name and the
     module that computes it from the original parameter."""
+    parameter: bool = False
+    """A parameter a torch layer makes, read as its attribute (``nn.Linear(4, 2).weight``): a leaf
+    that requires grad where arithmetic reads it. Any other attribute of a module is unknown there."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,7 +375,8 @@ def join(a: Value | None, b: Value | None) -> Value:
     if isinstance(a, NNModule) and isinstance(b, NNModule):
         origins = None if a.origins is None or b.origins is None else a.origins | b.origins
         parts = a.parts if a.parts == b.parts else None
-        return replace(a, origins=origins, parts=parts, carries=a.carries | b.carries)
+        parameter = a.parameter and b.parameter  # a parameter on one path only: unknown
+        return replace(a, origins=origins, parts=parts, carries=a.carries | b.carries, parameter=parameter)
     if isinstance(a, Instance) and isinstance(b, Instance):
         return replace(a, made=None)  # one of two objects: which constructor made it is not known
     for kind in (Tensor, Seq, Obj, NNModule, Instance, Func, Class, Ref):

@@ -126,3 +126,11 @@ def test_a_graph_made_and_freed_on_a_loop_s_last_iteration_is_shared_with_the_lo
         "already freed it"
     )
     assert [fix.title for fix in finding.fixes] == ["Detach `fakes` in the first loss (`fakes.detach()`)"]
+
+
+def test_a_graph_made_by_an_in_place_statement_is_placed_at_that_statement() -> None:
+    """``scale *= w`` is a statement, not an expression: the node it makes keeps its line (the
+    message said ``before the loop at line 0``)."""
+    path = FIXTURES / "pre-loop-graph-backward" / "scale_updated_in_place_before_loop.py"
+    (finding,) = check_source(path.read_text(encoding="utf-8")).findings
+    assert finding.message.startswith("`loss` reaches a graph built once, before the loop at line 10:")

@@ -71,7 +71,10 @@ class Autograd(InterpreterBase):
         node_id = len(self.nodes)
         stmt = self._current_stmt
         frame = self.frames[-1].serial if self.frames else 0
-        site_expr = site if isinstance(site, ast.expr) else ast.Constant(None, lineno=0, col_offset=0)
+        # A statement's node (``hyp["box"] *= w``) keeps the statement's place: where it was made.
+        site_expr = site if isinstance(site, ast.expr) else ast.copy_location(ast.Constant(None), site)
+        if not hasattr(site_expr, "lineno"):
+            site_expr.lineno, site_expr.col_offset = 0, 0
         stmts = tuple((f.serial, f.stmt) for f in self.frames if f.stmt is not None)
         loops = tuple(self.loop_stack)
         node = GraphNode(

@@ -239,7 +239,8 @@ class Expressions(InterpreterBase):
                 # the tensor `parametrize.cached()` keeps: the graph the first read computed
                 self.cached_reads[expr] = self.cached_reads.get(expr, frozenset()) | owner.carries
                 return Tensor(owner.carries, True, owners=owner.origins)
-            return NNModule(attr, owner.frozen, owner.origins)
+            made = api.is_layer(f"torch.nn.{owner.label}") and api.is_parameter_name(attr)
+            return NNModule(attr, owner.frozen, owner.origins, parameter=made)
         if isinstance(owner, Tensor) and attr == "grad_fn" and owner.root is not None:
             return GradFn(owner.root)
         if isinstance(owner, GradFn) and (attr.startswith("_saved_") or attr in api.SAVED_TENSOR_ATTRIBUTES):
@@ -259,6 +260,8 @@ class Expressions(InterpreterBase):
         return UNKNOWN
 
     def subscript(self, base: Value, index: Value, index_expr: ast.expr, expr: ast.expr) -> Value:
+        if isinstance(base, NNModule) and base.parameter:
+            base = _as_operand(base)  # a slice of a layer's parameter: ``policy.weight[:, :2]``
         if isinstance(base, NNModule) or (isinstance(base, Obj) and base.cls.is_module):
             # model[0], self.heads["label"]: a submodule, part of what it holds (that part, where
             # the container's parts are known by key)
@@ -356,9 +359,12 @@ def _int_constant(expr: ast.expr) -> int | None:
 
 
 def _as_operand(value: Value) -> Value:
-    """What an operand of arithmetic holds: a module's attribute that is not followed
-    (``model.model[-1].nl``, an int there) may be an int, a buffer or a parameter: unknown."""
-    return UNKNOWN if isinstance(value, NNModule) else value
+    """What an operand of arithmetic holds: a torch layer's parameter is a leaf that requires grad;
+    any other attribute of a module that is not followed (``model.model[-1].nl``, an int there) may
+    be an int, a buffer or a parameter: unknown."""
+    if isinstance(value, NNModule):
+        return Tensor(frozenset(), True, owners=value.origins) if value.parameter else UNKNOWN
+    return value
 
 
 def _const_not(value: Value) -> Value:
