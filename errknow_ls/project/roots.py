@@ -45,19 +45,19 @@ def module_file(roots: Sequence[Path], dotted: str) -> Path | None:
     return None
 
 
-def folders_deciding(roots: Sequence[Path], dotted: str) -> list[tuple[Path, tuple[str, ...]]]:
+def folders_deciding(roots: Sequence[Path], dotted: str) -> list[tuple[str, tuple[str, ...]]]:
     """The folders whose entries decide where (or whether) ``import dotted`` is found in
     ``roots``, each with the entries that decide it: in each root, the first part's module or
     package; in each existing folder below it along the dotted name, whether it is a package and
-    the next part's module or package."""
+    the next part's module or package. Folders as strings, as :func:`module_file` walks them."""
     parts = dotted.split(".")
-    folders: list[tuple[Path, tuple[str, ...]]] = []
+    folders: list[tuple[str, tuple[str, ...]]] = []
     for root in roots:
-        folders.append((root, (f"{parts[0]}.py", parts[0])))
-        directory = root
+        directory = os.fspath(root)
+        folders.append((directory, (f"{parts[0]}.py", parts[0])))
         for part, following in itertools.pairwise(parts):
-            directory = directory / part
-            if not directory.is_dir():
+            directory = os.path.join(directory, part)  # noqa: PTH118
+            if not os.path.isdir(directory):  # noqa: PTH112
                 break
             folders.append((directory, ("__init__.py", f"{following}.py", following)))
     return list(dict.fromkeys(folders))
