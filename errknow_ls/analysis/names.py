@@ -213,20 +213,44 @@ def constant_assignments(tree: ast.Module) -> list[ast.stmt]:
 
 def _constant_assignments(tree: ast.Module) -> list[ast.stmt]:
     counts: dict[str, int] = {}
-    for node in ast.walk(tree):
-        names: set[str] = set()
-        _bind(node, names)
-        for name in names:
-            counts[name] = counts.get(name, 0) + 1
-    found: list[ast.stmt] = []
-    for statement in tree.body:
-        match statement:
-            case ast.Assign(targets=[ast.Name(id=name)], value=value) if counts.get(name) == 1:
-                if sum(1 for _ in ast.walk(value)) > MAX_LITERAL_NODES:
-                    continue
-                try:
-                    ast.literal_eval(value)
-                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                    continue
-                found.append(statement)
+    statements = [_constant_parts(statement) for statement in tree.body]
+    for bound, _ in statements:
+        for name, count in bound.items():
+            counts[name] = counts.get(name, 0) + count
+    return [
+        statement
+        for statement, (_, constant) in zip(tree.body, statements, strict=True)
+        if constant is not None and counts.get(constant) == 1
+    ]
+
+
+_CONSTANT_PARTS: WeakKeyDictionary[ast.stmt, tuple[dict[str, int], str | None]] = WeakKeyDictionary()
+
+
+def _constant_parts(statement: ast.stmt) -> tuple[dict[str, int], str | None]:
+    """How many of the statement's nodes bind each name, and the name it binds to a literal
+    (``NAME = <literal>``), if it does: worked out once per statement, where a unit's module (a
+    new tree each) shares its statements with the file's other units."""
+    found = _CONSTANT_PARTS.get(statement)
+    if found is None:
+        counts: dict[str, int] = {}
+        for node in ast.walk(statement):
+            names: set[str] = set()
+            _bind(node, names)
+            for name in names:
+                counts[name] = counts.get(name, 0) + 1
+        found = _CONSTANT_PARTS[statement] = (counts, _literal_target(statement))
     return found
+
+
+def _literal_target(statement: ast.stmt) -> str | None:
+    match statement:
+        case ast.Assign(targets=[ast.Name(id=name)], value=value):
+            if sum(1 for _ in ast.walk(value)) > MAX_LITERAL_NODES:
+                return None
+            try:
+                ast.literal_eval(value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                return None
+            return name
+    return None

@@ -10,6 +10,7 @@ editor shows when the module is open there (``unsaved``), else what the file say
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -55,12 +56,14 @@ class DiskTexts:
     def folder_state(self, key: str, names: Iterable[str]) -> FolderState:
         """Which of ``names`` exist in the folder, and its modification time (which moves when an
         entry is made, removed or renamed in it)."""
-        folder = Path(key)
         try:
-            mtime: int | None = folder.stat().st_mtime_ns
+            mtime: int | None = os.stat(key).st_mtime_ns  # noqa: PTH116 (strings: asked for every miss)
         except OSError:
             mtime = None
-        held = tuple((name, mtime is not None and (folder / name).exists()) for name in sorted(set(names)))
+        held = tuple(
+            (name, mtime is not None and os.path.exists(os.path.join(key, name)))  # noqa: PTH110, PTH118
+            for name in sorted(set(names))
+        )
         return FolderState(mtime, held)
 
 
@@ -153,7 +156,7 @@ class ProjectModules:
         if bases is None:
             package = self._relative_base(importer, level) if level else None
             return () if package is None else ((str(package), ("__init__.py",)),)
-        return tuple((str(folder), names) for folder, names in folders_deciding(bases, name))
+        return tuple(folders_deciding(bases, name))
 
     def _bases(self, importer: str | None, name: str, level: int) -> Sequence[Path] | None:
         """Where ``name`` is looked for (None: it names no module below a folder)."""

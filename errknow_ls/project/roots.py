@@ -16,6 +16,7 @@ whose part holds the rest of the dotted name), in the order the import system tr
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,39 +39,42 @@ def module_file(roots: Sequence[Path], dotted: str) -> Path | None:
     a package's ``__init__.py``; ``None`` for a namespace package or a module in no root."""
     parts = dotted.split(".")
     for root in roots:
-        found = _find(root, parts)
+        found = _find(os.fspath(root), parts)
         if found is not None:
-            return found
+            return Path(found)
     return None
 
 
-def folders_deciding(roots: Sequence[Path], dotted: str) -> list[tuple[Path, tuple[str, ...]]]:
+def folders_deciding(roots: Sequence[Path], dotted: str) -> list[tuple[str, tuple[str, ...]]]:
     """The folders whose entries decide where (or whether) ``import dotted`` is found in
     ``roots``, each with the entries that decide it: in each root, the first part's module or
     package; in each existing folder below it along the dotted name, whether it is a package and
-    the next part's module or package."""
+    the next part's module or package. Folders as strings, as :func:`module_file` walks them."""
     parts = dotted.split(".")
-    folders: list[tuple[Path, tuple[str, ...]]] = []
+    folders: list[tuple[str, tuple[str, ...]]] = []
     for root in roots:
-        folders.append((root, (f"{parts[0]}.py", parts[0])))
-        directory = root
+        directory = os.fspath(root)
+        folders.append((directory, (f"{parts[0]}.py", parts[0])))
         for part, following in itertools.pairwise(parts):
-            directory = directory / part
-            if not directory.is_dir():
+            directory = os.path.join(directory, part)  # noqa: PTH118
+            if not os.path.isdir(directory):  # noqa: PTH112
                 break
             folders.append((directory, ("__init__.py", f"{following}.py", following)))
     return list(dict.fromkeys(folders))
 
 
-def _find(directory: Path, parts: list[str]) -> Path | None:
+def _find(directory: str, parts: list[str]) -> str | None:
+    # Strings, not Paths: every import of every module a check walks asks here, and building a
+    # Path per step cost three times the stats themselves.
     head, rest = parts[0], parts[1:]
-    package = directory / head
-    if (package / "__init__.py").is_file():
-        return package / "__init__.py" if not rest else _find(package, rest)
-    module = directory / f"{head}.py"
-    if module.is_file():
+    package = os.path.join(directory, head)  # noqa: PTH118
+    init = os.path.join(package, "__init__.py")  # noqa: PTH118
+    if os.path.isfile(init):  # noqa: PTH113
+        return init if not rest else _find(package, rest)
+    module = os.path.join(directory, f"{head}.py")  # noqa: PTH118
+    if os.path.isfile(module):  # noqa: PTH113
         return None if rest else module
-    if package.is_dir() and rest:
+    if rest and os.path.isdir(package):  # noqa: PTH112
         return _find(package, rest)
     return None
 

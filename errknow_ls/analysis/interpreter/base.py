@@ -9,6 +9,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from weakref import WeakKeyDictionary
 
 from errknow_ls.analysis.events import Loop, Observation, RetainSite
 from errknow_ls.analysis.modules import ModuleSource
@@ -176,8 +177,6 @@ class InterpreterBase(ABC):
         self.ownership = Ownership()
         """Which origins each optimizer was handed, and what else sees gradients (ownership.py)."""
         self._origin_ids: dict[tuple[int, ...], int] = {}
-        self._plain_bodies: dict[ast.FunctionDef, tuple[str, ...] | None] = {}
-        """Each function's names, where its body reaches no further than them (``summarize.py``)."""
         self.isolated = False
         """This interpreter runs a function on markers to summarise it (see ``summarize.py``): it
         asks for no summary itself."""
@@ -494,5 +493,14 @@ def func_node(func: FunctionNode | ast.Lambda | None) -> FunctionNode | None:
     return func if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) else None
 
 
+_GENERATORS: WeakKeyDictionary[FunctionNode, bool] = WeakKeyDictionary()
+
+
 def is_generator(func: FunctionNode | None) -> bool:
-    return func is not None and any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(func))
+    """``func`` yields (worked out once per function: it is asked at each call of it)."""
+    if func is None:
+        return False
+    found = _GENERATORS.get(func)
+    if found is None:
+        found = _GENERATORS[func] = any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(func))
+    return found

@@ -22,6 +22,7 @@ import json
 import math
 from collections.abc import Sequence
 from typing import cast
+from weakref import WeakKeyDictionary
 
 from errknow_ls.analysis.events import Loop, RetainSite
 from errknow_ls.analysis.interpreter.base import STEP_BUDGET, BudgetExceeded, InterpreterBase, is_generator
@@ -101,10 +102,10 @@ class Summarize(InterpreterBase):
     def _free_names(self, fn: ast.FunctionDef) -> tuple[str, ...] | None:
         """The names the body reads or binds, sorted; None where its body reaches past its own
         names (worked out once per function)."""
-        if fn not in self._plain_bodies:
+        if fn not in _FREE_NAMES:
             names = tuple(sorted({n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}))
-            self._plain_bodies[fn] = names if _plain_body(fn) else None
-        return self._plain_bodies[fn]
+            _FREE_NAMES[fn] = (names if _plain_body(fn) else None,)
+        return _FREE_NAMES[fn][0]
 
     def _work_out(self, func: Func, args: list[Value], kwargs: dict[str, Value]) -> Summary:
         """Run ``func`` once on markers in an interpreter of its own; what it did, as a summary."""
@@ -160,7 +161,7 @@ class Summarize(InterpreterBase):
         result = _unspell(summary.result, args, kwargs)
         fn = cast("ast.FunctionDef", func.node)
         places = [*summary.forward_calls, *([] if summary.last_stmt is None else [summary.last_stmt])]
-        walked = list(ast.walk(fn)) if places else []
+        walked = _walked(fn) if places else ()
         if result is None or any(not 0 <= i < len(walked) for i in places):
             return "a kept summary that does not fit"
         self.steps += summary.steps
@@ -175,6 +176,20 @@ class Summarize(InterpreterBase):
         after.env = self.state.env  # ...in which the caller's names are its own again
         self.state = after
         return result
+
+
+_FREE_NAMES: WeakKeyDictionary[ast.FunctionDef, tuple[tuple[str, ...] | None]] = WeakKeyDictionary()
+"""What ``_free_names`` worked out, by function: the same in every unit and check that calls it."""
+_WALKED: WeakKeyDictionary[ast.FunctionDef, tuple[ast.AST, ...]] = WeakKeyDictionary()
+
+
+def _walked(fn: ast.FunctionDef) -> tuple[ast.AST, ...]:
+    """The function's nodes in the order of ``ast.walk`` (by which a summary names its places),
+    listed once per function rather than at each call a summary answers."""
+    found = _WALKED.get(fn)
+    if found is None:
+        found = _WALKED[fn] = tuple(ast.walk(fn))
+    return found
 
 
 class _Tripwire:
