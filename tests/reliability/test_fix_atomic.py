@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -278,6 +279,41 @@ def _journals(tree: Path) -> list[str]:
     return sorted(path.name for path in tree.iterdir() if path.name.endswith(JOURNAL_SUFFIX))
 
 
+def _until_gone(group: int) -> None:
+    """Wait until every process of the killed run's group has ended: a worker killed inside an
+    ``fsync`` lives until the call returns, and a run started meanwhile finds its journal alive
+    (and leaves that file to it, exit 2: ``test_a_file_another_run_is_rewriting_in_place_is_not_written``)."""
+    for _ in range(600):
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return
+        if all(_zombie_or_gone(pid) for pid in _group_members(group)):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the killed run's processes (group {group}) are still alive after 30 s")
+
+
+def _group_members(group: int) -> list[int]:
+    members = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rpartition(")")[2].split()
+            except OSError:
+                continue
+            if len(fields) > 3 and int(fields[2]) == group:
+                members.append(int(entry.name))
+    return members
+
+
+def _zombie_or_gone(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rpartition(")")[2].split()[:1] == ["Z"]
+    except OSError:
+        return True
+
+
 def test_kill_9_during_the_rewrite_of_hard_linked_files_is_completed_by_the_next_run(tmp_path: Path) -> None:
     """``--fix-hard-links`` rewrites in place (no rename keeps several names): after random kills
     every file is old, new, or part-way with its journal beside it; the next run completes each
@@ -306,6 +342,7 @@ def test_kill_9_during_the_rewrite_of_hard_linked_files_is_completed_by_the_next
         except subprocess.TimeoutExpired:
             os.killpg(run.pid, signal.SIGKILL)
             run.wait()
+            _until_gone(run.pid)
         journals = _journals(tree)
         outcomes["journals"] += len(journals)
         for name in originals:
