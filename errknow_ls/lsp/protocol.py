@@ -128,6 +128,19 @@ ANSWERED_AHEAD = frozenset(
 a large text notification that came just before it (see ``answer_ahead``)."""
 
 
+def _about_document(body: bytes | bytearray) -> tuple[Any, str | None]:
+    """A message's decoded body (None if it is not JSON) and the URI of the document its params
+    name (``params.textDocument.uri``; None if none)."""
+    try:
+        data = decode(body)
+    except (ValueError, RecursionError):
+        return None, None
+    params = data.get("params") if isinstance(data, dict) else None
+    text_document = params.get("textDocument") if isinstance(params, dict) else None
+    uri = text_document.get("uri") if isinstance(text_document, dict) else None
+    return data, uri if isinstance(uri, str) else None
+
+
 class ErrknowProtocol(LanguageServerProtocol):
     def receive(self, body: bytes | bytearray | memoryview) -> None:
         """One framed message from the client: handled, or answered with the JSON-RPC error it earns."""
@@ -145,14 +158,8 @@ class ErrknowProtocol(LanguageServerProtocol):
         right behind it that read another document are answered first, as behind a large message."""
         if _DID_CHANGE not in body or self._workspace is None:
             return None  # the method's name is in every such message (unless escaped: then in turn)
-        try:
-            data = decode(body)
-        except (ValueError, RecursionError):
-            return None
-        params = data.get("params") if isinstance(data, dict) else None
-        text_document = params.get("textDocument") if isinstance(params, dict) else None
-        uri = text_document.get("uri") if isinstance(text_document, dict) else None
-        if data.get("method") != types.TEXT_DOCUMENT_DID_CHANGE or "id" in data or not isinstance(uri, str):
+        data, uri = _about_document(body)
+        if uri is None or data.get("method") != types.TEXT_DOCUMENT_DID_CHANGE or "id" in data:
             return None
         document = self._workspace.text_documents.get(unquote(uri))
         return uri if document is not None and len(document.source) >= large_chars else None
@@ -166,15 +173,9 @@ class ErrknowProtocol(LanguageServerProtocol):
         LSP lets a server reorder what does not change the answers: such a request is answered as
         it would have been had it come just before that notification (which changes neither its
         document nor, once handled, what was answered)."""
-        try:
-            data = decode(body)
-        except (ValueError, RecursionError):
-            return None
-        params = data.get("params") if isinstance(data, dict) else None
-        text_document = params.get("textDocument") if isinstance(params, dict) else None
-        uri = text_document.get("uri") if isinstance(text_document, dict) else None
+        data, uri = _about_document(body)
         if (
-            not isinstance(uri, str)
+            uri is None
             or data.get("method") not in ANSWERED_AHEAD
             or "id" not in data
             or unquote(uri) == unquote(document)
