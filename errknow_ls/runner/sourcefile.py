@@ -358,19 +358,44 @@ class _Journal:
     new: bytes
 
     def encode(self) -> bytes:
-        header = {"name": self.name, "device": self.device, "inode": self.inode, "old": len(self.old)}
+        header = {
+            "name": self.name,
+            "device": self.device,
+            "inode": self.inode,
+            "old": len(self.old),
+            "new": len(self.new),
+            "sha256": _texts_digest(self.old, self.new),
+        }
         return json.dumps(header).encode() + b"\n" + self.old + self.new
 
     @classmethod
     def decode(cls, data: bytes) -> _Journal:
-        """ValueError if ``data`` is not a whole journal."""
+        """ValueError if ``data`` is not a whole journal: a run killed while it wrote the journal
+        leaves it cut anywhere, in the new text too, and a new text cut short written over the file
+        would cut the file short. ``_OlderJournal`` for a journal without the sizes and digest that
+        tell a whole one (written before they were)."""
         line, _, rest = data.partition(b"\n")
         header = json.loads(line)
-        old_size = int(header["old"])
-        if not 0 <= old_size <= len(rest):
+        if "new" not in header or "sha256" not in header:
+            raise _OlderJournal
+        old_size, new_size = int(header["old"]), int(header["new"])
+        if old_size < 0 or new_size < 0 or old_size + new_size != len(rest):
             raise ValueError("cut short")
+        old, new = rest[:old_size], rest[old_size:]
+        if _texts_digest(old, new) != header["sha256"]:
+            raise ValueError("not as written")
         name, device, inode = str(header["name"]), int(header["device"]), int(header["inode"])
-        return cls(name, device, inode, rest[:old_size], rest[old_size:])
+        return cls(name, device, inode, old, new)
+
+
+class _OlderJournal(Exception):
+    """A journal that cannot show it is whole: kept, with the file, for the user to look at."""
+
+
+def _texts_digest(old: bytes, new: bytes) -> str:
+    import hashlib  # noqa: PLC0415 (on use: only a journaled rewrite needs it)
+
+    return hashlib.sha256(len(old).to_bytes(8, "big") + old + new).hexdigest()
 
 
 def _write_journal(target: Path, old: bytes, new: bytes) -> Path:
@@ -401,6 +426,8 @@ def _complete(journal: Path) -> str:
     kept = f"{journal}: the journal of an interrupted --fix run (the file's text before and after)"
     try:
         found = _Journal.decode(journal.read_bytes())
+    except _OlderJournal:
+        return f"{kept}: it cannot show it is whole (no sizes and digest): kept, the file left as it is"
     except (OSError, ValueError, KeyError, TypeError):
         journal.unlink(missing_ok=True)  # cut short: the run died writing it, before the file
         return f"{journal}: removed, an unfinished journal of an interrupted --fix run"

@@ -469,6 +469,41 @@ def test_a_file_another_run_is_rewriting_in_place_is_not_written(tmp_path: Path)
     assert sorted(p.name for p in path.parent.iterdir()) == ["a.py"]
 
 
+CUT_IN_ITS_JOURNAL = """\
+import sys
+from pathlib import Path
+from errknow_ls.runner.sourcefile import _write_journal
+target, new, cut = Path(sys.argv[1]), Path(sys.argv[2]).read_bytes(), int(sys.argv[3])
+journal = _write_journal(target, target.read_bytes(), new)
+journal.write_bytes(journal.read_bytes()[:-cut])  # as a kill while the journal was written leaves it
+"""
+
+
+def test_a_journal_cut_short_in_its_new_text_is_never_written_over_the_file(tmp_path: Path) -> None:
+    """A run killed while it wrote the journal (before the file's first byte) leaves it cut
+    anywhere, in the new text too. Completed from, it wrote that cut text over the file: a file
+    cut short (the long campaign, twice). The journal now holds the sizes and a digest: a cut one
+    is removed, and the untouched file is fixed whole."""
+    old = (FIXES / "ek002_loss_before_loop.in.py").read_bytes()
+    new = (FIXES / "ek002_loss_before_loop.out.py").read_bytes()
+    path = tmp_path / "tree" / "a.py"
+    path.parent.mkdir()
+    path.write_bytes(old)
+    other = tmp_path / "a-backup.py"
+    other.hardlink_to(path)
+    fixed = tmp_path / "fixed.py"
+    fixed.write_bytes(new)
+    cut = [sys.executable, "-c", CUT_IN_ITS_JOURNAL, str(path), str(fixed), "40"]
+    made = subprocess.run(cut, check=False)
+    assert made.returncode == 0
+    assert len(_journals(path.parent)) == 1 and path.read_bytes() == old
+    done = _fix_linked(path.parent)
+    assert "removed, an unfinished journal of an interrupted --fix run" in done.stderr
+    assert done.returncode == 0, done.stderr
+    assert path.read_bytes() == other.read_bytes() == new
+    assert sorted(p.name for p in path.parent.iterdir()) == ["a.py"]
+
+
 def test_a_file_changed_after_the_kill_is_left_with_its_journal(tmp_path: Path) -> None:
     """The user mended or rewrote the file meanwhile: neither it nor the journal is touched."""
     path, other, _, _ = _stopped_part_way(tmp_path, 500)
