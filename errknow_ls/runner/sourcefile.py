@@ -395,7 +395,10 @@ class _OlderJournal(Exception):
 def _texts_digest(old: bytes, new: bytes) -> str:
     import hashlib  # noqa: PLC0415 (on use: only a journaled rewrite needs it)
 
-    return hashlib.sha256(len(old).to_bytes(8, "big") + old + new).hexdigest()
+    hasher = hashlib.sha256(len(old).to_bytes(8, "big"))
+    hasher.update(old)
+    hasher.update(new)  # fed in turn: the texts are not copied into one
+    return hasher.hexdigest()
 
 
 def _write_journal(target: Path, old: bytes, new: bytes) -> Path:
