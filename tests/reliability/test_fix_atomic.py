@@ -380,11 +380,9 @@ os._exit(9)  # as a kill -9 would: the journal stays
 """
 
 
-def _stopped_part_way(tmp_path: Path, written: int) -> tuple[Path, Path, bytes, bytes]:
-    """A hard-linked file that a --fix-hard-links run was killed in the middle of rewriting (by our
-    own journaling code, stopped after ``written`` bytes); its two names, old and fixed texts."""
-    old = (FIXES / "ek002_loss_before_loop.in.py").read_bytes()
-    new = (FIXES / "ek002_loss_before_loop.out.py").read_bytes()
+def _linked_file(tmp_path: Path, old: bytes, new: bytes) -> tuple[Path, Path, Path]:
+    """``tree/a.py`` holding ``old`` with a second name outside the tree (a hard link), and
+    ``new`` in a file of its own: the file's two names, and where the fixed text is."""
     path = tmp_path / "tree" / "a.py"
     path.parent.mkdir()
     path.write_bytes(old)
@@ -392,6 +390,15 @@ def _stopped_part_way(tmp_path: Path, written: int) -> tuple[Path, Path, bytes, 
     other.hardlink_to(path)
     fixed = tmp_path / "fixed.py"
     fixed.write_bytes(new)
+    return path, other, fixed
+
+
+def _stopped_part_way(tmp_path: Path, written: int) -> tuple[Path, Path, bytes, bytes]:
+    """A hard-linked file that a --fix-hard-links run was killed in the middle of rewriting (by our
+    own journaling code, stopped after ``written`` bytes); its two names, old and fixed texts."""
+    old = (FIXES / "ek002_loss_before_loop.in.py").read_bytes()
+    new = (FIXES / "ek002_loss_before_loop.out.py").read_bytes()
+    path, other, fixed = _linked_file(tmp_path, old, new)
     killed = subprocess.run(
         [sys.executable, "-c", STOPPED_PART_WAY, str(path), str(fixed), str(written)], check=False
     )
@@ -438,13 +445,7 @@ def test_a_file_another_run_is_rewriting_in_place_is_not_written(tmp_path: Path)
     _plant(expected, {"a.py": old})
     assert _fix(expected).returncode == 0
     new = (expected / "a.py").read_bytes()
-    path = tmp_path / "tree" / "a.py"
-    path.parent.mkdir()
-    path.write_bytes(old)
-    other = tmp_path / "a-backup.py"
-    other.hardlink_to(path)
-    fixed = tmp_path / "fixed.py"
-    fixed.write_bytes(new)
+    path, other, fixed = _linked_file(tmp_path, old, new)
     written = next(i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b) + 1
     writer = subprocess.Popen(
         [sys.executable, "-c", STILL_WRITING, str(path), str(fixed), str(written)],
@@ -486,13 +487,7 @@ def test_a_journal_cut_short_in_its_new_text_is_never_written_over_the_file(tmp_
     is removed, and the untouched file is fixed whole."""
     old = (FIXES / "ek002_loss_before_loop.in.py").read_bytes()
     new = (FIXES / "ek002_loss_before_loop.out.py").read_bytes()
-    path = tmp_path / "tree" / "a.py"
-    path.parent.mkdir()
-    path.write_bytes(old)
-    other = tmp_path / "a-backup.py"
-    other.hardlink_to(path)
-    fixed = tmp_path / "fixed.py"
-    fixed.write_bytes(new)
+    path, other, fixed = _linked_file(tmp_path, old, new)
     cut = [sys.executable, "-c", CUT_IN_ITS_JOURNAL, str(path), str(fixed), "40"]
     made = subprocess.run(cut, check=False)
     assert made.returncode == 0
