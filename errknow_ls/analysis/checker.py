@@ -138,12 +138,35 @@ class Unit:
 
     @property
     def key(self) -> tuple[object, ...]:
-        return (self.kind, self.body_relevant, self.relevant, self.budget, *(c.key for c in self.chunks))
+        """What its outcome depends on: its kind, the chunks it reaches and which of them is its own
+        (units of two classes of a script often reach the same chunks: each runs its own methods)."""
+        return (
+            self.kind,
+            self.own,
+            self.body_relevant,
+            self.relevant,
+            self.budget,
+            *(c.key for c in self.chunks),
+        )
 
     @property
     def text_key(self) -> tuple[object, ...]:
         """Its key with the chunks by their text alone: the same unit anywhere in the module."""
-        return (self.kind, self.body_relevant, self.relevant, self.budget, *(c.text for c in self.chunks))
+        return (
+            self.kind,
+            self.own,
+            self.body_relevant,
+            self.relevant,
+            self.budget,
+            *(c.text for c in self.chunks),
+        )
+
+    @property
+    def own(self) -> int | None:
+        """The place of its own chunk among those it reaches (none for the module's body)."""
+        if self.chunk is None:
+            return None
+        return next(i for i, chunk in enumerate(self.chunks) if chunk is self.chunk)
 
 
 @dataclass(frozen=True, slots=True)
