@@ -40,6 +40,15 @@ class Backward(InterpreterBase):
             # grad w.r.t. a few named tensors runs (and frees) only the part of the graph that
             # leads to them; which part that is we cannot tell, so nothing counts as freed.
             kwargs = {**kwargs, "inputs": UNKNOWN}
+        elif (
+            reach is None
+            and not tensors_in(inputs)
+            and flag(kwargs.get("allow_unused"), positional=args[6] if len(args) > 6 else None) is not True
+        ):
+            # Inputs we cannot see: it runs (and frees) the part of the graph that leads to them,
+            # which part not known; only the outputs' own nodes surely run, as every input is
+            # reached through them.
+            reach = frozenset(t.root for t in tensors_in(outputs) if t.root is not None)
         self.backward_call(node, outputs, kwargs, receiver_expr(node, 0), args[3:5], reach)
         if create is True and not self.no_grad:
             graph = nodes_of(outputs)
