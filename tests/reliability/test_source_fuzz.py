@@ -319,6 +319,20 @@ def test_a_function_stopped_by_the_budget_says_so() -> None:
     ]
 
 
+def test_a_function_runs_with_a_budget_of_its_own_when_the_module_body_stops() -> None:
+    """A module body that calls a setup of a hundred statements a hundred times stops at the
+    budget before it calls ``train``: the body's note, and ``train`` still runs on the module's
+    definitions, its double backward found (modded-nanogpt's train_gpt.py: the body's run used up
+    the budget of every function's and class's check, and each got only a note)."""
+    setup = "def setup(count):\n" + "    count += 1\n" * 100 + "    return count\n\n\n"
+    body = "count = 0\n" + "count = setup(count)\n" * 100 + "train()\n"
+    text = TRAIN_HEAD + DOUBLE_BACKWARD + "\n\n" + setup + body
+    result = check_sanely(text)
+    assert [(f.code, f.span.start.line + 1) for f in result.findings] == [("EK001", 9)]
+    assert len(result.errors) == 1
+    assert result.errors[0].startswith(f"{NOT_FULLY_CHECKED}: <module>: stopped after ")
+
+
 def test_a_method_without_self_whose_parameters_all_have_defaults() -> None:
     """Found by the long campaign (a truncated ``def step(self, action)``): binding ``self`` to the
     first parameter left one default too many, and a strict zip raised inside the interpreter."""
