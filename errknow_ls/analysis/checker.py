@@ -979,10 +979,10 @@ def _run_bodies(unit: Unit, source: SourceText, bodies: list[Body], modules: Mod
         if not complete:
             # The body stopped part-way at the budget: what its names hold from there on is not
             # known (a later statement may rebind or change them). The unit's own functions run
-            # on its definitions alone, with the budget the body spent given back.
+            # on its definitions alone.
             interpreter.steps = interpreter.total_steps = 0
             interpreter.run_module(False)
-            interpreter.total_steps = 0
+        interpreter.total_steps = 0  # the body's run sets the stage: the unit's budget is its own
         interpreter.forget_module_graphs()
         first = len(interpreter.events)
         own = bodies[unit.chunks.index(unit.chunk)] if unit.chunk is not None else ()

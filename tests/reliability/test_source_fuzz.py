@@ -333,6 +333,19 @@ def test_a_function_runs_with_a_budget_of_its_own_when_the_module_body_stops() -
     assert result.errors[0].startswith(f"{NOT_FULLY_CHECKED}: <module>: stopped after ")
 
 
+def test_a_function_runs_with_a_budget_of_its_own_after_a_costly_module_body() -> None:
+    """The module body runs to its end, but spends most of the budget on a setup; ``train``, which
+    it never calls, still gets the whole budget for its 600 statements, and its double backward is
+    found with no note at all."""
+    setup = "def setup(count):\n" + "    count += 1\n" * 100 + "    return count\n\n\n"
+    probe = "def probe():\n    torch.ones(1, requires_grad=True).sum().backward()\n\n\n"
+    body = "count = 0\n" + "count = setup(count)\n" * 75 + "probe()\n"
+    long_train = TRAIN_HEAD + "".join(f"    a{i} = {i}\n" for i in range(600)) + DOUBLE_BACKWARD
+    result = check_sanely(long_train + "\n\n" + setup + probe + body)
+    assert [(f.code, f.span.start.line + 1) for f in result.findings] == [("EK001", 609)]
+    assert result.errors == []
+
+
 def test_a_method_without_self_whose_parameters_all_have_defaults() -> None:
     """Found by the long campaign (a truncated ``def step(self, action)``): binding ``self`` to the
     first parameter left one default too many, and a strict zip raised inside the interpreter."""
