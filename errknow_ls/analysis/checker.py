@@ -282,10 +282,16 @@ class Cache:
         return None
 
     def outcome(
-        self, unit: Unit, source: SourceText, fresh: dict[ChunkKey, Body], modules: ModuleSource | None = None
+        self,
+        unit: Unit,
+        source: SourceText,
+        fresh: dict[ChunkKey, Body],
+        modules: ModuleSource | None = None,
+        stops: BodyStops | None = None,
     ) -> Outcome:
-        """The unit's outcome, from the cache or by running it (``fresh``: trees this check parsed);
-        a cached one stands while every module of the project it read says the same."""
+        """The unit's outcome, from the cache or by running it (``fresh``: trees this check parsed;
+        ``stops``: where this check saw module bodies stop); a cached one stands while every module
+        of the project it read says the same."""
         scope = modules.scope if modules is not None else None
         key = (*unit.key, scope)
         with self._lock:
@@ -311,7 +317,7 @@ class Cache:
 
         if self.stop_requested():
             raise CheckStopped
-        outcome = _run_unit(unit, source, body, modules)
+        outcome = _run_unit(unit, source, body, modules, stops)
         self.runs += 1
         _keep(self._outcomes, key, outcome, self.max_units, self._lock)
         if not (outcome.passes or outcome.retains) and all(_placed_note(e) for e in outcome.errors):
@@ -561,7 +567,8 @@ def _check_text(
     errors += _too_deep(chunks)
     imported, imported_read = _imported_reaching(chunks, cache, fresh, modules)
     units = cache.units_for(tuple(chunks), len(source.lines), imported)
-    outcomes = [cache.outcome(unit, source, fresh, modules) for unit in units]
+    stops = BodyStops()
+    outcomes = [cache.outcome(unit, source, fresh, modules, stops) for unit in units]
     if whole:
         offsets = tuple(itertools.accumulate((len(c.text) for c in chunks[:-1]), initial=0))
         names = frozenset(c.name for c in chunks if c.kind != "other")
@@ -958,34 +965,67 @@ def _fixpoint(functions: dict[str, set[str]], reaching: frozenset[str] = BACKWAR
     return frozenset(relevant)
 
 
+class BodyStops:
+    """Within one check: the largest budget at which the module body of a list of chunks was seen
+    to stop. The body's run is the same in every unit that reaches those chunks, and one that
+    stopped at a budget stops at any smaller one: such a unit skips that run."""
+
+    def __init__(self) -> None:
+        self._stopped_at: dict[tuple[object, ...], int] = {}
+
+    def seen(self, unit: Unit, stopped: bool) -> None:
+        if stopped:
+            key = _body_key(unit)
+            self._stopped_at[key] = max(unit.budget, self._stopped_at.get(key, 0))
+
+    def stops(self, unit: Unit) -> bool:
+        return unit.budget <= self._stopped_at.get(_body_key(unit), -1)
+
+
+def _body_key(unit: Unit) -> tuple[object, ...]:
+    return tuple(c.key for c in unit.chunks)
+
+
 def _run_unit(
-    unit: Unit, source: SourceText, body: Callable[[Chunk], Body], modules: ModuleSource | None
+    unit: Unit,
+    source: SourceText,
+    body: Callable[[Chunk], Body],
+    modules: ModuleSource | None,
+    stops: BodyStops | None = None,
 ) -> Outcome:
     """Run the unit's entry points on a module of the chunks it may reach."""
     bodies = [body(c) for c in unit.chunks]  # once each: a tree parsed again is another tree
-    return _run_bodies(unit, source, bodies, modules)
+    return _run_bodies(unit, source, bodies, modules, stops or BodyStops())
 
 
-def _run_bodies(unit: Unit, source: SourceText, bodies: list[Body], modules: ModuleSource | None) -> Outcome:
+def _run_bodies(
+    unit: Unit, source: SourceText, bodies: list[Body], modules: ModuleSource | None, stops: BodyStops
+) -> Outcome:
     module = ast.Module(body=[s for b in bodies for s in b], type_ignores=[])
     interpreter = Interpreter(module, unit.budget, modules)
     complete = True
     if unit.kind == "module":
         errors = _run_all(interpreter, [("<module>", None, lambda: interpreter.run_module(True))])
+        stops.seen(unit, interpreter.stopped is not None)
         first = 0
     else:
-        interpreter.run_module(unit.body_relevant)  # the module unit reports where this stops
-        complete = interpreter.stopped is None
+        if unit.body_relevant and stops.stops(unit):
+            complete = False  # the module unit reports where this stops
+        else:
+            interpreter.run_module(unit.body_relevant)  # the module unit reports where this stops
+            complete = interpreter.stopped is None
+            if unit.body_relevant:
+                stops.seen(unit, not complete)
         if not complete:
             # The body stopped part-way at the budget: what its names hold from there on is not
             # known (a later statement may rebind or change them). The unit's own functions run
-            # on its definitions alone.
-            interpreter.steps = interpreter.total_steps = 0
+            # on its definitions alone, in an interpreter that kept nothing of the stopped run.
+            interpreter = Interpreter(module, unit.budget, modules)
             interpreter.run_module(False)
         interpreter.total_steps = 0  # the body's run sets the stage: the unit's budget is its own
         interpreter.forget_module_graphs()
         first = len(interpreter.events)
-        own = bodies[unit.chunks.index(unit.chunk)] if unit.chunk is not None else ()
+        own = bodies[unit.own] if unit.own is not None else ()
         errors = _run_all(interpreter, _entries(interpreter, unit, own))
     return _outcome(interpreter, source, first, errors, complete=complete)
 
