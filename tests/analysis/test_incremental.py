@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from errknow_ls.analysis import Cache, CheckResult, check_source
-from errknow_ls.analysis.checker import MAX_FILE_STEPS, unit_budget
+from errknow_ls.analysis.checker import MAX_FILE_STEPS, BodyStops, unit_budget
 from errknow_ls.analysis.chunks import ChunkCache, read_chunk, split_chunks
 from errknow_ls.analysis.interpreter import UNIT_BUDGET
 from errknow_ls.analysis.source import SourceText
@@ -329,3 +329,27 @@ def test_documents_named_by_the_caller_start_from_their_own_last_check() -> None
     moved = TRAINING.replace("lr=0.1", "lr=0.13")
     check_source(moved, cache=cache, document="c.py")  # a document never checked: from scratch
     assert cache.quick == quick + 2 * texts
+
+
+def test_a_unit_skips_a_module_body_the_check_saw_stop_and_finds_the_same() -> None:
+    """The module unit's run of the body stops at the budget; a function's unit of the same chunks
+    then skips that run (it would stop too) and finds what it finds after running it."""
+    setup = "def setup(count):\n" + "    count += 1\n" * 100 + "    return count\n\n\n"
+    train = (
+        "def train():\n    w = torch.ones(2, requires_grad=True)\n    loss = (w * w).sum()\n"
+        "    loss.backward()\n    loss.backward()\n\n\n"
+    )
+    text = "import torch\n\n\n" + train + setup + "count = 0\n" + "count = setup(count)\n" * 100 + "train()\n"
+    cache = Cache()
+    chunks = [cache.chunks.get(key)[0] for key in split_chunks(text)]
+    module_unit, train_unit = (
+        u for u in cache.units_for(tuple(chunks), text.count("\n") + 1) if u.kind != "class"
+    )
+    source = SourceText(text)
+    stops = BodyStops()
+    module_outcome = cache.outcome(module_unit, source, {}, None, stops)
+    assert module_outcome.errors and stops.stops(train_unit)
+    skipped = Cache().outcome(train_unit, source, {}, None, stops)
+    ran = Cache().outcome(train_unit, source, {}, None, BodyStops())
+    assert skipped == ran
+    assert [p.code for p in ran.passes] == ["EK001"]
