@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import operator
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -130,6 +131,9 @@ def discover(
     return found
 
 
+_NAME = operator.attrgetter("name")
+
+
 def _walk(
     top: Path,
     excluder: Excluder,
@@ -148,7 +152,7 @@ def _walk(
         directory, real_directory = pending.pop()
         try:
             with os.scandir(directory) as listing:
-                entries = sorted(listing, key=lambda entry: entry.name)
+                entries = sorted(listing, key=_NAME)
         except OSError as exc:
             errors.append((Path(exc.filename or directory), exc.strerror or str(exc)))
             continue
@@ -157,6 +161,7 @@ def _walk(
             has_gitignore=any(entry.name == GITIGNORE for entry in entries),
         )
         subdirectories = []
+        inside = real_directory if real_directory.endswith(os.sep) else real_directory + os.sep
         for entry in entries:
             name = entry.name
             try:
@@ -169,7 +174,7 @@ def _walk(
             if (is_directory and symlink) or excludes_name(name) is not None:
                 continue
             path = name if directory == os.curdir else entry.path  # as ``Path`` spells ``./name``
-            real = os.path.realpath(path) if symlink else os.path.join(real_directory, name)  # noqa: PTH118
+            real = os.path.realpath(path) if symlink else inside + name
             if real_root is not None and excluder.excludes_real(real, real_root):
                 continue
             if ignoring and gitignores is not None and gitignores.ignores(path, is_directory):

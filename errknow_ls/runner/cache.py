@@ -68,8 +68,9 @@ class CheckCache:
         module or folder was read again and still said the same takes its new stat."""
         self._rows: dict[tuple[str, str], int] | None = None
         """The number of each row by its key and what it said: made when a result is recorded."""
-        self._held: dict[int, bool] = {}
-        """Whether each row's module (or folder) still says what it said (looked at once a run)."""
+        self._held: list[bool | None] = []
+        """Whether each row's module (or folder) still says what it said, by the row's number;
+        ``None`` until an entry that read it is looked up (each row is looked at once a run)."""
         self._stats: dict[str, FileStat] = {}
         """The stat (see ``FileStat``) of each file looked up, taken before it was read."""
         self._seen: dict[str, os.stat_result | None] = {}
@@ -135,10 +136,12 @@ class CheckCache:
         """Every module a cached check read still hashes as it did, and every folder where its
         imports found nothing holds the same entries (each row looked at once a run)."""
         held = self._held
+        if len(held) < len(self._read):
+            held += [None] * (len(self._read) - len(held))
         for number in reads:
-            if type(number) is not int:  # (``True`` would be taken for row 1)
+            if type(number) is not int or not 0 <= number < len(held):  # (``True`` is no row number)
                 return False
-            holds = held.get(number)
+            holds = held[number]
             if holds is None:
                 holds = held[number] = self._says_the_same(number)
             if not holds:
@@ -146,11 +149,11 @@ class CheckCache:
         return True
 
     def _says_the_same(self, number: int) -> bool:
-        """Whether the module or folder of row ``number`` still says what it said: unread when its
-        stat is the one it had when it last said so (a folder's moves when an entry is made, removed
-        or renamed in it), else read as this run's checks read it."""
+        """Whether the module or folder of row ``number`` (a row of the table) still says what it
+        said: unread when its stat is the one it had when it last said so (a folder's moves when an
+        entry is made, removed or renamed in it), else read as this run's checks read it."""
         rows = self._read
-        row = rows[number] if 0 <= number < len(rows) else None
+        row = rows[number]
         if type(row) is list and len(row) == 2 + len(UNTRUSTED_STAT) and type(row[0]) is type(row[1]) is str:
             # The common case first, as cheaply as it can be asked: the stat it had (what equals
             # a stat's numbers is them; ``UNTRUSTED_STAT`` equals none).
