@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import operator
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -32,10 +33,16 @@ caches, virtual environments, build output."""
 
 @dataclass(frozen=True, slots=True)
 class Discovered:
-    files: list[Path] = field(default_factory=list)
-    """In a stable order, each file once, spelled as the user's path plus the part found below it."""
+    names: list[str] = field(default_factory=list)
+    """In a stable order, each file once, spelled as the user's path plus the part found below it,
+    as ``str`` of its ``Path`` spells it (a warm ``check`` looks files up by name: no ``Path`` per
+    file for a result the cache holds)."""
     errors: list[tuple[Path, str]] = field(default_factory=list)
     """Paths that do not exist or cannot be listed, and why."""
+
+    @property
+    def files(self) -> list[Path]:
+        return [Path(name) for name in self.names]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +113,7 @@ def discover(
         if force_exclude and excluder.excludes_given(path):
             continue
         if path.is_file():
-            candidates: Iterator[tuple[Path, str]] = iter([(path, os.path.realpath(path))])
+            candidates: Iterator[tuple[str, str]] = iter([(str(path), os.path.realpath(path))])
         elif path.is_dir():
             gitignores = None
             if respect_gitignore:
@@ -120,8 +127,11 @@ def discover(
         for candidate, real in candidates:
             if real not in seen:
                 seen.add(real)
-                found.files.append(candidate)
+                found.names.append(candidate)
     return found
+
+
+_NAME = operator.attrgetter("name")
 
 
 def _walk(
@@ -130,18 +140,19 @@ def _walk(
     gitignores: Gitignores | None,
     real_root: str | None,
     errors: list[tuple[Path, str]],
-) -> Iterator[tuple[Path, str]]:
-    """``*.py`` and ``*.ipynb`` files below ``top`` with their real paths, as ``os.walk`` (top-down, symlinked
-    directories listed but not entered) would find them, in sorted order; one ``scandir`` per
-    directory, and ``realpath`` only for symlinks (the real path of anything else is its
-    directory's real path and its name). Strings throughout: this runs for every entry of the tree."""
+) -> Iterator[tuple[str, str]]:
+    """``*.py`` and ``*.ipynb`` files below ``top`` (their names as ``Discovered.names`` spells them)
+    with their real paths, as ``os.walk`` (top-down, symlinked directories listed but not entered)
+    would find them, in sorted order; one ``scandir`` per directory, and ``realpath`` only for
+    symlinks (the real path of anything else is its directory's real path and its name). Strings
+    throughout: this runs for every entry of the tree."""
     excludes_name = _name_matcher(excluder.patterns)
     pending = [(str(top), os.path.realpath(top))]
     while pending:
         directory, real_directory = pending.pop()
         try:
             with os.scandir(directory) as listing:
-                entries = sorted(listing, key=lambda entry: entry.name)
+                entries = sorted(listing, key=_NAME)
         except OSError as exc:
             errors.append((Path(exc.filename or directory), exc.strerror or str(exc)))
             continue
@@ -150,6 +161,7 @@ def _walk(
             has_gitignore=any(entry.name == GITIGNORE for entry in entries),
         )
         subdirectories = []
+        inside = real_directory if real_directory.endswith(os.sep) else real_directory + os.sep
         for entry in entries:
             name = entry.name
             try:
@@ -161,15 +173,16 @@ def _walk(
             symlink = entry.is_symlink()
             if (is_directory and symlink) or excludes_name(name) is not None:
                 continue
-            real = os.path.realpath(entry.path) if symlink else os.path.join(real_directory, name)  # noqa: PTH118
+            path = name if directory == os.curdir else entry.path  # as ``Path`` spells ``./name``
+            real = os.path.realpath(path) if symlink else inside + name
             if real_root is not None and excluder.excludes_real(real, real_root):
                 continue
-            if ignoring and gitignores is not None and gitignores.ignores(entry.path, is_directory):
+            if ignoring and gitignores is not None and gitignores.ignores(path, is_directory):
                 continue
             if is_directory:
-                subdirectories.append((entry.path, real))
+                subdirectories.append((path, real))
             else:
-                yield Path(entry.path), real
+                yield path, real
         pending += reversed(subdirectories)
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from stat import S_ISREG
 
@@ -68,8 +68,9 @@ class CheckCache:
         module or folder was read again and still said the same takes its new stat."""
         self._rows: dict[tuple[str, str], int] | None = None
         """The number of each row by its key and what it said: made when a result is recorded."""
-        self._held: dict[int, bool] = {}
-        """Whether each row's module (or folder) still says what it said (looked at once a run)."""
+        self._held: list[bool | None] = []
+        """Whether each row's module (or folder) still says what it said, by the row's number;
+        ``None`` until an entry that read it is looked up (each row is looked at once a run)."""
         self._stats: dict[str, FileStat] = {}
         """The stat (see ``FileStat``) of each file looked up, taken before it was read."""
         self._seen: dict[str, os.stat_result | None] = {}
@@ -88,9 +89,10 @@ class CheckCache:
         self._files, self._results, self._read = contents.files, contents.results, contents.read
         self.problem = contents.problem
 
-    def lookup(self, path: Path) -> FileResult | None:
-        """What checking ``path`` found before, if its bytes are the same as then."""
-        name = _absolute(str(path), self._cwd)
+    def lookup(self, spelled: str) -> CachedEntry | None:
+        """What checking the file named ``spelled`` (as ``str`` of its ``Path`` spells it) found
+        before, if its bytes are the same as then."""
+        name = _absolute(spelled, self._cwd)
         info = self._stat_result(name)
         if info is None or not S_ISREG(info.st_mode):
             return None  # checking it says why it is not read
@@ -101,7 +103,7 @@ class CheckCache:
             if not self._results:
                 return None
             try:
-                data = read_bytes(path)
+                data = read_bytes(Path(spelled))
             except SourceFileError:
                 return None
             digest = content_digest(data)
@@ -111,15 +113,14 @@ class CheckCache:
         entry, reads = kept
         if reads and not self._still_read_the_same(reads):
             return None  # a module it read changed: check again
-        if entry.findings and not _fits(entry, path, data, info.st_size):
+        if entry.findings and not _fits(entry, Path(spelled), data, info.st_size):
             self._results.pop(digest, None)
             self._changed = True
             return None
         if unread is None and self._files.get(name) != [*stat, digest]:
             self._files[name] = [*stat, digest]
             self._changed = True
-        cells = tuple(entry.cells)
-        return FileResult(path, entry.findings, check_errors=entry.errors, digest=digest, cells=cells)
+        return entry
 
     def _stat_result(self, name: str) -> os.stat_result | None:
         info = self._seen.get(name)
@@ -135,10 +136,12 @@ class CheckCache:
         """Every module a cached check read still hashes as it did, and every folder where its
         imports found nothing holds the same entries (each row looked at once a run)."""
         held = self._held
+        if len(held) < len(self._read):
+            held += [None] * (len(self._read) - len(held))
         for number in reads:
-            if type(number) is not int:  # (``True`` would be taken for row 1)
+            if type(number) is not int or not 0 <= number < len(held):  # (``True`` is no row number)
                 return False
-            holds = held.get(number)
+            holds = held[number]
             if holds is None:
                 holds = held[number] = self._says_the_same(number)
             if not holds:
@@ -146,17 +149,23 @@ class CheckCache:
         return True
 
     def _says_the_same(self, number: int) -> bool:
-        """Whether the module or folder of row ``number`` still says what it said: unread when its
-        stat is the one it had when it last said so (a folder's moves when an entry is made, removed
-        or renamed in it), else read as this run's checks read it."""
-        row = read_row(self._read, number)
-        if row is None:
+        """Whether the module or folder of row ``number`` (a row of the table) still says what it
+        said: unread when its stat is the one it had when it last said so (a folder's moves when an
+        entry is made, removed or renamed in it), else read as this run's checks read it."""
+        rows = self._read
+        row = rows[number]
+        if type(row) is list and len(row) == 2 + len(UNTRUSTED_STAT) and type(row[0]) is type(row[1]) is str:
+            # The common case first, as cheaply as it can be asked: the stat it had (what equals
+            # a stat's numbers is them; ``UNTRUSTED_STAT`` equals none).
+            now = self._stat_result(row[0])
+            if now is not None and row[2:] == [now.st_size, now.st_mtime_ns, now.st_ino, now.st_ctime_ns]:
+                return True  # unread: the stat it had when it last said so
+        valid = read_row(rows, number)
+        if valid is None:
             return False
-        key, said, then = row
+        key, said, _ = valid
         info = self._stat_result(key)
         stat = None if info is None else (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
-        if stat == then:
-            return True  # unread: the stat it had when it last said so
         # Only entries whose modules changed, or were not looked at yet, load these (they load part
         # of the checker).
         from errknow_ls.analysis.modules import says_the_same  # noqa: PLC0415
@@ -328,25 +337,42 @@ def _fits(entry: CachedEntry, path: Path, data: bytes | None, size: int) -> bool
     )
 
 
-def check_files_cached(jobs: Sequence[FileJob], cache: CheckCache | None) -> list[FileResult]:
-    """``check_files``, taking what the cache knows and keeping what it learns; sorted by path."""
+def check_files_cached(
+    names: Sequence[str],
+    job: Callable[[Path], FileJob],
+    cache: CheckCache | None,
+    *,
+    fixing: bool = False,
+    unsafe_fixes: bool = False,
+) -> list[FileResult]:
+    """``check_files`` on the ``job`` of each file named (``Discovered.names``), taking what the
+    cache knows and keeping what it learns; sorted by path. A file the cache answers needs no job
+    (with ``fixing``, one whose result has no fix to apply, ``unsafe_fixes`` or not), and one it
+    knows to hold neither finding nor error has no result: there is nothing to say of it (most
+    files of a warm run: no ``Path`` and no result each)."""
     if cache is None:
-        return check_files(jobs)
-    known: list[FileResult] = []
+        return check_files([job(Path(name)) for name in names])
+    known: list[tuple[str, FileResult]] = []
     unknown: list[FileJob] = []
-    for job in jobs:
-        hit = cache.lookup(job.path)
-        if hit is None or (job.fix and _fixable(hit, job.unsafe_fixes)):
-            unknown.append(job)
-        else:
-            known.append(hit)
+    for name in names:
+        entry = cache.lookup(name)
+        if entry is None or (fixing and _fixable(entry.findings, unsafe_fixes)):
+            unknown.append(job(Path(name)))
+        elif entry.findings or entry.errors:
+            cells = tuple(entry.cells)
+            known.append(
+                (name, FileResult(Path(name), entry.findings, check_errors=entry.errors, cells=cells))
+            )
     checked = check_files(unknown)
-    if not any(job.fix for job in jobs):
+    if not fixing:
         for result in checked:
             cache.record(result)
-    return sorted(known + checked, key=lambda r: str(r.path))
+    known += ((str(result.path), result) for result in checked)
+    known.sort(key=lambda pair: pair[0])  # the names are the paths' own spellings (``str``)
+    return [result for _, result in known]
 
 
-def _fixable(result: FileResult, unsafe: bool) -> bool:
-    """Whether ``--fix`` might rewrite the file: then it is read and checked afresh."""
-    return any(applicable(finding.preferred_fix, unsafe) for finding in result.findings)
+def _fixable(findings: Sequence[Finding], unsafe: bool) -> bool:
+    """Whether ``--fix`` might rewrite a file that holds ``findings``: then it is read and checked
+    afresh."""
+    return any(applicable(finding.preferred_fix, unsafe) for finding in findings)

@@ -47,7 +47,8 @@ class Notice:
 @dataclass(frozen=True, slots=True)
 class Report:
     results: list[FileResult]
-    """One per file, sorted by path; findings in each sorted by position."""
+    """One per file, sorted by path (but none for a file the cache knows to hold nothing to say:
+    ``check_files_cached``); findings in each sorted by position."""
     kb: Callable[[], KnowledgeBase]
     """Loads the knowledge base, for the formats that show records (a warm run may need none)."""
     fix: bool = False

@@ -101,27 +101,22 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
     roots = tuple(import_roots(settings.root)) if settings.root is not None else ()
     inside = None if options.fix_symlink_targets else tuple(os.path.realpath(path) for path in paths)
     fixing = options.fix or options.diff
-    # A fix must not touch what per-file-ignores ignores there; a plain check runs every file with
-    # the same rules (what the cache keeps), and what a file ignores is dropped from its result.
     directory = cache_directory(options, settings)
-    jobs = [
-        FileJob(
-            path,
-            per_file.rules_for(path, rules) if fixing else rules,
-            fixing,
-            options.unsafe_fixes,
-            write=not options.diff,
-            roots=roots,
-            write_inside=inside,
-            write_hard_links=options.fix_hard_links,
-            summaries=directory,
-        )
-        for path in found.files
-    ]
+    job = functools.partial(
+        _file_job,
+        rules=rules,
+        per_file=per_file,
+        fixing=fixing,
+        options=options,
+        roots=roots,
+        inside=inside,
+        summaries=directory,
+    )
     cache = None if directory is None else CheckCache(directory, cache_key(rules))
     if cache is not None and cache.problem is not None:
         print(cache.problem, file=err)
-    results = said_once([without_ignored(result, per_file) for result in check_files_cached(jobs, cache)])
+    checked = check_files_cached(found.names, job, cache, fixing=fixing, unsafe_fixes=options.unsafe_fixes)
+    results = said_once([without_ignored(result, per_file) for result in checked])
     cache_problem = None if cache is None else cache.save()
     if cache_problem is not None:
         print(cache_problem, file=err)
@@ -137,6 +132,33 @@ def run_check(options: CheckOptions, out: TextIO | None = None, err: TextIO | No
         return _print_diff(report, out, err)
     _print_report(options, report, out)
     return exit_code(options, report)
+
+
+def _file_job(
+    path: Path,
+    *,
+    rules: RuleSelection,
+    per_file: PerFileIgnores,
+    fixing: bool,
+    options: CheckOptions,
+    roots: tuple[Path, ...],
+    inside: tuple[str, ...] | None,
+    summaries: Path | None,
+) -> FileJob:
+    """What checking ``path`` is. A fix must not touch what ``per-file-ignores`` ignores there; a
+    plain check runs every file with the same rules (what the cache keeps), and what a file ignores
+    is dropped from its result."""
+    return FileJob(
+        path,
+        per_file.rules_for(path, rules) if fixing else rules,
+        fixing,
+        options.unsafe_fixes,
+        write=not options.diff,
+        roots=roots,
+        write_inside=inside,
+        write_hard_links=options.fix_hard_links,
+        summaries=summaries,
+    )
 
 
 def _check_stdin(
@@ -284,8 +306,10 @@ def said_once(results: list[FileResult]) -> list[FileResult]:
 
 def without_ignored(result: FileResult, per_file: PerFileIgnores) -> FileResult:
     """``result`` without the findings ``per-file-ignores`` ignores in its file."""
+    if not result.findings:
+        return result
     codes = per_file.codes_for(result.path)
-    if not codes or not result.findings:
+    if not codes:
         return result
     return _keeping(result, lambda finding: finding.code not in codes)
 

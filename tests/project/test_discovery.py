@@ -61,7 +61,7 @@ def reference_discover(paths: Sequence[Path], excluder: Excluder) -> Discovered:
             key = candidate.resolve()
             if key not in seen:
                 seen.add(key)
-                found.files.append(candidate)
+                found.names.append(str(candidate))
     return found
 
 

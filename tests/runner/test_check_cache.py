@@ -26,6 +26,7 @@ from errknow_ls.core import Finding, Severity
 from errknow_ls.project import RuleSelection
 from errknow_ls.project.results_cache import (
     CACHE_DIRNAME,
+    UNTRUSTED_STAT,
     CachedEntry,
     cache_key,
     checker_fingerprint,
@@ -472,6 +473,41 @@ def test_a_result_whose_import_found_nothing_stands_only_until_the_module_is_mad
     assert run("--output-format", "json", "train.py")[:2] == (EXIT_OK, "[]\n")
     shutil.copy(projects / "utils.py", tmp_path / "utils.py")
     assert run("--output-format", "json", "train.py")[0] == EXIT_FOUND
+
+
+def test_a_folder_whose_stat_the_cache_trusts_is_read_again_once_a_module_is_made_in_it(
+    run: Run, tmp_path: Path
+) -> None:
+    """train.py imports utils, which is not there: the folder where the import looked is a row of
+    the table of reads, kept with the folder's stat. Making utils.py there moves that stat, so the
+    next run looks in the folder again and checks train.py (whose own bytes and stat did not move)."""
+    projects = REPO / "tests" / "analysis" / "projects" / "helper_keeps_the_graph"
+    shutil.copy(projects / "train.py", tmp_path / "train.py")
+    age(tmp_path / "train.py")
+    assert run("--output-format", "json", "train.py")[:2] == (EXIT_OK, "[]\n")
+    trust_the_current_stats(tmp_path)  # as a cache written long after the folder was last changed
+    assert run("--output-format", "json", "train.py") == (EXIT_OK, "[]\n", "")
+    shutil.copy(projects / "utils.py", tmp_path / "utils.py")
+    assert run("--output-format", "json", "train.py")[0] == EXIT_FOUND
+
+
+def test_a_module_changed_just_before_the_cache_was_written_keeps_no_stat(run: Run, tmp_path: Path) -> None:
+    """utils.py, which train.py's finding reads, was written just now: another write within the
+    file system's timestamp granularity would leave its stat as it is, so its row keeps
+    ``UNTRUSTED_STAT`` and the next run reads it again."""
+    projects = REPO / "tests" / "analysis" / "projects" / "helper_keeps_the_graph"
+    for name in ("train.py", "utils.py"):
+        shutil.copy(projects / name, tmp_path / name)
+    age(tmp_path / "train.py")
+    first = run("--output-format", "json", "train.py")
+    assert first[0] == EXIT_FOUND
+    data = json.loads(_cache_file(tmp_path).read_text())
+    (row,) = [stat for key, _, *stat in data["read"] if key == str(tmp_path / "utils.py")]
+    assert row == list(UNTRUSTED_STAT)
+    (tmp_path / "utils.py").write_text(
+        "def smooth(state, factor=0.9):\n    return (state * factor).detach()\n"
+    )
+    assert run("--output-format", "json", "train.py")[:2] == (EXIT_OK, "[]\n")
 
 
 def test_a_warm_run_says_of_a_notebook_what_the_cold_run_said(run: Run, tmp_path: Path) -> None:
