@@ -9,7 +9,12 @@ A fix is safe only when all of these hold:
    freed graph, where ``.grad`` held nothing before that backward (:func:`read_backward_grads`);
    the same holds where the second backward of a returned last loss, and the ``zero_grad()`` right
    before it, are removed, and nothing between the two backwards changes ``.grad``
-   (``common_fixes.grads_still_held``). Nothing else.
+   (``common_fixes.grads_still_held``); and where one tensor is backwarded, its gradients read,
+   cleared by an optimizer's ``zero_grad()`` and backwarded again in the same block, the clear and
+   the second backward are removed where ``.grad`` held nothing before the first (an optimizer
+   cleared it right before, or no statement before it ever backwarded, stepped or stored a
+   gradient) and that optimizer owns every parameter the graph reads, so its clear left nothing
+   behind (:func:`clear_between_removed`). Nothing else.
 2. **What it re-runs is a pure forward computation, as the analysis resolved it**: an assignment
    whose every call the interpreter followed as a torch op, a tensor method (not an in-place one,
    whose name ends in ``_``) or a module's forward (:attr:`RuleContext.forward_calls`), or as a
@@ -79,6 +84,10 @@ A fix is safe only when all of these hold:
    keeps on itself between steps (a Cholesky factor cached in eval mode): it is stored detached
    where it is stored only where the graph of what computes it, on every run of those statements
    and for every object, reads no parameter an optimizer owns (:func:`detach_untrained_store`).
+   For a value built once before the loop, an optimizer that owns such a parameter counts only
+   where it steps at or after the loop's first backward through the value (an autoencoder's
+   optimizer, done before a density model is fitted to its encoder's latents, does not): the
+   gradient a later backward would send there is never applied (:func:`_no_step_after`).
 
 10. **A cut that stops a parameter an optimizer owns from learning is no fix at all**, not even an
    unsafe one: where every path the failing backward has to such a parameter runs through the
@@ -159,7 +168,12 @@ A fix is safe only when all of these hold:
    the gradients it would send through a kept graph, onto what the first left in ``.grad``: what
    summing the losses sends, with no constructor run, no cut and the same tensors updated
    (:func:`recompute_as_retained`). A call the checker resolves to no code of the checked program
-   (a helper of another package) between the two is not shown, and stays unsafe.
+   (a helper of another package) between the two is not shown, and stays unsafe. The same holds
+   for one loss whose graph a ``.backward()`` freed and whose gradient ``torch.autograd.grad`` then
+   asks for (a curvature probe after the training backward): ``grad`` adds nothing to ``.grad``, so
+   the loss recomputed right before it gives what a kept graph would; where the second pass is a
+   ``.backward()`` of the same loss, it would add its gradient to the first's (one gradient or
+   two?), and the recompute stays unsafe (``double_backward.build``).
 
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
@@ -893,6 +907,24 @@ def read_backward_grads(ctx: RuleContext, event: SecondPass, cleared_by: str | N
     return Applicability.SAFE
 
 
+def clear_between_removed(
+    ctx: RuleContext, event: SecondPass, before: str | None, between: str, *, untouched: bool
+) -> Applicability | None:
+    """Removing an optimizer's ``zero_grad()`` (``between``) and the second backward of the same
+    tensor right after it (rule 1): the second backward would leave in ``.grad`` what the first left
+    there, where ``.grad`` held nothing before the first (the optimizer ``before`` cleared it right
+    before it, or ``untouched``: nothing before it ever added to it), ``between`` owns every
+    parameter the graph reads (so the clear left nothing else behind), and no hook or code the
+    checker does not follow sees the gradients (:func:`read_backward_grads`, for each optimizer).
+    Not offered otherwise: a gradient held from before would be stepped with the new one."""
+    if before is None and not untouched:
+        return None
+    cleared = [between] if before is None else [before, between]
+    if any(read_backward_grads(ctx, event, name) is not Applicability.SAFE for name in cleared):
+        return None
+    return Applicability.SAFE
+
+
 def built_once_untrained(ctx: RuleContext, detached: list[Value], restored: list[Value]) -> bool:
     """No optimizer owns a parameter the graph of the values ``detached`` reads, and nothing else
     sees a gradient there (rule 9, :func:`ownership.cut_keeps_training`)."""
@@ -902,7 +934,11 @@ def built_once_untrained(ctx: RuleContext, detached: list[Value], restored: list
 
 
 def detach_built_once(
-    ctx: RuleContext, detached: list[Value], restored: list[Value], reached: frozenset[int]
+    ctx: RuleContext,
+    detached: list[Value],
+    restored: list[Value],
+    reached: frozenset[int],
+    freed_at: int | None = None,
 ) -> Applicability:
     """Detaching values built once before a loop that only reads them, in the loop whose backward
     reaches ``reached`` (rule 9): safe where no optimizer owns a parameter their graph reads and
@@ -910,14 +946,84 @@ def detach_built_once(
     backward still reaches, through the loop's own forward pass, every parameter an optimizer owns
     that it reached through them, and nothing else sees a gradient there (rule 13,
     :func:`ownership.cut_keeps_owned`); ``restored``: those detached into leaves that still require
-    grad (a PINN's collocation times), whose own gradients stay the same."""
+    grad (a PINN's collocation times), whose own gradients stay the same. ``freed_at``: the tick of
+    the first backward through them; safe too where no optimizer that owns a parameter their graph
+    reads steps at or after it (:func:`_no_step_after`)."""
     if built_once_untrained(ctx, detached, restored):
         return Applicability.SAFE
     upstream = frozenset().union(*(maybe_of(value) for value in detached))
     kept = frozenset().union(*(tensor_roots(value) for value in restored))
+    if freed_at is not None and _no_step_after(ctx, upstream, kept, freed_at):
+        return Applicability.SAFE
     if not (ctx.complete and upstream):
         return Applicability.UNSAFE
     return detach_keeps_owned(ctx, detached, reached, own_nodes(detached), kept)
+
+
+def _no_step_after(ctx: RuleContext, upstream: frozenset[int], kept: frozenset[int], freed_at: int) -> bool:
+    """Rule 9 where an optimizer owns what the graph ``upstream`` reads but no step at or after the
+    first backward through it (tick ``freed_at``) changes any of it (an encoder an earlier loop
+    trained, whose latents a flow's loop reads): the gradient a later backward would send there
+    would lie in ``.grad`` and never be applied, so cutting it changes no tensor any optimizer
+    updates; and nothing else sees a gradient there. Shown only where every entry point ran to its
+    end and what each step changed is known."""
+    origins = upstream_origins(ctx.nodes, upstream) if upstream else None
+    if not ctx.complete or origins is None:
+        return False
+    origins = ctx.ownership.linked(origins)
+    stepped = ctx.ownership.stepped_since(freed_at)
+    if stepped is None or stepped & origins or any(owned is None for owned in ctx.ownership.optimizers):
+        return False
+    owners = [call for call, owned in ctx.ownership.constructed.items() if owned is None or owned & origins]
+    if not all(_only_stepped_here(ctx, call) for call in owners):
+        return False  # handed on, an optimizer may be stepped by code the checker does not follow
+    return gradient_unseen(ctx.nodes, upstream, kept, ctx.ownership)
+
+
+OPTIMIZER_CALLS = frozenset({"step", "zero_grad"})
+
+
+def _binds_locally(func: ast.AST, name: str) -> bool:
+    """``func`` assigns ``name`` and declares it neither ``global`` nor ``nonlocal``: a local."""
+    declared = any(isinstance(n, ast.Global | ast.Nonlocal) and name in n.names for n in ast.walk(func))
+    stored = any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(func)
+    )
+    return stored and not declared
+
+
+def _only_stepped_here(ctx: RuleContext, construction: ast.AST) -> bool:
+    """The optimizer built at ``construction`` is bound to a name, once, and every read of that
+    name in its scope (and the functions nested in it, or the whole module for a module-level name)
+    calls its ``step()`` or ``zero_grad()``: no other code is handed it, so every step it takes is
+    one the interpreter ran."""
+    stmt = ctx.statement_of(construction)
+    if not (
+        isinstance(stmt, ast.Assign)
+        and stmt.value is construction
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+    ):
+        return False
+    name = stmt.targets[0].id
+    scope = ctx.function_of(stmt) or ctx.module
+    for node in ast.walk(scope):
+        if not (isinstance(node, ast.Name) and node.id == name) or node is stmt.targets[0]:
+            continue
+        inner = ctx.function_of(node)
+        if inner is not None and inner is not scope and _binds_locally(inner, name):
+            continue  # another variable of the same spelling, local to a nested function
+        attribute = ctx.parents.get(node)
+        call = ctx.parents.get(attribute) if attribute is not None else None
+        if not (
+            isinstance(node.ctx, ast.Load)
+            and isinstance(attribute, ast.Attribute)
+            and attribute.attr in OPTIMIZER_CALLS
+            and isinstance(call, ast.Call)
+            and call.func is attribute
+        ):
+            return False
+    return True
 
 
 def detach_keeps_owned(

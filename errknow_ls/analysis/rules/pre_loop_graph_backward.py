@@ -525,7 +525,7 @@ def _detach_stale(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix 
         ctx, event.reached, own_nodes(detached)
     ):
         return None  # a term of the loss (a penalty built once): detached, a constant that trains nothing
-    applicability = detach_built_once(ctx, detached, restored, event.reached)
+    applicability = detach_built_once(ctx, detached, restored, event.reached, event.free.tick)
     shown = sorted({f"`self.{a}`" for a in shapes} if stored else set()) + (
         [f"`{n}`" for n in names] if before is not None else []
     )
