@@ -1687,3 +1687,30 @@ def test_latents_of_an_encoder_no_optimizer_steps_again_are_detached_safely(
     source = source.replace(old, new) if old else source
     found = _applicabilities(source, "Detach `latents`")
     assert found and (found == {Applicability.SAFE}) is safe
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "safe"),
+    [
+        ("", "", True),
+        # the fill draws other numbers when it runs again
+        ("1.0 / box", "torch.rand(()) / box", False),
+        # the fill has an effect of its own (torch's random state)
+        (
+            "        self._box_key, self._reciprocal",
+            "        torch.manual_seed(1)\n        self._box_key, self._reciprocal",
+            False,
+        ),
+    ],
+)
+def test_a_cache_is_emptied_by_its_key_safely_where_its_fill_only_computes(
+    old: str, new: str, safe: bool
+) -> None:
+    """Rule 14 through a cache's key: the fill compares the key with `torch.equal` (a read, which
+    the interpreter records as one) and computes the value again from its inputs; emptied by its key
+    at the start of each iteration, the next read computes what the program would without the cache."""
+    source = (FIXES / "ek003_cache_served_while_its_key_matches.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Empty the cache `energy_of._reciprocal`")
+    assert found == {Applicability.SAFE if safe else Applicability.UNSAFE}

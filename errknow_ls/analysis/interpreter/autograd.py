@@ -258,6 +258,8 @@ class Autograd(InterpreterBase):
             needs = isinstance(grad, Const) and bool(grad.value)
             return Tensor(frozenset(), needs, owners=frozenset({self.origin(node)}) if needs else None)
         if short in api.NOT_OPS:
+            if short in api.PURE_READS:
+                self.forward_calls.add(node)  # torch.equal(a, b): only reads, a fix may re-run it
             return UNKNOWN
         return self.op_node(node, [*args, *kwargs.values()], saves=short not in api.NO_SAVE_OPS)
 

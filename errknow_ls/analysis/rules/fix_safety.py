@@ -17,8 +17,9 @@ A fix is safe only when all of these hold:
    behind (:func:`clear_between_removed`). Nothing else.
 2. **What it re-runs is a pure forward computation, as the analysis resolved it**: an assignment
    whose every call the interpreter followed as a torch op, a tensor method (not an in-place one,
-   whose name ends in ``_``) or a module's forward (:attr:`RuleContext.forward_calls`), or as a
-   function of the checked code (or a ``forward`` of its modules) that only computes: it assigns
+   whose name ends in ``_``), a module's forward or a torch function that only reads its arguments
+   (``torch.equal``, ``torch.argmax``: ``torch_api.PURE_READS``; :attr:`RuleContext.forward_calls`),
+   or as a function of the checked code (or a ``forward`` of its modules) that only computes: it assigns
    local names and returns, and every call in it is again a forward computation
    (:attr:`RuleContext.called_functions`). Never a random draw (``rsample``, ``torch.randn``:
    re-run, it draws other numbers). Never a
