@@ -1714,3 +1714,33 @@ def test_a_cache_is_emptied_by_its_key_safely_where_its_fill_only_computes(
     source = source.replace(old, new) if old else source
     found = _applicabilities(source, "Empty the cache `energy_of._reciprocal`")
     assert found == {Applicability.SAFE if safe else Applicability.UNSAFE}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "safe"),
+    [
+        ("", "", True),
+        # the step reads the stored state again after the method stored it
+        ("    loss = model(x, labels)\n", "    loss = model(x, labels) + model.centers.sum()\n", False),
+        # ... through the method itself, run twice before one backward: the second run reads the first's
+        ("    loss = model(x, labels)\n", "    loss = model(x, labels) + model(x, labels)\n", False),
+        # something may reach the state by its name in a string
+        (
+            "    loss = model(x, labels)\n",
+            "    loss = model(x, labels)\n    print(getattr(model, 'centers'))\n",
+            False,
+        ),
+    ],
+)
+def test_a_state_stored_through_a_local_is_stored_detached_safely_where_nothing_reads_it_after(
+    old: str, new: str, safe: bool
+) -> None:
+    """Rule 4 for a state an object's method updates through a local name (``centers = m *
+    self.centers + ...`` then ``self.centers = centers``): stored detached, safely, where every read
+    of the attribute precedes the store in that method and the method runs once per step; a read
+    after the store would lose the gradient the step sends through it."""
+    source = (FIXES / "ek003_state_updated_through_a_local.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Store `self.centers` detached where it is updated")
+    assert found == {Applicability.SAFE if safe else Applicability.UNSAFE}

@@ -44,7 +44,11 @@ A fix is safe only when all of these hold:
    the value (:func:`detach_in_first`); a target network's soft update goes under
    ``torch.no_grad()`` only where it follows the step's last backward and no optimizer owns the
    target (:func:`update_between_steps`), and a history appended after the step's last backward
-   keeps detached copies only where it entered the loop without a graph (:func:`detach_history`).
+   keeps detached copies only where it entered the loop without a graph (:func:`detach_history`);
+   a state an object's method updates through a local name (``centers = m * self.centers + ...``,
+   then ``self.centers = centers``) is stored detached only where no read of it can follow the
+   store within a step: every read precedes the store in that method, outside its loops, and the
+   method runs once per step (:func:`read_only_before_store`, :func:`chained_within_step`).
 5. **State is re-initialised only where every iteration re-runs the same sequence**: a state a
    loop carries and updates within each iteration (a recurrent state stepped over a sequence by an
    inner loop) is reset at the top of the loop, by re-running the pure statement that initialised
@@ -1270,6 +1274,69 @@ def detach_stored(
     if memo or (within and recurrent):
         return Applicability.UNSAFE
     return Applicability.SAFE
+
+
+def chained_within_step(ctx: RuleContext, event: SecondPass, store: ast.Assign) -> bool:
+    """The state ``store`` keeps (``self.<attr> = <local>``) is updated more than once within the
+    failing step: a node the step made where the method computes ``<local>`` lies below another
+    made there by another run of the method (the forward called twice before one backward). Stored
+    detached, the second run would cut the gradient the step sends through the first."""
+    func = ctx.function_of(store)
+    if func is None or not isinstance(store.value, ast.Name):
+        return True
+    local = store.value.id
+    defs = [
+        stmt
+        for stmt in ast.walk(func)
+        if isinstance(stmt, ast.Assign)
+        and stmt.lineno < store.lineno
+        and any(isinstance(n, ast.Name) and n.id == local for t in stmt.targets for n in ast.walk(t))
+    ]
+    own = event.reached - event.free.reached
+    made: dict[int, int] = {}
+    for node_id in own:
+        node = ctx.nodes[node_id]
+        runs = [serial for serial, s in node.stmts if any(s is d for d in defs)]
+        if any(node.stmt is d for d in defs):
+            runs.append(node.frame)
+        if runs:
+            made[node_id] = runs[-1]
+    return any(
+        made.get(below, run) != run for node_id, run in made.items() for below in ctx.nodes[node_id].below
+    )
+
+
+def read_only_before_store(ctx: RuleContext, store: ast.Assign, attr: str) -> bool:
+    """``self.<attr> = <local>`` (the local computed from ``self.<attr>``) is its method's last word
+    on the state within a step (rule 4): every read of an attribute ``<attr>`` in the checked code,
+    on any object, lies in the same method, in a statement that ends before the store begins, and
+    neither the store nor those reads sit in a loop of the method (whose next turn would read what
+    this one stored); the method calls nothing of the checked code after the store, and nothing
+    names the attribute by a string. Stored detached, it then cuts only what the next step reads."""
+    func = ctx.function_of(store)
+    if not isinstance(func, ast.FunctionDef) or _named_by_string(ctx, {attr}):
+        return False
+    if any(isinstance(n, ast.For | ast.While | ast.AsyncFor) for n in _ancestors_within(ctx, store, func)):
+        return False
+    for node in ast.walk(ctx.module):
+        if not (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Load)):
+            continue
+        stmt = ctx.statement_of(node)
+        if ctx.function_of(node) is not func or stmt is None:
+            return False
+        if (stmt.end_lineno or stmt.lineno) >= store.lineno:
+            return False
+    later = [n for n in ast.walk(func) if isinstance(n, ast.Call) and n.lineno > store.lineno]
+    return not any(ctx.called_functions.get(call) for call in later)
+
+
+def _ancestors_within(ctx: RuleContext, node: ast.AST, func: ast.AST) -> list[ast.AST]:
+    found: list[ast.AST] = []
+    current = ctx.parents.get(node)
+    while current is not None and current is not func:
+        found.append(current)
+        current = ctx.parents.get(current)
+    return found
 
 
 def cuts_own_step(ctx: RuleContext, event: SecondPass, stmt: ast.stmt) -> bool:
