@@ -1642,6 +1642,18 @@ def test_a_gradient_asked_again_of_a_freed_loss_is_taken_from_it_recomputed(
         ),
         # The optimizer owns only part of what the loss reads: its clear leaves the rest behind.
         ("SGD(model.parameters()", "SGD(model[0].parameters()", False),
+        # A loss module of its own holds no parameter: nothing of it is left behind.
+        (
+            "\nloss = F.mse_loss(model(inputs[:16]), targets[:16])",
+            "\ncriterion = nn.MSELoss()\nloss = criterion(model(inputs[:16]), targets[:16])",
+            True,
+        ),
+        # An activation of its own that has a parameter the optimizer does not own: left behind.
+        (
+            "\nloss = F.mse_loss(model(inputs[:16]), targets[:16])",
+            "\nact = nn.PReLU()\nloss = F.mse_loss(act(model(inputs[:16])), targets[:16])",
+            False,
+        ),
     ],
 )
 def test_a_clear_and_a_second_backward_are_removed_only_where_grad_held_nothing_before(

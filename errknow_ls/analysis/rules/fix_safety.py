@@ -903,8 +903,8 @@ def read_backward_grads(ctx: RuleContext, event: SecondPass, cleared_by: str | N
     if not ctx.complete or owned is None or not origins:
         return Applicability.UNSAFE
     origins = ctx.ownership.linked(origins)
-    if not origins <= owned:
-        return Applicability.UNSAFE
+    if not origins - ctx.ownership.parameterless <= owned:
+        return Applicability.UNSAFE  # a parameter no clear reaches: `.grad` may hold more
     for use in ctx.ownership.uses:
         touches = use.origins is None or bool(use.origins & origins) or bool(use.roots & event.free.reached)
         if use.made == LASTING and touches:
