@@ -1756,3 +1756,50 @@ def test_a_state_stored_through_a_local_is_stored_detached_safely_where_nothing_
     source = source.replace(old, new) if old else source
     found = _applicabilities(source, "Store `self.centers` detached where it is updated")
     assert found == {Applicability.SAFE if safe else Applicability.UNSAFE}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "safe"),
+    [
+        ("", "", True),
+        # two optimizers over one parameter: each turn of the loop stepped it
+        (
+            "dec_opt = torch.optim.SGD(decoder.parameters()",
+            "dec_opt = torch.optim.SGD([*decoder.parameters(), encoder[0].bias]",
+            False,
+        ),
+        # a parameter the graph reads that no optimizer of the loop owns: its gradient doubled there
+        (
+            "enc_opt = torch.optim.SGD(encoder.parameters()",
+            "enc_opt = torch.optim.SGD(encoder[0].parameters()",
+            False,
+        ),
+        # something else sees the gradients (the first one's, which its turn left doubled)
+        (
+            "data = torch.randn(32, 6)\n",
+            "data = torch.randn(32, 6)\nencoder.register_full_backward_hook(print)\n",
+            False,
+        ),
+        # the optimizers come from a name: which ones it holds is not shown here
+        (
+            "    for optimizer in (enc_opt, dec_opt):\n",
+            "    opts = (enc_opt, dec_opt)\n    for optimizer in opts:\n",
+            False,
+        ),
+    ],
+)
+def test_one_backward_then_each_step_is_safe_where_the_optimizers_own_apart_what_the_graph_reads(
+    old: str, new: str, safe: bool
+) -> None:
+    """Fix_safety rule 11: `for opt in (enc_opt, dec_opt): opt.zero_grad(); loss.backward();
+    opt.step()` over one loss becomes one backward and each step, safely where each optimizer
+    steps on what its turn would hand it: the optimizers own apart parameters that together are
+    every parameter the graph reads, and nothing else sees the gradients."""
+    source = (FIXES / "ek002_one_loss_backwarded_per_optimizer.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Backward `loss` once, then step each optimizer of the loop")
+    assert found == {Applicability.SAFE if safe else Applicability.UNSAFE}
+    # the gradient the first optimizer's turn left doubled, read after the loop: unsafe
+    read_after = _applicabilities(source + "print(encoder[0].weight.grad)\n", "Backward `loss` once")
+    assert read_after == {Applicability.UNSAFE}

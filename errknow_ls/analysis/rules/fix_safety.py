@@ -119,7 +119,10 @@ A fix is safe only when all of these hold:
    detaches only the other peers' items is not shown, since the analysis merges a list's items
    (:func:`recompute_in_loop`). Where the loop only clears, backwards and steps each optimizer over
    one loss built before it, one backward and then every optimizer's step is what it means, and
-   is offered unsafely (``pre_loop_graph_backward._backward_once_then_step_each``).
+   is offered (``pre_loop_graph_backward._backward_once_then_step_each``), safely where the loop
+   names its optimizers one by one, they own apart parameters that together are every parameter the
+   graph reads, and nothing else sees the gradients: each steps on what its turn would hand it
+   over a kept graph (:func:`backward_once_steps_each`).
 
 12. **A value the program itself recomputed is read in place of the stale one**: where, between the
    first backward and the second loss, a statement assigns a name nothing reads (nor declares
@@ -887,6 +890,34 @@ def owned_by(ctx: RuleContext, optimizer: str, scope: ast.AST) -> frozenset[int]
         if built:
             return frozenset(owned)
     return None
+
+
+def backward_once_steps_each(ctx: RuleContext, event: SecondPass, optimizers: list[str]) -> Applicability:
+    """Rule 11's one backward, then every optimizer's step, in place of a loop that clears,
+    backwards and steps each optimizer in turn over one loss built before it: safe where the loop
+    names its optimizers one by one (``optimizers``), each built by the program over parameters
+    known and apart from the others', together every parameter the graph reads (but those of
+    modules that hold none), and nothing but the optimizers sees the gradients. Each optimizer then
+    steps on exactly what its turn of the loop would hand it over a kept graph: its own parameters'
+    gradient of that one loss, cleared right before; the turns only differed in the gradients left
+    behind in the others', which no one reads. Unsafe otherwise."""
+    scope = ctx.function_of(event.site) or ctx.module
+    owned = [owned_by(ctx, name, scope) for name in optimizers]
+    origins = upstream_origins(ctx.nodes, event.reached)
+    if not ctx.complete or origins is None or len(set(optimizers)) != len(optimizers):
+        return Applicability.UNSAFE
+    linked = [ctx.ownership.linked(o) if o is not None else None for o in owned]
+    if any(o is None or o & ctx.ownership.several for o in linked):
+        return Applicability.UNSAFE
+    known = [o for o in linked if o is not None]
+    if any(a & b for i, a in enumerate(known) for b in known[i + 1 :]):
+        return Applicability.UNSAFE  # two optimizers over one parameter: each turn stepped it
+    needed = ctx.ownership.linked(origins) - ctx.ownership.parameterless
+    if not needed <= frozenset().union(*known):
+        return Applicability.UNSAFE
+    if not gradient_unseen(ctx.nodes, event.reached, frozenset(), ctx.ownership):
+        return Applicability.UNSAFE
+    return Applicability.SAFE
 
 
 def read_backward_grads(ctx: RuleContext, event: SecondPass, cleared_by: str | None) -> Applicability:
