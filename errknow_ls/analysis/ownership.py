@@ -80,6 +80,10 @@ class Ownership:
     hand-written update), with the origins it changed on any run (None: not known)."""
     stepped: list[tuple[int, Origins]] = field(default_factory=list)
     """The same, in the order they ran: the interpreter's tick when each ran, and what it changed."""
+    parameterless: set[int] = field(default_factory=set)
+    """Origins of torch modules that hold no parameter (``nn.MSELoss()``, ``nn.ReLU()``: a class
+    of ``torch_api.PARAMETERLESS_MODULES`` built from no other module); a graph that runs one reads
+    no parameter through it."""
 
     def construct(self, call: ast.AST, origins: Origins) -> None:
         """An optimizer built at ``call`` was handed ``origins``."""

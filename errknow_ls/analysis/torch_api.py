@@ -286,6 +286,53 @@ NOT_OPS = frozenset(
 )
 """Names in those namespaces whose result carries no graph."""
 
+PURE_READS = NOT_OPS - frozenset(
+    {
+        "no_grad",
+        "enable_grad",
+        "inference_mode",
+        "set_grad_enabled",
+        "save",
+        "manual_seed",
+        "seed",
+        "set_printoptions",
+        "set_default_dtype",
+        "set_num_threads",
+        "use_deterministic_algorithms",
+    }
+)
+"""Those of ``NOT_OPS`` that only read their arguments (``torch.equal(a, b)``, ``torch.argmax(x)``):
+no effect, no random draw, the same result every time; a fix may re-run them."""
+
+PARAMETERLESS_MODULES = frozenset(
+    {
+        "MSELoss",
+        "L1Loss",
+        "SmoothL1Loss",
+        "HuberLoss",
+        "CrossEntropyLoss",
+        "NLLLoss",
+        "BCELoss",
+        "BCEWithLogitsLoss",
+        "KLDivLoss",
+        "ReLU",
+        "ReLU6",
+        "LeakyReLU",
+        "ELU",
+        "GELU",
+        "SiLU",
+        "Tanh",
+        "Sigmoid",
+        "Softplus",
+        "Softmax",
+        "LogSoftmax",
+        "Identity",
+        "Flatten",
+        "Dropout",
+    }
+)
+"""``torch.nn`` classes whose objects hold no ``nn.Parameter`` (a loss's ``weight`` is a buffer)."""
+
 PASS_THROUGH_FUNCS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.trace"})
 FUNCTIONAL_CALLS = frozenset({"torch.func.functional_call", "torch.nn.utils.stateless.functional_call"})
 CHECKPOINT_FUNCS = frozenset({"torch.utils.checkpoint.checkpoint"})

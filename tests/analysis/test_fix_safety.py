@@ -848,10 +848,24 @@ detached, they would leave the teacher without a gradient, so no detach is offer
             WITHHELD,
         ),
         ("optimizer = torch.optim.Adam([*student.parameters(), teacher[0].weight])\n", "", WITHHELD),
+        # an optimizer of the teacher that steps after the student's first backward applies the
+        # gradient the loss sends there, which reaches the teacher only through the targets
+        (
+            STUDENT_OPTIMIZER + "teacher_optimizer = torch.optim.SGD(teacher.parameters(), lr=0.1)\n",
+            "teacher_optimizer.step()\n",
+            WITHHELD,
+        ),
+        # ... or it may, handed to code the checker does not follow
+        (
+            STUDENT_OPTIMIZER + "teacher_optimizer = torch.optim.SGD(teacher.parameters(), lr=0.1)\n",
+            "watch(teacher_optimizer)\n",
+            Applicability.UNSAFE,
+        ),
+        # one that never steps (or steps only before) never applies it: the detach changes nothing
         (
             STUDENT_OPTIMIZER + "teacher_optimizer = torch.optim.SGD(teacher.parameters(), lr=0.1)\n",
             "",
-            Applicability.UNSAFE,
+            Applicability.SAFE,
         ),
         # handed to the loop's optimizer later, by a group of its own: the same
         (
@@ -933,10 +947,20 @@ def _detach_old_log_probs(source: str) -> Applicability | None:
             "obs, actions, old_log_probs = rollout(behaviour)\n",
             None,
         ),
-        # ... owned by an optimizer of its own, which the epochs do not step: still unsafe
+        # ... owned by an optimizer of its own, which nothing steps after the epochs' first backward
+        # (nor is handed to code the checker does not follow): the gradient the cut stops would
+        # never be applied (rule 9)
         (
             "obs, actions, old_log_probs = rollout(policy)\n",
             "behaviour = nn.Linear(4, 2)\nbehaviour_opt = torch.optim.SGD(behaviour.parameters(), lr=0.1)\n"
+            "obs, actions, old_log_probs = rollout(behaviour)\n",
+            Applicability.SAFE,
+        ),
+        # ... handed on, it may be stepped by what it is handed to: unsafe
+        (
+            "obs, actions, old_log_probs = rollout(policy)\n",
+            "behaviour = nn.Linear(4, 2)\nbehaviour_opt = torch.optim.SGD(behaviour.parameters(), lr=0.1)\n"
+            "optimizers = [optimizer, behaviour_opt]\n"
             "obs, actions, old_log_probs = rollout(behaviour)\n",
             Applicability.UNSAFE,
         ),
@@ -961,6 +985,20 @@ def test_a_module_output_built_once_is_detached_safely_where_the_loop_reaches_it
     source = ROLLOUT.replace(old, new)
     assert source != ROLLOUT or not old
     assert _detach_old_log_probs(source) == expected
+
+
+def test_a_behaviour_policy_whose_optimizer_steps_after_the_epochs_is_not_cut() -> None:
+    """Rule 10 beside rule 9: the behaviour policy's own optimizer steps after the epochs, so it
+    would apply the gradient the loss sends there, which reaches it only through the values the
+    fix would detach: detached, it would stop learning, and no detach is offered."""
+    source = ROLLOUT.replace(
+        "obs, actions, old_log_probs = rollout(policy)\n",
+        "behaviour = nn.Linear(4, 2)\nbehaviour_opt = torch.optim.SGD(behaviour.parameters(), lr=0.1)\n"
+        "obs, actions, old_log_probs = rollout(behaviour)\n",
+    )
+    assert source != ROLLOUT
+    assert _detach_old_log_probs(source) == Applicability.SAFE
+    assert _detach_old_log_probs(source + "behaviour_opt.step()\n") is None
 
 
 GAN = (FIXES / "ek004_gan_detach.in.py").read_text(encoding="utf-8")
@@ -1542,3 +1580,226 @@ def test_a_recompute_the_loop_makes_is_read_only_where_it_holds_the_very_value(
         if fix.title.startswith("Use `perturbed` in the second loss")
     }
     assert found == ({Applicability.SAFE} if offered else set())
+
+
+def _applicabilities(source: str, title: str) -> set[Applicability]:
+    return {
+        fix.applicability
+        for finding in check_source(source).findings
+        for fix in finding.fixes
+        if fix.title.startswith(title)
+    }
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "safe"),
+    [
+        ("", "", True),
+        # The second pass is a backward: it adds to `.grad` what the first left there (one gradient
+        # or two?), so the recompute stays unsafe.
+        (
+            "    curvature = sharpness(loss, params, direction)\n",
+            "    loss.backward()\n    curvature = 0.0\n",
+            False,
+        ),
+        # Between the two passes the program changes what the loss reads: recomputed, it is
+        # another loss.
+        (
+            "    curvature = sharpness(",
+            "    labels = labels.flip(0)\n    curvature = sharpness(",
+            False,
+        ),
+    ],
+)
+def test_a_gradient_asked_again_of_a_freed_loss_is_taken_from_it_recomputed(
+    old: str, new: str, safe: bool
+) -> None:
+    """Fix_safety rule 15 for one loss: `autograd.grad` of a loss a `.backward()` freed, with
+    nothing between that changes what the loss reads, adds nothing to `.grad`; the loss recomputed
+    right before it gives what a kept graph would, safely."""
+    source = (FIXES / "ek001_sharpness_probe_on_the_trained_loss.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Recompute `loss` before the second backward")
+    assert (Applicability.SAFE in found) is safe
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "offered"),
+    [
+        ("", "", True),
+        # `.grad` held a gradient before the first backward: removing the clear would step it too.
+        (
+            "\nloss = F.mse_loss(",
+            "\nF.mse_loss(model(inputs), targets).backward()\nloss = F.mse_loss(",
+            False,
+        ),
+        # Something between the two backwards clears the gradients too.
+        (
+            "optimizer.zero_grad()\nloss.backward()",
+            "model.zero_grad()\noptimizer.zero_grad()\nloss.backward()",
+            False,
+        ),
+        # The optimizer owns only part of what the loss reads: its clear leaves the rest behind.
+        ("SGD(model.parameters()", "SGD(model[0].parameters()", False),
+        # A loss module of its own holds no parameter: nothing of it is left behind.
+        (
+            "\nloss = F.mse_loss(model(inputs[:16]), targets[:16])",
+            "\ncriterion = nn.MSELoss()\nloss = criterion(model(inputs[:16]), targets[:16])",
+            True,
+        ),
+        # An activation of its own that has a parameter the optimizer does not own: left behind.
+        (
+            "\nloss = F.mse_loss(model(inputs[:16]), targets[:16])",
+            "\nact = nn.PReLU()\nloss = F.mse_loss(act(model(inputs[:16])), targets[:16])",
+            False,
+        ),
+    ],
+)
+def test_a_clear_and_a_second_backward_are_removed_only_where_grad_held_nothing_before(
+    old: str, new: str, offered: bool
+) -> None:
+    """Fix_safety rule 1: `loss.backward()`, reads of `.grad`, `optimizer.zero_grad()` and
+    `loss.backward()` again: the clear and the second backward are removed, safely, where `.grad`
+    held nothing before the first backward and the optimizer owns every parameter the loss reads."""
+    source = (FIXES / "ek001_gradients_printed_then_backwarded_again.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new, 1) if old else source
+    found = _applicabilities(source, "Remove `optimizer.zero_grad()` and the second backward")
+    assert found == ({Applicability.SAFE} if offered else set())
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "safe"),
+    [
+        ("", "", True),
+        # The autoencoder's optimizer steps again after the second stage: the gradient the density
+        # loss sends into the encoder would then be applied.
+        (
+            "fit_density(latents)\n",
+            "fit_density(latents)\noptimizer.step()\n",
+            False,
+        ),
+        # Something else sees the encoder's gradients after the second stage.
+        (
+            "fit_density(latents)\n",
+            "fit_density(latents)\nprint(encoder[0].weight.grad)\n",
+            False,
+        ),
+    ],
+)
+def test_latents_of_an_encoder_no_optimizer_steps_again_are_detached_safely(
+    old: str, new: str, safe: bool
+) -> None:
+    """Fix_safety rule 9: a value built once before a loop, whose graph reads parameters an optimizer
+    owns, is detached safely where no step at or after the loop's first backward changes them and
+    nothing else sees a gradient there."""
+    source = (FIXES / "ek002_latents_of_an_autoencoder_trained_before.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Detach `latents`")
+    assert found and (found == {Applicability.SAFE}) is safe
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "safe"),
+    [
+        ("", "", True),
+        # the fill draws other numbers when it runs again
+        ("1.0 / box", "torch.rand(()) / box", False),
+        # the fill has an effect of its own (torch's random state)
+        (
+            "        self._box_key, self._reciprocal",
+            "        torch.manual_seed(1)\n        self._box_key, self._reciprocal",
+            False,
+        ),
+    ],
+)
+def test_a_cache_is_emptied_by_its_key_safely_where_its_fill_only_computes(
+    old: str, new: str, safe: bool
+) -> None:
+    """Rule 14 through a cache's key: the fill compares the key with `torch.equal` (a read, which
+    the interpreter records as one) and computes the value again from its inputs; emptied by its key
+    at the start of each iteration, the next read computes what the program would without the cache."""
+    source = (FIXES / "ek003_cache_served_while_its_key_matches.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Empty the cache `energy_of._reciprocal`")
+    assert found == {Applicability.SAFE if safe else Applicability.UNSAFE}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "safe"),
+    [
+        ("", "", True),
+        # the step reads the stored state again after the method stored it
+        ("    loss = model(x, labels)\n", "    loss = model(x, labels) + model.centers.sum()\n", False),
+        # ... through the method itself, run twice before one backward: the second run reads the first's
+        ("    loss = model(x, labels)\n", "    loss = model(x, labels) + model(x, labels)\n", False),
+        # something may reach the state by its name in a string
+        (
+            "    loss = model(x, labels)\n",
+            "    loss = model(x, labels)\n    print(getattr(model, 'centers'))\n",
+            False,
+        ),
+    ],
+)
+def test_a_state_stored_through_a_local_is_stored_detached_safely_where_nothing_reads_it_after(
+    old: str, new: str, safe: bool
+) -> None:
+    """Rule 4 for a state an object's method updates through a local name (``centers = m *
+    self.centers + ...`` then ``self.centers = centers``): stored detached, safely, where every read
+    of the attribute precedes the store in that method and the method runs once per step; a read
+    after the store would lose the gradient the step sends through it."""
+    source = (FIXES / "ek003_state_updated_through_a_local.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Store `self.centers` detached where it is updated")
+    assert found == {Applicability.SAFE if safe else Applicability.UNSAFE}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "safe"),
+    [
+        ("", "", True),
+        # two optimizers over one parameter: each turn of the loop stepped it
+        (
+            "dec_opt = torch.optim.SGD(decoder.parameters()",
+            "dec_opt = torch.optim.SGD([*decoder.parameters(), encoder[0].bias]",
+            False,
+        ),
+        # a parameter the graph reads that no optimizer of the loop owns: its gradient doubled there
+        (
+            "enc_opt = torch.optim.SGD(encoder.parameters()",
+            "enc_opt = torch.optim.SGD(encoder[0].parameters()",
+            False,
+        ),
+        # something else sees the gradients (the first one's, which its turn left doubled)
+        (
+            "data = torch.randn(32, 6)\n",
+            "data = torch.randn(32, 6)\nencoder.register_full_backward_hook(print)\n",
+            False,
+        ),
+        # the optimizers come from a name: which ones it holds is not shown here
+        (
+            "    for optimizer in (enc_opt, dec_opt):\n",
+            "    opts = (enc_opt, dec_opt)\n    for optimizer in opts:\n",
+            False,
+        ),
+    ],
+)
+def test_one_backward_then_each_step_is_safe_where_the_optimizers_own_apart_what_the_graph_reads(
+    old: str, new: str, safe: bool
+) -> None:
+    """Fix_safety rule 11: `for opt in (enc_opt, dec_opt): opt.zero_grad(); loss.backward();
+    opt.step()` over one loss becomes one backward and each step, safely where each optimizer
+    steps on what its turn would hand it: the optimizers own apart parameters that together are
+    every parameter the graph reads, and nothing else sees the gradients."""
+    source = (FIXES / "ek002_one_loss_backwarded_per_optimizer.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Backward `loss` once, then step each optimizer of the loop")
+    assert found == {Applicability.SAFE if safe else Applicability.UNSAFE}
+    # the gradient the first optimizer's turn left doubled, read after the loop: unsafe
+    read_after = _applicabilities(source + "print(encoder[0].weight.grad)\n", "Backward `loss` once")
+    assert read_after == {Applicability.UNSAFE}

@@ -245,7 +245,10 @@ class Autograd(InterpreterBase):
                 return self.unknown_call(args, kwargs)
             # A module holds its own parameters and those of the modules it is built from.
             held = self.origins_of(Seq(UNKNOWN, "tuple", (*args, *kwargs.values())))
-            origins = None if held is None else held | {self.origin(node)}
+            origin = self.origin(node)
+            origins = None if held is None else held | {origin}
+            if held == frozenset() and short in api.PARAMETERLESS_MODULES:
+                self.ownership.parameterless.add(origin)  # a loss, an activation: no parameter
             return NNModule(short, origins=origins, parts=self._parts(short, args))
         if qualname in api.DIFFERENTIABLE_UTILS:
             return self.op_node(node, [*args, *kwargs.values()], saves=False)
@@ -258,6 +261,8 @@ class Autograd(InterpreterBase):
             needs = isinstance(grad, Const) and bool(grad.value)
             return Tensor(frozenset(), needs, owners=frozenset({self.origin(node)}) if needs else None)
         if short in api.NOT_OPS:
+            if short in api.PURE_READS:
+                self.forward_calls.add(node)  # torch.equal(a, b): only reads, a fix may re-run it
             return UNKNOWN
         return self.op_node(node, [*args, *kwargs.values()], saves=short not in api.NO_SAVE_OPS)
 

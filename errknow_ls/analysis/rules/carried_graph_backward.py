@@ -127,6 +127,7 @@ from errknow_ls.analysis.fixes import (
 from errknow_ls.analysis.rules.common_fixes import backward_after, detached, imports_torch
 from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
+    chained_within_step,
     cut_starves_training,
     cut_where_read_holds,
     cuts_own_step,
@@ -138,6 +139,7 @@ from errknow_ls.analysis.rules.fix_safety import (
     detach_untrained_store,
     forward_only,
     own_nodes,
+    read_only_before_store,
     recompute,
     refill_memo,
     reset_state,
@@ -409,7 +411,8 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
         if isinstance(place, Place):
             shapes[place.attribute] = join(shapes.get(place.attribute), value)
     edits = []
-    where_read = memo = through_local = unpacked_any = False
+    where_read = memo = unpacked_any = False
+    last_words: list[bool] = []
     for node in ctx.all_statements():
         if not isinstance(node, ast.Assign) or len(node.targets) != 1:
             continue
@@ -461,7 +464,8 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
         elif unpacked is not None:
             continue  # the value is the whole tuple: only a read of the state can be cut
         elif reads_itself or _made_from_itself(ctx, node, target.attr):
-            through_local |= not reads_itself
+            if not reads_itself:  # through a local: is the store the step's last word on it?
+                last_words.append(_last_word(ctx, event, node, target.attr, own_step))
             expression = detach_expression(
                 ctx.text(node.value), shapes.get(target.attr, UNKNOWN), atomic=atomic
             )
@@ -471,23 +475,37 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
     if not edits:
         return None
     shown = ", ".join(f"`self.{a}`" for a in attrs)
-    stored = [value for holder, value in event.carried.items() if isinstance(holder, Place)]
-    title = (
-        f"Detach the previous step's {shown} where it is read"
-        if where_read
-        else f"Store {shown} detached where it is updated, after each step"
-    )
-    # The step may also read the attribute after storing it (``through_local``): the graph does
-    # not tell that read from the local's, so the cut is not shown to keep the step's own gradient.
     # A state stored with the output beside it (``unpacked_any``, an LSTM's): keeping its value
     # from step to step, cut, or starting each step from a fresh state are two meanings; the fix
     # picks one. Either is unsafe.
     applicability = (
         Applicability.UNSAFE
-        if through_local or unpacked_any
-        else detach_stored(ctx, event.loop, stored, memo=memo, recurrent=_updated_from_itself(ctx, attrs))
+        if not all(last_words) or unpacked_any
+        else detach_stored(
+            ctx,
+            event.loop,
+            [value for holder, value in event.carried.items() if isinstance(holder, Place)],
+            memo=memo,
+            recurrent=_updated_from_itself(ctx, attrs),
+        )
     )
-    return Fix(title, applicability, tuple(edits), workaround=3)
+    return Fix(
+        f"Detach the previous step's {shown} where it is read"
+        if where_read
+        else f"Store {shown} detached where it is updated, after each step",
+        applicability,
+        tuple(edits),
+        workaround=3,
+    )
+
+
+def _last_word(ctx: RuleContext, event: SecondPass, store: ast.Assign, attr: str, own_step: bool) -> bool:
+    """The step may also read the attribute after storing it through a local: the graph does not
+    tell that read from the local's, so the cut is shown to keep the step's own gradient only where
+    no read can follow the store and the method runs once per step (fix_safety rule 4)."""
+    if own_step or chained_within_step(ctx, event, store):
+        return False
+    return read_only_before_store(ctx, store, attr)
 
 
 def _updated_from_itself(ctx: RuleContext, attrs: list[str]) -> bool:

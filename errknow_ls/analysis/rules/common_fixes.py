@@ -16,6 +16,7 @@ from errknow_ls.analysis.fixes import (
 from errknow_ls.analysis.ownership import upstream_origins
 from errknow_ls.analysis.rules.context import RuleContext, Summary, holds, names_loaded
 from errknow_ls.analysis.rules.fix_safety import (
+    clear_between_removed,
     in_place,
     read_backward_grads,
     recompute,
@@ -412,6 +413,68 @@ def grads_still_held(event: SecondPass, ctx: RuleContext) -> Fix | None:
         tuple(edit for edit in edits if edit is not None),
         workaround=2,
     )
+
+
+def cleared_between(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """``loss.backward()``, then, in the same block, ``optimizer.zero_grad()`` and ``loss.backward()``
+    again (a notebook cell that prints the gradients, clears them and backwards once more to step):
+    the clear throws away the first backward's gradient and the second computes it again over the
+    same graph. Where ``.grad`` held nothing before the first backward, it already holds what the
+    second would leave: the clear and the second backward are removed, safe on the terms of
+    :func:`fix_safety.clear_between_removed`; not offered otherwise."""
+    second, first = event.site, event.free.site
+    stmt, first_stmt = ctx.statement_of(second), ctx.statement_of(first)
+    if event.report is not second or stmt is None or first_stmt is None or event.stepped_between:
+        return None
+    if not (_bare_backward(stmt, second) and _bare_backward(first_stmt, first)):
+        return None
+    same_root = event.free.root is not None and event.free.root in event.roots
+    if not (same_root or (bool(event.reached) and event.free.reached == event.reached)):
+        return None
+    block = ctx.block_of(stmt)
+    if block is None or not any(s is first_stmt for s in block):
+        return None
+    start, index = block.index(first_stmt), block.index(stmt)
+    clear = block[index - 1]
+    if index - 1 <= start or not _bare_call(clear, "zero_grad"):
+        return None
+    if any(reachable_calls(ctx, s) & GRAD_RESETS or _stores_grad(s) for s in block[start + 1 : index - 1]):
+        return None  # something between adds to `.grad`, clears it or steps
+    assert isinstance(clear, ast.Expr) and isinstance(clear.value, ast.Call)
+    assert isinstance(clear.value.func, ast.Attribute)
+    untouched = _nothing_before(ctx, first_stmt)
+    applicability = clear_between_removed(
+        ctx, event, _cleared_right_before(ctx, first), ctx.text(clear.value.func.value), untouched=untouched
+    )
+    edits = [delete_statement(ctx.source, clear), delete_statement(ctx.source, stmt)]
+    if applicability is None or any(edit is None for edit in edits):
+        return None
+    return Fix(
+        f"Remove `{ctx.text(clear)}` and the second backward: `.grad` holds what line "
+        f"{ctx.line_of(first)} left",
+        applicability,
+        tuple(edit for edit in edits if edit is not None),
+        workaround=2,
+    )
+
+
+def _stores_grad(stmt: ast.stmt) -> bool:
+    """``stmt`` stores into or deletes an attribute ``grad`` (``p.grad = None``)."""
+    return any(
+        isinstance(n, ast.Attribute) and n.attr == "grad" and isinstance(n.ctx, ast.Store | ast.Del)
+        for n in ast.walk(stmt)
+    )
+
+
+def _nothing_before(ctx: RuleContext, stmt: ast.stmt) -> bool:
+    """``stmt`` is a statement of the module's own body (run once, in order), and no statement of
+    that body before it, nor a function of this module such a statement calls, backwards, steps,
+    clears ``.grad`` or stores into it: ``.grad`` is what the parameters were made with."""
+    body = ctx.module.body
+    if not any(s is stmt for s in body):
+        return False
+    earlier = body[: body.index(stmt)]
+    return not any(reachable_calls(ctx, s) & GRAD_RESETS or _stores_grad(s) for s in earlier)
 
 
 def _bare_backward(stmt: ast.stmt, call: ast.Call) -> bool:

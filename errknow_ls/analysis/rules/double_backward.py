@@ -61,7 +61,9 @@ import ast
 from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.fixes import insert_lines_before
 from errknow_ls.analysis.rules.common_fixes import (
+    cleared_between,
     grads_still_held,
+    is_autograd_grad,
     read_grads,
     recompute_before,
     remove_second,
@@ -105,12 +107,22 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         if not any(candidates) and not _only_backward_of_its_loop(event, ctx):
             candidates = [remove_second(event, ctx)]  # the forward ran elsewhere: nothing to re-run
     else:
-        removal = [remove_second(event, ctx), recompute_before(event, ctx, Applicability.UNSAFE)]
-        retain = [retain_first(event, ctx, Applicability.UNSAFE)]
-        # The second pass was meant: its gradients are read right after it, or it is the consumer's
-        # own backward of what a training-step generator already backwarded and yielded.
-        wanted = _second_grads_read(event, ctx) or yields_before_step(ctx, first)
-        candidates = [read_grads(event, ctx), *(retain + removal if wanted else removal + retain)]
+        # A gradient asked of the same loss by `autograd.grad` adds nothing to `.grad`: the loss
+        # recomputed right before it gives what a kept graph would (fix_safety rule 15).
+        recomputed = recompute_before(
+            event, ctx, Applicability.UNSAFE, as_retained=is_autograd_grad(ctx, event.site)
+        )
+        if recomputed is not None and recomputed.applicability is Applicability.SAFE:
+            candidates = [read_grads(event, ctx), recomputed, retain_first(event, ctx, Applicability.UNSAFE)]
+        else:
+            removal = [remove_second(event, ctx), recomputed]
+            retain = [retain_first(event, ctx, Applicability.UNSAFE)]
+            # The second pass was meant: its gradients are read right after it, or it is the
+            # consumer's own backward of what a training-step generator already backwarded and yielded.
+            wanted = _second_grads_read(event, ctx) or yields_before_step(ctx, first)
+            cleared = [cleared_between(event, ctx)]
+            ordered = retain + removal if wanted else removal + retain
+            candidates = [read_grads(event, ctx), *cleared, *ordered]
     fixes = [fix for fix in candidates if fix is not None]
     related = [ctx.related(first, f"`{event.free.label}`'s graph is freed here")]
     return ctx.finding(CODE, event.report, message, fixes, related, tensor)

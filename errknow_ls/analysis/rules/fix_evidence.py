@@ -46,6 +46,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek002_collocation_points_built_from_leaf",
         "ek002_embedding_of_a_token_kept_from_init",
         "ek002_labels_made_from_weights_that_need_grad",
+        "ek002_latents_of_an_autoencoder_trained_before",
         "ek002_rollout_log_probs_reused",
         "ek002_targets_computed_in_init",
         "ek002_teacher_targets_built_once",
@@ -72,6 +73,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Re-run {shown} at the start of each iteration": ("ek003_state_loaded_once_before_loop",),
     "Read the gradient the backward at line {line} left in `.grad`": ("ek001_grad_after_backward",),
     "Recompute `{names}` before the second backward": (
+        "ek001_sharpness_probe_on_the_trained_loss",
         "ek001_weights_perturbed_between_backwards",
         "ek004_generator_loss_reuses_the_discriminator_score",
         "ek004_losses_backwarded_through_a_wrapper",
@@ -79,6 +81,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
     ),
     "Remove `retain_graph=True`: nothing backwards through this graph again": ("ek005_retain_graph_in_loop",),
     "Remove `{clear}` and the second backward: `.grad` holds what line {line} left": (
+        "ek001_gradients_printed_then_backwarded_again",
         "ek001_importance_from_the_returned_last_loss",
     ),
     "Remove the second backward (one backward per step)": ("ek001_backward_twice",),

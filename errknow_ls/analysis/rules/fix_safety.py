@@ -9,11 +9,17 @@ A fix is safe only when all of these hold:
    freed graph, where ``.grad`` held nothing before that backward (:func:`read_backward_grads`);
    the same holds where the second backward of a returned last loss, and the ``zero_grad()`` right
    before it, are removed, and nothing between the two backwards changes ``.grad``
-   (``common_fixes.grads_still_held``). Nothing else.
+   (``common_fixes.grads_still_held``); and where one tensor is backwarded, its gradients read,
+   cleared by an optimizer's ``zero_grad()`` and backwarded again in the same block, the clear and
+   the second backward are removed where ``.grad`` held nothing before the first (an optimizer
+   cleared it right before, or no statement before it ever backwarded, stepped or stored a
+   gradient) and that optimizer owns every parameter the graph reads, so its clear left nothing
+   behind (:func:`clear_between_removed`). Nothing else.
 2. **What it re-runs is a pure forward computation, as the analysis resolved it**: an assignment
    whose every call the interpreter followed as a torch op, a tensor method (not an in-place one,
-   whose name ends in ``_``) or a module's forward (:attr:`RuleContext.forward_calls`), or as a
-   function of the checked code (or a ``forward`` of its modules) that only computes: it assigns
+   whose name ends in ``_``), a module's forward or a torch function that only reads its arguments
+   (``torch.equal``, ``torch.argmax``: ``torch_api.PURE_READS``; :attr:`RuleContext.forward_calls`),
+   or as a function of the checked code (or a ``forward`` of its modules) that only computes: it assigns
    local names and returns, and every call in it is again a forward computation
    (:attr:`RuleContext.called_functions`). Never a random draw (``rsample``, ``torch.randn``:
    re-run, it draws other numbers). Never a
@@ -38,7 +44,11 @@ A fix is safe only when all of these hold:
    the value (:func:`detach_in_first`); a target network's soft update goes under
    ``torch.no_grad()`` only where it follows the step's last backward and no optimizer owns the
    target (:func:`update_between_steps`), and a history appended after the step's last backward
-   keeps detached copies only where it entered the loop without a graph (:func:`detach_history`).
+   keeps detached copies only where it entered the loop without a graph (:func:`detach_history`);
+   a state an object's method updates through a local name (``centers = m * self.centers + ...``,
+   then ``self.centers = centers``) is stored detached only where no read of it can follow the
+   store within a step: every read precedes the store in that method, outside its loops, and the
+   method runs once per step (:func:`read_only_before_store`, :func:`chained_within_step`).
 5. **State is re-initialised only where every iteration re-runs the same sequence**: a state a
    loop carries and updates within each iteration (a recurrent state stepped over a sequence by an
    inner loop) is reset at the top of the loop, by re-running the pure statement that initialised
@@ -79,6 +89,10 @@ A fix is safe only when all of these hold:
    keeps on itself between steps (a Cholesky factor cached in eval mode): it is stored detached
    where it is stored only where the graph of what computes it, on every run of those statements
    and for every object, reads no parameter an optimizer owns (:func:`detach_untrained_store`).
+   For a value built once before the loop, an optimizer that owns such a parameter counts only
+   where it steps at or after the loop's first backward through the value (an autoencoder's
+   optimizer, done before a density model is fitted to its encoder's latents, does not): the
+   gradient a later backward would send there is never applied (:func:`_no_step_after`).
 
 10. **A cut that stops a parameter an optimizer owns from learning is no fix at all**, not even an
    unsafe one: where every path the failing backward has to such a parameter runs through the
@@ -105,7 +119,10 @@ A fix is safe only when all of these hold:
    detaches only the other peers' items is not shown, since the analysis merges a list's items
    (:func:`recompute_in_loop`). Where the loop only clears, backwards and steps each optimizer over
    one loss built before it, one backward and then every optimizer's step is what it means, and
-   is offered unsafely (``pre_loop_graph_backward._backward_once_then_step_each``).
+   is offered (``pre_loop_graph_backward._backward_once_then_step_each``), safely where the loop
+   names its optimizers one by one, they own apart parameters that together are every parameter the
+   graph reads, and nothing else sees the gradients: each steps on what its turn would hand it
+   over a kept graph (:func:`backward_once_steps_each`).
 
 12. **A value the program itself recomputed is read in place of the stale one**: where, between the
    first backward and the second loss, a statement assigns a name nothing reads (nor declares
@@ -159,7 +176,12 @@ A fix is safe only when all of these hold:
    the gradients it would send through a kept graph, onto what the first left in ``.grad``: what
    summing the losses sends, with no constructor run, no cut and the same tensors updated
    (:func:`recompute_as_retained`). A call the checker resolves to no code of the checked program
-   (a helper of another package) between the two is not shown, and stays unsafe.
+   (a helper of another package) between the two is not shown, and stays unsafe. The same holds
+   for one loss whose graph a ``.backward()`` freed and whose gradient ``torch.autograd.grad`` then
+   asks for (a curvature probe after the training backward): ``grad`` adds nothing to ``.grad``, so
+   the loss recomputed right before it gives what a kept graph would; where the second pass is a
+   ``.backward()`` of the same loss, it would add its gradient to the first's (one gradient or
+   two?), and the recompute stays unsafe (``double_backward.build``).
 
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
@@ -870,6 +892,34 @@ def owned_by(ctx: RuleContext, optimizer: str, scope: ast.AST) -> frozenset[int]
     return None
 
 
+def backward_once_steps_each(ctx: RuleContext, event: SecondPass, optimizers: list[str]) -> Applicability:
+    """Rule 11's one backward, then every optimizer's step, in place of a loop that clears,
+    backwards and steps each optimizer in turn over one loss built before it: safe where the loop
+    names its optimizers one by one (``optimizers``), each built by the program over parameters
+    known and apart from the others', together every parameter the graph reads (but those of
+    modules that hold none), and nothing but the optimizers sees the gradients. Each optimizer then
+    steps on exactly what its turn of the loop would hand it over a kept graph: its own parameters'
+    gradient of that one loss, cleared right before; the turns only differed in the gradients left
+    behind in the others', which no one reads. Unsafe otherwise."""
+    scope = ctx.function_of(event.site) or ctx.module
+    owned = [owned_by(ctx, name, scope) for name in optimizers]
+    origins = upstream_origins(ctx.nodes, event.reached)
+    if not ctx.complete or origins is None or len(set(optimizers)) != len(optimizers):
+        return Applicability.UNSAFE
+    linked = [ctx.ownership.linked(o) if o is not None else None for o in owned]
+    if any(o is None or o & ctx.ownership.several for o in linked):
+        return Applicability.UNSAFE
+    known = [o for o in linked if o is not None]
+    if any(a & b for i, a in enumerate(known) for b in known[i + 1 :]):
+        return Applicability.UNSAFE  # two optimizers over one parameter: each turn stepped it
+    needed = ctx.ownership.linked(origins) - ctx.ownership.parameterless
+    if not needed <= frozenset().union(*known):
+        return Applicability.UNSAFE
+    if not gradient_unseen(ctx.nodes, event.reached, frozenset(), ctx.ownership):
+        return Applicability.UNSAFE
+    return Applicability.SAFE
+
+
 def read_backward_grads(ctx: RuleContext, event: SecondPass, cleared_by: str | None) -> Applicability:
     """Reading from ``.grad`` the gradients a ``.backward()`` just left there, instead of asking
     ``autograd.grad`` for them again (rule 1: it only stops re-running a pass over a freed graph):
@@ -884,12 +934,30 @@ def read_backward_grads(ctx: RuleContext, event: SecondPass, cleared_by: str | N
     if not ctx.complete or owned is None or not origins:
         return Applicability.UNSAFE
     origins = ctx.ownership.linked(origins)
-    if not origins <= owned:
-        return Applicability.UNSAFE
+    if not origins - ctx.ownership.parameterless <= owned:
+        return Applicability.UNSAFE  # a parameter no clear reaches: `.grad` may hold more
     for use in ctx.ownership.uses:
         touches = use.origins is None or bool(use.origins & origins) or bool(use.roots & event.free.reached)
         if use.made == LASTING and touches:
             return Applicability.UNSAFE  # a hook or code not followed sees the gradients
+    return Applicability.SAFE
+
+
+def clear_between_removed(
+    ctx: RuleContext, event: SecondPass, before: str | None, between: str, *, untouched: bool
+) -> Applicability | None:
+    """Removing an optimizer's ``zero_grad()`` (``between``) and the second backward of the same
+    tensor right after it (rule 1): the second backward would leave in ``.grad`` what the first left
+    there, where ``.grad`` held nothing before the first (the optimizer ``before`` cleared it right
+    before it, or ``untouched``: nothing before it ever added to it), ``between`` owns every
+    parameter the graph reads (so the clear left nothing else behind), and no hook or code the
+    checker does not follow sees the gradients (:func:`read_backward_grads`, for each optimizer).
+    Not offered otherwise: a gradient held from before would be stepped with the new one."""
+    if before is None and not untouched:
+        return None
+    cleared = [between] if before is None else [before, between]
+    if any(read_backward_grads(ctx, event, name) is not Applicability.SAFE for name in cleared):
+        return None
     return Applicability.SAFE
 
 
@@ -902,7 +970,11 @@ def built_once_untrained(ctx: RuleContext, detached: list[Value], restored: list
 
 
 def detach_built_once(
-    ctx: RuleContext, detached: list[Value], restored: list[Value], reached: frozenset[int]
+    ctx: RuleContext,
+    detached: list[Value],
+    restored: list[Value],
+    reached: frozenset[int],
+    freed_at: int | None = None,
 ) -> Applicability:
     """Detaching values built once before a loop that only reads them, in the loop whose backward
     reaches ``reached`` (rule 9): safe where no optimizer owns a parameter their graph reads and
@@ -910,14 +982,84 @@ def detach_built_once(
     backward still reaches, through the loop's own forward pass, every parameter an optimizer owns
     that it reached through them, and nothing else sees a gradient there (rule 13,
     :func:`ownership.cut_keeps_owned`); ``restored``: those detached into leaves that still require
-    grad (a PINN's collocation times), whose own gradients stay the same."""
+    grad (a PINN's collocation times), whose own gradients stay the same. ``freed_at``: the tick of
+    the first backward through them; safe too where no optimizer that owns a parameter their graph
+    reads steps at or after it (:func:`_no_step_after`)."""
     if built_once_untrained(ctx, detached, restored):
         return Applicability.SAFE
     upstream = frozenset().union(*(maybe_of(value) for value in detached))
     kept = frozenset().union(*(tensor_roots(value) for value in restored))
+    if freed_at is not None and _no_step_after(ctx, upstream, kept, freed_at):
+        return Applicability.SAFE
     if not (ctx.complete and upstream):
         return Applicability.UNSAFE
     return detach_keeps_owned(ctx, detached, reached, own_nodes(detached), kept)
+
+
+def _no_step_after(ctx: RuleContext, upstream: frozenset[int], kept: frozenset[int], freed_at: int) -> bool:
+    """Rule 9 where an optimizer owns what the graph ``upstream`` reads but no step at or after the
+    first backward through it (tick ``freed_at``) changes any of it (an encoder an earlier loop
+    trained, whose latents a flow's loop reads): the gradient a later backward would send there
+    would lie in ``.grad`` and never be applied, so cutting it changes no tensor any optimizer
+    updates; and nothing else sees a gradient there. Shown only where every entry point ran to its
+    end and what each step changed is known."""
+    origins = upstream_origins(ctx.nodes, upstream) if upstream else None
+    if not ctx.complete or origins is None:
+        return False
+    origins = ctx.ownership.linked(origins)
+    stepped = ctx.ownership.stepped_since(freed_at)
+    if stepped is None or stepped & origins or any(owned is None for owned in ctx.ownership.optimizers):
+        return False
+    owners = [call for call, owned in ctx.ownership.constructed.items() if owned is None or owned & origins]
+    if not all(_only_stepped_here(ctx, call) for call in owners):
+        return False  # handed on, an optimizer may be stepped by code the checker does not follow
+    return gradient_unseen(ctx.nodes, upstream, kept, ctx.ownership)
+
+
+OPTIMIZER_CALLS = frozenset({"step", "zero_grad"})
+
+
+def _binds_locally(func: ast.AST, name: str) -> bool:
+    """``func`` assigns ``name`` and declares it neither ``global`` nor ``nonlocal``: a local."""
+    declared = any(isinstance(n, ast.Global | ast.Nonlocal) and name in n.names for n in ast.walk(func))
+    stored = any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(func)
+    )
+    return stored and not declared
+
+
+def _only_stepped_here(ctx: RuleContext, construction: ast.AST) -> bool:
+    """The optimizer built at ``construction`` is bound to a name, once, and every read of that
+    name in its scope (and the functions nested in it, or the whole module for a module-level name)
+    calls its ``step()`` or ``zero_grad()``: no other code is handed it, so every step it takes is
+    one the interpreter ran."""
+    stmt = ctx.statement_of(construction)
+    if not (
+        isinstance(stmt, ast.Assign)
+        and stmt.value is construction
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+    ):
+        return False
+    name = stmt.targets[0].id
+    scope = ctx.function_of(stmt) or ctx.module
+    for node in ast.walk(scope):
+        if not (isinstance(node, ast.Name) and node.id == name) or node is stmt.targets[0]:
+            continue
+        inner = ctx.function_of(node)
+        if inner is not None and inner is not scope and _binds_locally(inner, name):
+            continue  # another variable of the same spelling, local to a nested function
+        attribute = ctx.parents.get(node)
+        call = ctx.parents.get(attribute) if attribute is not None else None
+        if not (
+            isinstance(node.ctx, ast.Load)
+            and isinstance(attribute, ast.Attribute)
+            and attribute.attr in OPTIMIZER_CALLS
+            and isinstance(call, ast.Call)
+            and call.func is attribute
+        ):
+            return False
+    return True
 
 
 def detach_keeps_owned(
@@ -1163,6 +1305,69 @@ def detach_stored(
     if memo or (within and recurrent):
         return Applicability.UNSAFE
     return Applicability.SAFE
+
+
+def chained_within_step(ctx: RuleContext, event: SecondPass, store: ast.Assign) -> bool:
+    """The state ``store`` keeps (``self.<attr> = <local>``) is updated more than once within the
+    failing step: a node the step made where the method computes ``<local>`` lies below another
+    made there by another run of the method (the forward called twice before one backward). Stored
+    detached, the second run would cut the gradient the step sends through the first."""
+    func = ctx.function_of(store)
+    if func is None or not isinstance(store.value, ast.Name):
+        return True
+    local = store.value.id
+    defs = [
+        stmt
+        for stmt in ast.walk(func)
+        if isinstance(stmt, ast.Assign)
+        and stmt.lineno < store.lineno
+        and any(isinstance(n, ast.Name) and n.id == local for t in stmt.targets for n in ast.walk(t))
+    ]
+    own = event.reached - event.free.reached
+    made: dict[int, int] = {}
+    for node_id in own:
+        node = ctx.nodes[node_id]
+        runs = [serial for serial, s in node.stmts if any(s is d for d in defs)]
+        if any(node.stmt is d for d in defs):
+            runs.append(node.frame)
+        if runs:
+            made[node_id] = runs[-1]
+    return any(
+        made.get(below, run) != run for node_id, run in made.items() for below in ctx.nodes[node_id].below
+    )
+
+
+def read_only_before_store(ctx: RuleContext, store: ast.Assign, attr: str) -> bool:
+    """``self.<attr> = <local>`` (the local computed from ``self.<attr>``) is its method's last word
+    on the state within a step (rule 4): every read of an attribute ``<attr>`` in the checked code,
+    on any object, lies in the same method, in a statement that ends before the store begins, and
+    neither the store nor those reads sit in a loop of the method (whose next turn would read what
+    this one stored); the method calls nothing of the checked code after the store, and nothing
+    names the attribute by a string. Stored detached, it then cuts only what the next step reads."""
+    func = ctx.function_of(store)
+    if not isinstance(func, ast.FunctionDef) or _named_by_string(ctx, {attr}):
+        return False
+    if any(isinstance(n, ast.For | ast.While | ast.AsyncFor) for n in _ancestors_within(ctx, store, func)):
+        return False
+    for node in ast.walk(ctx.module):
+        if not (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Load)):
+            continue
+        stmt = ctx.statement_of(node)
+        if ctx.function_of(node) is not func or stmt is None:
+            return False
+        if (stmt.end_lineno or stmt.lineno) >= store.lineno:
+            return False
+    later = [n for n in ast.walk(func) if isinstance(n, ast.Call) and n.lineno > store.lineno]
+    return not any(ctx.called_functions.get(call) for call in later)
+
+
+def _ancestors_within(ctx: RuleContext, node: ast.AST, func: ast.AST) -> list[ast.AST]:
+    found: list[ast.AST] = []
+    current = ctx.parents.get(node)
+    while current is not None and current is not func:
+        found.append(current)
+        current = ctx.parents.get(current)
+    return found
 
 
 def cuts_own_step(ctx: RuleContext, event: SecondPass, stmt: ast.stmt) -> bool:

@@ -76,7 +76,9 @@ stepped, a sequential update the program, which built the values once for all of
 mean. Where the loop's body only clears, backwards and steps each optimizer in turn over one loss
 built before it (`for opt in (enc_opt, dec_opt): opt.zero_grad(); loss.backward(); opt.step()`),
 every optimizer is meant to step on that loss's gradient: the fix clears each, backwards once, then
-steps each (unsafe: it rewrites the loop).
+steps each; safe where the loop names its optimizers one by one, they own apart parameters that
+together are every parameter the graph reads, and nothing else sees the gradients (each then steps
+on what its turn would hand it over a kept graph), unsafe otherwise.
 
 ### References
 - [Autograd mechanics](https://pytorch.org/docs/stable/notes/autograd.html)
@@ -99,6 +101,7 @@ from errknow_ls.analysis.fixes import (
 from errknow_ls.analysis.rules.common_fixes import ancestors_hold, is_autograd_grad, read_recomputed
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
+    backward_once_steps_each,
     built_once_untrained,
     cut_starves_training,
     detach_built_once,
@@ -170,9 +173,10 @@ def _backward_once_then_step_each(event: SecondPass, ctx: RuleContext) -> Fix | 
     """``for opt in (enc_opt, dec_opt): opt.zero_grad(); loss.backward(); opt.step()`` over a loss
     built once before the loop: each iteration backwards the same graph, so each optimizer is meant
     to step on that one loss's gradient, at the forward pass the program ran once. One backward gives
-    it to every optimizer: clear each, backward once, then step each (unsafe: it rewrites the loop;
-    recomputing the loss per optimizer would step the later ones on parameters the earlier ones
-    changed, which is not offered, fix_safety rule 11)."""
+    it to every optimizer: clear each, backward once, then step each (safe on the terms of
+    fix_safety.backward_once_steps_each, else unsafe; recomputing the loss per optimizer would step
+    the later ones on parameters the earlier ones changed, which is not offered, fix_safety rule
+    11)."""
     node = event.loop.node if event.loop is not None else None
     if not (
         event.same_tensor
@@ -210,9 +214,12 @@ def _backward_once_then_step_each(event: SecondPass, ctx: RuleContext) -> Fix | 
     )
     span = Span(Position(node.lineno - 1, 0), Position(node.end_lineno, 0))
     shown = ctx.text(event.site.func.value) if isinstance(event.site.func, ast.Attribute) else "the loss"
+    listed = (
+        [n.id for n in names or [] if isinstance(n, ast.Name)] if not isinstance(iterated, ast.Name) else []
+    )
     return Fix(
         f"Backward `{shown}` once, then step each optimizer of the loop",
-        Applicability.UNSAFE,
+        backward_once_steps_each(ctx, event, listed) if listed else Applicability.UNSAFE,
         (Edit(span, text),),
         workaround=1,
     )
@@ -525,7 +532,7 @@ def _detach_stale(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix 
         ctx, event.reached, own_nodes(detached)
     ):
         return None  # a term of the loss (a penalty built once): detached, a constant that trains nothing
-    applicability = detach_built_once(ctx, detached, restored, event.reached)
+    applicability = detach_built_once(ctx, detached, restored, event.reached, event.free.tick)
     shown = sorted({f"`self.{a}`" for a in shapes} if stored else set()) + (
         [f"`{n}`" for n in names] if before is not None else []
     )
