@@ -880,6 +880,7 @@ detached, they would leave the teacher without a gradient, so no detach is offer
         (STUDENT_OPTIMIZER + "teacher.register_full_backward_hook(print)\n", "", Applicability.UNSAFE),
         (STUDENT_OPTIMIZER + "watch(teacher)\n", "", Applicability.UNSAFE),
         (STUDENT_OPTIMIZER, "targets.grad_fn.register_hook(print)\n", Applicability.UNSAFE),
+        (STUDENT_OPTIMIZER + "teacher[0].weight.register_hook(print)\n", "", Applicability.UNSAFE),
         (
             STUDENT_OPTIMIZER + "torch.nn.modules.module.register_module_full_backward_hook(print)\n",
             "",

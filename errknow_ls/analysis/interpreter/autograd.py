@@ -334,7 +334,9 @@ class Autograd(InterpreterBase):
             return self.call_module(args, kwargs, node, origins=module.origins, carries=module.carries)
         if attr in api.TENSOR_METHODS or attr in api.NO_SAVE_OPS:
             return self.tensor_method(own, attr, args, kwargs, node)
-        if attr in api.MODULE_GRADIENT_HOOK_METHODS:
+        if attr in api.MODULE_GRADIENT_HOOK_METHODS or attr in api.GRADIENT_HOOK_METHODS:
+            # a module's hook, or a tensor's on an attribute of one that may be a parameter
+            # (`encoder[0].weight.register_hook(...)`): it sees the module's gradients
             self.note_gradient_use(module, f"`{attr}`", lasting=True)
         self.link(module, *args, *kwargs.values())  # `add_module(name, other)`: they may share parts
         if module.parts is not None:
