@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from errknow_ls.core.collector import collect_rarely
+from errknow_ls.core.heap import keep_large_blocks_resident
 from errknow_ls.lsp import handlers, transport
 from errknow_ls.lsp.languageserver import ErrknowServer
 from errknow_ls.lsp.session import Session
@@ -25,6 +26,7 @@ def run(records: Sequence[Path] = (), tcp: str | None = None) -> int:
     # What the imports built lives as long as the server: out of the collector's sight, a full
     # collection walks only what checks make, and rarely.
     collect_rarely()
+    keep_large_blocks_resident()  # an edit of a large document reuses the last one's pages
     sys.setswitchinterval(0.001)
     if tcp:
         host, _, port = tcp.rpartition(":")
