@@ -13,7 +13,6 @@ pages the last one freed.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import sys
 
 M_TRIM_THRESHOLD = -1
@@ -33,8 +32,9 @@ def keep_large_blocks_resident() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
+        # The process's own symbols, the C library's among them: no file opened, nothing run (as
+        # ``ctypes.util.find_library`` would run ``ldconfig``).
+        mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
