@@ -140,26 +140,16 @@ class Unit:
     def key(self) -> tuple[object, ...]:
         """What its outcome depends on: its kind, the chunks it reaches and which of them is its own
         (units of two classes of a script often reach the same chunks: each runs its own methods)."""
-        return (
-            self.kind,
-            self.own,
-            self.body_relevant,
-            self.relevant,
-            self.budget,
-            *(c.key for c in self.chunks),
-        )
+        return (*self._settings, *(c.key for c in self.chunks))
 
     @property
     def text_key(self) -> tuple[object, ...]:
         """Its key with the chunks by their text alone: the same unit anywhere in the module."""
-        return (
-            self.kind,
-            self.own,
-            self.body_relevant,
-            self.relevant,
-            self.budget,
-            *(c.text for c in self.chunks),
-        )
+        return (*self._settings, *(c.text for c in self.chunks))
+
+    @property
+    def _settings(self) -> tuple[object, ...]:
+        return (self.kind, self.own, self.body_relevant, self.relevant, self.budget)
 
     @property
     def own(self) -> int | None:
@@ -1009,10 +999,11 @@ def _run_bodies(
         stops.seen(unit, interpreter.stopped is not None)
         first = 0
     else:
+        # The module unit reports where the body stops.
         if unit.body_relevant and stops.stops(unit):
-            complete = False  # the module unit reports where this stops
+            complete = False
         else:
-            interpreter.run_module(unit.body_relevant)  # the module unit reports where this stops
+            interpreter.run_module(unit.body_relevant)
             complete = interpreter.stopped is None
             if unit.body_relevant:
                 stops.seen(unit, not complete)

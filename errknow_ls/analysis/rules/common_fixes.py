@@ -438,7 +438,7 @@ def cleared_between(event: SecondPass, ctx: RuleContext) -> Fix | None:
     clear = block[index - 1]
     if index - 1 <= start or not _bare_call(clear, "zero_grad"):
         return None
-    if any(reachable_calls(ctx, s) & GRAD_RESETS or _stores_grad(s) for s in block[start + 1 : index - 1]):
+    if any(_touches_grad(ctx, s) for s in block[start + 1 : index - 1]):
         return None  # something between adds to `.grad`, clears it or steps
     assert isinstance(clear, ast.Expr) and isinstance(clear.value, ast.Call)
     assert isinstance(clear.value.func, ast.Attribute)
@@ -458,9 +458,10 @@ def cleared_between(event: SecondPass, ctx: RuleContext) -> Fix | None:
     )
 
 
-def _stores_grad(stmt: ast.stmt) -> bool:
-    """``stmt`` stores into or deletes an attribute ``grad`` (``p.grad = None``)."""
-    return any(
+def _touches_grad(ctx: RuleContext, stmt: ast.stmt) -> bool:
+    """``stmt`` (or a function of this module it calls) backwards, steps or clears ``.grad``, or
+    stores into or deletes an attribute ``grad`` (``p.grad = None``)."""
+    return bool(reachable_calls(ctx, stmt) & GRAD_RESETS) or any(
         isinstance(n, ast.Attribute) and n.attr == "grad" and isinstance(n.ctx, ast.Store | ast.Del)
         for n in ast.walk(stmt)
     )
@@ -474,7 +475,7 @@ def _nothing_before(ctx: RuleContext, stmt: ast.stmt) -> bool:
     if not any(s is stmt for s in body):
         return False
     earlier = body[: body.index(stmt)]
-    return not any(reachable_calls(ctx, s) & GRAD_RESETS or _stores_grad(s) for s in earlier)
+    return not any(_touches_grad(ctx, s) for s in earlier)
 
 
 def _bare_backward(stmt: ast.stmt, call: ast.Call) -> bool:
