@@ -62,6 +62,13 @@ FileStat = tuple[int, int, int, int]
 """What spares reading a file again: its size, ``st_mtime_ns``, ``st_ino`` and ``st_ctime_ns``."""
 UNTRUSTED_STAT: FileStat = (-1, -1, -1, -1)
 """Kept for a file modified just before the cache was written, or not yet looked at: equals no stat."""
+
+
+def file_stat(info: os.stat_result) -> FileStat:
+    """The ``FileStat`` of a file's ``os.stat`` result."""
+    return (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
+
+
 ReadRow = list[object]
 """A row of the table of reads: ``[key, said, *FileStat]`` (see the module's docstring)."""
 

@@ -38,6 +38,7 @@ from errknow_ls.project.results_cache import (
     decode_entry,
     encode_cache_file,
     encode_entry,
+    file_stat,
     make_cache_directory,
     read_cache_file,
     read_row,
@@ -96,7 +97,7 @@ class CheckCache:
         info = self._stat_result(name)
         if info is None or not S_ISREG(info.st_mode):
             return None  # checking it says why it is not read
-        stat = self._stats[name] = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
+        stat = self._stats[name] = file_stat(info)
         digest = unread = _digest_if_unchanged(self._files.get(name), stat)
         data = None
         if digest is None:
@@ -158,14 +159,14 @@ class CheckCache:
             # The common case first, as cheaply as it can be asked: the stat it had (what equals
             # a stat's numbers is them; ``UNTRUSTED_STAT`` equals none).
             now = self._stat_result(row[0])
-            if now is not None and row[2:] == [now.st_size, now.st_mtime_ns, now.st_ino, now.st_ctime_ns]:
+            if now is not None and tuple(row[2:]) == file_stat(now):
                 return True  # unread: the stat it had when it last said so
         valid = read_row(rows, number)
         if valid is None:
             return False
         key, said, _ = valid
         info = self._stat_result(key)
-        stat = None if info is None else (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
+        stat = None if info is None else file_stat(info)
         # Only entries whose modules changed, or were not looked at yet, load these (they load part
         # of the checker).
         from errknow_ls.analysis.modules import says_the_same  # noqa: PLC0415
