@@ -211,11 +211,24 @@ class NNModule(Value):
     parameter: bool = False
     """A parameter a torch layer makes, read as its attribute (``nn.Linear(4, 2).weight``): a leaf
     that requires grad where arithmetic reads it. Any other attribute of a module is unknown there."""
-    normed: tuple[str, Tensor | None] | None = None
-    """The old ``nn.utils.weight_norm(module, name)``: the attribute's name and the tensor it holds,
-    computed from ``<name>_g`` and ``<name>_v`` when weight norm was applied and again before each
-    forward pass (a pre-hook); None in place of the tensor once code the checker does not follow
-    was handed the module, which may run its forward pass unseen."""
+    normed: WeightNorm | None = None
+    """The old ``nn.utils.weight_norm`` applied to it."""
+
+
+@dataclass(frozen=True, slots=True)
+class WeightNorm:
+    """The old ``nn.utils.weight_norm(module, name)`` on a module."""
+
+    name: str
+    """The attribute it computes (``weight``)."""
+    weight: Tensor | None
+    """What the attribute holds: computed from ``<name>_g`` and ``<name>_v`` when weight norm was
+    applied and again before each forward pass (a pre-hook); None once code the checker does not
+    follow was handed the module, which may run its forward pass unseen."""
+    applied: ast.Call
+    """The call that applied it."""
+    qualname: str
+    """What that call resolved to (``torch.nn.utils.weight_norm``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +286,7 @@ def nodes_of(value: Value) -> frozenset[int]:
 
 def normed_nodes(module: NNModule) -> frozenset[int]:
     """The graph of the tensor the old weight norm keeps on ``module`` (:attr:`NNModule.normed`)."""
-    weight = module.normed[1] if module.normed is not None else None
+    weight = module.normed.weight if module.normed is not None else None
     return weight.nodes if weight is not None else frozenset()
 
 
@@ -341,9 +354,9 @@ def renamed(value: Value, names: dict[int, int]) -> Value:
         case Opaque(maybe=maybe) if maybe & names.keys():
             return Opaque(_renamed_ids(maybe, names))
         case NNModule(carries=carries, normed=normed) if (carries | normed_nodes(value)) & names.keys():
-            weight = normed[1] if normed is not None else None
+            weight = normed.weight if normed is not None else None
             if normed is not None and weight is not None:
-                normed = (normed[0], replace(weight, nodes=_renamed_ids(weight.nodes, names)))
+                normed = replace(normed, weight=replace(weight, nodes=_renamed_ids(weight.nodes, names)))
             return replace(value, carries=_renamed_ids(carries, names), normed=normed)
         case Seq(item=item, items=items, some_of=some_of):
             new_item = renamed(item, names)
@@ -424,17 +437,17 @@ def join(a: Value | None, b: Value | None) -> Value:
     return UNKNOWN
 
 
-def _joined_normed(
-    a: tuple[str, Tensor | None] | None, b: tuple[str, Tensor | None] | None
-) -> tuple[str, Tensor | None] | None:
-    """The weight-normed attribute of a module that may be either: either tensor; weight norm on
-    one path only, another attribute, or a tensor not known on either path: not known."""
+def _joined_normed(a: WeightNorm | None, b: WeightNorm | None) -> WeightNorm | None:
+    """The weight norm of a module that may be either: either tensor; weight norm on one path
+    only, applied by another call, or a tensor not known on either path: not known."""
     if a is None and b is None:
         return None
-    if a is None or b is None or a[0] != b[0] or a[1] is None or b[1] is None:
-        return (a or b or ("", None))[0], None
-    joined = join(a[1], b[1])
-    return a[0], joined if isinstance(joined, Tensor) else None
+    if a is None or b is None or a.applied is not b.applied or a.weight is None or b.weight is None:
+        known = a or b
+        assert known is not None
+        return replace(known, weight=None)
+    joined = join(a.weight, b.weight)
+    return replace(a, weight=joined if isinstance(joined, Tensor) else None)
 
 
 def _joined_owners(a: Tensor, b: Tensor) -> frozenset[int] | None:

@@ -28,6 +28,7 @@ from errknow_ls.analysis.values import (
     Seq,
     Tensor,
     Value,
+    WeightNorm,
     has_grad,
     join_many,
     maybe_of,
@@ -226,7 +227,7 @@ class Autograd(InterpreterBase):
         if qualname == api.REGISTER_PARAMETRIZATION:
             return self._register_parametrization(args, node)
         if qualname in api.OLD_WEIGHT_NORM:
-            return self._weight_norm(args, kwargs, node)
+            return self._weight_norm(qualname, args, kwargs, node)
         if qualname in api.PASS_THROUGH_FUNCS and args:
             return args[0]  # torch.compile(f), torch.jit.script(f): f, as far as autograd goes
         if qualname in api.FUNCTIONAL_CALLS and len(args) >= 2:
@@ -287,7 +288,9 @@ class Autograd(InterpreterBase):
         self.assign_place(target, registered)
         return registered
 
-    def _weight_norm(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+    def _weight_norm(
+        self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
         """The old ``weight_norm(module, name)`` (``api.OLD_WEIGHT_NORM``): the module, whose
         attribute ``name`` now holds a tensor computed from its new parameters; a name or attribute
         handed to it (``weight_norm(self.fc)`` changes the module in place) holds that module too."""
@@ -296,35 +299,41 @@ class Autograd(InterpreterBase):
         if not isinstance(module, NNModule) or module.normed is not None or not _is_str(name):
             return self.unknown_call(args, kwargs)  # a second weight norm of one name: torch raises
         assert isinstance(name, Const) and isinstance(name.value, str)  # _is_str saw to it
-        normed = replace(module, normed=(name.value, self._normed_weight(module, node)))
+        norm = WeightNorm(name.value, None, node, qualname)
+        normed = replace(module, normed=replace(norm, weight=self._normed_weight(module, node, norm)))
         self.weight_normed = True
         target = node.args[0] if node.args else None
         if isinstance(target, ast.Name | ast.Attribute):
             self.assign_place(target, normed)
         return normed
 
-    def _normed_weight(self, module: NNModule, site: ast.Call) -> Tensor:
-        """The tensor weight norm computes from ``module``'s ``_g`` and ``_v`` parameters at ``site``."""
+    def _normed_weight(self, module: NNModule, site: ast.Call, norm: WeightNorm) -> Tensor:
+        """The tensor weight norm computes from ``module``'s ``_g`` and ``_v`` parameters at
+        ``site``."""
         if self.no_grad:
             return Tensor(grad=False)
-        return self.new_node(site, frozenset(), saves=True, learns=True, origins=module.origins)
+        made = self.new_node(site, frozenset(), saves=True, learns=True, origins=module.origins)
+        assert made.root is not None
+        self.weight_norm_nodes[made.root] = (norm.applied, norm.qualname)
+        return made
 
     def weight_norm_hook(self, module: NNModule, node: ast.Call) -> NNModule:
         """A forward pass of ``module`` at ``node``: the old weight norm's pre-hook computes its
         attribute anew, seen wherever a module of the same origins holds one (one that is not known
         stays not known)."""
-        if module.normed is None or module.normed[1] is None:
+        norm = module.normed
+        if norm is None or norm.weight is None:
             return module
-        name, weight = module.normed[0], self._normed_weight(module, node)
+        weight = self._normed_weight(module, node, norm)
 
         def renormed(held: NNModule) -> NNModule:
             normed = held.normed
-            if normed is None or normed[0] != name or normed[1] is None or held.origins != module.origins:
+            if normed is None or normed.applied is not norm.applied or normed.weight is None:
                 return held
-            return replace(held, normed=(name, weight))
+            return replace(held, normed=replace(normed, weight=weight))
 
         self._change_modules(renormed)
-        return replace(module, normed=(name, weight))
+        return replace(module, normed=replace(norm, weight=weight))
 
     def forget_weight_norms(self, given: Sequence[Value] | None) -> None:
         """Code the checker does not follow was handed ``given`` (None: may reach any module): the
@@ -338,11 +347,11 @@ class Autograd(InterpreterBase):
 
         def forgotten(held: NNModule) -> NNModule:
             normed = held.normed
-            if normed is None or normed[1] is None:
+            if normed is None or normed.weight is None:
                 return held
             if origins is not None and held.origins is not None and not held.origins & origins:
                 return held
-            return replace(held, normed=(normed[0], None))
+            return replace(held, normed=replace(normed, weight=None))
 
         self._change_modules(forgotten)
 

@@ -137,6 +137,9 @@ class InterpreterBase(ABC):
         """Constructions of a torch optimizer (``torch.optim.Adam(...)``)."""
         self.caching: list[ast.AST] = []
         """The ``with parametrize.cached():`` statements running now, innermost last."""
+        self.weight_norm_nodes: dict[int, tuple[ast.Call, str]] = {}
+        """Each graph node the old ``weight_norm`` made (``NNModule.normed``), with the call that
+        applied it and the qualified name that call resolved to."""
         self.weight_normed = False
         """The old ``weight_norm`` was applied to a module (``NNModule.normed``): only then are the
         modules held looked at when code the checker does not follow may run their forward pass."""

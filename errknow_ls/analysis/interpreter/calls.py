@@ -239,7 +239,7 @@ class Calls(InterpreterBase):
         if qualname == "copy.deepcopy" and len(args) == 1 and isinstance(args[0], NNModule):
             # a module of its own: new parameters, which no optimizer built before it holds
             copied = args[0]
-            normed = copied.normed and (copied.normed[0], None)  # torch refuses to copy that tensor
+            normed = copied.normed and replace(copied.normed, weight=None)  # torch refuses to copy it
             origins = frozenset({self.origin(node)})
             return replace(copied, origins=origins, parts=None, carries=frozenset(), normed=normed)
         if qualname == "functools.partial" and args:

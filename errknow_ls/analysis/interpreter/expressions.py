@@ -236,8 +236,8 @@ class Expressions(InterpreterBase):
             return Func(method, module=owner.info.homes.get(attr)) if method is not None else UNKNOWN
         if attr == "grad" and isinstance(owner, Tensor | NNModule | Unknown | Opaque):
             self.note_gradient_use(owner, "`.grad`")
-        if isinstance(owner, NNModule) and owner.normed is not None and owner.normed[0] == attr:
-            return owner.normed[1] or UNKNOWN  # what the old weight norm computed last, if known
+        if isinstance(owner, NNModule) and owner.normed is not None and owner.normed.name == attr:
+            return owner.normed.weight or UNKNOWN  # what the old weight norm computed last, if known
         if isinstance(owner, NNModule):
             cached = owner.parametrization is not None and owner.parametrization[0] == attr and owner.carries
             if cached and self.caching:

@@ -400,6 +400,10 @@ MESSAGES = Catalog.of(
         ("Detach {shown} after each backward", "在每次反向传播之后 detach {shown}"),
         ("Reset {shown} at the start of each iteration", "在每次迭代开头重置 {shown}"),
         (
+            "Use `parametrizations.weight_norm`, which computes the weight at every read",
+            "改用 `parametrizations.weight_norm`，它在每次读取时计算权重",
+        ),
+        (
             "Compute `{name}` on every iteration, not only when `{test}`",
             "在每次迭代都计算 `{name}`，而不是只在 `{test}` 时计算",
         ),
