@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -549,6 +550,55 @@ def test_a_forward_already_run_per_step_is_not_recomputed_per_inner_step() -> No
     assert [t for t, _ in _fixes(source) if "inside the loop" in t] == []
     one_optimizer = source.replace("opts[i]", "opts[0]")
     assert [t for t, _ in _fixes(one_optimizer) if "inside the loop" in t]
+
+
+PEERS_STEPPED_IN_TURN = (
+    "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n"
+    "peers = [nn.Linear(4, 3), nn.Linear(4, 3)]\n"
+    "opts = [torch.optim.SGD(p.parameters(), lr=0.1) for p in peers]\n"
+    "for step in range(3):\n"
+    "    x = torch.randn(8, 4)\n"
+    "    outputs = [peer(x) for peer in peers]\n"
+    "    for i in range(2):\n"
+    "        loss = F.mse_loss(outputs[i], outputs[1 - i])\n"
+    "        opts[i].zero_grad()\n"
+    "        loss.backward()\n"
+    "        opts[i].step()\n"
+)
+
+
+def test_each_turn_backwards_only_into_what_its_optimizer_steps_unsafely() -> None:
+    """Deep mutual learning (issue 15): each peer's turn backwards only into the parameters its
+    optimizer steps, so it leaves the other peer's graph to that peer's turn. Unsafe: which
+    parameters each turn reaches is not shown (the peers share the origin of one comprehension)."""
+    fixes = _fixes(PEERS_STEPPED_IN_TURN)
+    assert fixes == [("Backward `loss` only into the parameters `opts[i]` steps", Applicability.UNSAFE)]
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        # built once before both loops: the next step's first turn would find its graph freed
+        lambda s: s.replace(
+            "for step in range(3):\n    x = torch.randn(8, 4)\n    outputs = [peer(x) for peer in peers]\n",
+            "x = torch.randn(8, 4)\noutputs = [peer(x) for peer in peers]\nfor step in range(3):\n",
+        ),
+        # the optimizer's expression reads a name rebound between the backward and the step
+        lambda s: s.replace("        loss.backward()\n", "        loss.backward()\n        i = 1 - i\n"),
+        # a backward already told where to stop
+        lambda s: s.replace("loss.backward()", "loss.backward(inputs=list(peers[0].parameters()))"),
+    ],
+    ids=["built-before-every-loop", "receiver-rebound", "inputs-given"],
+)
+def test_a_turn_is_not_restricted_to_its_optimizer_where_that_is_not_shown(
+    changed: Callable[[str], str],
+) -> None:
+    titles = [
+        title
+        for finding in check_source(changed(PEERS_STEPPED_IN_TURN)).findings
+        for title in (fix.title for fix in finding.fixes)
+    ]
+    assert not any("only into the parameters" in title for title in titles)
 
 
 def test_a_recompute_after_what_changes_its_inputs_goes_where_it_is_read_and_is_unsafe() -> None:

@@ -5,6 +5,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Backward `{loss}` once, then step each optimizer of the loop": (
         "ek002_one_loss_backwarded_per_optimizer",
     ),
+    "Backward `{loss}` only into the parameters `{optimizer}` steps": (
+        "ek002_peers_stepped_in_turn_on_one_forward",
+    ),
     "Compute `self.{attr}` from its previous value under `torch.no_grad()`": (
         "ek003_power_iteration_vector_kept_with_history",
     ),

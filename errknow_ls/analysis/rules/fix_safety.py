@@ -117,7 +117,12 @@ A fix is safe only when all of these hold:
    iteration the later iterations would read parameters the earlier ones just stepped, a sequential
    update the program, which built the value once for all of them, did not mean; the fix that
    detaches only the other peers' items is not shown, since the analysis merges a list's items
-   (:func:`recompute_in_loop`). Where the loop only clears, backwards and steps each optimizer over
+   (:func:`recompute_in_loop`, :func:`built_for_turns`). Each turn's backward is restricted
+   instead to the parameters its optimizer steps (``loss.backward(inputs=...)``: torch runs only
+   the part of the graph that leads to them, leaving the other peers' graphs to their own turns,
+   as the detach would), unsafe: which parameters each turn reaches is not shown (the modules a
+   comprehension made share one origin) and the gradients the other peers no longer receive are
+   not shown unread. Where the loop only clears, backwards and steps each optimizer over
    one loss built before it, one backward and then every optimizer's step is what it means, and
    is offered (``pre_loop_graph_backward._backward_once_then_step_each``), safely where the loop
    names its optimizers one by one, they own apart parameters that together are every parameter the
@@ -389,7 +394,7 @@ def recompute_in_loop(
     allowed = recompute(ctx, statements, wanted)
     if allowed is None or loop.node is None:
         return allowed
-    if _steps_in_turn(loop.node) and any(_encloses(ctx, stmt, loop.node) for stmt in statements):
+    if built_for_turns(ctx, statements, loop.node):
         return None
     if allowed is not Applicability.SAFE:
         return allowed
@@ -1619,3 +1624,11 @@ def _shape_of(value: Value) -> str:
         inner = ",".join(_shape_of(i) for i in value.items or (value.item,))
         return f"{value.kind}[{inner}]"
     return "other"
+
+
+def built_for_turns(ctx: RuleContext, statements: list[ast.stmt], loop: ast.stmt) -> bool:
+    """Rule 11's shape: ``statements`` run once per iteration of a loop around ``loop``, whose
+    iterations each step another optimizer in turn (``optimizers[i].step()`` in ``for i in
+    range(2)``: the peers of mutual learning, MADDPG's agents, each stepped on one forward pass
+    of all of them)."""
+    return _steps_in_turn(loop) and any(_encloses(ctx, stmt, loop) for stmt in statements)

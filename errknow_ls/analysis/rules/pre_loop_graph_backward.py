@@ -73,9 +73,13 @@ No recompute is offered where the values are built once per iteration of an oute
 iteration of the inner one steps another optimizer in turn (the peers of deep mutual learning,
 MADDPG's agents): recomputed there, later iterations would read parameters the earlier ones just
 stepped, a sequential update the program, which built the values once for all of them, did not
-mean. Where the loop's body only clears, backwards and steps each optimizer in turn over one loss
-built before it (`for opt in (enc_opt, dec_opt): opt.zero_grad(); loss.backward(); opt.step()`),
-every optimizer is meant to step on that loss's gradient: the fix clears each, backwards once, then
+mean: each turn's backward goes only into the parameters its optimizer steps instead
+(`loss.backward(inputs=[p for group in optimizers[i].param_groups for p in group["params"]])`),
+which leaves the other peers' graphs to their own turns, as detaching their outputs would; unsafe,
+since which parameters each turn reaches is not shown. Where the loop's body only clears,
+backwards and steps each optimizer in turn over one loss built before it
+(`for opt in (enc_opt, dec_opt): opt.zero_grad(); loss.backward(); opt.step()`), every optimizer is
+meant to step on that loss's gradient: the fix clears each, backwards once, then
 steps each; safe where the loop names its optimizers one by one, they own apart parameters that
 together are every parameter the graph reads, and nothing else sees the gradients (each then steps
 on what its turn would hand it over a kept graph), unsafe otherwise.
@@ -102,6 +106,7 @@ from errknow_ls.analysis.rules.common_fixes import ancestors_hold, is_autograd_g
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
     backward_once_steps_each,
+    built_for_turns,
     built_once_untrained,
     cut_starves_training,
     detach_built_once,
@@ -162,7 +167,15 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         # The program already recomputes the stale value in the loop, into a name nothing reads:
         # reading it is what the loss was written for, and comes before every other fix.
         candidates = (own, *candidates)
-    fixes = [fix for fix in (_backward_once_then_step_each(event, ctx), *candidates) if fix]
+    fixes = [
+        fix
+        for fix in (
+            _backward_once_then_step_each(event, ctx),
+            *candidates,
+            _backward_into_stepped(event, ctx, stale),
+        )
+        if fix
+    ]
     related = [ctx.related(event.free.site, "the graph is freed here on the first iteration")]
     if first is not None:
         related.append(ctx.related(ctx.nodes[first].site, "built here, once, outside the loop"))
@@ -223,6 +236,68 @@ def _backward_once_then_step_each(event: SecondPass, ctx: RuleContext) -> Fix | 
         (Edit(span, text),),
         workaround=1,
     )
+
+
+def _backward_into_stepped(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | None:
+    """Each iteration of an inner loop steps another optimizer over values built once per iteration
+    of the outer one (``outputs = [peer(x) for peer in peers]``, then ``for i in range(2): ...;
+    loss.backward(); optimizers[i].step()``: fix_safety rule 11), and each backward also runs back
+    into the other peers' graphs, which the next iteration needs: each turn's backward goes only to
+    the parameters its optimizer steps (``loss.backward(inputs=...)``), which torch runs without
+    touching the other peers' graphs, as the report's detach of the other peers' outputs does.
+    Unsafe: which parameters each turn reaches is not shown (the modules a comprehension made
+    share one origin, and the gradients the other peers no longer receive are not shown unread)."""
+    loop = event.loop
+    node = loop.node if loop is not None else None
+    site = event.site
+    if (
+        node is None
+        or event.free.site is not site
+        or not isinstance(site, ast.Call)
+        or not isinstance(site.func, ast.Attribute)
+        or site.func.attr != "backward"
+        or site.args
+        or any(kw.arg in ("inputs", None) for kw in site.keywords)
+        or not event.conflict
+        or not all(ctx.nodes[n].learns and ctx.nodes[n].origins for n in event.conflict)
+    ):
+        return None
+    built = [s for n in stale if loop is not None and (s := ctx.nodes[n].stmt_in(loop.frame)) is not None]
+    stepped = _optimizer_stepped_after(ctx, site)
+    if not built or not built_for_turns(ctx, built, node) or stepped is None:
+        return None
+    params = f'[p for group in {ctx.text(stepped)}.param_groups for p in group["params"]]'
+    edit = insert_keyword(ctx.source, site, "inputs", params)
+    if edit is None:
+        return None
+    return Fix(
+        f"Backward `{ctx.text(site.func.value)}` only into the parameters `{ctx.text(stepped)}` steps",
+        Applicability.UNSAFE,
+        (edit,),
+        workaround=3,
+    )
+
+
+def _optimizer_stepped_after(ctx: RuleContext, site: ast.Call) -> ast.expr | None:
+    """``optimizers[i]`` where ``loss.backward()`` is a statement followed, in its own block, by
+    ``optimizers[i].step()``, with nothing between that assigns a name it reads: written again in
+    the backward, it is the same object. It calls nothing (evaluated once more, it has no effect)."""
+    stmt = ctx.statement_of(site)
+    block = ctx.block_of(stmt) if stmt is not None else None
+    if stmt is None or block is None or not (isinstance(stmt, ast.Expr) and stmt.value is site):
+        return None
+    assigned: set[str] = set()
+    for later in block[block.index(stmt) + 1 :]:
+        call = later.value if isinstance(later, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "step":
+            receiver = call.func.value
+            read = {n.id for n in ast.walk(receiver) if isinstance(n, ast.Name)}
+            plain = not any(isinstance(n, ast.Call | ast.NamedExpr | ast.Await) for n in ast.walk(receiver))
+            return receiver if plain and not read & assigned else None
+        assigned |= {
+            n.id for n in ast.walk(later) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+    return None
 
 
 def _method_of(stmt: ast.stmt, receiver: str, method: str, *, keywords: bool = False) -> bool:

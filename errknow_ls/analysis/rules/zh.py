@@ -95,7 +95,10 @@ for step in range(100):
 优化器更新的仍是同一批张量，这时 detach 是安全的。
 若这个值在外层循环的每次迭代里只算一次，而内层循环每次迭代轮流更新另一个优化器（互学习的两个同伴、
 MADDPG 的各个智能体），就不提供在内层循环中重新计算的修复：那样后面的迭代会读到前面迭代刚更新过的
-参数，变成程序本不想要的逐个更新。若循环体只是对循环前构建的同一个损失，为每个优化器依次清零梯度、反向传播、
+参数，变成程序本不想要的逐个更新；修复改为让每一轮的反向传播只到达该轮优化器更新的参数
+（`loss.backward(inputs=[p for group in optimizers[i].param_groups for p in group["params"]])`），
+把其他同伴的计算图留给它们自己的那一轮，效果与 detach 其他同伴的输出相同；这是不安全的，因为每一轮
+到达哪些参数并未得到证明。若循环体只是对循环前构建的同一个损失，为每个优化器依次清零梯度、反向传播、
 更新（`for opt in (enc_opt, dec_opt): ...`），修复改为先清零每个优化器的梯度、只反向传播一次，再让每个优化器
 各自更新（不安全：它改写了循环）：每个优化器得到的仍是那一次前向传播上同一个损失的梯度。
 循环只通过由某个值构建的东西读到它（循环之前用标签 `Y` 构建的加载器）时，在它被赋值的地方
@@ -468,6 +471,10 @@ MESSAGES = Catalog.of(
             "只对 `{loss}` 反向传播一次，再让循环中的每个优化器各自更新",
         ),
         ("Remove the second backward (one backward per step)", "删除第二次反向传播（每步只反向传播一次）"),
+        (
+            "Backward `{loss}` only into the parameters `{optimizer}` steps",
+            "只对 `{optimizer}` 更新的参数反向传播 `{loss}`",
+        ),
         (
             "Start `{name}` again from `{start}` before it is summed again",
             "在再次累加之前把 `{name}` 重新设为 `{start}`",
