@@ -585,20 +585,79 @@ def test_each_turn_backwards_only_into_what_its_optimizer_steps_unsafely() -> No
         ),
         # the optimizer's expression reads a name rebound between the backward and the step
         lambda s: s.replace("        loss.backward()\n", "        loss.backward()\n        i = 1 - i\n"),
-        # a backward already told where to stop
-        lambda s: s.replace("loss.backward()", "loss.backward(inputs=list(peers[0].parameters()))"),
+        # no step follows the backward in its block: which optimizer the turn feeds is not shown
+        lambda s: s.replace("        opts[i].step()\n", "    for opt in opts:\n        opt.step()\n"),
     ],
-    ids=["built-before-every-loop", "receiver-rebound", "inputs-given"],
+    ids=["built-before-every-loop", "receiver-rebound", "stepped-elsewhere"],
 )
 def test_a_turn_is_not_restricted_to_its_optimizer_where_that_is_not_shown(
     changed: Callable[[str], str],
 ) -> None:
-    titles = [
-        title
-        for finding in check_source(changed(PEERS_STEPPED_IN_TURN)).findings
-        for title in (fix.title for fix in finding.fixes)
-    ]
-    assert not any("only into the parameters" in title for title in titles)
+    findings = check_source(changed(PEERS_STEPPED_IN_TURN)).findings
+    assert [f.code for f in findings] == ["EK002"]
+    assert not any("only into the parameters" in fix.title for f in findings for fix in f.fixes)
+
+
+REMOVED_HOOKS = (
+    "import torch\nfrom torch import nn\n"
+    "class Saved:\n"
+    "    def __init__(self, module):\n"
+    "        self.hook = module.register_forward_hook(self.keep)\n"
+    "    def keep(self, module, inputs, output):\n"
+    "        self.features = output\n"
+    "    def close(self):\n"
+    "        self.hook.remove()\n"
+    "net = nn.Sequential(nn.Linear(4, 4), nn.Tanh())\n"
+    "for p in net.parameters():\n"
+    "    p.requires_grad_(False)\n"
+    "saved = Saved(net[1])\n"
+    "image = torch.rand(1, 4).requires_grad_(True)\n"
+    "opt = torch.optim.SGD([image], lr=0.1)\n"
+    "for it in range(2):\n"
+    "    net(image)\n"
+    "    opt.zero_grad()\n"
+    "    saved.features.pow(2).mean().backward()\n"
+    "    opt.step()\n"
+    "saved.close()\n"
+    "image = torch.rand(1, 4).requires_grad_(True)\n"
+    "opt = torch.optim.SGD([image], lr=0.1)\n"
+    "for it in range(2):\n"
+    "    net(image)\n"
+    "    opt.zero_grad()\n"
+    "    (saved.features.pow(2).mean() + image.pow(2).mean()).backward()\n"
+    "    opt.step()\n"
+)
+
+
+def test_hooks_removed_before_a_loop_that_reads_what_they_stored_are_registered_again_unsafely() -> None:
+    """The style transfer's second loop (issue 15): the hooks that refreshed `features` were removed
+    after the first loop; the statement that registered them is re-run before the second one.
+    Unsafe: it re-runs a constructor of the checked code and registers hooks (rule 2)."""
+    fixes = _fixes(REMOVED_HOOKS)
+    assert fixes == [("Register the forward hooks of line 13 again before the loop", Applicability.UNSAFE)]
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        # the module the statement hooks is another one by the second loop
+        lambda s: s.replace(
+            "saved.close()\n", "saved.close()\nnet = nn.Sequential(nn.Linear(4, 4), nn.Tanh())\n"
+        ),
+        # two statements registered the hooks the loop reads: which to re-run is not shown
+        lambda s: s.replace(
+            "saved = Saved(net[1])\n",
+            "saved = Saved(net[1])\nif torch.rand(()) > 0.5:\n    saved = Saved(net[0])\n",
+        ),
+    ],
+    ids=["module-rebound", "registered-twice"],
+)
+def test_hooks_are_not_registered_again_where_the_statement_is_not_shown(
+    changed: Callable[[str], str],
+) -> None:
+    findings = check_source(changed(REMOVED_HOOKS)).findings
+    assert [f.code for f in findings] == ["EK002"]
+    assert not any(fix.title.startswith("Register the forward hooks") for f in findings for fix in f.fixes)
 
 
 def test_a_recompute_after_what_changes_its_inputs_goes_where_it_is_read_and_is_unsafe() -> None:

@@ -82,6 +82,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek004_losses_backwarded_through_a_wrapper",
         "ek004_recompute_after_step",
     ),
+    "Register the forward hooks of line {line} again before the loop": (
+        "ek002_second_loop_reads_features_of_removed_hooks",
+    ),
     "Remove `retain_graph=True`: nothing backwards through this graph again": ("ek005_retain_graph_in_loop",),
     "Remove `{clear}` and the second backward: `.grad` holds what line {line} left": (
         "ek001_gradients_printed_then_backwarded_again",

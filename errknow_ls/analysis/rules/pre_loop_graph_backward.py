@@ -68,7 +68,11 @@ epochs: detached, it would never learn), nor where the stale value is a term the
 (a penalty built once in `__init__`: detached, a constant). A helper of the checked code that loops
 over what a forward computation gives and writes items of a tensor it made itself
 (`torch.zeros_like(rewards)`, filled step by step by a discounted-return loop) is a forward
-computation, and is recomputed like one.
+computation, and is recomputed like one. Where the stale values are module outputs that forward hooks
+stored (`self.features = output`) and those hooks' handles were removed before the loop, which still
+runs the module's forward, the one statement that registered them is re-run right before the loop
+(`sfs = [SaveFeatures(cnn[i]) for i in block_ends]`): unsafe, it re-runs constructors and registers
+hooks.
 No recompute is offered where the values are built once per iteration of an outer loop and each
 iteration of the inner one steps another optimizer in turn (the peers of deep mutual learning,
 MADDPG's agents): recomputed there, later iterations would read parameters the earlier ones just
@@ -173,6 +177,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
             _backward_once_then_step_each(event, ctx),
             *candidates,
             _backward_into_stepped(event, ctx, stale),
+            _register_hooks_again(event, ctx, stale),
         )
         if fix
     ]
@@ -298,6 +303,57 @@ def _optimizer_stepped_after(ctx: RuleContext, site: ast.Call) -> ast.expr | Non
             n.id for n in ast.walk(later) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
         }
     return None
+
+
+def _register_hooks_again(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | None:
+    """The stale values are module outputs forward hooks were handed (a ``SaveFeatures`` object's
+    ``self.features = output``) whose handles were removed before the loop (``sf.close()`` after an
+    earlier loop), while the loop still runs a module's forward and reads what they stored: the
+    hooks no longer refresh it, so the loop reads the earlier loop's last activations. Re-run,
+    right before the loop, the one statement of the loop's function that registered them
+    (``sfs = [SaveFeatures(cnn[i]) for i in block_ends]``), as fastai's fix of the style-transfer
+    notebook did. Unsafe: it re-runs constructors and registers hooks (fix_safety rule 2)."""
+    loop = event.loop
+    node = loop.node if loop is not None else None
+    if loop is None or node is None:
+        return None
+    hooks = [hook for hook in event.removed_hooks if hook.handed & set(stale)]
+    made = {id(stmt): stmt for hook in hooks for serial, stmt in hook.stmts if serial == loop.frame}
+    if len(made) != 1 or not any(call in ctx.module_calls for call in ast.walk(node)):
+        return None
+    (stmt,) = made.values()
+    if stmt.lineno >= node.lineno or not ancestors_hold(ctx, stmt, node) or _rebound_between(ctx, stmt, node):
+        return None
+    text = code_of_statement(ctx.source, stmt)
+    edit = insert_lines_before(ctx.source, node, [text]) if text is not None else None
+    if edit is None:
+        return None
+    return Fix(
+        f"Register the forward hooks of line {stmt.lineno} again before the loop",
+        Applicability.UNSAFE,
+        (edit,),
+        workaround=2,
+    )
+
+
+def _rebound_between(ctx: RuleContext, stmt: ast.stmt, loop: ast.stmt) -> bool:
+    """A name ``stmt`` reads (not one it binds itself) is assigned by a statement of its block
+    between it and the statement that holds ``loop``: re-run before the loop, it would read another
+    value."""
+    block = ctx.block_of(stmt)
+    if block is None:
+        return True
+    own = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    read = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - own
+    start = block.index(stmt) + 1
+    end = next((i for i, s in enumerate(block) if any(n is loop for n in ast.walk(s))), len(block))
+    assigned = {
+        n.id
+        for later in block[start:end]
+        for n in ast.walk(later)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del)
+    }
+    return bool(read & assigned)
 
 
 def _method_of(stmt: ast.stmt, receiver: str, method: str, *, keywords: bool = False) -> bool:

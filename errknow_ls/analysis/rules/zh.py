@@ -103,6 +103,9 @@ MADDPG 的各个智能体），就不提供在内层循环中重新计算的修�
 各自更新（不安全：它改写了循环）：每个优化器得到的仍是那一次前向传播上同一个损失的梯度。
 循环只通过由某个值构建的东西读到它（循环之前用标签 `Y` 构建的加载器）时，在它被赋值的地方
 detach（`Y = (X @ true_w).detach()`），安全性同上；在从不读取它的循环里重新计算它没有作用，不会提供。
+若过时的值是前向钩子保存的模块输出（`self.features = output`），而这些钩子的句柄在循环之前已被移除、
+循环却仍然运行该模块的前向传播，修复会在循环之前重新运行注册这些钩子的那一条语句
+（`sfs = [SaveFeatures(cnn[i]) for i in block_ends]`）：不安全，它会重新运行构造函数并注册钩子。
 
 ### 参考
 - [Autograd 机制](https://pytorch.org/docs/stable/notes/autograd.html)""",
@@ -471,6 +474,10 @@ MESSAGES = Catalog.of(
             "只对 `{loss}` 反向传播一次，再让循环中的每个优化器各自更新",
         ),
         ("Remove the second backward (one backward per step)", "删除第二次反向传播（每步只反向传播一次）"),
+        (
+            "Register the forward hooks of line {line} again before the loop",
+            "在循环之前重新注册第 {line} 行的前向钩子",
+        ),
         (
             "Backward `{loss}` only into the parameters `{optimizer}` steps",
             "只对 `{optimizer}` 更新的参数反向传播 `{loss}`",
