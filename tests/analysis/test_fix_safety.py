@@ -660,6 +660,75 @@ def test_hooks_are_not_registered_again_where_the_statement_is_not_shown(
     assert not any(fix.title.startswith("Register the forward hooks") for f in findings for fix in f.fixes)
 
 
+PENALTY_BUILT_IN_INIT = (
+    "import torch\nfrom torch import nn\n"
+    "class Model(nn.Module):\n"
+    "    def __init__(self, l2=1e-2):\n"
+    "        super().__init__()\n"
+    "        self.embedding = nn.Embedding(10, 4)\n"
+    "        self.head = nn.Linear(4, 1)\n"
+    "        self.penalty = torch.zeros(())\n"
+    "        self.add_penalty(self.embedding.parameters(), l2)\n"
+    "    def add_penalty(self, weights, l2):\n"
+    "        self.penalty = self.penalty + l2 * sum(torch.sum(w * w) for w in weights)\n"
+    "    def forward(self, x):\n"
+    "        return self.head(self.embedding(x)).squeeze(-1)\n"
+    "model = Model()\n"
+    "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "x, y = torch.randint(10, (32,)), torch.randn(32)\n"
+    "for step in range(3):\n"
+    "    total = (model(x) - y).pow(2).mean() + model.penalty\n"
+    "    optimizer.zero_grad()\n"
+    "    total.backward()\n"
+    "    optimizer.step()\n"
+)
+
+
+def test_a_penalty_init_builds_is_built_again_before_each_step_unsafely() -> None:
+    """DeepCTR's penalty (issue 15): `__init__` starts it from zero and a method adds the weights'
+    squares; those two lines become a method that the loop calls before it reads the penalty.
+    Unsafe: the method runs code of the checked program for its effect on the object (rule 2)."""
+    fixes = _fixes(PENALTY_BUILT_IN_INIT)
+    assert fixes == [
+        (
+            "Build `model.penalty` again before each use in the loop, as `__init__` built it",
+            Applicability.UNSAFE,
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        # another method adds to it too: rebuilt from `__init__`'s lines, that term would be lost
+        lambda s: s.replace(
+            "    def forward(self, x):\n",
+            "    def add_bias_penalty(self):\n"
+            "        self.penalty = self.penalty + self.head.bias.pow(2).sum()\n"
+            "    def forward(self, x):\n",
+        ).replace("model = Model()\n", "model = Model()\nmodel.add_bias_penalty()\n"),
+        # no line starts it again: re-run, the method would add the penalty to what it held
+        lambda s: s.replace("        self.penalty = torch.zeros(())\n", "").replace(
+            "class Model(nn.Module):\n", "class Model(nn.Module):\n    penalty = 0.0\n"
+        ),
+        # the method it calls also keeps something else
+        lambda s: s.replace(
+            "        self.penalty = self.penalty + l2",
+            "        self.weights = list(weights)\n        self.penalty = self.penalty + l2",
+        ).replace("for w in weights)", "for w in self.weights)"),
+        # a name the fix would add is taken
+        lambda s: s.replace("model = Model()\n", "model = Model()\nmodel.l2 = 0.5\n"),
+    ],
+    ids=["added-to-elsewhere", "not-started-again", "stores-more", "name-taken"],
+)
+def test_a_penalty_is_not_built_again_where_its_lines_are_not_all_it_is(
+    changed: Callable[[str], str],
+) -> None:
+    findings = check_source(changed(PENALTY_BUILT_IN_INIT)).findings
+    assert [f.code for f in findings] == ["EK002"]
+    assert not any(fix.title.startswith("Build `") for f in findings for fix in f.fixes)
+
+
 def test_a_recompute_after_what_changes_its_inputs_goes_where_it_is_read_and_is_unsafe() -> None:
     """PGD (issue 15): the attack perturbs the embedding before the attack step's forward; the clean
     logits re-run at the top of the loop would be taken at the previous perturbation."""

@@ -8,6 +8,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Backward `{loss}` only into the parameters `{optimizer}` steps": (
         "ek002_peers_stepped_in_turn_on_one_forward",
     ),
+    "Build `{state}` again before each use in the loop, as `__init__` built it": (
+        "ek002_penalty_term_built_once",
+    ),
     "Compute `self.{attr}` from its previous value under `torch.no_grad()`": (
         "ek003_power_iteration_vector_kept_with_history",
     ),

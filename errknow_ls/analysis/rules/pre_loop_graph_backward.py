@@ -65,7 +65,13 @@ rule; recomputing it inside a loop that never reads it would change nothing and 
 No detach is offered where the loop's loss reaches a parameter its optimizer owns only
 through the stale values (a reward model read only through the advantages built before the
 epochs: detached, it would never learn), nor where the stale value is a term the loss only adds
-(a penalty built once in `__init__`: detached, a constant). A helper of the checked code that loops
+(a penalty built once in `__init__`: detached, a constant). Such a value, built on the object by a
+run of `__init__`'s own statements (`self.reg_loss = torch.zeros(())`, then a method of the class
+that adds the penalty over the weights to it), is built again instead: the run becomes a method of
+the class, which `__init__` calls and the loop calls before it first reads the value, each step's
+loss then reading the penalty of the current weights (unsafe: it runs code of the checked program
+for its effect on the object); shown only where nothing else stores the attribute and the
+functions the run calls store nothing else. A helper of the checked code that loops
 over what a forward computation gives and writes items of a tensor it made itself
 (`torch.zeros_like(rewards)`, filled step by step by a discounted-return loop) is a forward
 computation, and is recomputed like one. Where the stale values are module outputs that forward hooks
@@ -122,6 +128,7 @@ from errknow_ls.analysis.rules.fix_safety import (
     recompute_in_loop,
     retain_reused_gradient,
 )
+from errknow_ls.analysis.rules.init_rebuild import rebuild_from_init
 from errknow_ls.analysis.state import Place
 from errknow_ls.analysis.values import Tensor, Value
 from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Span
@@ -178,6 +185,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
             *candidates,
             _backward_into_stepped(event, ctx, stale),
             _register_hooks_again(event, ctx, stale),
+            rebuild_from_init(event, ctx, stale),
         )
         if fix
     ]

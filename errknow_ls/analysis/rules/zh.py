@@ -106,6 +106,9 @@ detach（`Y = (X @ true_w).detach()`），安全性同上；在从不读取它�
 若过时的值是前向钩子保存的模块输出（`self.features = output`），而这些钩子的句柄在循环之前已被移除、
 循环却仍然运行该模块的前向传播，修复会在循环之前重新运行注册这些钩子的那一条语句
 （`sfs = [SaveFeatures(cnn[i]) for i in block_ends]`）：不安全，它会重新运行构造函数并注册钩子。
+若过时的值是 `__init__` 用一串语句构建并保存在对象属性上的值（先 `self.reg_loss = torch.zeros(())`，
+再由它调用的方法累加惩罚项），这串语句会变成类的一个方法，`__init__` 和训练循环在每次使用之前都调用它，
+每一步的损失因此读到由当前参数算出的值：不安全，它为了对对象的作用而运行被检查代码中的方法。
 
 ### 参考
 - [Autograd 机制](https://pytorch.org/docs/stable/notes/autograd.html)""",
@@ -474,6 +477,10 @@ MESSAGES = Catalog.of(
             "只对 `{loss}` 反向传播一次，再让循环中的每个优化器各自更新",
         ),
         ("Remove the second backward (one backward per step)", "删除第二次反向传播（每步只反向传播一次）"),
+        (
+            "Build `{state}` again before each use in the loop, as `__init__` built it",
+            "在循环中每次使用 `{state}` 之前，按 `__init__` 构建它的方式重新构建它",
+        ),
         (
             "Register the forward hooks of line {line} again before the loop",
             "在循环之前重新注册第 {line} 行的前向钩子",
