@@ -629,12 +629,52 @@ REMOVED_HOOKS = (
 )
 
 
-def test_hooks_removed_before_a_loop_that_reads_what_they_stored_are_registered_again_unsafely() -> None:
-    """The style transfer's second loop (issue 15): the hooks that refreshed `features` were removed
-    after the first loop; the statement that registered them is re-run before the second one.
-    Unsafe: it re-runs a constructor of the checked code and registers hooks (rule 2)."""
+def test_hooks_removed_before_a_loop_that_runs_a_module_for_them_are_registered_again_safely() -> None:
+    """The style transfer's second loop (issue 15, rule 16): the hooks that refreshed `features`
+    were removed after the first loop, and the second one calls `net(image)` for its hooks alone;
+    the statement that registered them, which builds only hook holders, is re-run before it."""
     fixes = _fixes(REMOVED_HOOKS)
-    assert fixes == [("Register the forward hooks of line 13 again before the loop", Applicability.UNSAFE)]
+    assert fixes == [("Register the forward hooks of line 13 again before the loop", Applicability.SAFE)]
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        # the hook does more than store what it is handed
+        lambda s: s.replace(
+            "        self.features = output\n",
+            "        self.features = output\n        self.count = output.sum()\n",
+        ),
+        # the holder is a module: re-run, its constructor builds parameters
+        lambda s: s.replace("class Saved:\n", "class Saved(nn.Module):\n").replace(
+            "    def __init__(self, module):\n",
+            "    def __init__(self, module):\n        super().__init__()\n",
+        ),
+        # the constructor does more than register the hook
+        lambda s: s.replace(
+            "        self.hook = module.register_forward_hook(self.keep)\n",
+            "        self.hook = module.register_forward_hook(self.keep)\n        self.w = torch.randn(4)\n",
+        ),
+        # the loop uses the forward's value: that it runs for the hooks is not shown
+        lambda s: s.replace(
+            "    net(image)\n    opt.zero_grad()\n    (saved.features",
+            "    out = net(image)\n    opt.zero_grad()\n    (out.sum() + saved.features",
+        ),
+    ],
+    ids=["hook-stores-more", "holder-is-a-module", "constructor-does-more", "forward-value-used"],
+)
+def test_hooks_registered_again_are_unsafe_where_the_statement_does_more(
+    changed: Callable[[str], str],
+) -> None:
+    findings = check_source(changed(REMOVED_HOOKS)).findings
+    assert [f.code for f in findings] == ["EK002"]
+    applicabilities = [
+        fix.applicability
+        for f in findings
+        for fix in f.fixes
+        if fix.title.startswith("Register the forward hooks")
+    ]
+    assert applicabilities == [Applicability.UNSAFE]
 
 
 @pytest.mark.parametrize(

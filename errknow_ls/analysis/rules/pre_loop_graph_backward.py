@@ -77,8 +77,10 @@ over what a forward computation gives and writes items of a tensor it made itsel
 computation, and is recomputed like one. Where the stale values are module outputs that forward hooks
 stored (`self.features = output`) and those hooks' handles were removed before the loop, which still
 runs the module's forward, the one statement that registered them is re-run right before the loop
-(`sfs = [SaveFeatures(cnn[i]) for i in block_ends]`): unsafe, it re-runs constructors and registers
-hooks.
+(`sfs = [SaveFeatures(cnn[i]) for i in block_ends]`): safe where that statement only builds objects
+of plain classes whose constructors only register hooks that store what they are handed, and the
+loop calls the module's forward for its hooks alone, its value discarded (fix_safety rule 16);
+unsafe otherwise, since it re-runs constructors.
 No recompute is offered where the values are built once per iteration of an outer loop and each
 iteration of the inner one steps another optimizer in turn (the peers of deep mutual learning,
 MADDPG's agents): recomputed there, later iterations would read parameters the earlier ones just
@@ -121,6 +123,7 @@ from errknow_ls.analysis.rules.fix_safety import (
     cut_starves_training,
     detach_built_once,
     detach_expression,
+    hooks_registered_again,
     inline_derived,
     only_added,
     own_nodes,
@@ -320,7 +323,8 @@ def _register_hooks_again(event: SecondPass, ctx: RuleContext, stale: list[int])
     hooks no longer refresh it, so the loop reads the earlier loop's last activations. Re-run,
     right before the loop, the one statement of the loop's function that registered them
     (``sfs = [SaveFeatures(cnn[i]) for i in block_ends]``), as fastai's fix of the style-transfer
-    notebook did. Unsafe: it re-runs constructors and registers hooks (fix_safety rule 2)."""
+    notebook did: safe on the terms of fix_safety rule 16, else unsafe (rule 2: it re-runs
+    constructors)."""
     loop = event.loop
     node = loop.node if loop is not None else None
     if loop is None or node is None:
@@ -338,7 +342,7 @@ def _register_hooks_again(event: SecondPass, ctx: RuleContext, stale: list[int])
         return None
     return Fix(
         f"Register the forward hooks of line {stmt.lineno} again before the loop",
-        Applicability.UNSAFE,
+        hooks_registered_again(ctx, stmt, node),
         (edit,),
         workaround=2,
     )
