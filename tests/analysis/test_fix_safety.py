@@ -758,8 +758,10 @@ def test_a_penalty_init_builds_is_built_again_before_each_step_unsafely() -> Non
         ).replace("for w in weights)", "for w in self.weights)"),
         # a name the fix would add is taken
         lambda s: s.replace("model = Model()\n", "model = Model()\nmodel.l2 = 0.5\n"),
+        # what it would keep on the object is a tensor the caller passes (a module would be registered)
+        lambda s: s.replace("model = Model()\n", "model = Model(torch.tensor(1e-2))\n"),
     ],
-    ids=["added-to-elsewhere", "not-started-again", "stores-more", "name-taken"],
+    ids=["added-to-elsewhere", "not-started-again", "stores-more", "name-taken", "keeps-a-tensor"],
 )
 def test_a_penalty_is_not_built_again_where_its_lines_are_not_all_it_is(
     changed: Callable[[str], str],

@@ -35,8 +35,8 @@ def rebuild_from_init(event: SecondPass, ctx: RuleContext, stale: list[int]) -> 
     assert init is not None  # _statements_that_built found them in an __init__
     method = f"rebuild_{attr}"
     captured = _locals_read(init, run)
-    if _named_anywhere(ctx, {method, *captured}):
-        return None  # the names the fix adds are taken
+    if _named_anywhere(ctx, {method, *captured}) or not _constants_only(ctx, init, captured):
+        return None  # the names the fix adds are taken, or what it keeps may be a module or a tensor
     rewritten = _init_with_method(ctx, init, run, method, captured)
     call = insert_lines_before(ctx.source, first_use, [f"{receiver}.{method}()"])
     if rewritten is None or call is None:
@@ -183,6 +183,38 @@ def _locals_read(init: ast.FunctionDef | ast.AsyncFunctionDef, run: list[ast.stm
     return list(dict.fromkeys(name for name in read if name in (params | assigned) - own))
 
 
+def _constants_only(
+    ctx: RuleContext, init: ast.FunctionDef | ast.AsyncFunctionDef, captured: list[str]
+) -> bool:
+    """Each of ``captured`` is a parameter of ``__init__`` with a constant default that every call
+    of it in the checked code passes, if at all, as a constant (a number, a string): kept on the
+    object, it registers no module, parameter or buffer there."""
+    arguments = init.args
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    defaults = dict(
+        zip(positional[len(positional) - len(arguments.defaults) :], arguments.defaults, strict=True)
+    )
+    defaults |= {a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d}
+    if not all(_constant(defaults.get(name)) for name in captured):
+        return False
+    calls = [call for call, ran in ctx.called_functions.items() if init in ran and isinstance(call, ast.Call)]
+    for call in calls:
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return False
+        given = dict(zip(positional[1:], call.args, strict=False)) | {
+            k.arg: k.value for k in call.keywords if k.arg
+        }
+        if not all(_constant(given[name]) for name in captured if name in given):
+            return False
+    return True
+
+
+def _constant(node: ast.expr | None) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, int | float | str | bool)
+
+
 def _named_anywhere(ctx: RuleContext, names: set[str]) -> bool:
     """Some attribute, function or class of the checked code is already spelled as one of ``names``."""
     for node in ast.walk(ctx.module):
@@ -190,6 +222,13 @@ def _named_anywhere(ctx: RuleContext, names: set[str]) -> bool:
             return True
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name in names:
             return True
+        if isinstance(node, ast.ClassDef) and any(
+            isinstance(n, ast.Name) and n.id in names
+            for s in node.body
+            for n in ast.walk(s)
+            if not isinstance(s, ast.FunctionDef)
+        ):
+            return True  # a class attribute the object's own would shadow
     return False
 
 
