@@ -156,14 +156,14 @@ def _read_in_loop(ctx: RuleContext, loop: ast.stmt, attr: str) -> tuple[str, ast
         for n in ast.walk(loop)
         if isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Load)
     ]
-    receivers = {n.value.id for n in reads if isinstance(n.value, ast.Name)}
-    if not reads or len(receivers) != 1 or len(receivers) != len({ctx.text(n.value) for n in reads}):
+    spellings = {ctx.text(n.value) for n in reads}
+    if len(spellings) != 1 or not all(isinstance(n.value, ast.Name) for n in reads):
         return None
     first = min(reads, key=lambda n: (n.lineno, n.col_offset))
     stmt = ctx.statement_of(first)
     if stmt is None or stmt is loop or not ctx.source.starts_line(stmt):
         return None
-    return receivers.pop(), stmt
+    return spellings.pop(), stmt
 
 
 def _locals_read(init: ast.FunctionDef | ast.AsyncFunctionDef, run: list[ast.stmt]) -> list[str]:
