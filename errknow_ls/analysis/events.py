@@ -9,6 +9,16 @@ from errknow_ls.analysis.state import Entry, Free, Holder, Place
 from errknow_ls.analysis.values import Value
 
 
+@dataclass(slots=True)
+class HookRegistration:
+    """A function registered with ``register_forward_hook``: the statement each frame on the call
+    stack was running when it was registered (by frame serial, as ``GraphNode.stmts``), and the
+    graph nodes of the module outputs its runs were handed."""
+
+    stmts: tuple[tuple[int, ast.stmt], ...]
+    handed: set[int] = field(default_factory=set)
+
+
 @dataclass(frozen=True, slots=True)
 class Loop:
     """One execution of a loop statement (or the repeated calls of a training-step method)."""
@@ -72,6 +82,8 @@ class SecondPass:
     stepped_origins: frozenset[int] | None = frozenset()
     """The origins (see ``ownership.py``) of the parameters changed between the two passes; None
     where what one of those changes changed is not known."""
+    removed_hooks: tuple[HookRegistration, ...] = ()
+    """The forward hooks whose handle's ``remove()`` ran on every path to this backward."""
 
 
 @dataclass(slots=True)

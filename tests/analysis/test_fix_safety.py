@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -549,6 +550,225 @@ def test_a_forward_already_run_per_step_is_not_recomputed_per_inner_step() -> No
     assert [t for t, _ in _fixes(source) if "inside the loop" in t] == []
     one_optimizer = source.replace("opts[i]", "opts[0]")
     assert [t for t, _ in _fixes(one_optimizer) if "inside the loop" in t]
+
+
+PEERS_STEPPED_IN_TURN = (
+    "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n"
+    "peers = [nn.Linear(4, 3), nn.Linear(4, 3)]\n"
+    "opts = [torch.optim.SGD(p.parameters(), lr=0.1) for p in peers]\n"
+    "for step in range(3):\n"
+    "    x = torch.randn(8, 4)\n"
+    "    outputs = [peer(x) for peer in peers]\n"
+    "    for i in range(2):\n"
+    "        loss = F.mse_loss(outputs[i], outputs[1 - i])\n"
+    "        opts[i].zero_grad()\n"
+    "        loss.backward()\n"
+    "        opts[i].step()\n"
+)
+
+
+def test_each_turn_backwards_only_into_what_its_optimizer_steps_unsafely() -> None:
+    """Deep mutual learning (issue 15): each peer's turn backwards only into the parameters its
+    optimizer steps, so it leaves the other peer's graph to that peer's turn. Unsafe: which
+    parameters each turn reaches is not shown (the peers share the origin of one comprehension)."""
+    fixes = _fixes(PEERS_STEPPED_IN_TURN)
+    assert fixes == [("Backward `loss` only into the parameters `opts[i]` steps", Applicability.UNSAFE)]
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        # built once before both loops: the next step's first turn would find its graph freed
+        lambda s: s.replace(
+            "for step in range(3):\n    x = torch.randn(8, 4)\n    outputs = [peer(x) for peer in peers]\n",
+            "x = torch.randn(8, 4)\noutputs = [peer(x) for peer in peers]\nfor step in range(3):\n",
+        ),
+        # the optimizer's expression reads a name rebound between the backward and the step
+        lambda s: s.replace("        loss.backward()\n", "        loss.backward()\n        i = 1 - i\n"),
+        # no step follows the backward in its block: which optimizer the turn feeds is not shown
+        lambda s: s.replace("        opts[i].step()\n", "    for opt in opts:\n        opt.step()\n"),
+    ],
+    ids=["built-before-every-loop", "receiver-rebound", "stepped-elsewhere"],
+)
+def test_a_turn_is_not_restricted_to_its_optimizer_where_that_is_not_shown(
+    changed: Callable[[str], str],
+) -> None:
+    findings = check_source(changed(PEERS_STEPPED_IN_TURN)).findings
+    assert [f.code for f in findings] == ["EK002"]
+    assert not any("only into the parameters" in fix.title for f in findings for fix in f.fixes)
+
+
+REMOVED_HOOKS = (
+    "import torch\nfrom torch import nn\n"
+    "class Saved:\n"
+    "    def __init__(self, module):\n"
+    "        self.hook = module.register_forward_hook(self.keep)\n"
+    "    def keep(self, module, inputs, output):\n"
+    "        self.features = output\n"
+    "    def close(self):\n"
+    "        self.hook.remove()\n"
+    "net = nn.Sequential(nn.Linear(4, 4), nn.Tanh())\n"
+    "for p in net.parameters():\n"
+    "    p.requires_grad_(False)\n"
+    "saved = Saved(net[1])\n"
+    "image = torch.rand(1, 4).requires_grad_(True)\n"
+    "opt = torch.optim.SGD([image], lr=0.1)\n"
+    "for it in range(2):\n"
+    "    net(image)\n"
+    "    opt.zero_grad()\n"
+    "    saved.features.pow(2).mean().backward()\n"
+    "    opt.step()\n"
+    "saved.close()\n"
+    "image = torch.rand(1, 4).requires_grad_(True)\n"
+    "opt = torch.optim.SGD([image], lr=0.1)\n"
+    "for it in range(2):\n"
+    "    net(image)\n"
+    "    opt.zero_grad()\n"
+    "    (saved.features.pow(2).mean() + image.pow(2).mean()).backward()\n"
+    "    opt.step()\n"
+)
+
+
+def test_hooks_removed_before_a_loop_that_runs_a_module_for_them_are_registered_again_safely() -> None:
+    """The style transfer's second loop (issue 15, rule 16): the hooks that refreshed `features`
+    were removed after the first loop, and the second one calls `net(image)` for its hooks alone;
+    the statement that registered them, which builds only hook holders, is re-run before it."""
+    fixes = _fixes(REMOVED_HOOKS)
+    assert fixes == [("Register the forward hooks of line 13 again before the loop", Applicability.SAFE)]
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        # the hook does more than store what it is handed
+        lambda s: s.replace(
+            "        self.features = output\n",
+            "        self.features = output\n        self.count = output.sum()\n",
+        ),
+        # the holder is a module: re-run, its constructor builds parameters
+        lambda s: s.replace("class Saved:\n", "class Saved(nn.Module):\n").replace(
+            "    def __init__(self, module):\n",
+            "    def __init__(self, module):\n        super().__init__()\n",
+        ),
+        # the constructor does more than register the hook
+        lambda s: s.replace(
+            "        self.hook = module.register_forward_hook(self.keep)\n",
+            "        self.hook = module.register_forward_hook(self.keep)\n        self.w = torch.randn(4)\n",
+        ),
+        # the loop uses the forward's value: that it runs for the hooks is not shown
+        lambda s: s.replace(
+            "    net(image)\n    opt.zero_grad()\n    (saved.features",
+            "    out = net(image)\n    opt.zero_grad()\n    (out.sum() + saved.features",
+        ),
+    ],
+    ids=["hook-stores-more", "holder-is-a-module", "constructor-does-more", "forward-value-used"],
+)
+def test_hooks_registered_again_are_unsafe_where_the_statement_does_more(
+    changed: Callable[[str], str],
+) -> None:
+    findings = check_source(changed(REMOVED_HOOKS)).findings
+    assert [f.code for f in findings] == ["EK002"]
+    applicabilities = [
+        fix.applicability
+        for f in findings
+        for fix in f.fixes
+        if fix.title.startswith("Register the forward hooks")
+    ]
+    assert applicabilities == [Applicability.UNSAFE]
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        # the module the statement hooks is another one by the second loop
+        lambda s: s.replace(
+            "saved.close()\n", "saved.close()\nnet = nn.Sequential(nn.Linear(4, 4), nn.Tanh())\n"
+        ),
+        # two statements registered the hooks the loop reads: which to re-run is not shown
+        lambda s: s.replace(
+            "saved = Saved(net[1])\n",
+            "saved = Saved(net[1])\nif torch.rand(()) > 0.5:\n    saved = Saved(net[0])\n",
+        ),
+    ],
+    ids=["module-rebound", "registered-twice"],
+)
+def test_hooks_are_not_registered_again_where_the_statement_is_not_shown(
+    changed: Callable[[str], str],
+) -> None:
+    findings = check_source(changed(REMOVED_HOOKS)).findings
+    assert [f.code for f in findings] == ["EK002"]
+    assert not any(fix.title.startswith("Register the forward hooks") for f in findings for fix in f.fixes)
+
+
+PENALTY_BUILT_IN_INIT = (
+    "import torch\nfrom torch import nn\n"
+    "class Model(nn.Module):\n"
+    "    def __init__(self, l2=1e-2):\n"
+    "        super().__init__()\n"
+    "        self.embedding = nn.Embedding(10, 4)\n"
+    "        self.head = nn.Linear(4, 1)\n"
+    "        self.penalty = torch.zeros(())\n"
+    "        self.add_penalty(self.embedding.parameters(), l2)\n"
+    "    def add_penalty(self, weights, l2):\n"
+    "        self.penalty = self.penalty + l2 * sum(torch.sum(w * w) for w in weights)\n"
+    "    def forward(self, x):\n"
+    "        return self.head(self.embedding(x)).squeeze(-1)\n"
+    "model = Model()\n"
+    "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "x, y = torch.randint(10, (32,)), torch.randn(32)\n"
+    "for step in range(3):\n"
+    "    total = (model(x) - y).pow(2).mean() + model.penalty\n"
+    "    optimizer.zero_grad()\n"
+    "    total.backward()\n"
+    "    optimizer.step()\n"
+)
+
+
+def test_a_penalty_init_builds_is_built_again_before_each_step_unsafely() -> None:
+    """DeepCTR's penalty (issue 15): `__init__` starts it from zero and a method adds the weights'
+    squares; those two lines become a method that the loop calls before it reads the penalty.
+    Unsafe: the method runs code of the checked program for its effect on the object (rule 2)."""
+    fixes = _fixes(PENALTY_BUILT_IN_INIT)
+    assert fixes == [
+        (
+            "Build `model.penalty` again before each use in the loop, as `__init__` built it",
+            Applicability.UNSAFE,
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        # another method adds to it too: rebuilt from `__init__`'s lines, that term would be lost
+        lambda s: s.replace(
+            "    def forward(self, x):\n",
+            "    def add_bias_penalty(self):\n"
+            "        self.penalty = self.penalty + self.head.bias.pow(2).sum()\n"
+            "    def forward(self, x):\n",
+        ).replace("model = Model()\n", "model = Model()\nmodel.add_bias_penalty()\n"),
+        # no line starts it again: re-run, the method would add the penalty to what it held
+        lambda s: s.replace("        self.penalty = torch.zeros(())\n", "").replace(
+            "class Model(nn.Module):\n", "class Model(nn.Module):\n    penalty = 0.0\n"
+        ),
+        # the method it calls also keeps something else
+        lambda s: s.replace(
+            "        self.penalty = self.penalty + l2",
+            "        self.weights = list(weights)\n        self.penalty = self.penalty + l2",
+        ).replace("for w in weights)", "for w in self.weights)"),
+        # a name the fix would add is taken
+        lambda s: s.replace("model = Model()\n", "model = Model()\nmodel.l2 = 0.5\n"),
+        # what it would keep on the object is a tensor the caller passes (a module would be registered)
+        lambda s: s.replace("model = Model()\n", "model = Model(torch.tensor(1e-2))\n"),
+    ],
+    ids=["added-to-elsewhere", "not-started-again", "stores-more", "name-taken", "keeps-a-tensor"],
+)
+def test_a_penalty_is_not_built_again_where_its_lines_are_not_all_it_is(
+    changed: Callable[[str], str],
+) -> None:
+    findings = check_source(changed(PENALTY_BUILT_IN_INIT)).findings
+    assert [f.code for f in findings] == ["EK002"]
+    assert not any(fix.title.startswith("Build `") for f in findings for fix in f.fixes)
 
 
 def test_a_recompute_after_what_changes_its_inputs_goes_where_it_is_read_and_is_unsafe() -> None:

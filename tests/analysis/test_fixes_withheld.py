@@ -4,8 +4,8 @@ Each ``fixes/withheld/ek00N_<what>.py`` is a small CPU program with ``# error: [
 backward that raises. The checker reports exactly that line and offers no fix (fix_safety rule 10:
 a cut that leaves a parameter an optimizer owns without any gradient, a loss term detached into a
 constant, a replay memory emptied, a backward removed from the only loop that trains its
-parameters), since what would make the program right (recomputing through a stateful step,
-re-registering hooks) is not shown. Under torch, every program raises the record's error on the
+parameters), since what would make the program right (recomputing through a stateful step) is not
+shown. Under torch, every program raises the record's error on the
 labelled line.
 """
 

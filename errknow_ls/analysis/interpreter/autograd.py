@@ -497,6 +497,7 @@ class Autograd(InterpreterBase):
             for registration, hook in enumerate(list(self.forward_hooks)):
                 if registration in self.state.hooks_removed:
                     continue  # its handle's remove() ran on every path here
+                self.hook_registrations[registration].handed.update(nodes_of(output))
                 self.call_value(hook, "", [UNKNOWN, Seq(join_many(args), "tuple"), output], {}, node)
         finally:
             self._in_hook = False

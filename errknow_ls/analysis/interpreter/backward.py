@@ -152,6 +152,7 @@ class Backward(InterpreterBase):
         event.entered = self._entered(receiver)
         event.stepped_between = self.step_tick >= free.tick
         event.stepped_origins = self.ownership.stepped_since(free.tick)
+        event.removed_hooks = tuple(self.hook_registrations[i] for i in sorted(self.state.hooks_removed))
         self.events.append(event)
         self._raised = True
         self._raised_by.add(id(free))

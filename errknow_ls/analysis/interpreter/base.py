@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from weakref import WeakKeyDictionary
 
-from errknow_ls.analysis.events import Loop, Observation, RetainSite
+from errknow_ls.analysis.events import HookRegistration, Loop, Observation, RetainSite
 from errknow_ls.analysis.modules import ModuleSource
 from errknow_ls.analysis.ownership import (
     LASTING,
@@ -130,6 +130,8 @@ class InterpreterBase(ABC):
         self._spelled: dict[Place, str] = {}
         self.forward_hooks: list[Value] = []
         """Functions registered with ``register_forward_hook``; every module call runs them."""
+        self.hook_registrations: list[HookRegistration] = []
+        """Where each of ``forward_hooks`` was registered, and what its runs were handed."""
         self.forward_calls: set[ast.AST] = set()
         """Calls resolved as a forward computation: a torch op, a tensor method, a module's forward
         (what a fix may re-run; see rules/fix_safety.py)."""

@@ -7,6 +7,7 @@ import ast
 from dataclasses import replace
 
 from errknow_ls.analysis import torch_api as api
+from errknow_ls.analysis.events import HookRegistration
 from errknow_ls.analysis.interpreter.autograd import decorated_no_grad, may_reach
 from errknow_ls.analysis.interpreter.backward import receiver_expr
 from errknow_ls.analysis.interpreter.base import (
@@ -125,6 +126,9 @@ class Calls(InterpreterBase):
             return self.library_method(receiver, attr, args, kwargs, node)
         if attr == "register_forward_hook" and args and isinstance(args[0], Func | Partial):
             self.forward_hooks.append(args[0])
+            self.hook_registrations.append(
+                HookRegistration(tuple((f.serial, f.stmt) for f in self.frames if f.stmt is not None))
+            )
             return HookHandle(len(self.forward_hooks) - 1)
         if isinstance(receiver, HookHandle) and attr == "remove" and not args and not kwargs:
             self.state.hooks_removed |= {receiver.registration}

@@ -112,6 +112,7 @@ class Interpreter(Statements, Loops, Expressions, Calls, Autograd, Backward, Imp
     def _run_guarded(self, body: object) -> None:
         self.steps = 0
         self.forward_hooks = []
+        self.hook_registrations = []
         self.stopped = None
         try:
             body()  # type: ignore[operator]

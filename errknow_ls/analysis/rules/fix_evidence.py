@@ -5,6 +5,12 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Backward `{loss}` once, then step each optimizer of the loop": (
         "ek002_one_loss_backwarded_per_optimizer",
     ),
+    "Backward `{loss}` only into the parameters `{optimizer}` steps": (
+        "ek002_peers_stepped_in_turn_on_one_forward",
+    ),
+    "Build `{state}` again before each use in the loop, as `__init__` built it": (
+        "ek002_penalty_term_built_once",
+    ),
     "Compute `self.{attr}` from its previous value under `torch.no_grad()`": (
         "ek003_power_iteration_vector_kept_with_history",
     ),
@@ -78,6 +84,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek004_generator_loss_reuses_the_discriminator_score",
         "ek004_losses_backwarded_through_a_wrapper",
         "ek004_recompute_after_step",
+    ),
+    "Register the forward hooks of line {line} again before the loop": (
+        "ek002_second_loop_reads_features_of_removed_hooks",
     ),
     "Remove `retain_graph=True`: nothing backwards through this graph again": ("ek005_retain_graph_in_loop",),
     "Remove `{clear}` and the second backward: `.grad` holds what line {line} left": (

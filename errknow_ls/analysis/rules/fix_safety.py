@@ -117,7 +117,12 @@ A fix is safe only when all of these hold:
    iteration the later iterations would read parameters the earlier ones just stepped, a sequential
    update the program, which built the value once for all of them, did not mean; the fix that
    detaches only the other peers' items is not shown, since the analysis merges a list's items
-   (:func:`recompute_in_loop`). Where the loop only clears, backwards and steps each optimizer over
+   (:func:`recompute_in_loop`, :func:`built_for_turns`). Each turn's backward is restricted
+   instead to the parameters its optimizer steps (``loss.backward(inputs=...)``: torch runs only
+   the part of the graph that leads to them, leaving the other peers' graphs to their own turns,
+   as the detach would), unsafe: which parameters each turn reaches is not shown (the modules a
+   comprehension made share one origin) and the gradients the other peers no longer receive are
+   not shown unread. Where the loop only clears, backwards and steps each optimizer over
    one loss built before it, one backward and then every optimizer's step is what it means, and
    is offered (``pre_loop_graph_backward._backward_once_then_step_each``), safely where the loop
    names its optimizers one by one, they own apart parameters that together are every parameter the
@@ -182,6 +187,19 @@ A fix is safe only when all of these hold:
    the loss recomputed right before it gives what a kept graph would; where the second pass is a
    ``.backward()`` of the same loss, it would add its gradient to the first's (one gradient or
    two?), and the recompute stays unsafe (``double_backward.build``).
+
+16. **A forward hook removed before a loop that runs a module only for its hooks is registered
+   again** by re-running, right before the loop, the one statement that registered it, where that
+   statement only builds objects of plain classes of the checked code (no base class: never a
+   module, an optimizer, a parameter, a scheduler or a loader) whose constructor only stores, on
+   the object, the handles of ``register_forward_hook`` calls handing it one of its own methods,
+   each of which only stores, on the object, what it is handed (``self.features = output``);
+   where the loop calls a module's forward as a statement of its own, its value discarded (the
+   call is there for its hooks alone), and reads the names that statement binds; nothing between
+   that statement and the loop rebinds a name it reads; and every entry point ran to its end. The
+   loop then reads, after each forward, what the hook stored from that forward, as the loop before
+   the removal did; nothing else runs again, no cut is made, and the optimizers update the same
+   tensors (:func:`hooks_registered_again`; fastai's fix of its style-transfer notebook).
 
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
@@ -389,7 +407,7 @@ def recompute_in_loop(
     allowed = recompute(ctx, statements, wanted)
     if allowed is None or loop.node is None:
         return allowed
-    if _steps_in_turn(loop.node) and any(_encloses(ctx, stmt, loop.node) for stmt in statements):
+    if built_for_turns(ctx, statements, loop.node):
         return None
     if allowed is not Applicability.SAFE:
         return allowed
@@ -1619,3 +1637,101 @@ def _shape_of(value: Value) -> str:
         inner = ",".join(_shape_of(i) for i in value.items or (value.item,))
         return f"{value.kind}[{inner}]"
     return "other"
+
+
+def built_for_turns(ctx: RuleContext, statements: list[ast.stmt], loop: ast.stmt) -> bool:
+    """Rule 11's shape: ``statements`` run once per iteration of a loop around ``loop``, whose
+    iterations each step another optimizer in turn (``optimizers[i].step()`` in ``for i in
+    range(2)``: the peers of mutual learning, MADDPG's agents, each stepped on one forward pass
+    of all of them)."""
+    return _steps_in_turn(loop) and any(_encloses(ctx, stmt, loop) for stmt in statements)
+
+
+def hooks_registered_again(ctx: RuleContext, stmt: ast.stmt, loop: ast.stmt) -> Applicability:
+    """Re-running, right before ``loop``, the statement ``stmt`` that registered the forward hooks
+    removed before it (rule 16): safe where ``stmt`` only builds objects whose constructors only
+    register hooks that store what they are handed, ``loop`` runs a module's forward for its hooks
+    alone and reads what ``stmt`` binds; unsafe otherwise (rule 2: it re-runs constructors)."""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else []
+    bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    calls = [n for n in ast.walk(stmt) if isinstance(n, ast.Call)]
+    read = {n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    if not (
+        ctx.complete
+        and calls
+        and bound & read
+        and all(_builds_hook_holder(ctx, call) for call in calls)
+        and _forward_for_hooks(ctx, loop)
+    ):
+        return Applicability.UNSAFE
+    return Applicability.SAFE
+
+
+def _builds_hook_holder(ctx: RuleContext, call: ast.Call) -> bool:
+    """``call`` builds an object of a class of the checked code with no base class, whose
+    ``__init__`` only stores the handles of forward hooks it registers with methods of its own that
+    only store what they are handed."""
+    ran = ctx.called_functions.get(call, set())
+    if len(ran) != 1:
+        return False
+    (init,) = ran
+    cls = ctx.parents.get(init)
+    if not (isinstance(cls, ast.ClassDef) and init.name == "__init__" and not cls.bases and not cls.keywords):
+        return False
+    methods = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef)}
+    body = [s for s in init.body if not _is_docstring(s)]
+    return bool(body) and all(_stores_hook_handle(s, methods) for s in body)
+
+
+def _stores_hook_handle(stmt: ast.stmt, methods: dict[str, ast.FunctionDef]) -> bool:
+    """``self.<handle> = <module>.register_forward_hook(self.<method>)``, the method only storing
+    on ``self`` what it is handed."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _on_self(stmt.targets[0])):
+        return False
+    call = stmt.value
+    if not (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "register_forward_hook"
+        and not any(isinstance(n, ast.Call) for n in ast.walk(call.func.value))
+        and len(call.args) == 1
+        and not call.keywords
+        and _on_self(call.args[0])
+    ):
+        return False
+    hook = methods.get(getattr(call.args[0], "attr", ""))
+    return hook is not None and _only_stores_arguments(hook)
+
+
+def _only_stores_arguments(func: ast.FunctionDef) -> bool:
+    """Every statement of ``func`` is ``self.<attr> = <one of its parameters>``."""
+    params = {a.arg for a in func.args.args[1:]}
+    body = [s for s in func.body if not _is_docstring(s)]
+    return bool(body) and all(
+        isinstance(s, ast.Assign)
+        and len(s.targets) == 1
+        and _on_self(s.targets[0])
+        and isinstance(s.value, ast.Name)
+        and s.value.id in params
+        for s in body
+    )
+
+
+def _on_self(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )
+
+
+def _forward_for_hooks(ctx: RuleContext, loop: ast.stmt) -> bool:
+    """``loop`` calls a module's forward as a statement of its own, its value discarded."""
+    return any(
+        isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and stmt.value in ctx.module_calls
+        for stmt in ast.walk(loop)
+    )

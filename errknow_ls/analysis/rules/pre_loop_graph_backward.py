@@ -65,17 +65,33 @@ rule; recomputing it inside a loop that never reads it would change nothing and 
 No detach is offered where the loop's loss reaches a parameter its optimizer owns only
 through the stale values (a reward model read only through the advantages built before the
 epochs: detached, it would never learn), nor where the stale value is a term the loss only adds
-(a penalty built once in `__init__`: detached, a constant). A helper of the checked code that loops
+(a penalty built once in `__init__`: detached, a constant). Such a value, built on the object by a
+run of `__init__`'s own statements (`self.reg_loss = torch.zeros(())`, then a method of the class
+that adds the penalty over the weights to it), is built again instead: the run becomes a method of
+the class, which `__init__` calls and the loop calls before it first reads the value, each step's
+loss then reading the penalty of the current weights (unsafe: it runs code of the checked program
+for its effect on the object); shown only where nothing else stores the attribute and the
+functions the run calls store nothing else. A helper of the checked code that loops
 over what a forward computation gives and writes items of a tensor it made itself
 (`torch.zeros_like(rewards)`, filled step by step by a discounted-return loop) is a forward
-computation, and is recomputed like one.
+computation, and is recomputed like one. Where the stale values are module outputs that forward hooks
+stored (`self.features = output`) and those hooks' handles were removed before the loop, which still
+runs the module's forward, the one statement that registered them is re-run right before the loop
+(`sfs = [SaveFeatures(cnn[i]) for i in block_ends]`): safe where that statement only builds objects
+of plain classes whose constructors only register hooks that store what they are handed, and the
+loop calls the module's forward for its hooks alone, its value discarded (fix_safety rule 16);
+unsafe otherwise, since it re-runs constructors.
 No recompute is offered where the values are built once per iteration of an outer loop and each
 iteration of the inner one steps another optimizer in turn (the peers of deep mutual learning,
 MADDPG's agents): recomputed there, later iterations would read parameters the earlier ones just
 stepped, a sequential update the program, which built the values once for all of them, did not
-mean. Where the loop's body only clears, backwards and steps each optimizer in turn over one loss
-built before it (`for opt in (enc_opt, dec_opt): opt.zero_grad(); loss.backward(); opt.step()`),
-every optimizer is meant to step on that loss's gradient: the fix clears each, backwards once, then
+mean: each turn's backward goes only into the parameters its optimizer steps instead
+(`loss.backward(inputs=[p for group in optimizers[i].param_groups for p in group["params"]])`),
+which leaves the other peers' graphs to their own turns, as detaching their outputs would; unsafe,
+since which parameters each turn reaches is not shown. Where the loop's body only clears,
+backwards and steps each optimizer in turn over one loss built before it
+(`for opt in (enc_opt, dec_opt): opt.zero_grad(); loss.backward(); opt.step()`), every optimizer is
+meant to step on that loss's gradient: the fix clears each, backwards once, then
 steps each; safe where the loop names its optimizers one by one, they own apart parameters that
 together are every parameter the graph reads, and nothing else sees the gradients (each then steps
 on what its turn would hand it over a kept graph), unsafe otherwise.
@@ -111,10 +127,12 @@ from errknow_ls.analysis.rules.common_fixes import (
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
     backward_once_steps_each,
+    built_for_turns,
     built_once_untrained,
     cut_starves_training,
     detach_built_once,
     detach_expression,
+    hooks_registered_again,
     inline_derived,
     only_added,
     own_nodes,
@@ -122,6 +140,7 @@ from errknow_ls.analysis.rules.fix_safety import (
     recompute_in_loop,
     retain_reused_gradient,
 )
+from errknow_ls.analysis.rules.init_rebuild import rebuild_from_init
 from errknow_ls.analysis.state import Place
 from errknow_ls.analysis.values import Tensor, Value
 from errknow_ls.core import Applicability, Edit, Finding, Fix, Position, Span
@@ -178,6 +197,9 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
             parametrized_weight_norm(ctx, event),
             _backward_once_then_step_each(event, ctx),
             *candidates,
+            _backward_into_stepped(event, ctx, stale),
+            _register_hooks_again(event, ctx, stale),
+            rebuild_from_init(event, ctx, stale),
         )
         if fix
     ]
@@ -241,6 +263,120 @@ def _backward_once_then_step_each(event: SecondPass, ctx: RuleContext) -> Fix | 
         (Edit(span, text),),
         workaround=1,
     )
+
+
+def _backward_into_stepped(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | None:
+    """Each iteration of an inner loop steps another optimizer over values built once per iteration
+    of the outer one (``outputs = [peer(x) for peer in peers]``, then ``for i in range(2): ...;
+    loss.backward(); optimizers[i].step()``: fix_safety rule 11), and each backward also runs back
+    into the other peers' graphs, which the next iteration needs: each turn's backward goes only to
+    the parameters its optimizer steps (``loss.backward(inputs=...)``), which torch runs without
+    touching the other peers' graphs, as the report's detach of the other peers' outputs does.
+    Unsafe: which parameters each turn reaches is not shown (the modules a comprehension made
+    share one origin, and the gradients the other peers no longer receive are not shown unread)."""
+    loop = event.loop
+    node = loop.node if loop is not None else None
+    site = event.site
+    if (
+        node is None
+        or event.free.site is not site
+        or not isinstance(site, ast.Call)
+        or not isinstance(site.func, ast.Attribute)
+        or site.func.attr != "backward"
+        or site.args
+        or any(kw.arg in ("inputs", None) for kw in site.keywords)
+        or not event.conflict
+        or not all(ctx.nodes[n].learns and ctx.nodes[n].origins for n in event.conflict)
+    ):
+        return None
+    built = [s for n in stale if loop is not None and (s := ctx.nodes[n].stmt_in(loop.frame)) is not None]
+    stepped = _optimizer_stepped_after(ctx, site)
+    if not built or not built_for_turns(ctx, built, node) or stepped is None:
+        return None
+    params = f'[p for group in {ctx.text(stepped)}.param_groups for p in group["params"]]'
+    edit = insert_keyword(ctx.source, site, "inputs", params)
+    if edit is None:
+        return None
+    return Fix(
+        f"Backward `{ctx.text(site.func.value)}` only into the parameters `{ctx.text(stepped)}` steps",
+        Applicability.UNSAFE,
+        (edit,),
+        workaround=3,
+    )
+
+
+def _optimizer_stepped_after(ctx: RuleContext, site: ast.Call) -> ast.expr | None:
+    """``optimizers[i]`` where ``loss.backward()`` is a statement followed, in its own block, by
+    ``optimizers[i].step()``, with nothing between that assigns a name it reads: written again in
+    the backward, it is the same object. It calls nothing (evaluated once more, it has no effect)."""
+    stmt = ctx.statement_of(site)
+    block = ctx.block_of(stmt) if stmt is not None else None
+    if stmt is None or block is None or not (isinstance(stmt, ast.Expr) and stmt.value is site):
+        return None
+    assigned: set[str] = set()
+    for later in block[block.index(stmt) + 1 :]:
+        call = later.value if isinstance(later, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "step":
+            receiver = call.func.value
+            read = {n.id for n in ast.walk(receiver) if isinstance(n, ast.Name)}
+            plain = not any(isinstance(n, ast.Call | ast.NamedExpr | ast.Await) for n in ast.walk(receiver))
+            return receiver if plain and not read & assigned else None
+        assigned |= {
+            n.id for n in ast.walk(later) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+    return None
+
+
+def _register_hooks_again(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | None:
+    """The stale values are module outputs forward hooks were handed (a ``SaveFeatures`` object's
+    ``self.features = output``) whose handles were removed before the loop (``sf.close()`` after an
+    earlier loop), while the loop still runs a module's forward and reads what they stored: the
+    hooks no longer refresh it, so the loop reads the earlier loop's last activations. Re-run,
+    right before the loop, the one statement of the loop's function that registered them
+    (``sfs = [SaveFeatures(cnn[i]) for i in block_ends]``), as fastai's fix of the style-transfer
+    notebook did: safe on the terms of fix_safety rule 16, else unsafe (rule 2: it re-runs
+    constructors)."""
+    loop = event.loop
+    node = loop.node if loop is not None else None
+    if loop is None or node is None:
+        return None
+    hooks = [hook for hook in event.removed_hooks if hook.handed & set(stale)]
+    made = {id(stmt): stmt for hook in hooks for serial, stmt in hook.stmts if serial == loop.frame}
+    if len(made) != 1 or not any(call in ctx.module_calls for call in ast.walk(node)):
+        return None
+    (stmt,) = made.values()
+    if stmt.lineno >= node.lineno or not ancestors_hold(ctx, stmt, node) or _rebound_between(ctx, stmt, node):
+        return None
+    text = code_of_statement(ctx.source, stmt)
+    edit = insert_lines_before(ctx.source, node, [text]) if text is not None else None
+    if edit is None:
+        return None
+    return Fix(
+        f"Register the forward hooks of line {stmt.lineno} again before the loop",
+        hooks_registered_again(ctx, stmt, node),
+        (edit,),
+        workaround=2,
+    )
+
+
+def _rebound_between(ctx: RuleContext, stmt: ast.stmt, loop: ast.stmt) -> bool:
+    """A name ``stmt`` reads (not one it binds itself) is assigned by a statement of its block
+    between it and the statement that holds ``loop``: re-run before the loop, it would read another
+    value."""
+    block = ctx.block_of(stmt)
+    if block is None:
+        return True
+    own = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    read = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - own
+    start = block.index(stmt) + 1
+    end = next((i for i, s in enumerate(block) if any(n is loop for n in ast.walk(s))), len(block))
+    assigned = {
+        n.id
+        for later in block[start:end]
+        for n in ast.walk(later)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del)
+    }
+    return bool(read & assigned)
 
 
 def _method_of(stmt: ast.stmt, receiver: str, method: str, *, keywords: bool = False) -> bool:

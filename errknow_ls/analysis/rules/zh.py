@@ -95,11 +95,22 @@ for step in range(100):
 优化器更新的仍是同一批张量，这时 detach 是安全的。
 若这个值在外层循环的每次迭代里只算一次，而内层循环每次迭代轮流更新另一个优化器（互学习的两个同伴、
 MADDPG 的各个智能体），就不提供在内层循环中重新计算的修复：那样后面的迭代会读到前面迭代刚更新过的
-参数，变成程序本不想要的逐个更新。若循环体只是对循环前构建的同一个损失，为每个优化器依次清零梯度、反向传播、
+参数，变成程序本不想要的逐个更新；修复改为让每一轮的反向传播只到达该轮优化器更新的参数
+（`loss.backward(inputs=[p for group in optimizers[i].param_groups for p in group["params"]])`），
+把其他同伴的计算图留给它们自己的那一轮，效果与 detach 其他同伴的输出相同；这是不安全的，因为每一轮
+到达哪些参数并未得到证明。若循环体只是对循环前构建的同一个损失，为每个优化器依次清零梯度、反向传播、
 更新（`for opt in (enc_opt, dec_opt): ...`），修复改为先清零每个优化器的梯度、只反向传播一次，再让每个优化器
 各自更新（不安全：它改写了循环）：每个优化器得到的仍是那一次前向传播上同一个损失的梯度。
 循环只通过由某个值构建的东西读到它（循环之前用标签 `Y` 构建的加载器）时，在它被赋值的地方
 detach（`Y = (X @ true_w).detach()`），安全性同上；在从不读取它的循环里重新计算它没有作用，不会提供。
+若过时的值是前向钩子保存的模块输出（`self.features = output`），而这些钩子的句柄在循环之前已被移除、
+循环却仍然运行该模块的前向传播，修复会在循环之前重新运行注册这些钩子的那一条语句
+（`sfs = [SaveFeatures(cnn[i]) for i in block_ends]`）：若这条语句只构建普通类的对象、其构造函数只注册
+只保存自己收到的值的钩子，而循环调用该模块的前向传播只是为了这些钩子（丢弃其返回值），这是安全的
+（fix_safety 规则 16）；否则不安全，因为它会重新运行构造函数。
+若过时的值是 `__init__` 用一串语句构建并保存在对象属性上的值（先 `self.reg_loss = torch.zeros(())`，
+再由它调用的方法累加惩罚项），这串语句会变成类的一个方法，`__init__` 和训练循环在每次使用之前都调用它，
+每一步的损失因此读到由当前参数算出的值：不安全，它为了对对象的作用而运行被检查代码中的方法。
 
 ### 参考
 - [Autograd 机制](https://pytorch.org/docs/stable/notes/autograd.html)""",
@@ -472,6 +483,18 @@ MESSAGES = Catalog.of(
             "只对 `{loss}` 反向传播一次，再让循环中的每个优化器各自更新",
         ),
         ("Remove the second backward (one backward per step)", "删除第二次反向传播（每步只反向传播一次）"),
+        (
+            "Build `{state}` again before each use in the loop, as `__init__` built it",
+            "在循环中每次使用 `{state}` 之前，按 `__init__` 构建它的方式重新构建它",
+        ),
+        (
+            "Register the forward hooks of line {line} again before the loop",
+            "在循环之前重新注册第 {line} 行的前向钩子",
+        ),
+        (
+            "Backward `{loss}` only into the parameters `{optimizer}` steps",
+            "只对 `{optimizer}` 更新的参数反向传播 `{loss}`",
+        ),
         (
             "Start `{name}` again from `{start}` before it is summed again",
             "在再次累加之前把 `{name}` 重新设为 `{start}`",

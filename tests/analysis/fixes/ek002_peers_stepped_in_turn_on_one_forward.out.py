@@ -1,8 +1,7 @@
 """Deep mutual learning: both peers' outputs come from one forward pass per step, and an inner loop
-steps each peer's optimizer in turn on a loss that also reads the other peer's output. Recomputed
-inside the inner loop, the second peer would learn from the first peer's stepped output, an update
-the program, which made both outputs once, does not mean; which item of the list is the other
-peer's, to detach only it, is not shown: no fix is offered."""
+steps each peer's optimizer in turn on a loss that also reads the other peer's output (written from
+https://github.com/chxy95/Deep-Mutual-Learning/issues/5). The first peer's backward runs back into
+the second peer's graph too and frees it; the second peer's backward then finds it freed."""
 
 import torch
 import torch.nn.functional as F
@@ -17,5 +16,5 @@ for step in range(3):
     for i in range(2):
         loss = F.mse_loss(outputs[i], outputs[1 - i])
         optimizers[i].zero_grad()
-        loss.backward()  # error: [pre-loop-graph-backward]
+        loss.backward(inputs=[p for group in optimizers[i].param_groups for p in group["params"]])
         optimizers[i].step()

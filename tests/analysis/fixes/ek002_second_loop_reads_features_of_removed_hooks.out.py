@@ -2,8 +2,8 @@
 The first loop removes its hooks when it ends; the second still reads `features`, now the first
 loop's last activations, a graph built before the second loop, which that loop's first backward
 frees. Removing the second backward, or detaching the features, would leave the second loop's image
-without any gradient: the hooks must be registered again, which no fix can prove, so none is
-offered (https://github.com/fastai/fastai/pull/761)."""
+without any gradient: the hooks are registered again before the second loop, as fastai's fix of
+its style-transfer notebook did (https://github.com/fastai/fastai/pull/761)."""
 
 import torch
 from torch import nn
@@ -41,9 +41,10 @@ saved.close()
 
 image = torch.rand(1, 6).requires_grad_(True)
 optimizer = torch.optim.Adam([image], lr=0.05)
+saved = SaveFeatures(net[1])
 for it in range(3):
     net(image)
     loss = (saved.features - target).pow(2).mean() + image.pow(2).mean()
     optimizer.zero_grad()
-    loss.backward()  # error: [pre-loop-graph-backward]
+    loss.backward()
     optimizer.step()

@@ -1,7 +1,8 @@
 """A model that builds its L2 penalty once, in `__init__`, from a method that also receives the
-weights; every training step adds it to the loss. Detached, the penalty would be a constant that
-regularises nothing (the term enters the loss only through a sum), and it cannot be moved where it
-is read: no fix is offered."""
+weights; every training step adds it to the loss (written from
+https://github.com/shenweichen/DeepCTR-Torch/issues/69). Detached, the penalty would be a constant
+that regularises nothing; the lines of `__init__` that build it become a method, called again
+before each step reads it."""
 
 import torch
 from torch import nn
@@ -30,5 +31,5 @@ y = torch.randn(32)
 for step in range(3):
     total = (model(x) - y).pow(2).mean() + model.penalty
     optimizer.zero_grad()
-    total.backward()  # error: [pre-loop-graph-backward]
+    total.backward()
     optimizer.step()
