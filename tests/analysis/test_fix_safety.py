@@ -1804,3 +1804,44 @@ def test_one_backward_then_each_step_is_safe_where_the_optimizers_own_apart_what
     # the gradient the first optimizer's turn left doubled, read after the loop: unsafe
     read_after = _applicabilities(source + "print(encoder[0].weight.grad)\n", "Backward `loss` once")
     assert read_after == {Applicability.UNSAFE}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "offered"),
+    [
+        ("", "", True),
+        # the controller's optimizer owns the critic too: its step changed what would run again
+        (
+            "controller_opt = torch.optim.Adam(controller.parameters()",
+            "controller_opt = torch.optim.Adam([*controller.parameters(), *critic.parameters()]",
+            False,
+        ),
+        # the states change between the two backwards: the critic would run on other inputs
+        (
+            "    critic_loss = (values",
+            "    states = states * 2\n    critic_loss = (values",
+            False,
+        ),
+        # the values come from a call the analysis does not follow, not from a module's forward
+        (
+            "    values = critic(states).squeeze(-1)\n",
+            "    values = make_values(critic, states)\n",
+            False,
+        ),
+    ],
+)
+def test_a_value_model_is_fitted_again_on_detached_inputs_only_where_nothing_between_changed_it(
+    old: str, new: str, offered: bool
+) -> None:
+    """EK004: the second loss reads the output of a module its own optimizer owns, from the graph the
+    first backward freed; it runs that module again on its input detached and detaches the rest, an
+    unsafe fix offered only where the statement is a pure forward computation (rule 2) and nothing
+    between the two backwards changed the module or its input (a step of an optimizer that owns it,
+    a store of the input)."""
+    source = (FIXES / "ek004_value_model_fitted_on_rollout_states.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    if "make_values" in source:
+        source = source.replace("import torch\n", "import torch\nfrom helpers import make_values\n", 1)
+    found = _applicabilities(source, "Compute `values` again from detached inputs in the second loss")
+    assert found == ({Applicability.UNSAFE} if offered else set())

@@ -14,6 +14,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek002_weight_norm_computed_in_init",
     ),
     "Compute `{name}` on every iteration, not only when `{test}`": ("ek003_value_refreshed_every_k_steps",),
+    "Compute {names} again from detached inputs in the second loss and detach {others} there": (
+        "ek004_value_model_fitted_on_rollout_states",
+    ),
     "Detach `{name}` in the first loss (`{code}`)": (
         "ek004_critic_values_stacked_baseline",
         "ek004_gan_detach",

@@ -440,6 +440,14 @@ MESSAGES = Catalog.of(
             "Detach `{name}` where the second loss uses it (`{code}`)",
             "在第二个损失使用 `{name}` 的地方 detach 它（`{code}`）",
         ),
+        (
+            "Compute {names} again from detached inputs in the second loss and detach {others} there",
+            "在第二个损失中由 detach 后的输入重新计算 {names}，并在那里 detach {others}",
+        ),
+        (
+            "Compute {names} again from detached inputs in the second loss",
+            "在第二个损失中由 detach 后的输入重新计算 {names}",
+        ),
         # retain-graph-in-loop
         (
             "`retain_graph=True` on `{tensor}`'s backward on every iteration while the graph is rebuilt "
