@@ -1845,3 +1845,29 @@ def test_a_value_model_is_fitted_again_on_detached_inputs_only_where_nothing_bet
         source = source.replace("import torch\n", "import torch\nfrom helpers import make_values\n", 1)
     found = _applicabilities(source, "Compute `values` again from detached inputs in the second loss")
     assert found == ({Applicability.UNSAFE} if offered else set())
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "offered"),
+    [
+        ("", "", True),
+        # the object entered the loop in another state than its constructor left it
+        ("for batch in range(3):\n", "encoder_neuron.mem = 1.0\nfor batch in range(3):\n", False),
+        # what the constructor stores is not a number: a None a cache may pair with another value
+        ("        self.mem = 0.0\n", "        self.mem = None\n", False),
+        # the constructor computes it: which value each object starts from is not shown
+        ("        self.mem = 0.0\n", "        self.mem = decay * 0\n", False),
+    ],
+)
+def test_every_neuron_is_reset_to_its_constructors_constant_only_where_the_loop_entered_with_it(
+    old: str, new: str, offered: bool
+) -> None:
+    """EK003: state objects of one class keep in one attribute (a membrane potential), set to a
+    number by their ``__init__`` and entering the loop with it, is stored back at the start of each
+    iteration into every object of the class (those inside library containers too): unsafe, and
+    not offered where the start the objects would get back is not the one the loop entered with."""
+    source = (FIXES / "ek003_neuron_membranes_reset_in_every_block.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Reset `.mem` of every `LeakyNeuron`")
+    assert found == ({Applicability.UNSAFE} if offered else set())

@@ -68,6 +68,12 @@ Where every iteration re-runs the same sequence (`for epoch in range(epochs)` st
 the same inputs), resetting the state at the top of each iteration (re-running its initial
 assignment, or storing back the `None` an object's state started from) is safe and comes first;
 detaching it there, or storing detached a state updated within one step, is unsafe.
+State that objects of one class of the checked code keep in one attribute (a spiking neuron's
+membrane potential), set to a number by the class's `__init__` and entering the loop with it, is
+stored back to that number at the start of each iteration, into every object of the class: those
+the loop names and those inside the library containers it runs (`nn.Sequential(SEWBlock(16), ...)`,
+walked with `.modules()`), so each batch of sequences starts from rest (unsafe: a stream read in
+chunks would mean the state to flow on).
 A value recomputed only on some iterations (`if step % k == 0: latent = encoder(depth)`) and read
 on every one is computed on every iteration instead (unsafe: the iterations between then read fresh
 values).
@@ -124,8 +130,8 @@ from errknow_ls.analysis.fixes import (
     replace,
     wrap_in_block,
 )
-from errknow_ls.analysis.rules.common_fixes import backward_after, detached, imports_torch
-from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
+from errknow_ls.analysis.rules.common_fixes import backward_after, detached, imports_torch, unused_name
+from errknow_ls.analysis.rules.context import RuleContext, index_in, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
     chained_within_step,
     cut_starves_training,
@@ -226,7 +232,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         )
         if fix is not None
     ]
-    reset = _reset(event, ctx, carried)
+    reset = _reset(event, ctx, carried) or _reset_every_instance(event, ctx)
     candidates: list[Fix | None]
     if reset is not None and reset.applicability is Applicability.SAFE:
         # Every iteration re-runs the same sequence: it starts from the initial state, and a cut
@@ -1497,3 +1503,136 @@ def _module_output(ctx: RuleContext, value: Value) -> bool:
 
 def _in_header_line(anchor: ast.stmt, loop: ast.stmt | None) -> bool:
     return loop is not None and anchor.lineno == loop.lineno
+
+
+def _reset_every_instance(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """State that objects of one class of the checked code keep in one attribute (a spiking neuron's
+    membrane potential ``self.v``), which its ``__init__`` sets to a constant and the loop entered
+    holding: store that constant back at the start of each iteration, into the objects the loop
+    spells and into every object of the class inside the library containers the loop runs, built
+    over objects of the checked code (``nn.Sequential(SEWBlock(16), SEWBlock(16))``, whose insides
+    the analysis does not follow): each iteration starts its sequence from the state every object
+    starts from. Unsafe: the state no longer flows from one iteration into the next, which a stream
+    read in chunks would mean."""
+    loop = event.loop
+    if loop is None or loop.method is not None or not isinstance(loop.node, ast.For | ast.While):
+        return None
+    anchor = body_anchor(loop.node.body)
+    places = [h for h in _listed(event.carried) if isinstance(h, Place)]
+    exposed = upward_exposed(_loop_body(event))
+    if anchor is None or not places or _in_header_line(anchor, loop.node):
+        return None
+    if any(not isinstance(h, Place) and h in exposed for h in event.carried):
+        return None  # a name of the loop carries it too
+    attrs = {place.attribute for place in places}
+    cls = _storing_class(ctx, attrs)
+    start = _initial_constant(cls, attrs) if cls is not None else None
+    if cls is None or start is None or any(event.entry.get(p) != Const(start.value) for p in places):
+        return None
+    attr, text = attrs.pop(), ctx.text(start)
+    lines = []
+    for place in places:
+        spelled = _spelling(place, event)
+        if spelled is None or "." not in spelled:
+            return None
+        lines.append(f"{spelled} = {text}")
+    module = unused_name(ctx, "module")
+    for root in _containers_of_own_objects(ctx, loop.node):
+        lines.append(
+            f"for {module} in {root}.modules():\n"
+            f"    if isinstance({module}, {cls.name}):\n"
+            f"        {module}.{attr} = {text}"
+        )
+    edit = insert_lines_before(ctx.source, anchor, lines)
+    if edit is None:
+        return None
+    return Fix(
+        f"Reset `.{attr}` of every `{cls.name}` to `{text}` at the start of each iteration",
+        Applicability.UNSAFE,
+        (edit,),
+        workaround=2,
+    )
+
+
+def _storing_class(ctx: RuleContext, attrs: set[str]) -> ast.ClassDef | None:
+    """The one class, defined at the module's top level, whose methods store ``self.<attr>`` for
+    the one attribute of ``attrs``; None where another function stores it too."""
+    if len(attrs) != 1:
+        return None
+    classes: dict[int, ast.ClassDef] = {}
+    for node in ctx.all_statements():
+        stored = _stores_attribute(node, list(attrs))
+        if stored is None:
+            continue
+        func = ctx.function_of(node)
+        owner = ctx.parents.get(func) if func is not None else None
+        if not isinstance(owner, ast.ClassDef) or ctx.text(getattr(stored[0], "value", None)) != "self":
+            return None
+        classes[id(owner)] = owner
+    if len(classes) != 1:
+        return None
+    (cls,) = classes.values()
+    return cls if cls in ctx.module.body else None
+
+
+def _initial_constant(cls: ast.ClassDef, attrs: set[str]) -> ast.Constant | None:
+    """The number ``cls.__init__`` stores into ``self.<attr>`` by a statement of its own body
+    (``self.v = 0.0``, or an item of ``self.tau, self.v = tau, 0.0``), its only store there; not
+    ``None``, which a cache may pair with another value."""
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    if init is None:
+        return None
+    stores = [node for node in ast.walk(init) if _stores_attribute(node, list(attrs)) is not None]
+    if len(stores) != 1 or not isinstance(store := stores[0], ast.Assign) or store not in init.body:
+        return None
+    if len(store.targets) != 1:
+        return None
+    pairs = _paired_values(store.targets[0], store.value, attrs)
+    value = pairs.get(f"self.{next(iter(attrs))}")
+    number = isinstance(value, ast.Constant) and type(value.value) in (int, float)
+    return value if number and isinstance(value, ast.Constant) else None
+
+
+def _containers_of_own_objects(ctx: RuleContext, loop: ast.For | ast.While) -> list[str]:
+    """The names the loop's body calls as library modules (``blocks(x)``) that its function binds,
+    before the loop, to a library container built over objects of the checked code's classes
+    (``nn.Sequential(SEWBlock(16), SEWBlock(16))``): the analysis does not follow what they hold."""
+    classes = {s.name for s in ctx.all_statements() if isinstance(s, ast.ClassDef)}
+    block = ctx.block_of(loop) or []
+    built: dict[str, ast.expr] = {}
+    for stmt in block[: index_in(block, loop) or 0]:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            built.update(_paired_values(stmt.targets[0], stmt.value))
+    found: list[str] = []
+    for node in ast.walk(loop):
+        if not (node in ctx.module_calls and isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        made = built.get(node.func.id)
+        holds_own = made is not None and any(
+            isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in classes
+            for arg in getattr(made, "args", [])
+            for call in ast.walk(arg)
+        )
+        if holds_own and node.func.id not in found:
+            found.append(node.func.id)
+    return found
+
+
+def _paired_values(target: ast.expr, value: ast.expr, attrs: set[str] | None = None) -> dict[str, ast.expr]:
+    """``a, b = f(), g()`` -> ``{"a": f(), "b": g()}``; ``a = f()`` -> ``{"a": f()}``; with ``attrs``,
+    ``self.<attr>`` targets too (``self.tau, self.v = tau, 0.0`` -> ``{"self.v": 0.0}``)."""
+    targets, values = [target], [value]
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+        targets, values = target.elts, value.elts
+    paired: dict[str, ast.expr] = {}
+    for item, made in zip(targets, values, strict=True):
+        if isinstance(item, ast.Name):
+            paired[item.id] = made
+        elif attrs and isinstance(item, ast.Attribute) and item.attr in attrs and _of_self(item):
+            paired[f"self.{item.attr}"] = made
+    return paired
+
+
+def _of_self(node: ast.Attribute) -> bool:
+    """``self.<attr>``."""
+    return isinstance(node.value, ast.Name) and node.value.id == "self"

@@ -88,6 +88,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek001_importance_from_the_returned_last_loss",
     ),
     "Remove the second backward (one backward per step)": ("ek001_backward_twice",),
+    "Reset `.{attr}` of every `{cls}` to `{start}` at the start of each iteration": (
+        "ek003_neuron_membranes_reset_in_every_block",
+    ),
     "Reset {shown} at the start of each iteration": (
         "ek003_reset_object_state_each_epoch",
         "ek003_reset_state_each_epoch",

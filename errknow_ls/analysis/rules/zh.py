@@ -398,6 +398,10 @@ MESSAGES = Catalog.of(
         ("Empty the cache {shown} at the start of each iteration", "在每次迭代开头清空缓存 {shown}"),
         ("Detach {shown} at the start of each {where}", "在每次{where}开头 detach {shown}"),
         ("Detach {shown} after each backward", "在每次反向传播之后 detach {shown}"),
+        (
+            "Reset `.{attr}` of every `{cls}` to `{start}` at the start of each iteration",
+            "在每次迭代开头把每个 `{cls}` 的 `.{attr}` 重置为 `{start}`",
+        ),
         ("Reset {shown} at the start of each iteration", "在每次迭代开头重置 {shown}"),
         (
             "Compute `{name}` on every iteration, not only when `{test}`",
