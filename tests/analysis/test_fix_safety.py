@@ -1871,3 +1871,34 @@ def test_every_neuron_is_reset_to_its_constructors_constant_only_where_the_loop_
     source = source.replace(old, new) if old else source
     found = _applicabilities(source, "Reset `.mem` of every `LeakyNeuron`")
     assert found == ({Applicability.UNSAFE} if offered else set())
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "offered"),
+    [
+        ("", "", True),
+        # what enters the inner loop already has a graph: the sum would reach it again
+        ("    previous = None\n", "    previous = model(x)\n", False),
+        # a loop of its own: one step for the whole run
+        ("for episode in range(3):\n", "if True:\n", False),
+        # another backward runs in the loop
+        (
+            "        previous = prediction\n",
+            "        prediction.pow(2).mean().backward()\n        previous = prediction\n",
+            False,
+        ),
+    ],
+)
+def test_the_losses_of_an_inner_loop_are_summed_only_where_it_starts_without_a_graph(
+    old: str, new: str, offered: bool
+) -> None:
+    """EK003: a loop nested in another, stepping on every iteration over a loss that reaches the
+    previous iteration's graph, sums its losses and backwards once after it (unsafe), where what it
+    carries entered it without a graph, it runs inside another loop, and no other backward runs in
+    it; the reset of the state to the None the backward's test rules out is never offered."""
+    source = (FIXES / "ek003_transition_losses_summed_over_the_rollout.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Sum `loss` over the loop's iterations and backward once after it")
+    assert found == ({Applicability.UNSAFE} if offered else set())
+    assert _applicabilities(source, "Reset `previous`") == set()

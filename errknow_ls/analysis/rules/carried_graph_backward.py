@@ -68,6 +68,12 @@ Where every iteration re-runs the same sequence (`for epoch in range(epochs)` st
 the same inputs), resetting the state at the top of each iteration (re-running its initial
 assignment, or storing back the `None` an object's state started from) is safe and comes first;
 detaching it there, or storing detached a state updated within one step, is unsafe.
+Where a loop nested in another clears, backwards and steps on every iteration over a loss that
+reaches the previous iteration's graph (a trajectory's transitions, each error built from the
+previous state's forward pass), and what it carries entered it without a graph, the iterations'
+losses are summed and backwarded once after the loop, then the optimizer steps (unsafe: it steps
+once per run of the loop; offered last). A reset to `None` of a state the backward runs only under
+`if <state> is not None:` is not offered: the backward would never run again.
 State that objects of one class of the checked code keep in one attribute (a spiking neuron's
 membrane potential), set to a number by the class's `__init__` and entering the loop with it, is
 stored back to that number at the start of each iteration, into every object of the class: those
@@ -160,7 +166,7 @@ from errknow_ls.analysis.rules.parameter_updates import (
     update_without_grad,
 )
 from errknow_ls.analysis.state import Holder, Place
-from errknow_ls.analysis.values import UNKNOWN, Const, Seq, Tensor, Value, element, join, maybe_of
+from errknow_ls.analysis.values import UNKNOWN, Const, Seq, Tensor, Value, element, join, maybe_of, nodes_of
 from errknow_ls.core import Applicability, Finding, Fix
 
 CODE = "EK003"
@@ -240,6 +246,9 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         candidates = [reset, *(dataclasses.replace(cut, applicability=Applicability.UNSAFE) for cut in cuts)]
     else:
         candidates = [*cuts[:1], reset, *cuts[1:]]
+    # Training on the whole run of the inner loop at once changes how often the optimizer steps:
+    # the last resort, after every cut and reset.
+    candidates.append(_sum_over_inner_loop(event, ctx))
     fixes = [fix for fix in candidates if fix is not None]
     related = [ctx.related(event.free.site, freed_here)]
     related += [
@@ -779,6 +788,8 @@ def _reset(event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str]
         lines.append(text)
     if not lines or any(_replayed(event, ctx, name) for _, name in states):
         return None  # a replay memory: later steps learn from earlier items on purpose
+    if _runs_only_when_set(event, ctx, lines, states):
+        return None  # reset to None, the state would never pass the test the backward runs under
     applicability = reset_state(
         ctx,
         loop,
@@ -1636,3 +1647,125 @@ def _paired_values(target: ast.expr, value: ast.expr, attrs: set[str] | None = N
 def _of_self(node: ast.Attribute) -> bool:
     """``self.<attr>``."""
     return isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _sum_over_inner_loop(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """A loop nested in another whose iterations each clear, backward and step over a loss that
+    reaches the previous iteration's graph (a trajectory's transitions, each error built from the
+    previous state's forward pass), where what it carries entered it holding no graph: sum the
+    iterations' losses and backward once after the loop, then step (the version that trains on the
+    whole trajectory at once). Unsafe: the optimizer steps once per run of the loop, not once per
+    iteration."""
+    loop = event.loop
+    stmt = ctx.statement_of(event.site)
+    if loop is None or loop.method is not None or not isinstance(loop.node, ast.For) or stmt is None:
+        return None
+    exposed = upward_exposed(_loop_body(event))
+    entering = [value for holder, value in event.entry.items() if _spelling(holder, event) in exposed]
+    if not _inside_loop(ctx, loop.node) or any(nodes_of(value) or maybe_of(value) for value in entering):
+        return None  # a loop of its own (one step in all), or what enters it already has a graph
+    block = ctx.block_of(stmt)
+    loss = _plain_backward_of_name(stmt)
+    if block is None or loss is None or ctx.function_of(stmt) is not ctx.function_of(loop.node):
+        return None
+    index = block.index(stmt)
+    clears = _optimizer_calls_around(block[:index][::-1], "zero_grad")[::-1]
+    steps = _optimizer_calls_around(block[index + 1 :], "step")
+    inside = [n for n in ast.walk(loop.node) if isinstance(n, ast.Call) and n is not event.site]
+    if not steps or any(isinstance(n.func, ast.Attribute) and n.func.attr == "backward" for n in inside):
+        return None  # no step to move after the loop, or another backward runs in it
+    total = unused_name(ctx, f"{loss}_sum")
+    moved = [*clears, stmt, *steps]
+    edits = [
+        insert_lines_before(ctx.source, loop.node, [f"{total} = 0"]),
+        insert_lines_before(ctx.source, moved[0], [f"{total} = {total} + {loss}"]),
+        *(delete_statement(ctx.source, s) for s in moved),
+        insert_lines_after(
+            ctx.source,
+            loop.node,
+            [ctx.text(s) for s in clears] + [f"{total}.backward()"] + [ctx.text(s) for s in steps],
+        ),
+    ]
+    if any(edit is None for edit in edits):
+        return None
+    return Fix(
+        f"Sum `{loss}` over the loop's iterations and backward once after it",
+        Applicability.UNSAFE,
+        tuple(edit for edit in edits if edit is not None),
+        workaround=1,
+    )
+
+
+def _inside_loop(ctx: RuleContext, node: ast.stmt) -> bool:
+    """``node`` lies in the body of a loop of its own function."""
+    current = ctx.parents.get(node)
+    while current is not None and not isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
+        if isinstance(current, ast.For | ast.While):
+            return True
+        current = ctx.parents.get(current)
+    return False
+
+
+def _plain_backward_of_name(stmt: ast.stmt) -> str | None:
+    """``loss.backward()`` alone: ``loss``."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        return None
+    receiver = call.func.value
+    plain = call.func.attr == "backward" and not call.args and not call.keywords
+    return receiver.id if plain and isinstance(receiver, ast.Name) else None
+
+
+def _optimizer_calls_around(statements: list[ast.stmt], method: str) -> list[ast.stmt]:
+    """The run of ``<name>.<method>()`` statements that ``statements`` begins with."""
+    found = []
+    for stmt in statements:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == method
+            and isinstance(call.func.value, ast.Name)
+            and not call.args
+            and not call.keywords
+        ):
+            break
+        found.append(stmt)
+    return found
+
+
+def _runs_only_when_set(
+    event: SecondPass, ctx: RuleContext, lines: list[str], states: list[tuple[Holder, str]]
+) -> bool:
+    """The failing backward runs only in the body of an ``if <state> is not None`` of the loop, for
+    a state the reset stores ``None`` into (``previous = None``): reset at the start of each
+    iteration, the test never holds and the backward never runs (rule 10: nothing would train)."""
+    reset_to_none = {name for (_, name), line in zip(states, lines, strict=True) if line == f"{name} = None"}
+    container = _loop_node(event)
+    child: ast.AST = event.site
+    current = ctx.parents.get(event.site)
+    while current is not None and current is not container:
+        if isinstance(current, ast.If) and any(child is stmt for stmt in current.body):
+            test = current.test
+            tests = [
+                test,
+                *(test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else []),
+            ]
+            if any(_is_not_none_test(test) in reset_to_none for test in tests):
+                return True
+        child, current = current, ctx.parents.get(current)
+    return False
+
+
+def _is_not_none_test(test: ast.expr) -> str | None:
+    """``name is not None``: the name."""
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.IsNot)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+        and isinstance(test.left, ast.Name)
+    ):
+        return test.left.id
+    return None

@@ -113,6 +113,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek003_state_stored_by_method",
         "ek003_state_updated_through_a_local",
     ),
+    "Sum `{loss}` over the loop's iterations and backward once after it": (
+        "ek003_transition_losses_summed_over_the_rollout",
+    ),
     "Sum the losses and backward once": ("ek004_losses_in_a_loop",),
     "Sum the losses and backward once: `{total}`": (
         "ek004_multitask_sum",

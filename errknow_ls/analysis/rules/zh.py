@@ -404,6 +404,10 @@ MESSAGES = Catalog.of(
         ),
         ("Reset {shown} at the start of each iteration", "在每次迭代开头重置 {shown}"),
         (
+            "Sum `{loss}` over the loop's iterations and backward once after it",
+            "把 `{loss}` 在循环的各次迭代上累加，循环结束后只反向传播一次",
+        ),
+        (
             "Compute `{name}` on every iteration, not only when `{test}`",
             "在每次迭代都计算 `{name}`，而不是只在 `{test}` 时计算",
         ),
