@@ -1902,3 +1902,39 @@ def test_the_losses_of_an_inner_loop_are_summed_only_where_it_starts_without_a_g
     found = _applicabilities(source, "Sum `loss` over the loop's iterations and backward once after it")
     assert found == ({Applicability.UNSAFE} if offered else set())
     assert _applicabilities(source, "Reset `previous`") == set()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "offered"),
+    [
+        ("", "", True),
+        # the observation is drawn inside the forward pass: computed again, it would be another one
+        (
+            "obs = torch.randn(3)\n        dist = torch.distributions.Categorical(logits=policy(obs))",
+            "dist = torch.distributions.Categorical(logits=policy(torch.randn(3)))",
+            False,
+        ),
+        # the action is drawn where the log-probability is stored
+        (
+            "        log_probs.append(dist.log_prob(action))\n",
+            "        log_probs.append(dist.log_prob(dist.sample()))\n",
+            False,
+        ),
+        # the update reads each stored value through a method of it: a read of another shape
+        ("torch.stack(log_probs)", "torch.cat([p.view(1) for p in log_probs])", False),
+    ],
+)
+def test_a_replayed_value_is_computed_again_where_read_only_from_inputs_kept_as_they_were(
+    old: str, new: str, offered: bool
+) -> None:
+    """EK003: a replay memory of values a forward pass made (each step's log-probability) keeps a
+    function that computes each again from the inputs it was computed from, bound when it is stored,
+    and every read the graph shows calls it: unsafe, and not offered where an input is drawn inside
+    what would run again (rule 2: a random draw) or a read has a shape the fix does not rewrite."""
+    name = "ek003_replayed_episodes_kept_with_their_observations"
+    source = (FIXES / f"{name}.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    assert [f.code for f in check_source(source).findings] == ["EK003"]
+    found = _applicabilities(source, "Keep what computes `dist.log_prob(")
+    assert found == ({Applicability.UNSAFE} if offered else set())

@@ -97,8 +97,14 @@ state, with a backward per token), it is detached right after each backward (uns
 first backward still reaches what made it. No cut is offered where the failing backward reaches a
 parameter an optimizer it trains owns only through what would be detached (a replay memory of
 log-probabilities, stored with the actor's graph and sampled later: the actor would never learn
-again), nor is a replay memory (sampled, or walked with a backward per item) emptied or reset:
-those values must be recomputed where they are read, which no fix can show.
+again), nor is a replay memory (sampled, or walked with a backward per item) emptied or reset.
+Those values are computed again where they are read instead (unsafe: a stored step's value then
+follows the parameters): the memory keeps a function that computes the stored value from the inputs
+it was computed from, bound as they are when it is stored (`lambda state=state, action=action:
+agent(encode(state))[0].log_prob(action)`, the forward statements that made a value with a graph it
+reads computed again in it), and each read the graph shows calls it (`t[0]()`, `[compute() for
+compute in log_probs]`); not offered where what it reads is not kept by pure forward computations
+(an observation or an action drawn inside the expression) or a read has another shape.
 A frozen target network whose parameters a soft update writes outside `no_grad`
 (`p_target.copy_(tau * p + (1 - tau) * p_target)`) carries that update's graph into every later
 forward pass: the update runs under `torch.no_grad()` instead. Safe where it is a cut between
@@ -137,7 +143,7 @@ from errknow_ls.analysis.fixes import (
     wrap_in_block,
 )
 from errknow_ls.analysis.rules.common_fixes import backward_after, detached, imports_torch, unused_name
-from errknow_ls.analysis.rules.context import RuleContext, index_in, upward_exposed
+from errknow_ls.analysis.rules.context import RuleContext, index_in, names_loaded, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
     chained_within_step,
     cut_starves_training,
@@ -149,6 +155,7 @@ from errknow_ls.analysis.rules.fix_safety import (
     detach_keeps_owned,
     detach_stored,
     detach_untrained_store,
+    forward_expression,
     forward_only,
     own_nodes,
     read_only_before_store,
@@ -167,7 +174,7 @@ from errknow_ls.analysis.rules.parameter_updates import (
 )
 from errknow_ls.analysis.state import Holder, Place
 from errknow_ls.analysis.values import UNKNOWN, Const, Seq, Tensor, Value, element, join, maybe_of, nodes_of
-from errknow_ls.core import Applicability, Finding, Fix
+from errknow_ls.core import Applicability, Edit, Finding, Fix
 
 CODE = "EK003"
 
@@ -246,9 +253,10 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         candidates = [reset, *(dataclasses.replace(cut, applicability=Applicability.UNSAFE) for cut in cuts)]
     else:
         candidates = [*cuts[:1], reset, *cuts[1:]]
-    # Training on the whole run of the inner loop at once changes how often the optimizer steps:
-    # the last resort, after every cut and reset.
-    candidates.append(_sum_over_inner_loop(event, ctx))
+    # What a replay memory keeps is computed again from its inputs where it is read: after every
+    # cut (a safe detach keeps what trains); training on the whole run of the inner loop at once
+    # changes how often the optimizer steps: the last resort, after every cut and reset.
+    candidates += [_recompute_when_replayed(event, ctx), _sum_over_inner_loop(event, ctx)]
     fixes = [fix for fix in candidates if fix is not None]
     related = [ctx.related(event.free.site, freed_here)]
     related += [
@@ -1769,3 +1777,214 @@ def _is_not_none_test(test: ast.expr) -> str | None:
     ):
         return test.left.id
     return None
+
+
+def _recompute_when_replayed(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """A replay memory (sampled, or walked with a backward per item) that keeps a value the loop
+    computed by a forward pass (each step's ``dist.log_prob(action)``, appended to the memory or to
+    a list the memory keeps): keep a function that computes it again from the inputs it was
+    computed from, bound as they are when it is stored (``lambda state=state, action=action:
+    agent(encode(state))[0].log_prob(action)``), and call it where the memory's items are read
+    (``t[0]()``, ``[f() for f in log_probs]``), so each update builds its graph afresh from the
+    current parameters. Unsafe: a stored step's value then follows the parameters. Not offered where
+    what it is computed from is not kept by a pure forward computation (a random draw in it)."""
+    loop = event.loop
+    if loop is None or loop.method is not None or not isinstance(loop.node, ast.For | ast.While):
+        return None
+    memories = [h for h in event.carried if isinstance(h, str) and isinstance(event.carried[h], Seq)]
+    if not any(_replayed(event, ctx, name) for name in memories):
+        return None
+    stored = _stored_computation(event, ctx, loop.node)
+    if stored is None:
+        return None
+    append, expr, position = stored
+    recipe = _recipe(ctx, loop.node, ctx.statement_of(append), expr)
+    reads = _reads_of_stored(ctx, expr, position) if recipe is not None else None
+    if recipe is None or not reads:
+        return None
+    text = f"({recipe})" if position is not None else recipe
+    edits = [replace(ctx.source, expr, text), *reads]
+    return Fix(
+        f"Keep what computes `{ctx.text(expr)}` in the replay memory and compute it again where it is read",
+        Applicability.UNSAFE,
+        tuple(edits),
+        workaround=2,
+    )
+
+
+def _stored_computation(
+    event: SecondPass, ctx: RuleContext, loop: ast.For | ast.While
+) -> tuple[ast.Call, ast.expr, int | None] | None:
+    """The one value the loop appends (``memory.append((dist.log_prob(action), state, ...))``, or
+    ``log_probs.append(dist.log_prob(action))``) that the failing backward reaches through a node
+    made by that very expression: the append, the expression, and its place in the appended tuple
+    (None where it is appended alone)."""
+    reached = {id(ctx.nodes[n].site) for n in event.reached}
+    found = []
+    for node in ast.walk(loop):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "append"
+            and len(node.args) == 1
+        ):
+            continue
+        arg = node.args[0]
+        items = list(enumerate(arg.elts)) if isinstance(arg, ast.Tuple) else [(None, arg)]
+        found += [(node, item, index) for index, item in items if id(item) in reached]
+    return found[0] if len(found) == 1 else None
+
+
+def _recipe(ctx: RuleContext, loop: ast.For | ast.While, stmt: ast.stmt | None, expr: ast.expr) -> str | None:
+    """``lambda <inputs>: <expr>``, where every name ``expr`` reads that the loop computed by a
+    forward pass with a graph (``dist, _ = agent(encode(state))``) is computed again in it from
+    what that reads, and every other name the loop assigns is bound as it is now (``state=state``)."""
+    if stmt is None or not forward_expression(ctx, expr):
+        return None
+    assigned = {n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound: list[str] = []
+    text = _inlined(ctx, (loop, assigned, bound), stmt, expr, depth=0)
+    if text is None:
+        return None
+    defaults = ", ".join(f"{name}={name}" for name in bound)
+    return f"lambda {defaults}: {text}" if defaults else f"lambda: {text}"
+
+
+Inlining = tuple[ast.For | ast.While, set[str], list[str]]
+"""The loop a recipe is built in, the names it assigns, and those the recipe binds as they are."""
+
+
+def _inlined(ctx: RuleContext, inlining: Inlining, stmt: ast.stmt, expr: ast.expr, depth: int) -> str | None:
+    """The text of ``expr`` (run by ``stmt``) with each name the loop made by a forward pass with a
+    graph replaced by what made it, and each other name the loop assigns bound as it is."""
+    loop, assigned, bound = inlining
+    if depth > MAX_INLINED:
+        return None
+    replacements: dict[int, str] = {}
+    for name in names_loaded(expr):
+        if name.id not in assigned:
+            continue  # the same on every iteration (a module, a function): read when it runs
+        maker = _last_binding(ctx, loop, stmt, name.id)
+        if maker is None or not _makes_graph(ctx, maker):
+            if name.id not in bound:
+                bound.append(name.id)  # no graph: kept as it is when stored
+            continue
+        value = _item_given(maker, name.id)
+        if value is None or not forward_only(ctx, maker):
+            return None  # what made it is not a pure forward computation that can run again
+        inner = _inlined(ctx, inlining, maker, value, depth + 1)
+        if inner is None:
+            return None
+        index = _index_given(maker, name.id)
+        atomic = isinstance(value, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
+        inner = inner if atomic else f"({inner})"
+        replacements[id(name)] = inner if index is None else f"{inner}[{index}]"
+    return _spliced(ctx, expr, replacements)
+
+
+MAX_INLINED = 4
+"""The deepest chain of forward statements a recipe computes again (``dist`` from ``logits`` from
+``features``...)."""
+
+
+def _last_binding(ctx: RuleContext, loop: ast.For | ast.While, stmt: ast.stmt, name: str) -> ast.stmt | None:
+    """The statement of the loop that last bound ``name`` before ``stmt``, in ``stmt``'s block or an
+    enclosing one inside the loop."""
+    current: ast.AST | None = stmt
+    while current is not None and current is not loop:
+        block = ctx.block_of(current) if isinstance(current, ast.stmt) else None
+        for earlier in reversed(block[: index_in(block, current) or 0] if block else []):
+            stores = (
+                n for n in ast.walk(earlier) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            )
+            if any(n.id == name for n in stores):
+                return earlier
+        current = ctx.parents.get(current)
+    return None
+
+
+def _makes_graph(ctx: RuleContext, stmt: ast.stmt) -> bool:
+    """A graph node was made while ``stmt`` ran (in it, or in what it called)."""
+    return any(node.stmt is stmt or any(s is stmt for _, s in node.stmts) for node in ctx.nodes)
+
+
+def _item_given(stmt: ast.stmt, name: str) -> ast.expr | None:
+    """What ``stmt`` (``name = <value>``, or ``name, other = <value>``) computes ``name`` from."""
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+        return None
+    target = stmt.targets[0]
+    if isinstance(target, ast.Name) and target.id == name:
+        return stmt.value
+    return stmt.value if _index_given(stmt, name) is not None else None
+
+
+def _index_given(stmt: ast.stmt, name: str) -> int | None:
+    """``name``'s place in the flat tuple ``stmt`` unpacks (``dist, _ = agent(x)``: 0)."""
+    target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+    if not isinstance(target, ast.Tuple) or not all(isinstance(e, ast.Name) for e in target.elts):
+        return None
+    names = [e.id for e in target.elts if isinstance(e, ast.Name)]
+    return names.index(name) if names.count(name) == 1 else None
+
+
+def _spliced(ctx: RuleContext, expr: ast.expr, replacements: dict[int, str]) -> str | None:
+    """The source of ``expr`` (on one line) with the names given by id replaced by their texts."""
+    span = ctx.source.span(expr)
+    text = ctx.source.segment(expr)
+    if not text or span.start.line != span.end.line:
+        return None
+    names = sorted(
+        (n for n in ast.walk(expr) if id(n) in replacements),
+        key=lambda n: -ctx.source.span(n).start.character,
+    )
+    for name in names:
+        at = ctx.source.span(name)
+        start, end = at.start.character - span.start.character, at.end.character - span.start.character
+        text = f"{text[:start]}{replacements[id(name)]}{text[end:]}"
+    return text
+
+
+def _reads_of_stored(ctx: RuleContext, expr: ast.expr, position: int | None) -> list[Edit] | None:
+    """Where the checked code reads what ``expr`` stored, as the graph shows it (the nodes made right
+    over the ones ``expr`` made): ``t[0]`` of the memory's tuples becomes ``t[0]()``, a list of
+    them handed alone to a call (``torch.stack(log_probs)``) becomes ``[f() for f in log_probs]``.
+    None where a read is of another shape."""
+    made = {node.id for node in ctx.nodes if node.site is expr}
+    over = [
+        node
+        for node in ctx.nodes
+        if node.below & made
+        and not any(ctx.nodes[b].below & made for b in node.below)
+        and node.id not in made
+    ]
+    sites = {id(node.site): node.site for node in over}
+    if not sites:
+        return None
+    edits: list[Edit] = []
+    for site in sites.values():
+        read = _read_in(ctx, site, position)
+        if read is None:
+            return None
+        edits.extend(read)
+    return edits
+
+
+def _read_in(ctx: RuleContext, site: ast.expr, position: int | None) -> list[Edit] | None:
+    """The edits that call what is stored where ``site`` reads it."""
+    if position is not None:
+        items = [
+            n
+            for n in ast.walk(site)
+            if isinstance(n, ast.Subscript)
+            and isinstance(n.slice, ast.Constant)
+            and n.slice.value == position
+            and isinstance(n.value, ast.Name)
+        ]
+        return [replace(ctx.source, n, f"{ctx.text(n)}()") for n in items] or None
+    if not (isinstance(site, ast.Call) and len(site.args) == 1 and not site.keywords):
+        return None
+    listed = site.args[0]
+    if not isinstance(listed, ast.Name | ast.Attribute):
+        return None
+    each = unused_name(ctx, "compute")
+    return [replace(ctx.source, listed, f"[{each}() for {each} in {ctx.text(listed)}]")]

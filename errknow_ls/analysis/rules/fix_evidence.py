@@ -73,6 +73,10 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek004_other_optimizer_steps_between",
     ),
     "Keep the saved tensors: `retain_graph=True` at line {line}": ("ek006_saved_input_inspected_after_step",),
+    "Keep what computes `{value}` in the replay memory and compute it again where it is read": (
+        "ek003_replay_memory_of_log_probabilities",
+        "ek003_replayed_episodes_kept_with_their_observations",
+    ),
     "Re-run {shown} at the start of each iteration": ("ek003_state_loaded_once_before_loop",),
     "Read the gradient the backward at line {line} left in `.grad`": ("ek001_grad_after_backward",),
     "Recompute `{names}` before the second backward": (

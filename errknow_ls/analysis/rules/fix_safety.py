@@ -1619,3 +1619,8 @@ def _shape_of(value: Value) -> str:
         inner = ",".join(_shape_of(i) for i in value.items or (value.item,))
         return f"{value.kind}[{inner}]"
     return "other"
+
+
+def forward_expression(ctx: RuleContext, expr: ast.expr) -> bool:
+    """Every call in ``expr`` is a pure forward computation (rule 2), with no random draw."""
+    return not isinstance(expr, ast.Lambda) and _forward_expression(ctx, expr, set())

@@ -390,6 +390,10 @@ MESSAGES = Catalog.of(
         ("Keep detached copies in {shown}", "在 {shown} 中保存 detach 后的副本"),
         ("Store detached values in the replay buffer {shown}", "在回放缓冲区 {shown} 中保存 detach 后的值"),
         (
+            "Keep what computes `{value}` in the replay memory and compute it again where it is read",
+            "在回放缓冲区中保存计算 `{value}` 的函数，并在读取处重新计算它",
+        ),
+        (
             "Empty the cache {shown} at the start of each iteration: store `None` into its key {keys}",
             "在每次迭代开头清空缓存 {shown}：把 `None` 存入它的键 {keys}",
         ),
