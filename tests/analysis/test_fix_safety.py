@@ -1922,6 +1922,12 @@ def test_the_losses_of_an_inner_loop_are_summed_only_where_it_starts_without_a_g
         ),
         # the update reads each stored value through a method of it: a read of another shape
         ("torch.stack(log_probs)", "torch.cat([p.view(1) for p in log_probs])", False),
+        # the update also reads the list's items without a graph (no node shows that read)
+        (
+            "    optimizer.zero_grad()\n",
+            "    print(log_probs[0].item())\n    optimizer.zero_grad()\n",
+            False,
+        ),
     ],
 )
 def test_a_replayed_value_is_computed_again_where_read_only_from_inputs_kept_as_they_were(
@@ -1937,4 +1943,30 @@ def test_a_replayed_value_is_computed_again_where_read_only_from_inputs_kept_as_
     source = source.replace(old, new) if old else source
     assert [f.code for f in check_source(source).findings] == ["EK003"]
     found = _applicabilities(source, "Keep what computes `dist.log_prob(")
+    assert found == ({Applicability.UNSAFE} if offered else set())
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "offered"),
+    [
+        ("", "", True),
+        # the stored tuples' log-probabilities are also read for a print, which would get the function
+        (
+            "    values = critic(",
+            "    print([item[0].item() for item in batch])\n    values = critic(",
+            False,
+        ),
+    ],
+)
+def test_a_replayed_item_of_a_tuple_is_computed_again_only_where_every_read_of_it_is_rewritten(
+    old: str, new: str, offered: bool
+) -> None:
+    """EK003: the replay memory's tuples keep, in place of a log-probability, a function that
+    computes it again; every read of that item in the function that reads it is called, or the fix
+    is not offered."""
+    source = (FIXES / "ek003_replay_memory_of_log_probabilities.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    assert [f.code for f in check_source(source).findings] == ["EK003"]
+    found = _applicabilities(source, "Keep what computes `dist.log_prob(action)` in the replay memory")
     assert found == ({Applicability.UNSAFE} if offered else set())

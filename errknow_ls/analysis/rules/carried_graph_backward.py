@@ -1970,21 +1970,45 @@ def _reads_of_stored(ctx: RuleContext, expr: ast.expr, position: int | None) -> 
 
 
 def _read_in(ctx: RuleContext, site: ast.expr, position: int | None) -> list[Edit] | None:
-    """The edits that call what is stored where ``site`` reads it."""
+    """The edits that call what is stored where ``site`` reads it; None where its function also
+    reads what is stored otherwise (``t[0].item()`` beside ``torch.stack([t[0] for t in batch])``):
+    that read would get the function."""
+    scope = ctx.function_of(site) or ctx.module
     if position is not None:
-        items = [
-            n
-            for n in ast.walk(site)
-            if isinstance(n, ast.Subscript)
-            and isinstance(n.slice, ast.Constant)
-            and n.slice.value == position
-            and isinstance(n.value, ast.Name)
-        ]
-        return [replace(ctx.source, n, f"{ctx.text(n)}()") for n in items] or None
+        items = [n for n in ast.walk(site) if _item_read(n, position)]
+        elsewhere = [n for n in ast.walk(scope) if _item_read(n, position) and n not in items]
+        if not items or elsewhere:
+            return None
+        return [replace(ctx.source, n, f"{ctx.text(n)}()") for n in items]
     if not (isinstance(site, ast.Call) and len(site.args) == 1 and not site.keywords):
         return None
     listed = site.args[0]
-    if not isinstance(listed, ast.Name | ast.Attribute):
+    if not isinstance(listed, ast.Name) or _read_otherwise(ctx, scope, listed):
         return None
     each = unused_name(ctx, "compute")
     return [replace(ctx.source, listed, f"[{each}() for {each} in {ctx.text(listed)}]")]
+
+
+def _item_read(node: ast.AST, position: int) -> bool:
+    """``name[<position>]``."""
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Constant)
+        and node.slice.value == position
+        and isinstance(node.value, ast.Name)
+        and isinstance(node.ctx, ast.Load)
+    )
+
+
+def _read_otherwise(ctx: RuleContext, scope: ast.AST, listed: ast.Name) -> bool:
+    """``scope`` reads the list ``listed`` names other than there, by appending to it, asking its
+    ``len`` or putting it in a tuple or list (to store it): by an item, an iteration, a call."""
+    for use in names_loaded(scope):
+        if use.id != listed.id or use is listed:
+            continue
+        parent = ctx.parents.get(use)
+        appended = isinstance(parent, ast.Attribute) and parent.attr in ("append", "clear")
+        counted = isinstance(parent, ast.Call) and getattr(parent.func, "id", None) == "len"
+        if not (appended or counted or isinstance(parent, ast.Tuple | ast.List)):
+            return True
+    return False
