@@ -175,6 +175,11 @@ PARAMETRIZE_CACHED = "torch.nn.utils.parametrize.cached"
 """A context in which each parametrized tensor is computed once, at its first read, and that one
 tensor (its graph included) is given to every later read until the context exits."""
 
+OLD_WEIGHT_NORM = frozenset({"torch.nn.utils.weight_norm", "torch.nn.utils.weight_norm.weight_norm"})
+"""``weight_norm(module, name="weight")`` (deprecated for ``parametrizations.weight_norm``): the
+parameter ``name`` becomes ``name_g`` and ``name_v``, and the attribute ``name`` a tensor computed
+from them, grad on, right away and again by a pre-hook before each forward pass of the module."""
+
 BACKWARD_FUNCS = frozenset({"torch.autograd.backward"})
 GRAD_FUNCS = frozenset({"torch.autograd.grad"})
 WRAPPER_BACKWARD_METHODS = frozenset({"backward", "manual_backward"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 
@@ -210,6 +211,24 @@ class NNModule(Value):
     parameter: bool = False
     """A parameter a torch layer makes, read as its attribute (``nn.Linear(4, 2).weight``): a leaf
     that requires grad where arithmetic reads it. Any other attribute of a module is unknown there."""
+    normed: WeightNorm | None = None
+    """The old ``nn.utils.weight_norm`` applied to it."""
+
+
+@dataclass(frozen=True, slots=True)
+class WeightNorm:
+    """The old ``nn.utils.weight_norm(module, name)`` on a module."""
+
+    name: str
+    """The attribute it computes (``weight``)."""
+    weight: Tensor | None
+    """What the attribute holds: computed from ``<name>_g`` and ``<name>_v`` when weight norm was
+    applied and again before each forward pass (a pre-hook); None once code the checker does not
+    follow was handed the module, which may run its forward pass unseen."""
+    applied: ast.Call
+    """The call that applied it."""
+    qualname: str
+    """What that call resolved to (``torch.nn.utils.weight_norm``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,13 +275,38 @@ def nodes_of(value: Value) -> frozenset[int]:
     if isinstance(value, Tensor):
         return value.nodes
     if isinstance(value, NNModule):
-        return value.carries
+        return value.carries | normed_nodes(value)
     if isinstance(value, Seq):
         found = nodes_of(value.item)
         for item in value.items or ():
             found |= nodes_of(item)
         return found
     return frozenset()
+
+
+def normed_nodes(module: NNModule) -> frozenset[int]:
+    """The graph of the tensor the old weight norm keeps on ``module`` (:attr:`NNModule.normed`)."""
+    weight = module.normed.weight if module.normed is not None else None
+    return weight.nodes if weight is not None else frozenset()
+
+
+def with_modules(value: Value, change: Callable[[NNModule], NNModule]) -> Value:
+    """``value`` with every module it holds, itself or as an item of a container, ``change``d (the
+    same object where nothing changed)."""
+    if isinstance(value, NNModule):
+        return change(value)
+    if isinstance(value, Seq):
+        item = with_modules(value.item, change)
+        items = None if value.items is None else tuple(with_modules(i, change) for i in value.items)
+        some = None if value.some_of is None else tuple(with_modules(i, change) for i in value.some_of)
+        if item is value.item and _same_items(items, value.items) and _same_items(some, value.some_of):
+            return value
+        return replace(value, item=item, items=items, some_of=some)
+    return value
+
+
+def _same_items(new: tuple[Value, ...] | None, old: tuple[Value, ...] | None) -> bool:
+    return new is None or old is None or all(a is b for a, b in zip(new, old, strict=True))
 
 
 UNSEEN = -1
@@ -277,7 +321,7 @@ def maybe_of(value: Value) -> frozenset[int]:
     if isinstance(value, Opaque):
         return value.maybe
     if isinstance(value, NNModule):
-        return value.carries
+        return value.carries | normed_nodes(value)
     if isinstance(value, Seq):
         found = maybe_of(value.item)
         for item in value.items or ():
@@ -309,8 +353,11 @@ def renamed(value: Value, names: dict[int, int]) -> Value:
             return replace(value, nodes=_renamed_ids(nodes, names), maybe=_renamed_ids(maybe, names))
         case Opaque(maybe=maybe) if maybe & names.keys():
             return Opaque(_renamed_ids(maybe, names))
-        case NNModule(carries=carries) if carries & names.keys():
-            return replace(value, carries=_renamed_ids(carries, names))
+        case NNModule(carries=carries, normed=normed) if (carries | normed_nodes(value)) & names.keys():
+            weight = normed.weight if normed is not None else None
+            if normed is not None and weight is not None:
+                normed = replace(normed, weight=replace(weight, nodes=_renamed_ids(weight.nodes, names)))
+            return replace(value, carries=_renamed_ids(carries, names), normed=normed)
         case Seq(item=item, items=items, some_of=some_of):
             new_item = renamed(item, names)
             new_items = tuple(renamed(i, names) for i in items) if items is not None else None
@@ -376,7 +423,10 @@ def join(a: Value | None, b: Value | None) -> Value:
         origins = None if a.origins is None or b.origins is None else a.origins | b.origins
         parts = a.parts if a.parts == b.parts else None
         parameter = a.parameter and b.parameter  # a parameter on one path only: unknown
-        return replace(a, origins=origins, parts=parts, carries=a.carries | b.carries, parameter=parameter)
+        normed = _joined_normed(a.normed, b.normed)
+        return replace(
+            a, origins=origins, parts=parts, carries=a.carries | b.carries, parameter=parameter, normed=normed
+        )
     if isinstance(a, Instance) and isinstance(b, Instance):
         return replace(a, made=None)  # one of two objects: which constructor made it is not known
     for kind in (Tensor, Seq, Obj, NNModule, Instance, Func, Class, Ref):
@@ -385,6 +435,19 @@ def join(a: Value | None, b: Value | None) -> Value:
         if isinstance(b, kind):
             return b
     return UNKNOWN
+
+
+def _joined_normed(a: WeightNorm | None, b: WeightNorm | None) -> WeightNorm | None:
+    """The weight norm of a module that may be either: either tensor; weight norm on one path
+    only, applied by another call, or a tensor not known on either path: not known."""
+    if a is None and b is None:
+        return None
+    if a is None or b is None or a.applied is not b.applied or a.weight is None or b.weight is None:
+        known = a or b
+        assert known is not None
+        return replace(known, weight=None)
+    joined = join(a.weight, b.weight)
+    return replace(a, weight=joined if isinstance(joined, Tensor) else None)
 
 
 def _joined_owners(a: Tensor, b: Tensor) -> frozenset[int] | None:

@@ -60,8 +60,6 @@ ERROR_LABEL = re.compile(r"# error: \[(?P<rule>[a-z0-9-]+)\]$")
 KNOWN_GAPS: dict[str, str] = {
     "buggy/brecq_block_reconstruction_retains_graph.py": "missed: the retained loss is rebuilt every"
     " iteration through project-defined modules (AdaRound layers) and a generator sum",
-    "buggy/maml_functional_forward_reads_weight_norm_attribute.py": "missed: the `weight` attribute"
-    " that the old weight_norm sets when applied (a graph on weight_g/weight_v) is not modelled",
     "buggy/normalizing_flow_transform_cache_reused_after_step.py": "missed: torch.distributions"
     " transforms with cache_size=1 return the cached inverse (and its old graph) for the same input",
     "buggy/mmcv_runner_cumulative_hook_beside_optimizer_hook.py": "missed: the hooks built from"

@@ -28,12 +28,15 @@ from errknow_ls.analysis.values import (
     Seq,
     Tensor,
     Value,
+    WeightNorm,
     has_grad,
     join_many,
     maybe_of,
     nodes_of,
+    normed_nodes,
     tensors_in,
     touches_parameters,
+    with_modules,
 )
 
 
@@ -223,9 +226,12 @@ class Autograd(InterpreterBase):
             return Instance(qualname)
         if qualname == api.REGISTER_PARAMETRIZATION:
             return self._register_parametrization(args, node)
+        if qualname in api.OLD_WEIGHT_NORM:
+            return self._weight_norm(qualname, args, kwargs, node)
         if qualname in api.PASS_THROUGH_FUNCS and args:
             return args[0]  # torch.compile(f), torch.jit.script(f): f, as far as autograd goes
         if qualname in api.FUNCTIONAL_CALLS and len(args) >= 2:
+            self.forget_weight_norms(args[:1])
             # functional_call(module, params, args): the module run on those parameters
             origins = self.origins_of(Seq(UNKNOWN, "tuple", tuple(args[:2])))
             return self.new_node(
@@ -249,6 +255,7 @@ class Autograd(InterpreterBase):
             origins = None if held is None else held | {origin}
             if held == frozenset() and short in api.PARAMETERLESS_MODULES:
                 self.ownership.parameterless.add(origin)  # a loss, an activation: no parameter
+            self.forget_weight_norms([*args, *kwargs.values()])  # its forward runs theirs unseen
             return NNModule(short, origins=origins, parts=self._parts(short, args))
         if qualname in api.DIFFERENTIABLE_UTILS:
             return self.op_node(node, [*args, *kwargs.values()], saves=False)
@@ -280,6 +287,78 @@ class Autograd(InterpreterBase):
         registered = replace(module, parametrization=(name.value, parametrization))
         self.assign_place(target, registered)
         return registered
+
+    def _weight_norm(
+        self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        """The old ``weight_norm(module, name)`` (``api.OLD_WEIGHT_NORM``): the module, whose
+        attribute ``name`` now holds a tensor computed from its new parameters; a name or attribute
+        handed to it (``weight_norm(self.fc)`` changes the module in place) holds that module too."""
+        module = args[0] if args else kwargs.get("module", UNKNOWN)
+        name = args[1] if len(args) > 1 else kwargs.get("name", Const("weight"))
+        if not isinstance(module, NNModule) or module.normed is not None or not _is_str(name):
+            return self.unknown_call(args, kwargs)  # a second weight norm of one name: torch raises
+        assert isinstance(name, Const) and isinstance(name.value, str)  # _is_str saw to it
+        norm = WeightNorm(name.value, None, node, qualname)
+        normed = replace(module, normed=replace(norm, weight=self._normed_weight(module, node, norm)))
+        self.weight_normed = True
+        target = node.args[0] if node.args else None
+        if isinstance(target, ast.Name | ast.Attribute):
+            self.assign_place(target, normed)
+        return normed
+
+    def _normed_weight(self, module: NNModule, site: ast.Call, norm: WeightNorm) -> Tensor:
+        """The tensor weight norm computes from ``module``'s ``_g`` and ``_v`` parameters at
+        ``site``."""
+        if self.no_grad:
+            return Tensor(grad=False)
+        made = self.new_node(site, frozenset(), saves=True, learns=True, origins=module.origins)
+        assert made.root is not None
+        self.weight_norm_nodes[made.root] = (norm.applied, norm.qualname)
+        return made
+
+    def weight_norm_hook(self, module: NNModule, node: ast.Call) -> NNModule:
+        """A forward pass of ``module`` at ``node``: the old weight norm's pre-hook computes its
+        attribute anew, seen wherever a module of the same origins holds one (one that is not known
+        stays not known)."""
+        norm = module.normed
+        if norm is None or norm.weight is None:
+            return module
+        weight = self._normed_weight(module, node, norm)
+
+        def renormed(held: NNModule) -> NNModule:
+            normed = held.normed
+            if normed is None or normed.applied is not norm.applied or normed.weight is None:
+                return held
+            return replace(held, normed=replace(normed, weight=weight))
+
+        self._change_modules(renormed)
+        return replace(module, normed=replace(norm, weight=weight))
+
+    def forget_weight_norms(self, given: Sequence[Value] | None) -> None:
+        """Code the checker does not follow was handed ``given`` (None: may reach any module): the
+        forward pass of a weight-normed module among them may run there unseen, so what its
+        attribute holds is not known from now on."""
+        if not self.weight_normed:
+            return
+        origins = None if given is None else self.origins_of(Seq(UNKNOWN, "tuple", tuple(given)))
+        if origins is not None and not origins:
+            return
+
+        def forgotten(held: NNModule) -> NNModule:
+            normed = held.normed
+            if normed is None or normed.weight is None:
+                return held
+            if origins is not None and held.origins is not None and not held.origins & origins:
+                return held
+            return replace(held, normed=replace(normed, weight=None))
+
+        self._change_modules(forgotten)
+
+    def _change_modules(self, change: Callable[[NNModule], NNModule]) -> None:
+        """Every module held by a name, an attribute or a container, ``change``d."""
+        self.state.env = {k: with_modules(v, change) for k, v in self.state.env.items()}
+        self.state.heap = {k: with_modules(v, change) for k, v in self.state.heap.items()}
 
     def _parts(self, short: str, args: list[Value]) -> tuple[tuple[object, Origins], ...] | None:
         """The modules a container is built from, by key: a ``ModuleDict`` of a dict whose keys are
@@ -330,8 +409,9 @@ class Autograd(InterpreterBase):
             named = attr == "items" or attr.startswith("named_")
             return Seq(Seq(UNKNOWN, "tuple", (UNKNOWN, part)) if named else part, "list")
         if attr in ("forward", "__call__"):
-            module = self.cached_weight(module, node)
-            return self.call_module(args, kwargs, node, origins=module.origins, carries=module.carries)
+            module = self.weight_norm_hook(self.cached_weight(module, node), node)
+            carries = module.carries | normed_nodes(module)
+            return self.call_module(args, kwargs, node, origins=module.origins, carries=carries)
         if attr in api.TENSOR_METHODS or attr in api.NO_SAVE_OPS:
             return self.tensor_method(own, attr, args, kwargs, node)
         if attr in api.MODULE_GRADIENT_HOOK_METHODS or attr in api.GRADIENT_HOOK_METHODS:
@@ -387,6 +467,7 @@ class Autograd(InterpreterBase):
     ) -> Value:
         """A module's forward whose insides are not followed; ``origins``: the module's; ``carries``:
         the graph its parameters carry (:attr:`NNModule.carries`)."""
+        self.forget_weight_norms([*args, *kwargs.values()])  # a module handed in may be run there
         self.forward_calls.add(node)
         self.module_calls.add(node)
         weights = [Tensor(carries, True)] if carries else []
@@ -443,6 +524,10 @@ class Autograd(InterpreterBase):
             self.state.heap[Place(owner.oid, FROZEN)] = Const(True)
         elif isinstance(owner, NNModule) and isinstance(owner_expr, ast.Name | ast.Attribute):
             self.assign_place(owner_expr, NNModule(owner.label, True, owner.origins))
+
+
+def _is_str(value: Value) -> bool:
+    return isinstance(value, Const) and isinstance(value.value, str)
 
 
 def _const_false(value: Value | None) -> bool:

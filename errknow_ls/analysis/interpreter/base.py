@@ -137,6 +137,12 @@ class InterpreterBase(ABC):
         """Constructions of a torch optimizer (``torch.optim.Adam(...)``)."""
         self.caching: list[ast.AST] = []
         """The ``with parametrize.cached():`` statements running now, innermost last."""
+        self.weight_norm_nodes: dict[int, tuple[ast.Call, str]] = {}
+        """Each graph node the old ``weight_norm`` made (``NNModule.normed``), with the call that
+        applied it and the qualified name that call resolved to."""
+        self.weight_normed = False
+        """The old ``weight_norm`` was applied to a module (``NNModule.normed``): only then are the
+        modules held looked at when code the checker does not follow may run their forward pass."""
         self.cached_contexts: set[ast.AST] = set()
         """Every ``with parametrize.cached():`` statement that ran."""
         self.cached_reads: dict[ast.AST, frozenset[int]] = {}
@@ -432,6 +438,15 @@ class InterpreterBase(ABC):
 
     @abstractmethod
     def cached_weight(self, module: NNModule, node: ast.Call) -> NNModule: ...
+
+    @abstractmethod
+    def static_method(self, method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool: ...
+
+    @abstractmethod
+    def weight_norm_hook(self, module: NNModule, node: ast.Call) -> NNModule: ...
+
+    @abstractmethod
+    def forget_weight_norms(self, given: Sequence[Value] | None) -> None: ...
 
     @abstractmethod
     def end_caching(self) -> None: ...

@@ -40,12 +40,14 @@ from errknow_ls.analysis.values import (
     Ref,
     Seq,
     Tensor,
+    Unknown,
     Value,
     element,
     has_grad,
     join,
     join_many,
     maybe_of,
+    normed_nodes,
     nth,
 )
 
@@ -102,12 +104,14 @@ class Calls(InterpreterBase):
         if isinstance(callee, Obj):
             return self.call_object(callee, args, kwargs, node)
         if isinstance(callee, NNModule):
-            callee = self.cached_weight(callee, node)
+            callee = self.weight_norm_hook(self.cached_weight(callee, node), node)
+            carries = callee.carries | normed_nodes(callee)
             return self.call_module(
-                args, kwargs, node, frozen=callee.frozen, origins=callee.origins, carries=callee.carries
+                args, kwargs, node, frozen=callee.frozen, origins=callee.origins, carries=carries
             )
         if callee is UNKNOWN and name and name not in self.state.env and name not in self.globals:
             return self.call_builtin(name, args, kwargs, node)
+        self.forget_weight_norms(None)  # a callee not known may be any module's forward
         return self.unknown_call(args, kwargs)
 
     def call_method(
@@ -133,6 +137,9 @@ class Calls(InterpreterBase):
             return self.op_node(node, [*args, *kwargs.values()], saves=_saves_for_backward(receiver.info))
         if isinstance(receiver, Obj):
             return self.object_method(receiver, attr, args, kwargs, node)
+        if isinstance(receiver, Class) and self._called_through_class(receiver, attr):
+            # Model.helper(x), or a plain function called through its class with every argument
+            return self.call_value(self.attribute(receiver, attr, node), attr, args, kwargs, node)
         if isinstance(receiver, Seq) and attr in ("append", "extend", "insert", "add", "update"):
             return self._grow(receiver, attr, args, node)
         if isinstance(receiver, Seq) and attr == "clear" and isinstance(node.func, ast.Attribute):
@@ -144,7 +151,15 @@ class Calls(InterpreterBase):
             return _container_view(receiver, attr)
         if isinstance(receiver, NNModule):
             return self.module_method(receiver, attr, args, kwargs, node)
+        if isinstance(receiver, Unknown | Opaque):
+            self.forget_weight_norms(None)  # a method of an object not known may run any module
         return self.unknown_call([receiver, *args], kwargs)
+
+    def _called_through_class(self, cls: Class, attr: str) -> bool:
+        """A staticmethod or an undecorated function of the class: called through the class, it
+        takes exactly the arguments given (a classmethod or a property would not)."""
+        method = cls.info.methods.get(attr)
+        return method is not None and (self.static_method(method) or not method.decorator_list)
 
     def iterated(self, items: Value, iterable: ast.expr) -> Value:
         """What a ``for`` over ``items`` walks. An object of the checked code's own class that
@@ -194,6 +209,7 @@ class Calls(InterpreterBase):
             self.note_gradient_use(receiver, f"`{attr}`", lasting=True)
         if receiver.cls.is_module:
             self.link(receiver, *args, *kwargs.values())  # `add_module(name, other)`
+        self.forget_weight_norms([receiver])  # a method not followed may run its modules
         return self.unknown_call(args, kwargs)
 
     def _grow(self, container: Seq, attr: str, args: list[Value], node: ast.Call) -> Value:
@@ -222,7 +238,10 @@ class Calls(InterpreterBase):
             return self.backward_call(node, tensors, kwargs, receiver_expr(node, 0), positional=args[2:])
         if qualname == "copy.deepcopy" and len(args) == 1 and isinstance(args[0], NNModule):
             # a module of its own: new parameters, which no optimizer built before it holds
-            return replace(args[0], origins=frozenset({self.origin(node)}), parts=None, carries=frozenset())
+            copied = args[0]
+            normed = copied.normed and replace(copied.normed, weight=None)  # torch refuses to copy it
+            origins = frozenset({self.origin(node)})
+            return replace(copied, origins=origins, parts=None, carries=frozenset(), normed=normed)
         if qualname == "functools.partial" and args:
             return Partial(args[0], tuple(args[1:]), kwargs)
         if qualname in api.LIBRARY_BACKWARD_CLASSES or qualname in api.GRAD_SCALER_CLASSES:
@@ -292,6 +311,7 @@ class Calls(InterpreterBase):
         given = [*args, *kwargs.values()]
         self._note_unknown_reach(given)
         self.note_escape(given)
+        self.forget_weight_norms(given)
         if self.no_grad:
             return UNKNOWN
         # What it gives back may hold a graph of its own, which another such result may share.

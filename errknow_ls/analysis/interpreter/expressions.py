@@ -227,12 +227,17 @@ class Expressions(InterpreterBase):
             if method is None and owner.cls.layer and api.is_parameter_name(attr):
                 # `self.weight` of a subclass of nn.Linear
                 return Tensor(frozenset(), True, owners=frozenset({self.object_origin(owner)}))
-            return Func(method, owner, module=owner.cls.homes.get(attr)) if method is not None else UNKNOWN
+            if method is None:
+                return UNKNOWN
+            bound = None if self.static_method(method) else owner  # a staticmethod takes no self
+            return Func(method, bound, module=owner.cls.homes.get(attr))
         if isinstance(owner, Class):
             method = owner.info.methods.get(attr)
             return Func(method, module=owner.info.homes.get(attr)) if method is not None else UNKNOWN
         if attr == "grad" and isinstance(owner, Tensor | NNModule | Unknown | Opaque):
             self.note_gradient_use(owner, "`.grad`")
+        if isinstance(owner, NNModule) and owner.normed is not None and owner.normed.name == attr:
+            return owner.normed.weight or UNKNOWN  # what the old weight norm computed last, if known
         if isinstance(owner, NNModule):
             cached = owner.parametrization is not None and owner.parametrization[0] == attr and owner.carries
             if cached and self.caching:
@@ -258,6 +263,13 @@ class Expressions(InterpreterBase):
             if attr == "values":  # `.values` of what max(), topk() or sort() give: that graph
                 return Tensor(owner.nodes, owner.grad, None)
         return UNKNOWN
+
+    def static_method(self, method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """Decorated with the builtin ``staticmethod`` (not a name the program binds)."""
+        return any(
+            isinstance(d, ast.Name) and d.id == "staticmethod" and d.id not in self.globals
+            for d in method.decorator_list
+        )
 
     def subscript(self, base: Value, index: Value, index_expr: ast.expr, expr: ast.expr) -> Value:
         if isinstance(base, NNModule) and base.parameter:

@@ -121,6 +121,10 @@ is a constant to the gradient). A `parametrize.cached()` context around the whol
 tensor its first iteration computed: the context is entered on every iteration instead, around the
 loop's body (safe: the tensor is computed once per iteration from the current parameters, and
 nothing else runs again).
+Where the carried graph is a weight the old `nn.utils.weight_norm` computed before the previous
+iteration's forward pass of the layer (read before this iteration runs the layer),
+`nn.utils.parametrizations.weight_norm` takes its place and computes the weight at every read:
+unsafe, since it renames the layer's parameters and so the state dicts checkpoints hold.
 
 ### References
 - [pytorch/examples word_language_model `repackage_hidden`](https://github.com/pytorch/examples/blob/main/word_language_model/main.py)
@@ -142,7 +146,13 @@ from errknow_ls.analysis.fixes import (
     replace,
     wrap_in_block,
 )
-from errknow_ls.analysis.rules.common_fixes import backward_after, detached, imports_torch, unused_name
+from errknow_ls.analysis.rules.common_fixes import (
+    backward_after,
+    detached,
+    imports_torch,
+    parametrized_weight_norm,
+    unused_name,
+)
 from errknow_ls.analysis.rules.context import RuleContext, index_in, names_loaded, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
     chained_within_step,
@@ -230,6 +240,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     cuts = [
         fix
         for fix in (
+            parametrized_weight_norm(ctx, event),
             cache_each_iteration(ctx, cached, event.loop.node if event.loop is not None else None),
             update_without_grad(ctx, event, updates),
             _detach_untrained_store(event, ctx, attrs),

@@ -629,6 +629,33 @@ def detached(ctx: RuleContext, expr: ast.expr) -> str:
     return f"{text}.detach()" if atomic else f"({text}).detach()"
 
 
+def parametrized_weight_norm(ctx: RuleContext, event: SecondPass) -> Fix | None:
+    """Where the freed graph is a weight the old ``nn.utils.weight_norm`` computed (when applied,
+    or before a forward pass of the layer), ``nn.utils.parametrizations.weight_norm`` in its place:
+    it computes the weight from the layer's parameters at every read. Unsafe: the parameters are
+    renamed (``weight_g`` becomes ``parametrizations.weight.original0``), so state dicts and the
+    checkpoints they load change."""
+    applied = [ctx.weight_norm_nodes[n] for n in sorted(event.conflict) if n in ctx.weight_norm_nodes]
+    edits: dict[int, Edit] = {}
+    for call, qualname in applied:
+        if qualname != TORCH_WEIGHT_NORM or not isinstance(call.func, ast.Attribute):
+            return None  # spelled another way (a name imported alone): no spelling of the new one
+        spelled = f"{ctx.text(call.func.value)}.parametrizations.weight_norm"
+        edits[id(call)] = replace(ctx.source, call.func, spelled)
+    if not edits:
+        return None
+    return Fix(
+        "Use `parametrizations.weight_norm`, which computes the weight at every read",
+        Applicability.UNSAFE,
+        tuple(edits.values()),
+        workaround=2,
+    )
+
+
+TORCH_WEIGHT_NORM = "torch.nn.utils.weight_norm"
+"""The old weight norm as ``torch.nn.utils`` holds it: that module holds ``parametrizations`` too."""
+
+
 def imports_torch(ctx: RuleContext) -> bool:
     """The module has ``import torch``: a fix may write ``torch.<name>``."""
     return any(

@@ -89,6 +89,9 @@ class RuleContext:
     """Reads of a parametrized tensor a cached context answered, with that tensor's graph nodes."""
     called_lambdas: dict[ast.AST, set[ast.Lambda]] = field(default_factory=dict)
     """The lambdas of the checked code each call site ran."""
+    weight_norm_nodes: dict[int, tuple[ast.Call, str]] = field(default_factory=dict)
+    """Each graph node the old ``weight_norm`` made, with the call that applied it and the
+    qualified name that call resolved to."""
     parents: Parents = field(init=False)
     _all: list[ast.stmt] | None = field(init=False, default=None)
     _summaries: dict[int, Summary] = field(init=False, default_factory=dict)

@@ -131,6 +131,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek004_two_optimizers_sum_then_step",
     ),
     "Update `{module}`'s parameters under `torch.no_grad()`": ("ek003_target_network_soft_update",),
+    "Use `parametrizations.weight_norm`, which computes the weight at every read": (
+        "ek002_old_weight_norm_read_outside_forward",
+    ),
     "Use `{fresh}` in the second loss: it recomputes `{name}` and is read nowhere else": (
         "ek002_weight_attack_steps_score_the_clean_forward",
         "ek004_generator_scores_stale_fakes_beside_fresh_ones",

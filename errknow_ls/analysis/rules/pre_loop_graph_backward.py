@@ -79,6 +79,10 @@ every optimizer is meant to step on that loss's gradient: the fix clears each, b
 steps each; safe where the loop names its optimizers one by one, they own apart parameters that
 together are every parameter the graph reads, and nothing else sees the gradients (each then steps
 on what its turn would hand it over a kept graph), unsafe otherwise.
+Where the stale graph is a weight the old `nn.utils.weight_norm` computed when it was applied (a
+functional forward reading `layer.weight`), `nn.utils.parametrizations.weight_norm` takes its place
+and computes the weight at every read: unsafe, since it renames the layer's parameters
+(`weight_g` becomes `parametrizations.weight.original0`) and so the state dicts checkpoints hold.
 
 ### References
 - [Autograd mechanics](https://pytorch.org/docs/stable/notes/autograd.html)
@@ -98,7 +102,12 @@ from errknow_ls.analysis.fixes import (
     insert_lines_before,
     replace,
 )
-from errknow_ls.analysis.rules.common_fixes import ancestors_hold, is_autograd_grad, read_recomputed
+from errknow_ls.analysis.rules.common_fixes import (
+    ancestors_hold,
+    is_autograd_grad,
+    parametrized_weight_norm,
+    read_recomputed,
+)
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
     backward_once_steps_each,
@@ -162,7 +171,16 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         # The program already recomputes the stale value in the loop, into a name nothing reads:
         # reading it is what the loss was written for, and comes before every other fix.
         candidates = (own, *candidates)
-    fixes = [fix for fix in (_backward_once_then_step_each(event, ctx), *candidates) if fix]
+    # A weight the old weight norm computed once: the layer that computes it at every read first.
+    fixes = [
+        fix
+        for fix in (
+            parametrized_weight_norm(ctx, event),
+            _backward_once_then_step_each(event, ctx),
+            *candidates,
+        )
+        if fix
+    ]
     related = [ctx.related(event.free.site, "the graph is freed here on the first iteration")]
     if first is not None:
         related.append(ctx.related(ctx.nodes[first].site, "built here, once, outside the loop"))

@@ -412,6 +412,10 @@ MESSAGES = Catalog.of(
             "把 `{loss}` 在循环的各次迭代上累加，循环结束后只反向传播一次",
         ),
         (
+            "Use `parametrizations.weight_norm`, which computes the weight at every read",
+            "改用 `parametrizations.weight_norm`，它在每次读取时计算权重",
+        ),
+        (
             "Compute `{name}` on every iteration, not only when `{test}`",
             "在每次迭代都计算 `{name}`，而不是只在 `{test}` 时计算",
         ),
