@@ -2024,3 +2024,169 @@ def test_one_backward_then_each_step_is_safe_where_the_optimizers_own_apart_what
     # the gradient the first optimizer's turn left doubled, read after the loop: unsafe
     read_after = _applicabilities(source + "print(encoder[0].weight.grad)\n", "Backward `loss` once")
     assert read_after == {Applicability.UNSAFE}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "offered"),
+    [
+        ("", "", True),
+        # the controller's optimizer owns the critic too: its step changed what would run again
+        (
+            "controller_opt = torch.optim.Adam(controller.parameters()",
+            "controller_opt = torch.optim.Adam([*controller.parameters(), *critic.parameters()]",
+            False,
+        ),
+        # the states change between the two backwards: the critic would run on other inputs
+        (
+            "    critic_loss = (values",
+            "    states = states * 2\n    critic_loss = (values",
+            False,
+        ),
+        # the values come from a call the analysis does not follow, not from a module's forward
+        (
+            "    values = critic(states).squeeze(-1)\n",
+            "    values = make_values(critic, states)\n",
+            False,
+        ),
+    ],
+)
+def test_a_value_model_is_fitted_again_on_detached_inputs_only_where_nothing_between_changed_it(
+    old: str, new: str, offered: bool
+) -> None:
+    """EK004: the second loss reads the output of a module its own optimizer owns, from the graph the
+    first backward freed; it runs that module again on its input detached and detaches the rest, an
+    unsafe fix offered only where the statement is a pure forward computation (rule 2) and nothing
+    between the two backwards changed the module or its input (a step of an optimizer that owns it,
+    a store of the input)."""
+    source = (FIXES / "ek004_value_model_fitted_on_rollout_states.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    if "make_values" in source:
+        source = source.replace("import torch\n", "import torch\nfrom helpers import make_values\n", 1)
+    found = _applicabilities(source, "Compute `values` again from detached inputs in the second loss")
+    assert found == ({Applicability.UNSAFE} if offered else set())
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "offered"),
+    [
+        ("", "", True),
+        # the object entered the loop in another state than its constructor left it
+        ("for batch in range(3):\n", "encoder_neuron.mem = 1.0\nfor batch in range(3):\n", False),
+        # what the constructor stores is not a number: a None a cache may pair with another value
+        ("        self.mem = 0.0\n", "        self.mem = None\n", False),
+        # the constructor computes it: which value each object starts from is not shown
+        ("        self.mem = 0.0\n", "        self.mem = decay * 0\n", False),
+    ],
+)
+def test_every_neuron_is_reset_to_its_constructors_constant_only_where_the_loop_entered_with_it(
+    old: str, new: str, offered: bool
+) -> None:
+    """EK003: state objects of one class keep in one attribute (a membrane potential), set to a
+    number by their ``__init__`` and entering the loop with it, is stored back at the start of each
+    iteration into every object of the class (those inside library containers too): unsafe, and
+    not offered where the start the objects would get back is not the one the loop entered with."""
+    source = (FIXES / "ek003_neuron_membranes_reset_in_every_block.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Reset `.mem` of every `LeakyNeuron`")
+    assert found == ({Applicability.UNSAFE} if offered else set())
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "offered"),
+    [
+        ("", "", True),
+        # what enters the inner loop already has a graph: the sum would reach it again
+        ("    previous = None\n", "    previous = model(x)\n", False),
+        # a loop of its own: one step for the whole run
+        ("for episode in range(3):\n", "if True:\n", False),
+        # another backward runs in the loop
+        (
+            "        previous = prediction\n",
+            "        prediction.pow(2).mean().backward()\n        previous = prediction\n",
+            False,
+        ),
+    ],
+)
+def test_the_losses_of_an_inner_loop_are_summed_only_where_it_starts_without_a_graph(
+    old: str, new: str, offered: bool
+) -> None:
+    """EK003: a loop nested in another, stepping on every iteration over a loss that reaches the
+    previous iteration's graph, sums its losses and backwards once after it (unsafe), where what it
+    carries entered it without a graph, it runs inside another loop, and no other backward runs in
+    it; the reset of the state to the None the backward's test rules out is never offered."""
+    source = (FIXES / "ek003_transition_losses_summed_over_the_rollout.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Sum `loss` over the loop's iterations and backward once after it")
+    assert found == ({Applicability.UNSAFE} if offered else set())
+    assert _applicabilities(source, "Reset `previous`") == set()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "offered"),
+    [
+        ("", "", True),
+        # the observation is drawn inside the forward pass: computed again, it would be another one
+        (
+            "obs = torch.randn(3)\n        dist = torch.distributions.Categorical(logits=policy(obs))",
+            "dist = torch.distributions.Categorical(logits=policy(torch.randn(3)))",
+            False,
+        ),
+        # the action is drawn where the log-probability is stored
+        (
+            "        log_probs.append(dist.log_prob(action))\n",
+            "        log_probs.append(dist.log_prob(dist.sample()))\n",
+            False,
+        ),
+        # the update reads each stored value through a method of it: a read of another shape
+        ("torch.stack(log_probs)", "torch.cat([p.view(1) for p in log_probs])", False),
+        # the update also reads the list's items without a graph (no node shows that read)
+        (
+            "    optimizer.zero_grad()\n",
+            "    print(log_probs[0].item())\n    optimizer.zero_grad()\n",
+            False,
+        ),
+    ],
+)
+def test_a_replayed_value_is_computed_again_where_read_only_from_inputs_kept_as_they_were(
+    old: str, new: str, offered: bool
+) -> None:
+    """EK003: a replay memory of values a forward pass made (each step's log-probability) keeps a
+    function that computes each again from the inputs it was computed from, bound when it is stored,
+    and every read the graph shows calls it: unsafe, and not offered where an input is drawn inside
+    what would run again (rule 2: a random draw) or a read has a shape the fix does not rewrite."""
+    name = "ek003_replayed_episodes_kept_with_their_observations"
+    source = (FIXES / f"{name}.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    assert [f.code for f in check_source(source).findings] == ["EK003"]
+    found = _applicabilities(source, "Keep what computes `dist.log_prob(")
+    assert found == ({Applicability.UNSAFE} if offered else set())
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "offered"),
+    [
+        ("", "", True),
+        # the stored tuples' log-probabilities are also read for a print, which would get the function
+        (
+            "    values = critic(",
+            "    print([item[0].item() for item in batch])\n    values = critic(",
+            False,
+        ),
+    ],
+)
+def test_a_replayed_item_of_a_tuple_is_computed_again_only_where_every_read_of_it_is_rewritten(
+    old: str, new: str, offered: bool
+) -> None:
+    """EK003: the replay memory's tuples keep, in place of a log-probability, a function that
+    computes it again; every read of that item in the function that reads it is called, or the fix
+    is not offered."""
+    source = (FIXES / "ek003_replay_memory_of_log_probabilities.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    assert [f.code for f in check_source(source).findings] == ["EK003"]
+    found = _applicabilities(source, "Keep what computes `dist.log_prob(action)` in the replay memory")
+    assert found == ({Applicability.UNSAFE} if offered else set())

@@ -64,9 +64,10 @@ def test_the_finding_is_found_again_where_an_edit_above_moved_it() -> None:
 
 
 def test_every_fix_offered_on_the_fixture_and_the_reported_programs_holds() -> None:
-    """The fixture's first loop (a detach placed after the backward, above the store) and the two
-    programs where ``check --fix`` used to drop the fix the editor offered: no fix is offered there;
-    every fix offered elsewhere removes its finding."""
+    """The fixture's first loop (a detach placed after the backward, above the store): no fix is
+    offered there; in the two programs where ``check --fix`` used to drop the fix the editor offered
+    (a detach that did not hold), only the fixes that hold are; every fix offered removes its
+    finding."""
     paths = [
         STORED_AFTER_BACKWARD,
         PROGRAMS / "gflownet_per_step_update_reuses_previous_logprobs.py",
@@ -87,6 +88,10 @@ def test_every_fix_offered_on_the_fixture_and_the_reported_programs_holds() -> N
             "Detach `state` at the start of each iteration",
             "Reset `state` at the start of each iteration",
         ],
-        ("gflownet_per_step_update_reuses_previous_logprobs.py", 44): [],
-        ("rl_dreamer_value_loss_on_imagined_trajectory.py", 61): [],
+        ("gflownet_per_step_update_reuses_previous_logprobs.py", 44): [
+            "Sum `loss` over the loop's iterations and backward once after it"
+        ],
+        ("rl_dreamer_value_loss_on_imagined_trajectory.py", 61): [
+            "Compute `values` again from detached inputs in the second loss and detach `returns` there"
+        ],
     }

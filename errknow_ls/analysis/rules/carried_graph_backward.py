@@ -68,6 +68,18 @@ Where every iteration re-runs the same sequence (`for epoch in range(epochs)` st
 the same inputs), resetting the state at the top of each iteration (re-running its initial
 assignment, or storing back the `None` an object's state started from) is safe and comes first;
 detaching it there, or storing detached a state updated within one step, is unsafe.
+Where a loop nested in another clears, backwards and steps on every iteration over a loss that
+reaches the previous iteration's graph (a trajectory's transitions, each error built from the
+previous state's forward pass), and what it carries entered it without a graph, the iterations'
+losses are summed and backwarded once after the loop, then the optimizer steps (unsafe: it steps
+once per run of the loop; offered last). A reset to `None` of a state the backward runs only under
+`if <state> is not None:` is not offered: the backward would never run again.
+State that objects of one class of the checked code keep in one attribute (a spiking neuron's
+membrane potential), set to a number by the class's `__init__` and entering the loop with it, is
+stored back to that number at the start of each iteration, into every object of the class: those
+the loop names and those inside the library containers it runs (`nn.Sequential(SEWBlock(16), ...)`,
+walked with `.modules()`), so each batch of sequences starts from rest (unsafe: a stream read in
+chunks would mean the state to flow on).
 A value recomputed only on some iterations (`if step % k == 0: latent = encoder(depth)`) and read
 on every one is computed on every iteration instead (unsafe: the iterations between then read fresh
 values).
@@ -85,8 +97,14 @@ state, with a backward per token), it is detached right after each backward (uns
 first backward still reaches what made it. No cut is offered where the failing backward reaches a
 parameter an optimizer it trains owns only through what would be detached (a replay memory of
 log-probabilities, stored with the actor's graph and sampled later: the actor would never learn
-again), nor is a replay memory (sampled, or walked with a backward per item) emptied or reset:
-those values must be recomputed where they are read, which no fix can show.
+again), nor is a replay memory (sampled, or walked with a backward per item) emptied or reset.
+Those values are computed again where they are read instead (unsafe: a stored step's value then
+follows the parameters): the memory keeps a function that computes the stored value from the inputs
+it was computed from, bound as they are when it is stored (`lambda state=state, action=action:
+agent(encode(state))[0].log_prob(action)`, the forward statements that made a value with a graph it
+reads computed again in it), and each read the graph shows calls it (`t[0]()`, `[compute() for
+compute in log_probs]`); not offered where what it reads is not kept by pure forward computations
+(an observation or an action drawn inside the expression) or a read has another shape.
 A frozen target network whose parameters a soft update writes outside `no_grad`
 (`p_target.copy_(tau * p + (1 - tau) * p_target)`) carries that update's graph into every later
 forward pass: the update runs under `torch.no_grad()` instead. Safe where it is a cut between
@@ -133,8 +151,9 @@ from errknow_ls.analysis.rules.common_fixes import (
     detached,
     imports_torch,
     parametrized_weight_norm,
+    unused_name,
 )
-from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
+from errknow_ls.analysis.rules.context import RuleContext, index_in, names_loaded, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
     chained_within_step,
     cut_starves_training,
@@ -146,6 +165,7 @@ from errknow_ls.analysis.rules.fix_safety import (
     detach_keeps_owned,
     detach_stored,
     detach_untrained_store,
+    forward_expression,
     forward_only,
     own_nodes,
     read_only_before_store,
@@ -163,8 +183,8 @@ from errknow_ls.analysis.rules.parameter_updates import (
     update_without_grad,
 )
 from errknow_ls.analysis.state import Holder, Place
-from errknow_ls.analysis.values import UNKNOWN, Const, Seq, Tensor, Value, element, join, maybe_of
-from errknow_ls.core import Applicability, Finding, Fix
+from errknow_ls.analysis.values import UNKNOWN, Const, Seq, Tensor, Value, element, join, maybe_of, nodes_of
+from errknow_ls.core import Applicability, Edit, Finding, Fix
 
 CODE = "EK003"
 
@@ -236,7 +256,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         )
         if fix is not None
     ]
-    reset = _reset(event, ctx, carried)
+    reset = _reset(event, ctx, carried) or _reset_every_instance(event, ctx)
     candidates: list[Fix | None]
     if reset is not None and reset.applicability is Applicability.SAFE:
         # Every iteration re-runs the same sequence: it starts from the initial state, and a cut
@@ -244,6 +264,10 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
         candidates = [reset, *(dataclasses.replace(cut, applicability=Applicability.UNSAFE) for cut in cuts)]
     else:
         candidates = [*cuts[:1], reset, *cuts[1:]]
+    # What a replay memory keeps is computed again from its inputs where it is read: after every
+    # cut (a safe detach keeps what trains); training on the whole run of the inner loop at once
+    # changes how often the optimizer steps: the last resort, after every cut and reset.
+    candidates += [_recompute_when_replayed(event, ctx), _sum_over_inner_loop(event, ctx)]
     fixes = [fix for fix in candidates if fix is not None]
     related = [ctx.related(event.free.site, freed_here)]
     related += [
@@ -783,6 +807,8 @@ def _reset(event: SecondPass, ctx: RuleContext, carried: list[tuple[Holder, str]
         lines.append(text)
     if not lines or any(_replayed(event, ctx, name) for _, name in states):
         return None  # a replay memory: later steps learn from earlier items on purpose
+    if _runs_only_when_set(event, ctx, lines, states):
+        return None  # reset to None, the state would never pass the test the backward runs under
     applicability = reset_state(
         ctx,
         loop,
@@ -1507,3 +1533,493 @@ def _module_output(ctx: RuleContext, value: Value) -> bool:
 
 def _in_header_line(anchor: ast.stmt, loop: ast.stmt | None) -> bool:
     return loop is not None and anchor.lineno == loop.lineno
+
+
+def _reset_every_instance(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """State that objects of one class of the checked code keep in one attribute (a spiking neuron's
+    membrane potential ``self.v``), which its ``__init__`` sets to a constant and the loop entered
+    holding: store that constant back at the start of each iteration, into the objects the loop
+    spells and into every object of the class inside the library containers the loop runs, built
+    over objects of the checked code (``nn.Sequential(SEWBlock(16), SEWBlock(16))``, whose insides
+    the analysis does not follow): each iteration starts its sequence from the state every object
+    starts from. Unsafe: the state no longer flows from one iteration into the next, which a stream
+    read in chunks would mean."""
+    loop = event.loop
+    if loop is None or loop.method is not None or not isinstance(loop.node, ast.For | ast.While):
+        return None
+    anchor = body_anchor(loop.node.body)
+    places = [h for h in _listed(event.carried) if isinstance(h, Place)]
+    exposed = upward_exposed(_loop_body(event))
+    if anchor is None or not places or _in_header_line(anchor, loop.node):
+        return None
+    if any(not isinstance(h, Place) and h in exposed for h in event.carried):
+        return None  # a name of the loop carries it too
+    attrs = {place.attribute for place in places}
+    cls = _storing_class(ctx, attrs)
+    start = _initial_constant(cls, attrs) if cls is not None else None
+    if cls is None or start is None or any(event.entry.get(p) != Const(start.value) for p in places):
+        return None
+    attr, text = attrs.pop(), ctx.text(start)
+    lines = []
+    for place in places:
+        spelled = _spelling(place, event)
+        if spelled is None or "." not in spelled:
+            return None
+        lines.append(f"{spelled} = {text}")
+    module = unused_name(ctx, "module")
+    for root in _containers_of_own_objects(ctx, loop.node):
+        lines.append(
+            f"for {module} in {root}.modules():\n"
+            f"    if isinstance({module}, {cls.name}):\n"
+            f"        {module}.{attr} = {text}"
+        )
+    edit = insert_lines_before(ctx.source, anchor, lines)
+    if edit is None:
+        return None
+    return Fix(
+        f"Reset `.{attr}` of every `{cls.name}` to `{text}` at the start of each iteration",
+        Applicability.UNSAFE,
+        (edit,),
+        workaround=2,
+    )
+
+
+def _storing_class(ctx: RuleContext, attrs: set[str]) -> ast.ClassDef | None:
+    """The one class, defined at the module's top level, whose methods store ``self.<attr>`` for
+    the one attribute of ``attrs``; None where another function stores it too."""
+    if len(attrs) != 1:
+        return None
+    classes: dict[int, ast.ClassDef] = {}
+    for node in ctx.all_statements():
+        stored = _stores_attribute(node, list(attrs))
+        if stored is None:
+            continue
+        func = ctx.function_of(node)
+        owner = ctx.parents.get(func) if func is not None else None
+        if not isinstance(owner, ast.ClassDef) or ctx.text(getattr(stored[0], "value", None)) != "self":
+            return None
+        classes[id(owner)] = owner
+    if len(classes) != 1:
+        return None
+    (cls,) = classes.values()
+    return cls if cls in ctx.module.body else None
+
+
+def _initial_constant(cls: ast.ClassDef, attrs: set[str]) -> ast.Constant | None:
+    """The number ``cls.__init__`` stores into ``self.<attr>`` by a statement of its own body
+    (``self.v = 0.0``, or an item of ``self.tau, self.v = tau, 0.0``), its only store there; not
+    ``None``, which a cache may pair with another value."""
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    if init is None:
+        return None
+    stores = [node for node in ast.walk(init) if _stores_attribute(node, list(attrs)) is not None]
+    if len(stores) != 1 or not isinstance(store := stores[0], ast.Assign) or store not in init.body:
+        return None
+    if len(store.targets) != 1:
+        return None
+    pairs = _paired_values(store.targets[0], store.value, attrs)
+    value = pairs.get(f"self.{next(iter(attrs))}")
+    number = isinstance(value, ast.Constant) and type(value.value) in (int, float)
+    return value if number and isinstance(value, ast.Constant) else None
+
+
+def _containers_of_own_objects(ctx: RuleContext, loop: ast.For | ast.While) -> list[str]:
+    """The names the loop's body calls as library modules (``blocks(x)``) that its function binds,
+    before the loop, to a library container built over objects of the checked code's classes
+    (``nn.Sequential(SEWBlock(16), SEWBlock(16))``): the analysis does not follow what they hold."""
+    classes = {s.name for s in ctx.all_statements() if isinstance(s, ast.ClassDef)}
+    block = ctx.block_of(loop) or []
+    built: dict[str, ast.expr] = {}
+    for stmt in block[: index_in(block, loop) or 0]:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            built.update(_paired_values(stmt.targets[0], stmt.value))
+    found: list[str] = []
+    for node in ast.walk(loop):
+        if not (node in ctx.module_calls and isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        made = built.get(node.func.id)
+        holds_own = made is not None and any(
+            isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in classes
+            for arg in getattr(made, "args", [])
+            for call in ast.walk(arg)
+        )
+        if holds_own and node.func.id not in found:
+            found.append(node.func.id)
+    return found
+
+
+def _paired_values(target: ast.expr, value: ast.expr, attrs: set[str] | None = None) -> dict[str, ast.expr]:
+    """``a, b = f(), g()`` -> ``{"a": f(), "b": g()}``; ``a = f()`` -> ``{"a": f()}``; with ``attrs``,
+    ``self.<attr>`` targets too (``self.tau, self.v = tau, 0.0`` -> ``{"self.v": 0.0}``)."""
+    targets, values = [target], [value]
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+        targets, values = target.elts, value.elts
+    paired: dict[str, ast.expr] = {}
+    for item, made in zip(targets, values, strict=True):
+        if isinstance(item, ast.Name):
+            paired[item.id] = made
+        elif attrs and isinstance(item, ast.Attribute) and item.attr in attrs and _of_self(item):
+            paired[f"self.{item.attr}"] = made
+    return paired
+
+
+def _of_self(node: ast.Attribute) -> bool:
+    """``self.<attr>``."""
+    return isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _sum_over_inner_loop(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """A loop nested in another whose iterations each clear, backward and step over a loss that
+    reaches the previous iteration's graph (a trajectory's transitions, each error built from the
+    previous state's forward pass), where what it carries entered it holding no graph: sum the
+    iterations' losses and backward once after the loop, then step (the version that trains on the
+    whole trajectory at once). Unsafe: the optimizer steps once per run of the loop, not once per
+    iteration."""
+    loop = event.loop
+    stmt = ctx.statement_of(event.site)
+    if loop is None or loop.method is not None or not isinstance(loop.node, ast.For) or stmt is None:
+        return None
+    exposed = upward_exposed(_loop_body(event))
+    entering = [value for holder, value in event.entry.items() if _spelling(holder, event) in exposed]
+    if not _inside_loop(ctx, loop.node) or any(nodes_of(value) or maybe_of(value) for value in entering):
+        return None  # a loop of its own (one step in all), or what enters it already has a graph
+    block = ctx.block_of(stmt)
+    loss = _plain_backward_of_name(stmt)
+    if block is None or loss is None or ctx.function_of(stmt) is not ctx.function_of(loop.node):
+        return None
+    index = block.index(stmt)
+    clears = _optimizer_calls_around(block[:index][::-1], "zero_grad")[::-1]
+    steps = _optimizer_calls_around(block[index + 1 :], "step")
+    inside = [n for n in ast.walk(loop.node) if isinstance(n, ast.Call) and n is not event.site]
+    if not steps or any(isinstance(n.func, ast.Attribute) and n.func.attr == "backward" for n in inside):
+        return None  # no step to move after the loop, or another backward runs in it
+    total = unused_name(ctx, f"{loss}_sum")
+    moved = [*clears, stmt, *steps]
+    edits = [
+        insert_lines_before(ctx.source, loop.node, [f"{total} = 0"]),
+        insert_lines_before(ctx.source, moved[0], [f"{total} = {total} + {loss}"]),
+        *(delete_statement(ctx.source, s) for s in moved),
+        insert_lines_after(
+            ctx.source,
+            loop.node,
+            [ctx.text(s) for s in clears] + [f"{total}.backward()"] + [ctx.text(s) for s in steps],
+        ),
+    ]
+    if any(edit is None for edit in edits):
+        return None
+    return Fix(
+        f"Sum `{loss}` over the loop's iterations and backward once after it",
+        Applicability.UNSAFE,
+        tuple(edit for edit in edits if edit is not None),
+        workaround=1,
+    )
+
+
+def _inside_loop(ctx: RuleContext, node: ast.stmt) -> bool:
+    """``node`` lies in the body of a loop of its own function."""
+    current = ctx.parents.get(node)
+    while current is not None and not isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef):
+        if isinstance(current, ast.For | ast.While):
+            return True
+        current = ctx.parents.get(current)
+    return False
+
+
+def _plain_backward_of_name(stmt: ast.stmt) -> str | None:
+    """``loss.backward()`` alone: ``loss``."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        return None
+    receiver = call.func.value
+    plain = call.func.attr == "backward" and not call.args and not call.keywords
+    return receiver.id if plain and isinstance(receiver, ast.Name) else None
+
+
+def _optimizer_calls_around(statements: list[ast.stmt], method: str) -> list[ast.stmt]:
+    """The run of ``<name>.<method>()`` statements that ``statements`` begins with."""
+    found = []
+    for stmt in statements:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == method
+            and isinstance(call.func.value, ast.Name)
+            and not call.args
+            and not call.keywords
+        ):
+            break
+        found.append(stmt)
+    return found
+
+
+def _runs_only_when_set(
+    event: SecondPass, ctx: RuleContext, lines: list[str], states: list[tuple[Holder, str]]
+) -> bool:
+    """The failing backward runs only in the body of an ``if <state> is not None`` of the loop, for
+    a state the reset stores ``None`` into (``previous = None``): reset at the start of each
+    iteration, the test never holds and the backward never runs (rule 10: nothing would train)."""
+    reset_to_none = {name for (_, name), line in zip(states, lines, strict=True) if line == f"{name} = None"}
+    container = _loop_node(event)
+    child: ast.AST = event.site
+    current = ctx.parents.get(event.site)
+    while current is not None and current is not container:
+        if isinstance(current, ast.If) and any(child is stmt for stmt in current.body):
+            test = current.test
+            tests = [
+                test,
+                *(test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else []),
+            ]
+            if any(_is_not_none_test(test) in reset_to_none for test in tests):
+                return True
+        child, current = current, ctx.parents.get(current)
+    return False
+
+
+def _is_not_none_test(test: ast.expr) -> str | None:
+    """``name is not None``: the name."""
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.IsNot)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+        and isinstance(test.left, ast.Name)
+    ):
+        return test.left.id
+    return None
+
+
+def _recompute_when_replayed(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """A replay memory (sampled, or walked with a backward per item) that keeps a value the loop
+    computed by a forward pass (each step's ``dist.log_prob(action)``, appended to the memory or to
+    a list the memory keeps): keep a function that computes it again from the inputs it was
+    computed from, bound as they are when it is stored (``lambda state=state, action=action:
+    agent(encode(state))[0].log_prob(action)``), and call it where the memory's items are read
+    (``t[0]()``, ``[f() for f in log_probs]``), so each update builds its graph afresh from the
+    current parameters. Unsafe: a stored step's value then follows the parameters. Not offered where
+    what it is computed from is not kept by a pure forward computation (a random draw in it)."""
+    loop = event.loop
+    if loop is None or loop.method is not None or not isinstance(loop.node, ast.For | ast.While):
+        return None
+    memories = [h for h in event.carried if isinstance(h, str) and isinstance(event.carried[h], Seq)]
+    if not any(_replayed(event, ctx, name) for name in memories):
+        return None
+    stored = _stored_computation(event, ctx, loop.node)
+    if stored is None:
+        return None
+    append, expr, position = stored
+    recipe = _recipe(ctx, loop.node, ctx.statement_of(append), expr)
+    reads = _reads_of_stored(ctx, expr, position) if recipe is not None else None
+    if recipe is None or not reads:
+        return None
+    text = f"({recipe})" if position is not None else recipe
+    edits = [replace(ctx.source, expr, text), *reads]
+    return Fix(
+        f"Keep what computes `{ctx.text(expr)}` in the replay memory and compute it again where it is read",
+        Applicability.UNSAFE,
+        tuple(edits),
+        workaround=2,
+    )
+
+
+def _stored_computation(
+    event: SecondPass, ctx: RuleContext, loop: ast.For | ast.While
+) -> tuple[ast.Call, ast.expr, int | None] | None:
+    """The one value the loop appends (``memory.append((dist.log_prob(action), state, ...))``, or
+    ``log_probs.append(dist.log_prob(action))``) that the failing backward reaches through a node
+    made by that very expression: the append, the expression, and its place in the appended tuple
+    (None where it is appended alone)."""
+    reached = {id(ctx.nodes[n].site) for n in event.reached}
+    found = []
+    for node in ast.walk(loop):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "append"
+            and len(node.args) == 1
+        ):
+            continue
+        arg = node.args[0]
+        items = list(enumerate(arg.elts)) if isinstance(arg, ast.Tuple) else [(None, arg)]
+        found += [(node, item, index) for index, item in items if id(item) in reached]
+    return found[0] if len(found) == 1 else None
+
+
+def _recipe(ctx: RuleContext, loop: ast.For | ast.While, stmt: ast.stmt | None, expr: ast.expr) -> str | None:
+    """``lambda <inputs>: <expr>``, where every name ``expr`` reads that the loop computed by a
+    forward pass with a graph (``dist, _ = agent(encode(state))``) is computed again in it from
+    what that reads, and every other name the loop assigns is bound as it is now (``state=state``)."""
+    if stmt is None or not forward_expression(ctx, expr):
+        return None
+    assigned = {n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound: list[str] = []
+    text = _inlined(ctx, (loop, assigned, bound), stmt, expr, depth=0)
+    if text is None:
+        return None
+    defaults = ", ".join(f"{name}={name}" for name in bound)
+    return f"lambda {defaults}: {text}" if defaults else f"lambda: {text}"
+
+
+Inlining = tuple[ast.For | ast.While, set[str], list[str]]
+"""The loop a recipe is built in, the names it assigns, and those the recipe binds as they are."""
+
+
+def _inlined(ctx: RuleContext, inlining: Inlining, stmt: ast.stmt, expr: ast.expr, depth: int) -> str | None:
+    """The text of ``expr`` (run by ``stmt``) with each name the loop made by a forward pass with a
+    graph replaced by what made it, and each other name the loop assigns bound as it is."""
+    loop, assigned, bound = inlining
+    if depth > MAX_INLINED:
+        return None
+    replacements: dict[int, str] = {}
+    for name in names_loaded(expr):
+        if name.id not in assigned:
+            continue  # the same on every iteration (a module, a function): read when it runs
+        maker = _last_binding(ctx, loop, stmt, name.id)
+        if maker is None or not _makes_graph(ctx, maker):
+            if name.id not in bound:
+                bound.append(name.id)  # no graph: kept as it is when stored
+            continue
+        value = _item_given(maker, name.id)
+        if value is None or not forward_only(ctx, maker):
+            return None  # what made it is not a pure forward computation that can run again
+        inner = _inlined(ctx, inlining, maker, value, depth + 1)
+        if inner is None:
+            return None
+        index = _index_given(maker, name.id)
+        atomic = isinstance(value, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
+        inner = inner if atomic else f"({inner})"
+        replacements[id(name)] = inner if index is None else f"{inner}[{index}]"
+    return _spliced(ctx, expr, replacements)
+
+
+MAX_INLINED = 4
+"""The deepest chain of forward statements a recipe computes again (``dist`` from ``logits`` from
+``features``...)."""
+
+
+def _last_binding(ctx: RuleContext, loop: ast.For | ast.While, stmt: ast.stmt, name: str) -> ast.stmt | None:
+    """The statement of the loop that last bound ``name`` before ``stmt``, in ``stmt``'s block or an
+    enclosing one inside the loop."""
+    current: ast.AST | None = stmt
+    while current is not None and current is not loop:
+        block = ctx.block_of(current) if isinstance(current, ast.stmt) else None
+        for earlier in reversed(block[: index_in(block, current) or 0] if block else []):
+            stores = (
+                n for n in ast.walk(earlier) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            )
+            if any(n.id == name for n in stores):
+                return earlier
+        current = ctx.parents.get(current)
+    return None
+
+
+def _makes_graph(ctx: RuleContext, stmt: ast.stmt) -> bool:
+    """A graph node was made while ``stmt`` ran (in it, or in what it called)."""
+    return any(node.stmt is stmt or any(s is stmt for _, s in node.stmts) for node in ctx.nodes)
+
+
+def _item_given(stmt: ast.stmt, name: str) -> ast.expr | None:
+    """What ``stmt`` (``name = <value>``, or ``name, other = <value>``) computes ``name`` from."""
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+        return None
+    target = stmt.targets[0]
+    if isinstance(target, ast.Name) and target.id == name:
+        return stmt.value
+    return stmt.value if _index_given(stmt, name) is not None else None
+
+
+def _index_given(stmt: ast.stmt, name: str) -> int | None:
+    """``name``'s place in the flat tuple ``stmt`` unpacks (``dist, _ = agent(x)``: 0)."""
+    target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+    if not isinstance(target, ast.Tuple) or not all(isinstance(e, ast.Name) for e in target.elts):
+        return None
+    names = [e.id for e in target.elts if isinstance(e, ast.Name)]
+    return names.index(name) if names.count(name) == 1 else None
+
+
+def _spliced(ctx: RuleContext, expr: ast.expr, replacements: dict[int, str]) -> str | None:
+    """The source of ``expr`` (on one line) with the names given by id replaced by their texts."""
+    span = ctx.source.span(expr)
+    text = ctx.source.segment(expr)
+    if not text or span.start.line != span.end.line:
+        return None
+    names = sorted(
+        (n for n in ast.walk(expr) if id(n) in replacements),
+        key=lambda n: -ctx.source.span(n).start.character,
+    )
+    for name in names:
+        at = ctx.source.span(name)
+        start, end = at.start.character - span.start.character, at.end.character - span.start.character
+        text = f"{text[:start]}{replacements[id(name)]}{text[end:]}"
+    return text
+
+
+def _reads_of_stored(ctx: RuleContext, expr: ast.expr, position: int | None) -> list[Edit] | None:
+    """Where the checked code reads what ``expr`` stored, as the graph shows it (the nodes made right
+    over the ones ``expr`` made): ``t[0]`` of the memory's tuples becomes ``t[0]()``, a list of
+    them handed alone to a call (``torch.stack(log_probs)``) becomes ``[f() for f in log_probs]``.
+    None where a read is of another shape."""
+    made = {node.id for node in ctx.nodes if node.site is expr}
+    over = [
+        node
+        for node in ctx.nodes
+        if node.below & made
+        and not any(ctx.nodes[b].below & made for b in node.below)
+        and node.id not in made
+    ]
+    sites = {id(node.site): node.site for node in over}
+    if not sites:
+        return None
+    edits: list[Edit] = []
+    for site in sites.values():
+        read = _read_in(ctx, site, position)
+        if read is None:
+            return None
+        edits.extend(read)
+    return edits
+
+
+def _read_in(ctx: RuleContext, site: ast.expr, position: int | None) -> list[Edit] | None:
+    """The edits that call what is stored where ``site`` reads it; None where its function also
+    reads what is stored otherwise (``t[0].item()`` beside ``torch.stack([t[0] for t in batch])``):
+    that read would get the function."""
+    scope = ctx.function_of(site) or ctx.module
+    if position is not None:
+        items = [n for n in ast.walk(site) if _item_read(n, position)]
+        elsewhere = [n for n in ast.walk(scope) if _item_read(n, position) and n not in items]
+        if not items or elsewhere:
+            return None
+        return [replace(ctx.source, n, f"{ctx.text(n)}()") for n in items]
+    if not (isinstance(site, ast.Call) and len(site.args) == 1 and not site.keywords):
+        return None
+    listed = site.args[0]
+    if not isinstance(listed, ast.Name) or _read_otherwise(ctx, scope, listed):
+        return None
+    each = unused_name(ctx, "compute")
+    return [replace(ctx.source, listed, f"[{each}() for {each} in {ctx.text(listed)}]")]
+
+
+def _item_read(node: ast.AST, position: int) -> bool:
+    """``name[<position>]``."""
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Constant)
+        and node.slice.value == position
+        and isinstance(node.value, ast.Name)
+        and isinstance(node.ctx, ast.Load)
+    )
+
+
+def _read_otherwise(ctx: RuleContext, scope: ast.AST, listed: ast.Name) -> bool:
+    """``scope`` reads the list ``listed`` names other than there, by appending to it, asking its
+    ``len`` or putting it in a tuple or list (to store it): by an item, an iteration, a call."""
+    for use in names_loaded(scope):
+        if use.id != listed.id or use is listed:
+            continue
+        parent = ctx.parents.get(use)
+        appended = isinstance(parent, ast.Attribute) and parent.attr in ("append", "clear")
+        counted = isinstance(parent, ast.Call) and getattr(parent.func, "id", None) == "len"
+        if not (appended or counted or isinstance(parent, ast.Tuple | ast.List)):
+            return True
+    return False

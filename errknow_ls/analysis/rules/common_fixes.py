@@ -746,3 +746,14 @@ def statements_feeding(event: SecondPass, ctx: RuleContext, own: frozenset[int])
     """The statements (by id) of the backward's own frame that made ``own``: a call of the
     project's module (``discriminator(fake)``) made its nodes inside ``forward``, run from here."""
     return {id(s) for n in own if (s := ctx.nodes[n].stmt_in(event.frame) or ctx.nodes[n].stmt) is not None}
+
+
+def unused_name(ctx: RuleContext, wanted: str) -> str:
+    """``wanted``, or it with underscores after it, whichever the module binds and reads nowhere:
+    the name a fix's new variable can take without shadowing one of the program's."""
+    taken = {n.id for n in ast.walk(ctx.module) if isinstance(n, ast.Name)}
+    taken |= {a.arg for a in ast.walk(ctx.module) if isinstance(a, ast.arg)}
+    name = wanted
+    while name in taken:
+        name += "_"
+    return name

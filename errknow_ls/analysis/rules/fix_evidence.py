@@ -20,6 +20,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek002_weight_norm_computed_in_init",
     ),
     "Compute `{name}` on every iteration, not only when `{test}`": ("ek003_value_refreshed_every_k_steps",),
+    "Compute {names} again from detached inputs in the second loss and detach {others} there": (
+        "ek004_value_model_fitted_on_rollout_states",
+    ),
     "Detach `{name}` in the first loss (`{code}`)": (
         "ek004_critic_values_stacked_baseline",
         "ek004_gan_detach",
@@ -76,6 +79,10 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek004_other_optimizer_steps_between",
     ),
     "Keep the saved tensors: `retain_graph=True` at line {line}": ("ek006_saved_input_inspected_after_step",),
+    "Keep what computes `{value}` in the replay memory and compute it again where it is read": (
+        "ek003_replay_memory_of_log_probabilities",
+        "ek003_replayed_episodes_kept_with_their_observations",
+    ),
     "Re-run {shown} at the start of each iteration": ("ek003_state_loaded_once_before_loop",),
     "Read the gradient the backward at line {line} left in `.grad`": ("ek001_grad_after_backward",),
     "Recompute `{names}` before the second backward": (
@@ -94,6 +101,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek001_importance_from_the_returned_last_loss",
     ),
     "Remove the second backward (one backward per step)": ("ek001_backward_twice",),
+    "Reset `.{attr}` of every `{cls}` to `{start}` at the start of each iteration": (
+        "ek003_neuron_membranes_reset_in_every_block",
+    ),
     "Reset {shown} at the start of each iteration": (
         "ek003_reset_object_state_each_epoch",
         "ek003_reset_state_each_epoch",
@@ -115,6 +125,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek003_memory_bank_rows",
         "ek003_state_stored_by_method",
         "ek003_state_updated_through_a_local",
+    ),
+    "Sum `{loss}` over the loop's iterations and backward once after it": (
+        "ek003_transition_losses_summed_over_the_rollout",
     ),
     "Sum the losses and backward once": ("ek004_losses_in_a_loop",),
     "Sum the losses and backward once: `{total}`": (

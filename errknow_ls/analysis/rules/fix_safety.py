@@ -1735,3 +1735,8 @@ def _forward_for_hooks(ctx: RuleContext, loop: ast.stmt) -> bool:
         isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and stmt.value in ctx.module_calls
         for stmt in ast.walk(loop)
     )
+
+
+def forward_expression(ctx: RuleContext, expr: ast.expr) -> bool:
+    """Every call in ``expr`` is a pure forward computation (rule 2), with no random draw."""
+    return not isinstance(expr, ast.Lambda) and _forward_expression(ctx, expr, set())

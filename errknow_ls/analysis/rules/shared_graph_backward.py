@@ -62,6 +62,13 @@ is kept; this comes first.
 Where the second loss reads the shared part through a value it computed before the first backward
 (`advantage = reward - value`, backwarded for the critic and then weighting the policy's surrogate),
 that value is detached where the second loss reads it after the first backward.
+Where the second loss's optimizer owns the module whose output the second loss reads from the freed
+graph (a value model regressed on an imagined rollout's states, `values = value(states)`, after the
+actor's backward through the returns), that module is run again in the second loss on its input
+detached (`value(states.detach())`), and every other value of the freed graph it reads is detached
+there (`returns.detach()`): the value model is fitted on the rollout as inputs and targets. Unsafe:
+the gradient the second loss would send through its targets is gone; not offered where a step
+between the two backwards changed that module.
 `retain_graph=True` on the first backward is unsafe, and offered only where nothing stepped between
 the two backwards or every step between changed only parameters the second loss's graph does not
 read (an actor's optimizer stepped before the critic's loss, whose graph never reads the actor;
@@ -94,7 +101,9 @@ from errknow_ls.analysis.rules.fix_safety import (
     clears_first_gradient,
     detach_in_first,
     detach_in_second,
+    forward_only,
     optimizer_trains,
+    owned_by,
     sum_losses,
 )
 from errknow_ls.analysis.source import called_names
@@ -157,6 +166,11 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     # A first pass that takes gradients for a penalty (R1, forces) is meant to be differentiated:
     # keeping its graph differentiable comes before keeping it as it is.
     kept = [grad, retain] if grad is not None else [retain]
+    refit = _refit_on_detached_inputs(event, ctx, shared)
+    if refit is not None:
+        # The second optimizer's own module is run again on the shared values as inputs: the
+        # second loss keeps learning through its own part, with no other fix left to hold.
+        ordered = [*ordered, refit]
     own = read_recomputed(event, ctx, shared)
     if own is not None:
         # The program already recomputed the shared value for the second loss: reading it is
@@ -549,3 +563,123 @@ def _detach_in_second(
 def _is_detached(ctx: RuleContext, use: ast.Name) -> bool:
     parent = ctx.parents.get(use)
     return isinstance(parent, ast.Attribute) and parent.attr in ("detach", "data", "item")
+
+
+def _refit_on_detached_inputs(
+    event: SecondPass, ctx: RuleContext, shared: tuple[str, ast.AST] | None
+) -> Fix | None:
+    """The second loss reads, after the first backward, values of the freed graph (a value model's
+    ``values`` and the ``returns`` an actor's loss was built from): where one of them is the output
+    of a module the second loss's optimizer owns (``values = value(states).squeeze(-1)``), computed
+    by a pure forward statement (rule 2) whose module no step between changed, the second loss
+    computes it again there from that module's inputs detached (``value(states.detach())``), and
+    reads every other such value detached (``returns.detach()``): the value model is fitted on the
+    shared values as inputs and targets. Unsafe: the gradient the second loss would send through
+    the shared part (into its targets) is gone."""
+    first_stmt, second_stmt = ctx.statement_of(event.free.site), ctx.statement_of(event.site)
+    if shared is None or first_stmt is None or second_stmt is None or event.report is not event.site:
+        return None
+    scope = ctx.function_of(event.free.site) or ctx.module
+    block = ctx.block_of(second_stmt) or []
+    after = block[block.index(second_stmt) + 1 :] if second_stmt in block else []
+    between = _between(ctx, first_stmt, second_stmt)
+    second_opt = _receiver(ctx, next((s for s in after if _optimizer_call(s, "step")), None))
+    if between is None or second_opt is None:
+        return None
+    owned = owned_by(ctx, second_opt, scope)
+    stepped = [_receiver(ctx, s) for s in between if _optimizer_call(s, "step")]
+    candidates = [shared, *_read_again_after_first(event, ctx, scope, shared[0])]
+    read = _read_by_second(event, ctx, scope, candidates)
+    if owned is None or not read or any(opt is None for opt in stepped):
+        return None
+    refits = {
+        name: refit
+        for name, made in read
+        if (refit := _own_module_output(ctx, made, owned, [o for o in stepped if o is not None], scope))
+    }
+    texts = {name: refits.get(name, f"{name}.detach()") for name, _ in read}
+    if not refits or _changed_between(ctx, [made for _, made in read], between):
+        return None
+    feeding = statements_feeding(event, ctx, event.reached - event.free.reached)
+    first_line, report_line = ctx.line_of(event.free.site), ctx.line_of(event.report)
+    edits = [
+        replace(ctx.source, use, texts[use.id])
+        for use in names_loaded(scope)
+        if use.id in texts
+        and first_line < use.lineno <= report_line
+        and id(ctx.statement_of(use)) in feeding
+        and not _is_detached(ctx, use)
+    ]
+    if not edits:
+        return None
+    detached_names = [f"`{name}`" for name in texts if name not in refits]
+    title = f"Compute {', '.join(f'`{n}`' for n in refits)} again from detached inputs in the second loss"
+    title += f" and detach {', '.join(detached_names)} there" if detached_names else ""
+    return Fix(title, Applicability.UNSAFE, tuple(edits), workaround=3)
+
+
+def _read_by_second(
+    event: SecondPass, ctx: RuleContext, scope: ast.AST, candidates: list[tuple[str, ast.AST]]
+) -> list[tuple[str, ast.AST]]:
+    """Those of ``candidates`` (names of the shared graph and their assignments) that a statement
+    making the second loss's own part reads after the first backward."""
+    feeding = statements_feeding(event, ctx, event.reached - event.free.reached)
+    first_line, report_line = ctx.line_of(event.free.site), ctx.line_of(event.report)
+    loaded = {
+        use.id
+        for use in names_loaded(scope)
+        if first_line < use.lineno <= report_line and id(ctx.statement_of(use)) in feeding
+    }
+    return [(name, made) for name, made in dict(candidates).items() if name in loaded]
+
+
+def _own_module_output(
+    ctx: RuleContext, made: ast.AST, owned: frozenset[int], stepped: list[str], scope: ast.AST
+) -> str | None:
+    """``made`` (``values = value(states).squeeze(-1)``) computes, by a pure forward statement, the
+    output of a module whose parameters the optimizer owning ``owned`` owns and no optimizer in
+    ``stepped`` trains, from one tensor argument: its value expression with that argument detached
+    where its graph reaches parameters (``value(states.detach()).squeeze(-1)``)."""
+    if not isinstance(made, ast.Assign) or not forward_only(ctx, made):
+        return None
+    made_here = [
+        node
+        for node in ctx.nodes
+        if isinstance(node.site, ast.Call)
+        and any(node.site is n for n in ast.walk(made.value))
+        and node.learns
+        and node.origins is not None
+        and ctx.ownership.linked(node.origins) & owned
+    ]
+    sites = {id(node.site): node.site for node in made_here}
+    call = next(iter(sites.values())) if len(sites) == 1 else None
+    if not isinstance(call, ast.Call) or len(call.args) != 1 or call.keywords:
+        return None  # not one call of the module, on one argument
+    module = ctx.ownership.linked(frozenset().union(*(node.origins or frozenset() for node in made_here)))
+    for opt in stepped:
+        changed = owned_by(ctx, opt, scope)
+        if changed is None or changed & module:
+            return None  # a step between changed the module the statement would run again
+    argument = call.args[0]
+    if not isinstance(argument, ast.Name | ast.Attribute):
+        return None
+    whole, span = ctx.source.span(made.value), ctx.source.span(argument)
+    text = ctx.source.segment(made.value)
+    if not text or whole.start.line != whole.end.line:
+        return None  # written over several lines: not copied into another expression
+    if not any(node.below for node in made_here):
+        return text  # its input has no graph: the module's own call is what is computed again
+    start = whole.start
+    offset = span.start.character - start.character
+    length = span.end.character - span.start.character
+    return f"{text[:offset]}{text[offset : offset + length]}.detach(){text[offset + length :]}"
+
+
+def _changed_between(ctx: RuleContext, made: list[ast.AST], between: list[ast.stmt]) -> bool:
+    """A statement between the two backwards stores a name one of the ``made`` statements reads."""
+    read = {n.id for stmt in made for n in names_loaded(stmt)}
+    return any(
+        isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in read
+        for stmt in between
+        for n in ast.walk(stmt)
+    )

@@ -401,6 +401,10 @@ MESSAGES = Catalog.of(
         ("Keep detached copies in {shown}", "在 {shown} 中保存 detach 后的副本"),
         ("Store detached values in the replay buffer {shown}", "在回放缓冲区 {shown} 中保存 detach 后的值"),
         (
+            "Keep what computes `{value}` in the replay memory and compute it again where it is read",
+            "在回放缓冲区中保存计算 `{value}` 的函数，并在读取处重新计算它",
+        ),
+        (
             "Empty the cache {shown} at the start of each iteration: store `None` into its key {keys}",
             "在每次迭代开头清空缓存 {shown}：把 `None` 存入它的键 {keys}",
         ),
@@ -409,7 +413,15 @@ MESSAGES = Catalog.of(
         ("Empty the cache {shown} at the start of each iteration", "在每次迭代开头清空缓存 {shown}"),
         ("Detach {shown} at the start of each {where}", "在每次{where}开头 detach {shown}"),
         ("Detach {shown} after each backward", "在每次反向传播之后 detach {shown}"),
+        (
+            "Reset `.{attr}` of every `{cls}` to `{start}` at the start of each iteration",
+            "在每次迭代开头把每个 `{cls}` 的 `.{attr}` 重置为 `{start}`",
+        ),
         ("Reset {shown} at the start of each iteration", "在每次迭代开头重置 {shown}"),
+        (
+            "Sum `{loss}` over the loop's iterations and backward once after it",
+            "把 `{loss}` 在循环的各次迭代上累加，循环结束后只反向传播一次",
+        ),
         (
             "Use `parametrizations.weight_norm`, which computes the weight at every read",
             "改用 `parametrizations.weight_norm`，它在每次读取时计算权重",
@@ -454,6 +466,14 @@ MESSAGES = Catalog.of(
         (
             "Detach `{name}` where the second loss uses it (`{code}`)",
             "在第二个损失使用 `{name}` 的地方 detach 它（`{code}`）",
+        ),
+        (
+            "Compute {names} again from detached inputs in the second loss and detach {others} there",
+            "在第二个损失中由 detach 后的输入重新计算 {names}，并在那里 detach {others}",
+        ),
+        (
+            "Compute {names} again from detached inputs in the second loss",
+            "在第二个损失中由 detach 后的输入重新计算 {names}",
         ),
         # retain-graph-in-loop
         (

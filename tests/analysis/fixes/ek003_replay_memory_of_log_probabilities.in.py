@@ -1,8 +1,8 @@
 """Actor-critic with a replay memory that stores each step's log-probability with its graph; the
 update samples old transitions. Storing them detached (or detaching the memory) would leave the
 actor, which the optimizer owns, reached only through them, so it would stop learning; emptying
-the memory would end the replay. The log-probabilities must be recomputed at sampling time, which
-no fix can build: none is offered."""
+the memory would end the replay. The log-probabilities are computed again at sampling time, from
+the state and action they were computed from."""
 
 import random
 
