@@ -1804,3 +1804,46 @@ def test_one_backward_then_each_step_is_safe_where_the_optimizers_own_apart_what
     # the gradient the first optimizer's turn left doubled, read after the loop: unsafe
     read_after = _applicabilities(source + "print(encoder[0].weight.grad)\n", "Backward `loss` once")
     assert read_after == {Applicability.UNSAFE}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "safe"),
+    [
+        ("", "", True),
+        # the critic's value weights the actor's output: the critic's loss learns only through what
+        # the actor's loss may mean as a baseline, so a sum (and the kept graph) is not shown
+        (
+            "    actor_loss = -critic(torch.cat([features, torch.tanh(actor(features))], -1)).mean()\n"
+            "    critic_loss = (critic(torch.cat([features, action], -1)) - reward).pow(2).mean()\n",
+            "    value = critic(torch.cat([features, action], -1))\n"
+            "    actor_loss = -(torch.tanh(actor(features.detach())).sum(-1, keepdim=True) * value).mean()\n"
+            "    critic_loss = (value - reward).pow(2).mean()\n",
+            False,
+        ),
+        # code the checker does not follow is handed the encoder between the two backwards
+        (
+            "    actor_opt.step()\n",
+            "    actor_opt.step()\n    inspect_weights(encoder)\n",
+            False,
+        ),
+        # the first pass is a gradient asked of the actor's loss: differentiated or kept as it is?
+        (
+            '    loss["actor"].backward()\n',
+            '    torch.autograd.grad(loss["actor"], list(actor.parameters()))\n',
+            False,
+        ),
+    ],
+)
+def test_two_losses_keep_their_graph_safely_where_their_sum_would_be_safe(
+    old: str, new: str, safe: bool
+) -> None:
+    """Fix_safety rule 16: `retain_graph=True` on the actor's backward, before the critic's loss
+    backwards through the same forward pass, is safe where the two are different losses each with a
+    part of its own, the step between spares the critic's graph, and nothing the checker does not
+    follow is handed what that graph reads: the kept graph sends what the program wrote."""
+    source = (FIXES / "ek004_other_optimizer_steps_between.in.py").read_text(encoding="utf-8")
+    source = source.replace("import torch\n", "import torch\nfrom rl_lib import inspect_weights\n", 1)
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Keep the graph for the second pass")
+    assert found == {Applicability.SAFE if safe else Applicability.UNSAFE}

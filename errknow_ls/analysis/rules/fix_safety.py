@@ -183,6 +183,19 @@ A fix is safe only when all of these hold:
    ``.backward()`` of the same loss, it would add its gradient to the first's (one gradient or
    two?), and the recompute stays unsafe (``double_backward.build``).
 
+16. **Two losses of one forward pass, backwarded one after the other, are kept by
+   ``retain_graph=True`` on the first backward** where summing them into one backward would be safe
+   (rule 4, :func:`sum_losses`: each learns through a part of its own), they are two losses (not one
+   backwarded twice: one gradient or two?), the first pass is a ``.backward()`` (an
+   ``autograd.grad`` asks whether its gradient is meant to be differentiated), every optimizer step
+   between changed only parameters the second graph does not read (the interpreter's record; or
+   nothing stepped), no code the checker does not follow was handed a parameter or a tensor of the
+   second graph, and every entry point ran to its end. The kept graph then holds, unchanged, every
+   tensor the second backward needs, and that backward sends exactly the gradients the program
+   wrote, the ones rule 15's recompute would send: no constructor runs, no cut is made and the
+   same tensors are updated (:func:`retain_for_second_loss`). Where a step between changed what
+   the second graph reads, the retain is not offered at all (``common_fixes.retain_first``).
+
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
 
@@ -1619,3 +1632,36 @@ def _shape_of(value: Value) -> str:
         inner = ",".join(_shape_of(i) for i in value.items or (value.item,))
         return f"{value.kind}[{inner}]"
     return "other"
+
+
+def retain_for_second_loss(ctx: RuleContext, event: SecondPass, *, steps_spared: bool) -> Applicability:
+    """Rule 16: ``retain_graph=True`` on the first of two losses' backwards keeps what the second
+    backward needs, and sends what the program wrote: safe where the two are different losses whose
+    sum would be safe (:func:`sum_losses`), the first pass is a ``.backward()``, every step between
+    spared the second graph (``steps_spared``), and no code the checker does not follow was handed
+    a parameter or a tensor that graph reads (:func:`_unfollowed_sees`). Unsafe otherwise."""
+    first = event.free.site
+    backward = isinstance(first.func, ast.Attribute) and first.func.attr == "backward"
+    if not (ctx.complete and backward and steps_spared) or event.same_tensor:
+        return Applicability.UNSAFE
+    if sum_losses(ctx, event) is not Applicability.SAFE or _unfollowed_sees(ctx, event.reached):
+        return Applicability.UNSAFE
+    return Applicability.SAFE
+
+
+UNFOLLOWED = frozenset({"unknown code", "a module changed"})
+"""The gradient uses the interpreter records for code it does not follow (``ownership.py``)."""
+
+
+def _unfollowed_sees(ctx: RuleContext, graph: frozenset[int]) -> bool:
+    """Code the checker does not follow was handed a parameter the graph ``graph`` reads or one of
+    its tensors (or what it was handed is not known): it may change them in place."""
+    origins = upstream_origins(ctx.nodes, graph)
+    if origins is None:
+        return True
+    origins = ctx.ownership.linked(origins)
+    return any(
+        use.how in UNFOLLOWED
+        and (use.origins is None or bool(use.origins & origins) or bool(use.roots & graph))
+        for use in ctx.ownership.uses
+    )

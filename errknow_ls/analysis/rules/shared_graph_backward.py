@@ -62,11 +62,15 @@ is kept; this comes first.
 Where the second loss reads the shared part through a value it computed before the first backward
 (`advantage = reward - value`, backwarded for the critic and then weighting the policy's surrogate),
 that value is detached where the second loss reads it after the first backward.
-`retain_graph=True` on the first backward is unsafe, and offered only where nothing stepped between
+`retain_graph=True` on the first backward is offered only where nothing stepped between
 the two backwards or every step between changed only parameters the second loss's graph does not
 read (an actor's optimizer stepped before the critic's loss, whose graph never reads the actor;
 decided by which constructor call made each module, never by its name): otherwise the step
-modifies tensors the second backward needs.
+modifies tensors the second backward needs. It is safe where the two are different losses whose
+sum would be safe, the first pass is a `.backward()` and no code the checker does not follow was
+handed what the second graph reads: the kept graph sends exactly the gradients the program wrote
+(a TD3 actor's loss before the critic's, a quantiser's codebook loss before the main loss);
+unsafe otherwise.
 
 ### References
 - [DCGAN example, `fake.detach()`](https://github.com/pytorch/examples/blob/main/dcgan/main.py)
@@ -87,6 +91,7 @@ from errknow_ls.analysis.rules.common_fixes import (
     retain_first,
     statements_feeding,
     steps_between,
+    steps_spare_second_pass,
     updates_in_place,
 )
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded
@@ -95,6 +100,7 @@ from errknow_ls.analysis.rules.fix_safety import (
     detach_in_first,
     detach_in_second,
     optimizer_trains,
+    retain_for_second_loss,
     sum_losses,
 )
 from errknow_ls.analysis.source import called_names
@@ -152,7 +158,8 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     shown_input = first_trains is False or fresh_input
     safe_detach = detach is not None and detach.applicability is Applicability.SAFE
     ordered = [detach, recompute] if safe_detach and shown_input else [recompute, detach]
-    retain = retain_first(event, ctx, Applicability.UNSAFE)
+    spared = not stepped or steps_spare_second_pass(ctx, event)
+    retain = retain_first(event, ctx, retain_for_second_loss(ctx, event, steps_spared=spared))
     grad = differentiable_grad(event, ctx)
     # A first pass that takes gradients for a penalty (R1, forces) is meant to be differentiated:
     # keeping its graph differentiable comes before keeping it as it is.
