@@ -1044,6 +1044,7 @@ def _outcome(
         cached_contexts=interpreter.cached_contexts,
         cached_reads=interpreter.cached_reads,
         called_lambdas=interpreter.called_lambdas,
+        constant_factors=interpreter.constant_factors,
     )
     elsewhere = _Elsewhere(interpreter)
     passes = tuple(r for e in interpreter.events[first:] if (r := _reported(e, ctx, elsewhere)) is not None)

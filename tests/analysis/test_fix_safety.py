@@ -1847,3 +1847,51 @@ def test_two_losses_keep_their_graph_safely_where_their_sum_would_be_safe(
     source = source.replace(old, new) if old else source
     found = _applicabilities(source, "Keep the graph for the second pass")
     assert found == {Applicability.SAFE if safe else Applicability.UNSAFE}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "safe"),
+    [
+        ("", "", True),
+        # a mean over the stacked items: each item weighs one over their count, which the earlier
+        # items change (kept or emptied, the step's own activations would learn otherwise)
+        (
+            "sum(out.abs().mean() for out in self.outputs)",
+            "torch.stack([out.abs().mean() for out in self.outputs]).mean()",
+            False,
+        ),
+        # the sum scaled by a number computed from the list itself
+        (
+            "sum(out.abs().mean() for out in self.outputs)",
+            "sum(out.abs().mean() for out in self.outputs) / len(self.outputs)",
+            False,
+        ),
+        # each term reads another item too: the earlier items weigh the step's own
+        (
+            "sum(out.abs().mean() for out in self.outputs)",
+            "sum((out - self.outputs[0]).abs().mean() for out in self.outputs)",
+            False,
+        ),
+        # the penalty weighs the step's loss: a product of two terms, not a sum
+        (
+            "F.cross_entropy(logits, y) + 0.01 * log.penalty()",
+            "F.cross_entropy(logits, y) * (1 + 0.01 * log.penalty())",
+            False,
+        ),
+    ],
+)
+def test_the_items_of_a_growing_list_are_detached_safely_where_they_are_terms_of_a_sum(
+    old: str, new: str, safe: bool
+) -> None:
+    """Fix_safety rule 17: activations a forward hook records into a list nobody empties enter the
+    loss as terms of a sum (a fixed weight times the builtin ``sum`` of one term per item): detached
+    at the start of each step, the earlier ones are constants, and the step sends the gradients it
+    would send with the list emptied. Where the earlier items weigh the step's own (a mean, a
+    number computed from the list, a term reading another item, a product), the fix is not offered."""
+    source = (FIXES / "ek003_hook_activations_summed_into_a_penalty.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    (finding,) = check_source(source).findings
+    found = {fix.applicability for fix in finding.fixes if fix.title.startswith("Detach the items of")}
+    assert found == ({Applicability.SAFE} if safe else set())
+    assert finding.fixes, "a fix is still offered"

@@ -89,6 +89,9 @@ class RuleContext:
     """Reads of a parametrized tensor a cached context answered, with that tensor's graph nodes."""
     called_lambdas: dict[ast.AST, set[ast.Lambda]] = field(default_factory=dict)
     """The lambdas of the checked code each call site ran."""
+    constant_factors: dict[ast.AST, float | None] = field(default_factory=dict)
+    """Products and quotients of a tensor by a number, with that number where it was the same
+    constant on every run (None otherwise)."""
     parents: Parents = field(init=False)
     _all: list[ast.stmt] | None = field(init=False, default=None)
     _summaries: dict[int, Summary] = field(init=False, default_factory=dict)

@@ -32,6 +32,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek003_decoder_state_from_the_encoder_stepped_per_token",
     ),
     "Detach {shown} at the start of each {where}": (
+        "ek003_hook_activations_summed_into_a_penalty",
         "ek003_losses_in_a_list",
         "ek003_lstm_state",
         "ek003_lstm_unpacked_state",

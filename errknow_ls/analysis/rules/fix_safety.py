@@ -196,6 +196,22 @@ A fix is safe only when all of these hold:
    same tensors are updated (:func:`retain_for_second_loss`). Where a step between changed what
    the second graph reads, the retain is not offered at all (``common_fixes.retain_first``).
 
+17. **A list that grows by each step's tensors, whose items enter the loss only as terms of a
+   sum, has its items detached at the start of each iteration** (activations a forward hook
+   records, summed into a penalty and never emptied): a cut between training steps, as rule 4 makes
+   for a running total, where the loop steps an optimizer and every node of the failing backward
+   that leads both to the items carried in and to anything else adds its inputs with fixed
+   weights: an addition or subtraction, the builtin ``sum``, a product or quotient by a number
+   that was the same constant on every run (the interpreter's record), or a term of such a sum
+   that reads one item alone (``sum(a.abs().mean() for a in records)``, whose element reads only
+   its own loop name, modules and constants). Detached, the earlier items are constants added to
+   the loss: the values stay the program's own, and the gradients are those the loss would send
+   with the list emptied at the start of each iteration, so kept or emptied, what the list is
+   meant to be changes nothing that trains (a mean over the stacked items, ``torch.stack(losses)
+   .mean()``, weights each by their count and stays unsafe). The cut must remove every freed node
+   the backward reached, and nothing else may see a gradient there
+   (:func:`detach_terms_of_sums`).
+
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
 
@@ -1665,3 +1681,104 @@ def _unfollowed_sees(ctx: RuleContext, graph: frozenset[int]) -> bool:
         and (use.origins is None or bool(use.origins & origins) or bool(use.roots & graph))
         for use in ctx.ownership.uses
     )
+
+
+def detach_terms_of_sums(ctx: RuleContext, event: SecondPass, lists: list[Value]) -> bool:
+    """Rule 17: detaching, at the start of each iteration of a training loop, the items the lists
+    ``lists`` carried into it changes nothing that trains where they enter the failing backward only
+    as terms of sums (:func:`_adds_terms`), every freed node the backward reaches lies among them or
+    below them, and nothing else sees a gradient there."""
+    loop = event.loop
+    if not ctx.complete or loop is None or loop.key not in ctx.stepping:
+        return False
+    old = own_nodes(lists) & event.reached
+    made_them = frozenset().union(*(ctx.nodes[n].below for n in old)) | old
+    if not old or not event.conflict <= made_them:
+        return False
+    only_old: set[int] = set()
+    for node_id in sorted(event.reached - made_them):
+        node = ctx.nodes[node_id]
+        if not node.below & old:
+            continue
+        if node.below <= made_them | only_old:
+            only_old.add(node_id)  # computed from the earlier items alone: a constant, detached
+        elif not _adds_terms(ctx, node.site):
+            return False
+    cut = made_them | only_old
+    return not any(use.roots & cut for use in ctx.ownership.uses)
+
+
+def _adds_terms(ctx: RuleContext, site: ast.AST) -> bool:
+    """The op at ``site`` hands each input the gradient it receives times a fixed number, whatever
+    the other inputs hold: ``a + b``, ``a - b``, the builtin ``sum``, ``w * t`` or ``t / w`` for a
+    number ``w`` that was the same constant on every run; or it computes one term of such a sum
+    from one item alone (:func:`_term_of_one_item`)."""
+    if isinstance(site, ast.BinOp | ast.AugAssign) and isinstance(site.op, ast.Add | ast.Sub):
+        return True
+    if ctx.constant_factors.get(site) is not None:
+        return True
+    return _builtin_sum(ctx, site) or _term_of_one_item(ctx, site)
+
+
+def _builtin_sum(ctx: RuleContext, site: ast.AST) -> bool:
+    """``sum(...)``, run as Python's builtin (no function of the checked code by that name)."""
+    return (
+        isinstance(site, ast.Call)
+        and isinstance(site.func, ast.Name)
+        and site.func.id == "sum"
+        and site in ctx.forward_calls
+        and site not in ctx.called_functions
+    )
+
+
+def _term_of_one_item(ctx: RuleContext, site: ast.AST) -> bool:
+    """``site`` lies in the element of ``sum(<element> for <name> in <container>)`` (or of a list
+    comprehension it sums), one ``for`` over a whole container named by a chain of attributes, no
+    condition, whose element reads only ``<name>``, what the checked code's imports bind (``torch``,
+    ``F``) and constants, through torch ops and tensor methods: each term of that sum reads one item
+    alone."""
+    current: ast.AST | None = site
+    while current is not None and not isinstance(current, ast.GeneratorExp | ast.ListComp):
+        if isinstance(current, ast.stmt | ast.Lambda):
+            return False
+        current = ctx.parents.get(current)
+    if not isinstance(current, ast.GeneratorExp | ast.ListComp) or len(current.generators) != 1:
+        return False
+    loop = current.generators[0]
+    summed = ctx.parents.get(current)
+    if loop.ifs or loop.is_async or not isinstance(loop.target, ast.Name) or not _chain_of_names(loop.iter):
+        return False
+    if not (isinstance(summed, ast.Call) and summed.args == [current] and _builtin_sum(ctx, summed)):
+        return False
+    if not any(n is site for n in ast.walk(current.elt)):
+        return False
+    readable = {loop.target.id} | _imported_modules(ctx)
+    for node in ast.walk(current.elt):
+        if isinstance(node, ast.Name) and node.id not in readable:
+            return False
+        if isinstance(node, ast.Call) and (node not in ctx.forward_calls or node in ctx.called_functions):
+            return False
+        if isinstance(node, NOT_FORWARD):
+            return False
+    return True
+
+
+def _chain_of_names(node: ast.expr) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _imported_modules(ctx: RuleContext) -> frozenset[str]:
+    """The names the module's own top-level imports bind (``torch``, ``F`` for
+    ``torch.nn.functional``), never rebound by an assignment: nothing a loop computes."""
+    bound = {
+        alias.asname or alias.name.split(".")[0]
+        for node in ctx.module.body
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    assigned = {
+        n.id for n in ast.walk(ctx.module) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    return frozenset(bound - assigned)

@@ -149,7 +149,10 @@ for inputs, targets in batches:
 如果每次迭代都是一个训练步，追加之后这一步不再有反向传播，历史进入循环时不带计算图，损失仍经由这一步自己的前向传播到达优化器拥有的
 每个参数，也没有别的东西看到它所保存内容的梯度，这是安全的（副本的值相同，截断落在训练步之间）；
 否则不安全。为某一步的损失填充却从不清空的列表（一个回合的对数概率、前向钩子收集的激活）改为在
-每次迭代开头清空（不安全）。
+每次迭代开头清空（不安全）。如果这样的列表随每一步的张量增长，而它的元素只作为一个和的项进入损失
+（固定权重乘以 `sum(a.abs().mean() for a in records)`），就在每次迭代开头 detach 它的元素：安全，
+较早的元素成为常数，这一步发送的梯度与清空列表时相同（堆叠后取平均，或由列表算出的数，会让较早的元素
+影响这一步自己的元素：不提供）。
 对象缓存的值只在旁边保存的键不为 `None` 时才被返回（`if self._key is not None and ...: return
 self._cached`），且对键的每次读取都受同样的检查保护时，在每次迭代开头把 `None` 存入这个键，使每一步
 都重新计算它（不安全：缓存不再起作用）。经验回放缓冲区（通过 `random.sample` 或下标读取）改为保存 detach
@@ -399,6 +402,10 @@ MESSAGES = Catalog.of(
         ("Empty {shown} at the start of each {where}", "在每次{where}开头清空 {shown}"),
         ("Re-run {shown} at the start of each iteration", "在每次迭代开头重新运行 {shown}"),
         ("Empty the cache {shown} at the start of each iteration", "在每次迭代开头清空缓存 {shown}"),
+        (
+            "Detach the items of {shown} at the start of each {where}",
+            "在每次{where}开头 detach {shown} 的元素",
+        ),
         ("Detach {shown} at the start of each {where}", "在每次{where}开头 detach {shown}"),
         ("Detach {shown} after each backward", "在每次反向传播之后 detach {shown}"),
         ("Reset {shown} at the start of each iteration", "在每次迭代开头重置 {shown}"),
