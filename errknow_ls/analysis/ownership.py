@@ -41,6 +41,9 @@ from errknow_ls.analysis.values import (
 Origins = frozenset[int] | None
 """Origins, or None where they are not known."""
 
+BACKWARD, STEP, CLEAR = "backward", "step", "clear"
+"""What :attr:`Ownership.timeline` records."""
+
 LASTING = sys.maxsize
 """The ``made`` of a gradient use that lasts: a hook, code that keeps what it was handed."""
 
@@ -80,6 +83,10 @@ class Ownership:
     hand-written update), with the origins it changed on any run (None: not known)."""
     stepped: list[tuple[int, Origins]] = field(default_factory=list)
     """The same, in the order they ran: the interpreter's tick when each ran, and what it changed."""
+    timeline: list[tuple[str, ast.AST, Origins]] = field(default_factory=list)
+    """Every backward run (``BACKWARD``), change of parameters in place (``STEP``, with what it
+    changed) and optimizer's ``zero_grad()`` (``CLEAR``, with what that optimizer owns), in the
+    order they ran: whether a gradient a backward sends is ever stepped (:meth:`stepped_uncleared`)."""
     parameterless: set[int] = field(default_factory=set)
     """Origins of torch modules that hold no parameter (``nn.MSELoss()``, ``nn.ReLU()``: a class
     of ``torch_api.PARAMETERLESS_MODULES`` built from no other module); a graph that runs one reads
@@ -104,6 +111,27 @@ class Ownership:
         """``site`` changed the parameters of ``origins`` in place at ``tick``."""
         self.stepped.append((tick, origins))
         self.steps[site] = _union(self.steps.get(site, frozenset()), origins)
+        self.timeline.append((STEP, site, origins))
+
+    def stepped_uncleared(self, backward: ast.AST, origins: frozenset[int]) -> bool:
+        """Whether, after some run of the backward at ``backward``, a step changed a parameter of
+        ``origins`` (or what it changed is not known) before an optimizer's ``zero_grad()`` cleared
+        that parameter's gradient: what that backward sends there may be stepped. False also where
+        the backward never ran."""
+        ran = False
+        for index, (what, site, _) in enumerate(self.timeline):
+            if what != BACKWARD or site is not backward:
+                continue
+            ran = True
+            pending = set(origins)
+            for later, _, changed in self.timeline[index + 1 :]:
+                if not pending:
+                    break
+                if later == CLEAR and changed is not None:
+                    pending -= changed
+                elif later == STEP and (changed is None or changed & pending):
+                    return True
+        return not ran
 
     def stepped_since(self, tick: int) -> Origins:
         """The origins the steps run at or after ``tick`` changed (None: one of them is not known)."""

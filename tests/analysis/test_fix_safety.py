@@ -1895,3 +1895,45 @@ def test_the_items_of_a_growing_list_are_detached_safely_where_they_are_terms_of
     found = {fix.applicability for fix in finding.fixes if fix.title.startswith("Detach the items of")}
     assert found == ({Applicability.SAFE} if safe else set())
     assert finding.fixes, "a fix is still offered"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "safe"),
+    [
+        ("", "", True),
+        # the critic clears its gradient after its step: the next step applies what the policy's
+        # loss sent through the advantages
+        (
+            "        critic_opt.zero_grad()\n        advantage.pow(2).backward()\n"
+            "        critic_opt.step()\n",
+            "        advantage.pow(2).backward()\n        critic_opt.step()\n"
+            "        critic_opt.zero_grad()\n",
+            False,
+        ),
+        # the policy's optimizer owns the critic too: its step right after applies it
+        (
+            "policy_opt = torch.optim.Adam(policy.parameters(), lr=1e-2)",
+            "policy_opt = torch.optim.Adam([*policy.parameters(), *critic.parameters()], lr=1e-2)",
+            False,
+        ),
+        # the critic's gradient is read after the policy's backward
+        (
+            "    policy_opt.step()\n",
+            "    policy_opt.step()\n    print(critic[0].weight.grad.norm())\n",
+            False,
+        ),
+    ],
+)
+def test_a_value_is_detached_in_the_second_loss_safely_where_what_it_stops_is_cleared_before_a_step(
+    old: str, new: str, safe: bool
+) -> None:
+    """Fix_safety rule 18: the policy's surrogate weights log-probabilities by advantages the
+    critic's own backward and step already used; detached there, the gradient the surrogate would
+    send into the critic is gone, which changes nothing where, after every policy backward, the
+    critic's optimizer clears that gradient before any step changes the critic, and nothing else
+    reads it."""
+    source = (FIXES / "ek004_advantage_read_after_critic_step.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Detach `advantage` where the second loss uses it")
+    assert found == {Applicability.SAFE if safe else Applicability.UNSAFE}

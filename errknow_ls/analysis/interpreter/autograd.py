@@ -10,7 +10,7 @@ from dataclasses import replace
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.interpreter.backward import flag, receiver_expr
 from errknow_ls.analysis.interpreter.base import FROZEN, FunctionNode, InterpreterBase
-from errknow_ls.analysis.ownership import Origins
+from errknow_ls.analysis.ownership import CLEAR, Origins
 from errknow_ls.analysis.state import Place
 from errknow_ls.analysis.values import (
     KEYED_CONTAINERS,
@@ -371,7 +371,10 @@ class Autograd(InterpreterBase):
             group = args[0] if args else kwargs.get("param_group", UNKNOWN)
             self.ownership.add_group(receiver.made, self.origins_of(group, params=True))  # it owns them too
             return UNKNOWN
-        if qualname.startswith("torch.optim.") and attr in ("zero_grad", "state_dict"):
+        if qualname.startswith("torch.optim.") and attr == "zero_grad":
+            self.ownership.timeline.append((CLEAR, node, self.ownership.owned(receiver.made)))
+            return UNKNOWN
+        if qualname.startswith("torch.optim.") and attr == "state_dict":
             return UNKNOWN
         return self.unknown_call(args, kwargs)
 

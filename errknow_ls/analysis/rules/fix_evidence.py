@@ -23,6 +23,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek004_critic_baseline_after_its_own_loss",
         "ek004_generator_updated_first",
     ),
+    "Detach the items of {shown} at the start of each {where}": (
+        "ek003_hook_activations_summed_into_a_penalty",
+    ),
     "Detach the previous step's {shown} where it is read": (
         "ek003_state_on_module_stored_beside_output",
         "ek003_state_read_after_it_is_stored",
@@ -32,7 +35,6 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek003_decoder_state_from_the_encoder_stepped_per_token",
     ),
     "Detach {shown} at the start of each {where}": (
-        "ek003_hook_activations_summed_into_a_penalty",
         "ek003_losses_in_a_list",
         "ek003_lstm_state",
         "ek003_lstm_unpacked_state",

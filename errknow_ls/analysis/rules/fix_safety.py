@@ -212,6 +212,15 @@ A fix is safe only when all of these hold:
    the backward reached, and nothing else may see a gradient there
    (:func:`detach_terms_of_sums`).
 
+18. **A shared value is detached where the second loss reads it** (``advantage.detach()`` in a
+   policy's surrogate, after the critic's own backward and step), beyond rule 4's optimizers, where
+   the gradient the cut stops is never applied: the second backward still reaches a node that
+   learns, and after every run of it, each optimizer step that changes a parameter the cut part
+   reads (the critic's) comes after an optimizer's ``zero_grad()`` that cleared that parameter (the
+   interpreter's record of backwards, steps and clears, in the order they ran), and nothing else
+   sees a gradient there. What the cut takes away would have lain in ``.grad`` until a clear threw
+   it away: the optimizers step on the same gradients (:func:`detach_unapplied`).
+
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
 
@@ -227,6 +236,7 @@ from errknow_ls.analysis.ownership import (
     cut_keeps_training,
     cut_starves_owned,
     gradient_unseen,
+    reached_avoiding,
     tensor_roots,
     upstream_origins,
 )
@@ -869,6 +879,12 @@ def optimizer_trains(ctx: RuleContext, optimizer: str | None, made: ast.AST, sco
     a value whose graph reads no parameter, or one whose origin is not known).
     """
     owned = owned_by(ctx, optimizer, scope) if optimizer is not None else None
+    return _owns_what_made(ctx, owned, made)
+
+
+def _owns_what_made(ctx: RuleContext, owned: frozenset[int] | None, made: ast.AST) -> bool | None:
+    """Whether the origins ``owned`` hold a parameter the graph of the value ``made`` assigns reads
+    (None where either is not known, or that graph reads no parameter)."""
     if owned is None:
         return None
     upstream = {n.id for n in ctx.nodes if n.stmt is made or any(s is made for _, s in n.stmts)}
@@ -1782,3 +1798,34 @@ def _imported_modules(ctx: RuleContext) -> frozenset[str]:
         n.id for n in ast.walk(ctx.module) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
     }
     return frozenset(bound - assigned)
+
+
+def step_trains(ctx: RuleContext, step: ast.AST, made: ast.AST) -> bool | None:
+    """:func:`optimizer_trains` for an optimizer not bound by name where it steps (handed in as an
+    argument): whether the ``step()`` call ``step`` changed, on any of its runs, a parameter the
+    graph of the value ``made`` assigns reads, as the interpreter recorded what each step changed
+    (``Ownership.steps``, by the optimizer's construction); None where not known."""
+    if not ctx.complete:
+        return None
+    return _owns_what_made(ctx, ctx.ownership.steps.get(step), made)
+
+
+def detach_unapplied(ctx: RuleContext, event: SecondPass, made: ast.AST) -> bool:
+    """Rule 18: detaching, where the second loss reads it, the value the statement ``made``
+    assigns changes nothing the optimizers step on: with the nodes made there cut, the second
+    backward still reaches a node that learns, every parameter it no longer reaches is cleared by an
+    optimizer's ``zero_grad()`` before any step changes it, after every run of that backward
+    (:meth:`Ownership.stepped_uncleared`), and nothing else sees a gradient there."""
+    cut = frozenset(
+        n for n in event.reached if ctx.nodes[n].stmt is made or any(s is made for _, s in ctx.nodes[n].stmts)
+    )
+    if not ctx.complete or not cut:
+        return False
+    kept = reached_avoiding(ctx.nodes, event.reached, cut)
+    lost = event.reached - kept
+    changed = upstream_origins(ctx.nodes, lost)
+    if not changed or not any(ctx.nodes[n].learns for n in kept):
+        return False
+    if ctx.ownership.stepped_uncleared(event.site, ctx.ownership.linked(changed)):
+        return False
+    return gradient_unseen(ctx.nodes, lost, frozenset(), ctx.ownership)

@@ -61,7 +61,11 @@ into a name nothing reads (`gen_imgs = generator(torch.randn(n, d))` beside the 
 is kept; this comes first.
 Where the second loss reads the shared part through a value it computed before the first backward
 (`advantage = reward - value`, backwarded for the critic and then weighting the policy's surrogate),
-that value is detached where the second loss reads it after the first backward.
+that value is detached where the second loss reads it after the first backward. A detach in the
+second loss is safe too where the gradient it stops is never applied: after every run of the
+second backward, each step that changes a parameter the cut part reads (the critic's) comes after
+an optimizer's `zero_grad()` that cleared it (the critic's own clear before its next step), and
+nothing else reads that gradient.
 `retain_graph=True` on the first backward is offered only where nothing stepped between
 the two backwards or every step between changed only parameters the second loss's graph does not
 read (an actor's optimizer stepped before the critic's loss, whose graph never reads the actor;
@@ -99,8 +103,10 @@ from errknow_ls.analysis.rules.fix_safety import (
     clears_first_gradient,
     detach_in_first,
     detach_in_second,
+    detach_unapplied,
     optimizer_trains,
     retain_for_second_loss,
+    step_trains,
     sum_losses,
 )
 from errknow_ls.analysis.source import called_names
@@ -442,11 +448,21 @@ def _optimizers_train_shared(
     between = _between(ctx, first_stmt, second_stmt) or []
     block = ctx.block_of(second_stmt) or []
     after = block[block.index(second_stmt) + 1 :] if second_stmt in block else []
-    first_opt = _receiver(ctx, next((s for s in between if _optimizer_call(s, "step")), None))
-    second_opt = _receiver(ctx, next((s for s in after if _optimizer_call(s, "step")), None))
+    first_step = next((s for s in between if _optimizer_call(s, "step")), None)
+    second_step = next((s for s in after if _optimizer_call(s, "step")), None)
     scope = ctx.function_of(first_stmt) or ctx.module
     made = shared[1]
-    return optimizer_trains(ctx, first_opt, made, scope), optimizer_trains(ctx, second_opt, made, scope)
+    return _step_trains(ctx, first_step, made, scope), _step_trains(ctx, second_step, made, scope)
+
+
+def _step_trains(ctx: RuleContext, step: ast.stmt | None, made: ast.AST, scope: ast.AST) -> bool | None:
+    """Whether the optimizer whose ``step()`` is ``step`` trains what made the value ``made``: by its
+    construction where its name is bound here, else by what that step changed on every run (an
+    optimizer handed in as an argument)."""
+    trains = optimizer_trains(ctx, _receiver(ctx, step), made, scope)
+    if trains is None and isinstance(step, ast.Expr):
+        trains = step_trains(ctx, step.value, made)
+    return trains
 
 
 def _detach(
@@ -484,6 +500,8 @@ def _detach(
                 second_trains if candidate is shared else _optimizers_train_shared(event, ctx, candidate)[1]
             )
             later = detach_in_second(ctx, event, steps_between=steps, trains_shared=trains)
+            if later is not Applicability.SAFE and detach_unapplied(ctx, event, candidate[1]):
+                later = Applicability.SAFE  # what the cut stops is cleared before any step
             fix = _detach_in_second(event, ctx, candidate[0], scope, later)
             if fix is not None:
                 return fix
