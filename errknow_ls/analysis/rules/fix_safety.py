@@ -879,12 +879,6 @@ def optimizer_trains(ctx: RuleContext, optimizer: str | None, made: ast.AST, sco
     a value whose graph reads no parameter, or one whose origin is not known).
     """
     owned = owned_by(ctx, optimizer, scope) if optimizer is not None else None
-    return _owns_what_made(ctx, owned, made)
-
-
-def _owns_what_made(ctx: RuleContext, owned: frozenset[int] | None, made: ast.AST) -> bool | None:
-    """Whether the origins ``owned`` hold a parameter the graph of the value ``made`` assigns reads
-    (None where either is not known, or that graph reads no parameter)."""
     if owned is None:
         return None
     upstream = {n.id for n in ctx.nodes if n.stmt is made or any(s is made for _, s in n.stmts)}
@@ -1798,16 +1792,6 @@ def _imported_modules(ctx: RuleContext) -> frozenset[str]:
         n.id for n in ast.walk(ctx.module) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
     }
     return frozenset(bound - assigned)
-
-
-def step_trains(ctx: RuleContext, step: ast.AST, made: ast.AST) -> bool | None:
-    """:func:`optimizer_trains` for an optimizer not bound by name where it steps (handed in as an
-    argument): whether the ``step()`` call ``step`` changed, on any of its runs, a parameter the
-    graph of the value ``made`` assigns reads, as the interpreter recorded what each step changed
-    (``Ownership.steps``, by the optimizer's construction); None where not known."""
-    if not ctx.complete:
-        return None
-    return _owns_what_made(ctx, ctx.ownership.steps.get(step), made)
 
 
 def detach_unapplied(ctx: RuleContext, event: SecondPass, made: ast.AST) -> bool:

@@ -106,7 +106,6 @@ from errknow_ls.analysis.rules.fix_safety import (
     detach_unapplied,
     optimizer_trains,
     retain_for_second_loss,
-    step_trains,
     sum_losses,
 )
 from errknow_ls.analysis.source import called_names
@@ -448,21 +447,11 @@ def _optimizers_train_shared(
     between = _between(ctx, first_stmt, second_stmt) or []
     block = ctx.block_of(second_stmt) or []
     after = block[block.index(second_stmt) + 1 :] if second_stmt in block else []
-    first_step = next((s for s in between if _optimizer_call(s, "step")), None)
-    second_step = next((s for s in after if _optimizer_call(s, "step")), None)
+    first_opt = _receiver(ctx, next((s for s in between if _optimizer_call(s, "step")), None))
+    second_opt = _receiver(ctx, next((s for s in after if _optimizer_call(s, "step")), None))
     scope = ctx.function_of(first_stmt) or ctx.module
     made = shared[1]
-    return _step_trains(ctx, first_step, made, scope), _step_trains(ctx, second_step, made, scope)
-
-
-def _step_trains(ctx: RuleContext, step: ast.stmt | None, made: ast.AST, scope: ast.AST) -> bool | None:
-    """Whether the optimizer whose ``step()`` is ``step`` trains what made the value ``made``: by its
-    construction where its name is bound here, else by what that step changed on every run (an
-    optimizer handed in as an argument)."""
-    trains = optimizer_trains(ctx, _receiver(ctx, step), made, scope)
-    if trains is None and isinstance(step, ast.Expr):
-        trains = step_trains(ctx, step.value, made)
-    return trains
+    return optimizer_trains(ctx, first_opt, made, scope), optimizer_trains(ctx, second_opt, made, scope)
 
 
 def _detach(
