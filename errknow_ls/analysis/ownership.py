@@ -113,25 +113,34 @@ class Ownership:
         self.steps[site] = _union(self.steps.get(site, frozenset()), origins)
         self.timeline.append((STEP, site, origins))
 
-    def stepped_uncleared(self, backward: ast.AST, origins: frozenset[int]) -> bool:
-        """Whether, after some run of the backward at ``backward``, a step changed a parameter of
-        ``origins`` (or what it changed is not known) before an optimizer's ``zero_grad()`` cleared
-        that parameter's gradient: what that backward sends there may be stepped. False also where
-        the backward never ran."""
-        ran = False
-        for index, (what, site, _) in enumerate(self.timeline):
-            if what != BACKWARD or site is not backward:
-                continue
-            ran = True
+    def stepped_uncleared(
+        self, backward: ast.AST, origins: frozenset[int], cleared_before: Callable[[ast.AST, ast.AST], bool]
+    ) -> bool:
+        """Whether, after some run of the backward at ``backward``, the first step that changes a
+        parameter of ``origins`` (or a step whose changes are not known) is not preceded, since that
+        run, by an optimizer's ``zero_grad()`` that cleared it and that runs wherever that step runs
+        (``cleared_before(clear, step)``): what that backward sends there may be stepped. Also
+        True where the backward ran fewer than twice (what follows its runs is not shown for a
+        loop's later iterations)."""
+        runs = [i for i, (what, site, _) in enumerate(self.timeline) if what == BACKWARD and site is backward]
+        if len(runs) < 2:
+            return True
+        for index in runs:
             pending = set(origins)
-            for later, _, changed in self.timeline[index + 1 :]:
+            cleared: dict[int, ast.AST] = {}
+            for later, site, changed in self.timeline[index + 1 :]:
                 if not pending:
                     break
                 if later == CLEAR and changed is not None:
-                    pending -= changed
-                elif later == STEP and (changed is None or changed & pending):
+                    cleared.update((origin, site) for origin in changed & pending)
+                elif later == STEP and changed is None:
                     return True
-        return not ran
+                elif later == STEP and changed is not None:
+                    for origin in changed & pending:
+                        if origin not in cleared or not cleared_before(cleared[origin], site):
+                            return True
+                    pending -= changed
+        return False
 
     def stepped_since(self, tick: int) -> Origins:
         """The origins the steps run at or after ``tick`` changed (None: one of them is not known)."""

@@ -1910,6 +1910,13 @@ def test_the_items_of_a_growing_list_are_detached_safely_where_they_are_terms_of
             "        critic_opt.zero_grad()\n",
             False,
         ),
+        # the critic clears on all but an episode's first step: that step applies what the
+        # policy's loss sent
+        (
+            "        critic_opt.zero_grad()\n",
+            "        if t > 0:\n            critic_opt.zero_grad()\n",
+            False,
+        ),
         # the policy's optimizer owns the critic too: its step right after applies it
         (
             "policy_opt = torch.optim.Adam(policy.parameters(), lr=1e-2)",

@@ -215,10 +215,11 @@ A fix is safe only when all of these hold:
 18. **A shared value is detached where the second loss reads it** (``advantage.detach()`` in a
    policy's surrogate, after the critic's own backward and step), beyond rule 4's optimizers, where
    the gradient the cut stops is never applied: the second backward still reaches a node that
-   learns, and after every run of it, each optimizer step that changes a parameter the cut part
-   reads (the critic's) comes after an optimizer's ``zero_grad()`` that cleared that parameter (the
-   interpreter's record of backwards, steps and clears, in the order they ran), and nothing else
-   sees a gradient there. What the cut takes away would have lain in ``.grad`` until a clear threw
+   learns, and after every run of it (it runs more than once: a loop's next iteration is seen),
+   the first optimizer step that changes a parameter the cut part reads (the critic's) comes after
+   an optimizer's ``zero_grad()`` that cleared that parameter and that runs wherever the step runs
+   (a statement before it in its block; the interpreter's record of backwards, steps and clears, in
+   the order they ran), and nothing else sees a gradient there. What the cut takes away would have lain in ``.grad`` until a clear threw
    it away: the optimizers step on the same gradients (:func:`detach_unapplied`).
 
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
@@ -227,6 +228,7 @@ Anything else is unsafe (``--unsafe-fixes``) or display-only.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
@@ -1810,6 +1812,21 @@ def detach_unapplied(ctx: RuleContext, event: SecondPass, made: ast.AST) -> bool
     changed = upstream_origins(ctx.nodes, lost)
     if not changed or not any(ctx.nodes[n].learns for n in kept):
         return False
-    if ctx.ownership.stepped_uncleared(event.site, ctx.ownership.linked(changed)):
+    if ctx.ownership.stepped_uncleared(event.site, ctx.ownership.linked(changed), _cleared_right_before(ctx)):
         return False
     return gradient_unseen(ctx.nodes, lost, frozenset(), ctx.ownership)
+
+
+def _cleared_right_before(ctx: RuleContext) -> Callable[[ast.AST, ast.AST], bool]:
+    """Whether the ``zero_grad()`` call ``clear`` and the ``step()`` call ``step`` are statements of
+    their own in one block, the clear first: wherever the step runs, the clear ran before it."""
+
+    def before(clear: ast.AST, step: ast.AST) -> bool:
+        first, then = ctx.statement_of(clear), ctx.statement_of(step)
+        block = ctx.block_of(then) if then is not None else None
+        if first is None or then is None or block is None or not any(s is first for s in block):
+            return False
+        own = all(isinstance(s, ast.Expr) and s.value is c for s, c in ((first, clear), (then, step)))
+        return own and block.index(first) < block.index(then)
+
+    return before
