@@ -219,8 +219,9 @@ A fix is safe only when all of these hold:
    the first optimizer step that changes a parameter the cut part reads (the critic's) comes after
    an optimizer's ``zero_grad()`` that cleared that parameter and that runs wherever the step runs
    (a statement before it in its block; the interpreter's record of backwards, steps and clears, in
-   the order they ran), and nothing else sees a gradient there. What the cut takes away would have lain in ``.grad`` until a clear threw
-   it away: the optimizers step on the same gradients (:func:`detach_unapplied`).
+   the order they ran), and nothing else sees a gradient there. What the cut takes away would have
+   lain in ``.grad`` until a clear threw it away: the optimizers step on the same gradients
+   (:func:`detach_unapplied`).
 
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
