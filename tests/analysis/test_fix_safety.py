@@ -1944,3 +1944,29 @@ def test_a_value_is_detached_in_the_second_loss_safely_where_what_it_stops_is_cl
     source = source.replace(old, new) if old else source
     found = _applicabilities(source, "Detach `advantage` where the second loss uses it")
     assert found == {Applicability.SAFE if safe else Applicability.UNSAFE}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "safe"),
+    [
+        ("", "", True),
+        # no clear between: one gradient or two?
+        ("    model.zero_grad()\n", "", False),
+        # the clear leaves the last layer's gradient: it would hold both passes' there
+        ("    model.zero_grad()\n", "    model[0].zero_grad()\n", False),
+        # the clear runs on the first step only
+        ("    model.zero_grad()\n", "    if step == 0:\n        model.zero_grad()\n", False),
+    ],
+)
+def test_one_loss_keeps_its_graph_safely_where_a_clear_of_every_gradient_runs_right_before_again(
+    old: str, new: str, safe: bool
+) -> None:
+    """Fix_safety rule 19: a loss backwarded scaled, then, after `model.zero_grad()`, backwarded
+    again as it is: the clear says the second pass is meant and replaces what the first left, so
+    `retain_graph=True` on the first is what the program wrote; without a clear of every gradient
+    the graph reaches, right before the second pass, it is one gradient or two (unsafe)."""
+    source = (FIXES / "ek001_scaled_then_plain_gradients_compared.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Keep the graph for the second pass")
+    assert found == {Applicability.SAFE if safe else Applicability.UNSAFE}

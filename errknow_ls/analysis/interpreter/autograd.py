@@ -338,6 +338,8 @@ class Autograd(InterpreterBase):
             # a module's hook, or a tensor's on an attribute of one that may be a parameter
             # (`encoder[0].weight.register_hook(...)`): it sees the module's gradients
             self.note_gradient_use(module, f"`{attr}`", lasting=True)
+        if attr == "zero_grad":
+            self.ownership.timeline.append((CLEAR, node, module.origins))
         self.link(module, *args, *kwargs.values())  # `add_module(name, other)`: they may share parts
         if module.parts is not None:
             self._rebind_receiver(node, replace(module, parts=None))  # which part is which: not known

@@ -70,6 +70,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek001_generator_yields_before_step",
         "ek001_grad_norm_then_backward",
         "ek001_grad_per_input_in_a_comprehension",
+        "ek001_scaled_then_plain_gradients_compared",
         "ek004_other_optimizer_steps_between",
     ),
     "Keep the saved tensors: `retain_graph=True` at line {line}": ("ek006_saved_input_inspected_after_step",),

@@ -223,6 +223,17 @@ A fix is safe only when all of these hold:
    lain in ``.grad`` until a clear threw it away: the optimizers step on the same gradients
    (:func:`detach_unapplied`).
 
+19. **One loss backwarded again after a clear of every gradient its graph reaches keeps its graph**
+   (``retain_graph=True`` on the first backward: a loss's scaled gradient, then ``model.zero_grad()``
+   and its plain one, to compare them): the clear says that the second pass is meant and that it
+   replaces, not adds to, what the first left, so "one gradient or two?" does not arise. Safe where
+   both passes are ``.backward()`` calls of the same tensor, no parameter changes between them,
+   after every run of the first a ``zero_grad()`` of a module or an optimizer whose parameters are
+   every parameter the graph reads ran before the second (the interpreter's record), that clear is
+   a statement of the second's own block, before it, with no call between them, and no code the
+   checker does not follow was handed what the graph reads: the kept graph sends what the program
+   wrote (:func:`retain_after_clear`).
+
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
 
@@ -234,6 +245,8 @@ from collections.abc import Callable
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
 from errknow_ls.analysis.ownership import (
+    BACKWARD,
+    CLEAR,
     LASTING,
     cut_keeps_owned,
     cut_keeps_training,
@@ -1831,3 +1844,51 @@ def _cleared_right_before(ctx: RuleContext) -> Callable[[ast.AST, ast.AST], bool
         return own and block.index(first) < block.index(then)
 
     return before
+
+
+def retain_after_clear(ctx: RuleContext, event: SecondPass) -> Applicability:
+    """Rule 19: ``retain_graph=True`` on the first of two ``.backward()`` calls of one loss, where a
+    ``zero_grad()`` of every parameter the graph reads runs right before the second, after every
+    run of the first (:func:`_cleared_between_runs`), and nothing changes a parameter between: the
+    second replaces what the first left, and the kept graph computes it. Unsafe otherwise."""
+    first, second = event.free.site, event.site
+    backwards = all(isinstance(c.func, ast.Attribute) and c.func.attr == "backward" for c in (first, second))
+    if not (ctx.complete and backwards and event.same_tensor) or event.stepped_between:
+        return Applicability.UNSAFE
+    read = upstream_origins(ctx.nodes, event.reached)
+    if read is None or _unfollowed_sees(ctx, event.reached):
+        return Applicability.UNSAFE
+    needed = ctx.ownership.linked(read) - ctx.ownership.parameterless
+    return Applicability.SAFE if _cleared_between_runs(ctx, first, second, needed) else Applicability.UNSAFE
+
+
+def _cleared_between_runs(ctx: RuleContext, first: ast.AST, second: ast.AST, needed: frozenset[int]) -> bool:
+    """After every run of the backward ``first``, before the next run of ``second``, a clear ran
+    whose parameters cover ``needed``, and it is the statement right before ``second``'s in that
+    block (:func:`_right_before`): wherever the second runs, the clear ran just before it."""
+    last_first: int | None = None
+    cleared: list[ast.AST] = []
+    seen = False
+    for index, (what, site, origins) in enumerate(ctx.ownership.timeline):
+        if what == BACKWARD and site is first:
+            last_first, cleared = index, []
+        elif what == CLEAR and last_first is not None and origins is not None:
+            if needed <= ctx.ownership.linked(origins):
+                cleared.append(site)
+        elif what == BACKWARD and site is second:
+            if last_first is None or not any(_right_before(ctx, clear, second) for clear in cleared):
+                return False
+            seen = True
+    return seen
+
+
+def _right_before(ctx: RuleContext, clear: ast.AST, call: ast.AST) -> bool:
+    """``clear`` and ``call`` are each a statement of its own, ``clear``'s right before ``call``'s
+    in one block."""
+    first, then = ctx.statement_of(clear), ctx.statement_of(call)
+    block = ctx.block_of(then) if then is not None else None
+    if first is None or then is None or block is None:
+        return False
+    own = all(isinstance(s, ast.Expr) and s.value is c for s, c in ((first, clear), (then, call)))
+    index = next((i for i, s in enumerate(block) if s is then), 0)
+    return own and index > 0 and block[index - 1] is first
