@@ -132,6 +132,7 @@ from errknow_ls.analysis.fixes import (
 from errknow_ls.analysis.rules.common_fixes import backward_after, detached, imports_torch
 from errknow_ls.analysis.rules.context import RuleContext, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
+    chain_of_names,
     chained_within_step,
     cut_starves_training,
     cut_where_read_holds,
@@ -1043,20 +1044,13 @@ def _filled_alongside(ctx: RuleContext, body: list[ast.stmt], names: list[str]) 
                 isinstance(call, ast.Call)
                 and isinstance(call.func, ast.Attribute)
                 and call.func.attr == "append"
-                and _chain_of_names(call.func.value)
+                and chain_of_names(call.func.value)
                 and (other := ctx.text(call.func.value)) not in names
                 and other not in found
                 and other not in stored  # made again in each iteration: nothing to empty
             ):
                 found.append(other)
     return found
-
-
-def _chain_of_names(node: ast.expr) -> bool:
-    """``rewards`` or ``policy.rewards``: a list the loop can name at its top."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name)
 
 
 SAMPLING = frozenset({"sample", "choice", "choices"})

@@ -1772,7 +1772,7 @@ def _term_of_one_item(ctx: RuleContext, site: ast.AST) -> bool:
         return False
     loop = current.generators[0]
     summed = ctx.parents.get(current)
-    if loop.ifs or loop.is_async or not isinstance(loop.target, ast.Name) or not _chain_of_names(loop.iter):
+    if loop.ifs or loop.is_async or not isinstance(loop.target, ast.Name) or not chain_of_names(loop.iter):
         return False
     if not (isinstance(summed, ast.Call) and summed.args == [current] and _builtin_sum(ctx, summed)):
         return False
@@ -1789,7 +1789,8 @@ def _term_of_one_item(ctx: RuleContext, site: ast.AST) -> bool:
     return True
 
 
-def _chain_of_names(node: ast.expr) -> bool:
+def chain_of_names(node: ast.expr) -> bool:
+    """``rewards`` or ``policy.rewards``: a name, or attributes of one (never a call or an index)."""
     while isinstance(node, ast.Attribute):
         node = node.value
     return isinstance(node, ast.Name)
@@ -1836,14 +1837,23 @@ def _cleared_right_before(ctx: RuleContext) -> Callable[[ast.AST, ast.AST], bool
     their own in one block, the clear first: wherever the step runs, the clear ran before it."""
 
     def before(clear: ast.AST, step: ast.AST) -> bool:
-        first, then = ctx.statement_of(clear), ctx.statement_of(step)
-        block = ctx.block_of(then) if then is not None else None
-        if first is None or then is None or block is None or not any(s is first for s in block):
-            return False
-        own = all(isinstance(s, ast.Expr) and s.value is c for s, c in ((first, clear), (then, step)))
-        return own and block.index(first) < block.index(then)
+        places = _places_in_one_block(ctx, clear, step)
+        return places is not None and places[0] < places[1]
 
     return before
+
+
+def _places_in_one_block(ctx: RuleContext, earlier: ast.AST, later: ast.AST) -> tuple[int, int] | None:
+    """Where the calls ``earlier`` and ``later`` stand in one block, each a statement of its own
+    (``opt.zero_grad()``, ``opt.step()``): their statements' indices; None otherwise."""
+    first, then = ctx.statement_of(earlier), ctx.statement_of(later)
+    block = ctx.block_of(then) if then is not None else None
+    if first is None or then is None or block is None:
+        return None
+    if not all(isinstance(s, ast.Expr) and s.value is c for s, c in ((first, earlier), (then, later))):
+        return None
+    indices = [next((i for i, s in enumerate(block) if s is stmt), None) for stmt in (first, then)]
+    return (indices[0], indices[1]) if indices[0] is not None and indices[1] is not None else None
 
 
 def retain_after_clear(ctx: RuleContext, event: SecondPass) -> Applicability:
@@ -1883,12 +1893,6 @@ def _cleared_between_runs(ctx: RuleContext, first: ast.AST, second: ast.AST, nee
 
 
 def _right_before(ctx: RuleContext, clear: ast.AST, call: ast.AST) -> bool:
-    """``clear`` and ``call`` are each a statement of its own, ``clear``'s right before ``call``'s
-    in one block."""
-    first, then = ctx.statement_of(clear), ctx.statement_of(call)
-    block = ctx.block_of(then) if then is not None else None
-    if first is None or then is None or block is None:
-        return False
-    own = all(isinstance(s, ast.Expr) and s.value is c for s, c in ((first, clear), (then, call)))
-    index = next((i for i, s in enumerate(block) if s is then), 0)
-    return own and index > 0 and block[index - 1] is first
+    """``clear``'s statement stands right before ``call``'s in one block (:func:`_places_in_one_block`)."""
+    places = _places_in_one_block(ctx, clear, call)
+    return places is not None and places[0] == places[1] - 1
