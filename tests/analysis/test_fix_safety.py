@@ -1837,7 +1837,7 @@ def test_one_backward_then_each_step_is_safe_where_the_optimizers_own_apart_what
 def test_two_losses_keep_their_graph_safely_where_their_sum_would_be_safe(
     old: str, new: str, safe: bool
 ) -> None:
-    """Fix_safety rule 16: `retain_graph=True` on the actor's backward, before the critic's loss
+    """Fix_safety rule 17: `retain_graph=True` on the actor's backward, before the critic's loss
     backwards through the same forward pass, is safe where the two are different losses each with a
     part of its own, the step between spares the critic's graph, and nothing the checker does not
     follow is handed what that graph reads: the kept graph sends what the program wrote."""
@@ -1883,7 +1883,7 @@ def test_two_losses_keep_their_graph_safely_where_their_sum_would_be_safe(
 def test_the_items_of_a_growing_list_are_detached_safely_where_they_are_terms_of_a_sum(
     old: str, new: str, safe: bool
 ) -> None:
-    """Fix_safety rule 17: activations a forward hook records into a list nobody empties enter the
+    """Fix_safety rule 18: activations a forward hook records into a list nobody empties enter the
     loss as terms of a sum (a fixed weight times the builtin ``sum`` of one term per item): detached
     at the start of each step, the earlier ones are constants, and the step sends the gradients it
     would send with the list emptied. Where the earlier items weigh the step's own (a mean, a
@@ -1934,7 +1934,7 @@ def test_the_items_of_a_growing_list_are_detached_safely_where_they_are_terms_of
 def test_a_value_is_detached_in_the_second_loss_safely_where_what_it_stops_is_cleared_before_a_step(
     old: str, new: str, safe: bool
 ) -> None:
-    """Fix_safety rule 18: the policy's surrogate weights log-probabilities by advantages the
+    """Fix_safety rule 19: the policy's surrogate weights log-probabilities by advantages the
     critic's own backward and step already used; detached there, the gradient the surrogate would
     send into the critic is gone, which changes nothing where, after every policy backward, the
     critic's optimizer clears that gradient before any step changes the critic, and nothing else
@@ -1961,7 +1961,7 @@ def test_a_value_is_detached_in_the_second_loss_safely_where_what_it_stops_is_cl
 def test_one_loss_keeps_its_graph_safely_where_a_clear_of_every_gradient_runs_right_before_again(
     old: str, new: str, safe: bool
 ) -> None:
-    """Fix_safety rule 19: a loss backwarded scaled, then, after `model.zero_grad()`, backwarded
+    """Fix_safety rule 20: a loss backwarded scaled, then, after `model.zero_grad()`, backwarded
     again as it is: the clear says the second pass is meant and replaces what the first left, so
     `retain_graph=True` on the first is what the program wrote; without a clear of every gradient
     the graph reaches, right before the second pass, it is one gradient or two (unsafe)."""

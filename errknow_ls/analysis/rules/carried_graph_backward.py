@@ -985,7 +985,7 @@ def _detach_terms_each_iteration(event: SecondPass, ctx: RuleContext) -> Fix | N
     """A list that grows by each step's tensors (activations a forward hook records) and whose items
     enter the loss only as terms of a sum: its items detached at the start of each iteration, in
     place (``records[:] = [...]``, so that every holder of the list sees them). Offered only where
-    that is shown to change nothing that trains (fix_safety rule 17, :func:`detach_terms_of_sums`):
+    that is shown to change nothing that trains (fix_safety rule 18, :func:`detach_terms_of_sums`):
     kept or emptied, the earlier items then send no gradient."""
     loop = event.loop
     body = _loop_body(event)

@@ -183,7 +183,7 @@ A fix is safe only when all of these hold:
    ``.backward()`` of the same loss, it would add its gradient to the first's (one gradient or
    two?), and the recompute stays unsafe (``double_backward.build``).
 
-16. **Two losses of one forward pass, backwarded one after the other, are kept by
+17. **Two losses of one forward pass, backwarded one after the other, are kept by
    ``retain_graph=True`` on the first backward** where summing them into one backward would be safe
    (rule 4, :func:`sum_losses`: each learns through a part of its own), they are two losses (not one
    backwarded twice: one gradient or two?), the first pass is a ``.backward()`` (an
@@ -196,7 +196,7 @@ A fix is safe only when all of these hold:
    same tensors are updated (:func:`retain_for_second_loss`). Where a step between changed what
    the second graph reads, the retain is not offered at all (``common_fixes.retain_first``).
 
-17. **A list that grows by each step's tensors, whose items enter the loss only as terms of a
+18. **A list that grows by each step's tensors, whose items enter the loss only as terms of a
    sum, has its items detached at the start of each iteration** (activations a forward hook
    records, summed into a penalty and never emptied): a cut between training steps, as rule 4 makes
    for a running total, where the loop steps an optimizer and every node of the failing backward
@@ -212,7 +212,7 @@ A fix is safe only when all of these hold:
    the backward reached, and nothing else may see a gradient there
    (:func:`detach_terms_of_sums`).
 
-18. **A shared value is detached where the second loss reads it** (``advantage.detach()`` in a
+19. **A shared value is detached where the second loss reads it** (``advantage.detach()`` in a
    policy's surrogate, after the critic's own backward and step), beyond rule 4's optimizers, where
    the gradient the cut stops is never applied: the second backward still reaches a node that
    learns, and after every run of it (it runs more than once: a loop's next iteration is seen),
@@ -223,7 +223,7 @@ A fix is safe only when all of these hold:
    lain in ``.grad`` until a clear threw it away: the optimizers step on the same gradients
    (:func:`detach_unapplied`).
 
-19. **One loss backwarded again after a clear of every gradient its graph reaches keeps its graph**
+20. **One loss backwarded again after a clear of every gradient its graph reaches keeps its graph**
    (``retain_graph=True`` on the first backward: a loss's scaled gradient, then ``model.zero_grad()``
    and its plain one, to compare them): the clear says that the second pass is meant and that it
    replaces, not adds to, what the first left, so "one gradient or two?" does not arise. Safe where
@@ -1677,7 +1677,7 @@ def _shape_of(value: Value) -> str:
 
 
 def retain_for_second_loss(ctx: RuleContext, event: SecondPass, *, steps_spared: bool) -> Applicability:
-    """Rule 16: ``retain_graph=True`` on the first of two losses' backwards keeps what the second
+    """Rule 17: ``retain_graph=True`` on the first of two losses' backwards keeps what the second
     backward needs, and sends what the program wrote: safe where the two are different losses whose
     sum would be safe (:func:`sum_losses`), the first pass is a ``.backward()``, every step between
     spared the second graph (``steps_spared``), and no code the checker does not follow was handed
@@ -1710,7 +1710,7 @@ def _unfollowed_sees(ctx: RuleContext, graph: frozenset[int]) -> bool:
 
 
 def detach_terms_of_sums(ctx: RuleContext, event: SecondPass, lists: list[Value]) -> bool:
-    """Rule 17: detaching, at the start of each iteration of a training loop, the items the lists
+    """Rule 18: detaching, at the start of each iteration of a training loop, the items the lists
     ``lists`` carried into it changes nothing that trains where they enter the failing backward only
     as terms of sums (:func:`_adds_terms`), every freed node the backward reaches lies among them or
     below them, and nothing else sees a gradient there."""
@@ -1812,7 +1812,7 @@ def _imported_modules(ctx: RuleContext) -> frozenset[str]:
 
 
 def detach_unapplied(ctx: RuleContext, event: SecondPass, made: ast.AST) -> bool:
-    """Rule 18: detaching, where the second loss reads it, the value the statement ``made``
+    """Rule 19: detaching, where the second loss reads it, the value the statement ``made``
     assigns changes nothing the optimizers step on: with the nodes made there cut, the second
     backward still reaches a node that learns, every parameter it no longer reaches is cleared by an
     optimizer's ``zero_grad()`` before any step changes it, after every run of that backward
@@ -1857,7 +1857,7 @@ def _places_in_one_block(ctx: RuleContext, earlier: ast.AST, later: ast.AST) -> 
 
 
 def retain_after_clear(ctx: RuleContext, event: SecondPass) -> Applicability:
-    """Rule 19: ``retain_graph=True`` on the first of two ``.backward()`` calls of one loss, where a
+    """Rule 20: ``retain_graph=True`` on the first of two ``.backward()`` calls of one loss, where a
     ``zero_grad()`` of every parameter the graph reads runs right before the second, after every
     run of the first (:func:`_cleared_between_runs`), and nothing changes a parameter between: the
     second replaces what the first left, and the kept graph computes it. Unsafe otherwise."""
