@@ -1045,6 +1045,7 @@ def _outcome(
         cached_reads=interpreter.cached_reads,
         called_lambdas=interpreter.called_lambdas,
         weight_norm_nodes=interpreter.weight_norm_nodes,
+        constant_factors=interpreter.constant_factors,
     )
     elsewhere = _Elsewhere(interpreter)
     passes = tuple(r for e in interpreter.events[first:] if (r := _reported(e, ctx, elsewhere)) is not None)

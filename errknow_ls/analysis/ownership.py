@@ -41,6 +41,9 @@ from errknow_ls.analysis.values import (
 Origins = frozenset[int] | None
 """Origins, or None where they are not known."""
 
+BACKWARD, STEP, CLEAR = "backward", "step", "clear"
+"""What :attr:`Ownership.timeline` records."""
+
 LASTING = sys.maxsize
 """The ``made`` of a gradient use that lasts: a hook, code that keeps what it was handed."""
 
@@ -80,6 +83,10 @@ class Ownership:
     hand-written update), with the origins it changed on any run (None: not known)."""
     stepped: list[tuple[int, Origins]] = field(default_factory=list)
     """The same, in the order they ran: the interpreter's tick when each ran, and what it changed."""
+    timeline: list[tuple[str, ast.AST, Origins]] = field(default_factory=list)
+    """Every backward run (``BACKWARD``), change of parameters in place (``STEP``, with what it
+    changed) and optimizer's ``zero_grad()`` (``CLEAR``, with what that optimizer owns), in the
+    order they ran: whether a gradient a backward sends is ever stepped (:meth:`stepped_uncleared`)."""
     parameterless: set[int] = field(default_factory=set)
     """Origins of torch modules that hold no parameter (``nn.MSELoss()``, ``nn.ReLU()``: a class
     of ``torch_api.PARAMETERLESS_MODULES`` built from no other module); a graph that runs one reads
@@ -104,6 +111,36 @@ class Ownership:
         """``site`` changed the parameters of ``origins`` in place at ``tick``."""
         self.stepped.append((tick, origins))
         self.steps[site] = _union(self.steps.get(site, frozenset()), origins)
+        self.timeline.append((STEP, site, origins))
+
+    def stepped_uncleared(
+        self, backward: ast.AST, origins: frozenset[int], cleared_before: Callable[[ast.AST, ast.AST], bool]
+    ) -> bool:
+        """Whether, after some run of the backward at ``backward``, the first step that changes a
+        parameter of ``origins`` (or a step whose changes are not known) is not preceded, since that
+        run, by an optimizer's ``zero_grad()`` that cleared it and that runs wherever that step runs
+        (``cleared_before(clear, step)``): what that backward sends there may be stepped. Also
+        True where the backward ran fewer than twice (what follows its runs is not shown for a
+        loop's later iterations)."""
+        runs = [i for i, (what, site, _) in enumerate(self.timeline) if what == BACKWARD and site is backward]
+        if len(runs) < 2:
+            return True
+        for index in runs:
+            pending = set(origins)
+            cleared: dict[int, ast.AST] = {}
+            for later, site, changed in self.timeline[index + 1 :]:
+                if not pending:
+                    break
+                if later == CLEAR and changed is not None:
+                    cleared.update((origin, site) for origin in changed & pending)
+                elif later == STEP and changed is None:
+                    return True
+                elif later == STEP and changed is not None:
+                    for origin in changed & pending:
+                        if origin not in cleared or not cleared_before(cleared[origin], site):
+                            return True
+                    pending -= changed
+        return False
 
     def stepped_since(self, tick: int) -> Origins:
         """The origins the steps run at or after ``tick`` changed (None: one of them is not known)."""

@@ -2190,3 +2190,169 @@ def test_a_replayed_item_of_a_tuple_is_computed_again_only_where_every_read_of_i
     assert [f.code for f in check_source(source).findings] == ["EK003"]
     found = _applicabilities(source, "Keep what computes `dist.log_prob(action)` in the replay memory")
     assert found == ({Applicability.UNSAFE} if offered else set())
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "safe"),
+    [
+        ("", "", True),
+        # the critic's value weights the actor's output: the critic's loss learns only through what
+        # the actor's loss may mean as a baseline, so a sum (and the kept graph) is not shown
+        (
+            "    actor_loss = -critic(torch.cat([features, torch.tanh(actor(features))], -1)).mean()\n"
+            "    critic_loss = (critic(torch.cat([features, action], -1)) - reward).pow(2).mean()\n",
+            "    value = critic(torch.cat([features, action], -1))\n"
+            "    actor_loss = -(torch.tanh(actor(features.detach())).sum(-1, keepdim=True) * value).mean()\n"
+            "    critic_loss = (value - reward).pow(2).mean()\n",
+            False,
+        ),
+        # code the checker does not follow is handed the encoder between the two backwards
+        (
+            "    actor_opt.step()\n",
+            "    actor_opt.step()\n    inspect_weights(encoder)\n",
+            False,
+        ),
+        # the first pass is a gradient asked of the actor's loss: differentiated or kept as it is?
+        (
+            '    loss["actor"].backward()\n',
+            '    torch.autograd.grad(loss["actor"], list(actor.parameters()))\n',
+            False,
+        ),
+    ],
+)
+def test_two_losses_keep_their_graph_safely_where_their_sum_would_be_safe(
+    old: str, new: str, safe: bool
+) -> None:
+    """Fix_safety rule 17: `retain_graph=True` on the actor's backward, before the critic's loss
+    backwards through the same forward pass, is safe where the two are different losses each with a
+    part of its own, the step between spares the critic's graph, and nothing the checker does not
+    follow is handed what that graph reads: the kept graph sends what the program wrote."""
+    source = (FIXES / "ek004_other_optimizer_steps_between.in.py").read_text(encoding="utf-8")
+    source = source.replace("import torch\n", "import torch\nfrom rl_lib import inspect_weights\n", 1)
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Keep the graph for the second pass")
+    assert found == {Applicability.SAFE if safe else Applicability.UNSAFE}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "safe"),
+    [
+        ("", "", True),
+        # a mean over the stacked items: each item weighs one over their count, which the earlier
+        # items change (kept or emptied, the step's own activations would learn otherwise)
+        (
+            "sum(out.abs().mean() for out in self.outputs)",
+            "torch.stack([out.abs().mean() for out in self.outputs]).mean()",
+            False,
+        ),
+        # the sum scaled by a number computed from the list itself
+        (
+            "sum(out.abs().mean() for out in self.outputs)",
+            "sum(out.abs().mean() for out in self.outputs) / len(self.outputs)",
+            False,
+        ),
+        # each term reads another item too: the earlier items weigh the step's own
+        (
+            "sum(out.abs().mean() for out in self.outputs)",
+            "sum((out - self.outputs[0]).abs().mean() for out in self.outputs)",
+            False,
+        ),
+        # the penalty weighs the step's loss: a product of two terms, not a sum
+        (
+            "F.cross_entropy(logits, y) + 0.01 * log.penalty()",
+            "F.cross_entropy(logits, y) * (1 + 0.01 * log.penalty())",
+            False,
+        ),
+    ],
+)
+def test_the_items_of_a_growing_list_are_detached_safely_where_they_are_terms_of_a_sum(
+    old: str, new: str, safe: bool
+) -> None:
+    """Fix_safety rule 18: activations a forward hook records into a list nobody empties enter the
+    loss as terms of a sum (a fixed weight times the builtin ``sum`` of one term per item): detached
+    at the start of each step, the earlier ones are constants, and the step sends the gradients it
+    would send with the list emptied. Where the earlier items weigh the step's own (a mean, a
+    number computed from the list, a term reading another item, a product), the fix is not offered."""
+    source = (FIXES / "ek003_hook_activations_summed_into_a_penalty.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    (finding,) = check_source(source).findings
+    found = {fix.applicability for fix in finding.fixes if fix.title.startswith("Detach the items of")}
+    assert found == ({Applicability.SAFE} if safe else set())
+    assert finding.fixes, "a fix is still offered"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "safe"),
+    [
+        ("", "", True),
+        # the critic clears its gradient after its step: the next step applies what the policy's
+        # loss sent through the advantages
+        (
+            "        critic_opt.zero_grad()\n        advantage.pow(2).backward()\n"
+            "        critic_opt.step()\n",
+            "        advantage.pow(2).backward()\n        critic_opt.step()\n"
+            "        critic_opt.zero_grad()\n",
+            False,
+        ),
+        # the critic clears on all but an episode's first step: that step applies what the
+        # policy's loss sent
+        (
+            "        critic_opt.zero_grad()\n",
+            "        if t > 0:\n            critic_opt.zero_grad()\n",
+            False,
+        ),
+        # the policy's optimizer owns the critic too: its step right after applies it
+        (
+            "policy_opt = torch.optim.Adam(policy.parameters(), lr=1e-2)",
+            "policy_opt = torch.optim.Adam([*policy.parameters(), *critic.parameters()], lr=1e-2)",
+            False,
+        ),
+        # the critic's gradient is read after the policy's backward
+        (
+            "    policy_opt.step()\n",
+            "    policy_opt.step()\n    print(critic[0].weight.grad.norm())\n",
+            False,
+        ),
+    ],
+)
+def test_a_value_is_detached_in_the_second_loss_safely_where_what_it_stops_is_cleared_before_a_step(
+    old: str, new: str, safe: bool
+) -> None:
+    """Fix_safety rule 19: the policy's surrogate weights log-probabilities by advantages the
+    critic's own backward and step already used; detached there, the gradient the surrogate would
+    send into the critic is gone, which changes nothing where, after every policy backward, the
+    critic's optimizer clears that gradient before any step changes the critic, and nothing else
+    reads it."""
+    source = (FIXES / "ek004_advantage_read_after_critic_step.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Detach `advantage` where the second loss uses it")
+    assert found == {Applicability.SAFE if safe else Applicability.UNSAFE}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "safe"),
+    [
+        ("", "", True),
+        # no clear between: one gradient or two?
+        ("    model.zero_grad()\n", "", False),
+        # the clear leaves the last layer's gradient: it would hold both passes' there
+        ("    model.zero_grad()\n", "    model[0].zero_grad()\n", False),
+        # the clear runs on the first step only
+        ("    model.zero_grad()\n", "    if step == 0:\n        model.zero_grad()\n", False),
+    ],
+)
+def test_one_loss_keeps_its_graph_safely_where_a_clear_of_every_gradient_runs_right_before_again(
+    old: str, new: str, safe: bool
+) -> None:
+    """Fix_safety rule 20: a loss backwarded scaled, then, after `model.zero_grad()`, backwarded
+    again as it is: the clear says the second pass is meant and replaces what the first left, so
+    `retain_graph=True` on the first is what the program wrote; without a clear of every gradient
+    the graph reaches, right before the second pass, it is one gradient or two (unsafe)."""
+    source = (FIXES / "ek001_scaled_then_plain_gradients_compared.in.py").read_text(encoding="utf-8")
+    assert not old or source.count(old) == 1
+    source = source.replace(old, new) if old else source
+    found = _applicabilities(source, "Keep the graph for the second pass")
+    assert found == {Applicability.SAFE if safe else Applicability.UNSAFE}

@@ -10,7 +10,7 @@ from dataclasses import replace
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.interpreter.backward import flag, receiver_expr
 from errknow_ls.analysis.interpreter.base import FROZEN, FunctionNode, InterpreterBase
-from errknow_ls.analysis.ownership import Origins
+from errknow_ls.analysis.ownership import CLEAR, Origins
 from errknow_ls.analysis.state import Place
 from errknow_ls.analysis.values import (
     KEYED_CONTAINERS,
@@ -418,6 +418,8 @@ class Autograd(InterpreterBase):
             # a module's hook, or a tensor's on an attribute of one that may be a parameter
             # (`encoder[0].weight.register_hook(...)`): it sees the module's gradients
             self.note_gradient_use(module, f"`{attr}`", lasting=True)
+        if attr == "zero_grad":
+            self.ownership.timeline.append((CLEAR, node, module.origins))
         self.link(module, *args, *kwargs.values())  # `add_module(name, other)`: they may share parts
         if module.parts is not None:
             self._rebind_receiver(node, replace(module, parts=None))  # which part is which: not known
@@ -451,7 +453,10 @@ class Autograd(InterpreterBase):
             group = args[0] if args else kwargs.get("param_group", UNKNOWN)
             self.ownership.add_group(receiver.made, self.origins_of(group, params=True))  # it owns them too
             return UNKNOWN
-        if qualname.startswith("torch.optim.") and attr in ("zero_grad", "state_dict"):
+        if qualname.startswith("torch.optim.") and attr == "zero_grad":
+            self.ownership.timeline.append((CLEAR, node, self.ownership.owned(receiver.made)))
+            return UNKNOWN
+        if qualname.startswith("torch.optim.") and attr == "state_dict":
             return UNKNOWN
         return self.unknown_call(args, kwargs)
 

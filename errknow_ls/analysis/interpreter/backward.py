@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from errknow_ls.analysis.events import Loop, RetainSite, SavedRead, SecondPass
 from errknow_ls.analysis.interpreter.base import InterpreterBase, LoopContext, func_node, is_generator
+from errknow_ls.analysis.ownership import BACKWARD
 from errknow_ls.analysis.state import Entry, Free, Holder, Place, Retain
 from errknow_ls.analysis.values import (
     UNKNOWN,
@@ -77,6 +78,7 @@ class Backward(InterpreterBase):
         reached = frozenset().union(*(t.nodes for t in roots))
         if reach is not None:
             reached &= reach
+        self.ownership.timeline.append((BACKWARD, node, None))
         retain = _retains(kwargs, positional)
         if reach is None and "inputs" in kwargs and retain is False:
             retain = None  # only the part of the graph that leads to `inputs` runs and is freed

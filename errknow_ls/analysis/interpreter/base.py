@@ -157,6 +157,10 @@ class InterpreterBase(ABC):
         """The functions and methods of the checked code each call site ran."""
         self.called_lambdas: dict[ast.AST, set[ast.Lambda]] = {}
         """The lambdas of the checked code each call site ran."""
+        self.constant_factors: dict[ast.AST, float | None] = {}
+        """Products and quotients of a tensor by a number (``weight * penalty``, ``loss / 4``): the
+        number, where it was the same constant on every run of the site (None otherwise): the
+        gradient the op hands its tensor is the incoming one times a fixed number."""
         self._in_hook = False
         self._raised = False
         self._raised_by: set[int] = set()

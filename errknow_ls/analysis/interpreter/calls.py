@@ -18,7 +18,7 @@ from errknow_ls.analysis.interpreter.base import (
     func_node,
     is_generator,
 )
-from errknow_ls.analysis.ownership import LASTING, GradientUse
+from errknow_ls.analysis.ownership import CLEAR, LASTING, GradientUse
 from errknow_ls.analysis.state import Place, join_all
 from errknow_ls.analysis.values import (
     ITERATOR,
@@ -211,6 +211,8 @@ class Calls(InterpreterBase):
             return self.module_method(NNModule(origins=self.closure(receiver)), attr, args, kwargs, node)
         if receiver.cls.is_module and attr in api.MODULE_GRADIENT_HOOK_METHODS:
             self.note_gradient_use(receiver, f"`{attr}`", lasting=True)
+        if receiver.cls.is_module and attr == "zero_grad":  # nn.Module's own: it clears every gradient
+            self.ownership.timeline.append((CLEAR, node, self.closure(receiver)))
         if receiver.cls.is_module:
             self.link(receiver, *args, *kwargs.values())  # `add_module(name, other)`
         self.forget_weight_norms([receiver])  # a method not followed may run its modules

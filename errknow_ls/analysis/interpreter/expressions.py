@@ -312,11 +312,37 @@ class Expressions(InterpreterBase):
         operands = [_as_operand(left), _as_operand(right)]
         if isinstance(left, Const) and isinstance(right, Const):
             return UNKNOWN
+        if isinstance(op, ast.Mult | ast.Div):
+            self._note_factor(expr, _constant_factor(left, right, op))
         return self.op_node(expr, operands, saves=saves)
+
+    def _note_factor(self, site: ast.AST, factor: float | None) -> None:
+        """The number ``site`` scaled a tensor by on this run (None: not one known constant)."""
+        if site in self.constant_factors and self.constant_factors[site] != factor:
+            factor = None
+        self.constant_factors[site] = factor
 
 
 def _is_number(value: object) -> bool:
     return type(value) in (int, float, bool)
+
+
+def _constant_factor(left: Value, right: Value, op: ast.operator) -> float | None:
+    """``c * t``, ``t * c`` or ``t / c`` with ``c`` a constant number and ``t`` not one: ``c``
+    (``1 / c`` for a quotient); None otherwise."""
+    by_left, by_right = _constant_number(left), _constant_number(right)
+    if by_left is None and by_right is not None:
+        if isinstance(op, ast.Div):
+            return 1.0 / by_right if by_right else None
+        return by_right
+    if by_right is None and by_left is not None and isinstance(op, ast.Mult):
+        return by_left
+    return None
+
+
+def _constant_number(value: Value) -> float | None:
+    number = value.value if isinstance(value, Const) else None
+    return float(number) if isinstance(number, int | float) and not isinstance(number, bool) else None
 
 
 _ARITHMETIC: dict[type[ast.operator], Callable[[Any, Any], object]] = {

@@ -332,6 +332,9 @@ class Statements(InterpreterBase):
                     # `buffer[idx] = w[idx]`: an index_put on the buffer, whose backward saved the
                     # indices; the buffer now has that graph
                     self.assign_place(base, self.op_node(target, [container, value, key], saves=True))
+                elif _whole_slice(index) and isinstance(container, Seq) and isinstance(value, Seq):
+                    # `xs[:] = ys`: the same list, holding ys's items (as `del xs[:]` empties it)
+                    self.assign_place(base, Seq(value.item, container.kind, value.items))
                 elif isinstance(container, NNModule):
                     self.link(container, value)  # `nets["G"] = other`: it holds other's parameters
                     self.assign_place(base, NNModule(container.label, container.frozen, container.origins))
@@ -360,6 +363,11 @@ class Statements(InterpreterBase):
         item = element(value)
         for elt in elts:
             self.assign(elt, item)
+
+
+def _whole_slice(index: ast.expr) -> bool:
+    """``[:]``: every item of a sequence."""
+    return isinstance(index, ast.Slice) and index.lower is None and index.upper is None and index.step is None
 
 
 def _elif_chain(

@@ -91,7 +91,12 @@ reaches every parameter an optimizer owns through the step's own forward pass, a
 sees a gradient in what it held (the copies
 hold the same values; the cut falls between steps), unsafe otherwise. A list filled for one
 step's loss and never emptied (an episode's log-probabilities, activations from forward hooks) is
-emptied at the start of each iteration (unsafe).
+emptied at the start of each iteration (unsafe). Where such a list grows by each step's tensors
+and its items enter the loss only as terms of a sum (a fixed weight times `sum(a.abs().mean() for a
+in records)`), its items are detached at the start of each iteration instead, safely: the earlier
+items are then constants, and the step sends the gradients it would send with the list emptied (a
+mean over the stacked items, or a number computed from the list, weighs the step's own by the
+earlier ones: not offered).
 Where the state entering the loop carries a graph (a decoder stepped from the encoder's final
 state, with a backward per token), it is detached right after each backward (unsafe), so that the
 first backward still reaches what made it. No cut is offered where the failing backward reaches a
@@ -155,6 +160,7 @@ from errknow_ls.analysis.rules.common_fixes import (
 )
 from errknow_ls.analysis.rules.context import RuleContext, index_in, names_loaded, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
+    chain_of_names,
     chained_within_step,
     cut_starves_training,
     cut_where_read_holds,
@@ -164,6 +170,7 @@ from errknow_ls.analysis.rules.fix_safety import (
     detach_history,
     detach_keeps_owned,
     detach_stored,
+    detach_terms_of_sums,
     detach_untrained_store,
     forward_expression,
     forward_only,
@@ -248,6 +255,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
             _detach_appended(event, ctx),
             _detach(event, ctx, cutting),
             _detach_stored(event, ctx, attrs),
+            _detach_terms_each_iteration(event, ctx),
             _clear_each_iteration(event, ctx),
             _clear_cache(event, ctx),
             _expire_cache_key(event, ctx),
@@ -1009,6 +1017,42 @@ def _clear_each_iteration(event: SecondPass, ctx: RuleContext) -> Fix | None:
     return Fix(f"Empty {shown} at the start of each {where}", Applicability.UNSAFE, (edit,), workaround=3)
 
 
+def _detach_terms_each_iteration(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """A list that grows by each step's tensors (activations a forward hook records) and whose items
+    enter the loss only as terms of a sum: its items detached at the start of each iteration, in
+    place (``records[:] = [...]``, so that every holder of the list sees them). Offered only where
+    that is shown to change nothing that trains (fix_safety rule 18, :func:`detach_terms_of_sums`):
+    kept or emptied, the earlier items then send no gradient."""
+    loop = event.loop
+    body = _loop_body(event)
+    anchor = body_anchor(body)
+    containers = _containers(event, ctx)
+    if loop is None or anchor is None or not containers or _in_header_line(anchor, loop.node):
+        return None
+    names = [name for name, _ in containers]
+    if not all(_appended_anywhere(ctx, name) and not _replayed(event, ctx, name) for name in names):
+        return None  # a fixed set of states, or a replay memory: other rules' cuts
+    lines = []
+    for name, value in containers:
+        line = _detach_line(name, value, ctx)
+        if line is None:
+            return None
+        lines.append(line[0].replace(f"{name} = ", f"{name}[:] = ", 1))
+    cut = own_nodes([value for _, value in containers])
+    if not detach_terms_of_sums(ctx, event, [value for _, value in containers]) or cut_starves_training(
+        ctx, event.site, event.reached, cut, _loop_node(event)
+    ):
+        return None
+    edit = insert_lines_before(ctx.source, anchor, lines)
+    if edit is None:
+        return None
+    where = "call" if loop.method else "iteration"
+    shown = ", ".join(f"`{name}`" for name in names)
+    return Fix(
+        f"Detach the items of {shown} at the start of each {where}", Applicability.SAFE, (edit,), workaround=3
+    )
+
+
 def _filled_alongside(ctx: RuleContext, body: list[ast.stmt], names: list[str]) -> list[str]:
     """Other lists appended in the same statement list as those ``names`` (an episode's rewards,
     appended next to its log-probabilities), and not made again inside the loop: the program reads
@@ -1036,20 +1080,13 @@ def _filled_alongside(ctx: RuleContext, body: list[ast.stmt], names: list[str]) 
                 isinstance(call, ast.Call)
                 and isinstance(call.func, ast.Attribute)
                 and call.func.attr == "append"
-                and _chain_of_names(call.func.value)
+                and chain_of_names(call.func.value)
                 and (other := ctx.text(call.func.value)) not in names
                 and other not in found
                 and other not in stored  # made again in each iteration: nothing to empty
             ):
                 found.append(other)
     return found
-
-
-def _chain_of_names(node: ast.expr) -> bool:
-    """``rewards`` or ``policy.rewards``: a list the loop can name at its top."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name)
 
 
 SAMPLING = frozenset({"sample", "choice", "choices"})

@@ -92,6 +92,9 @@ class RuleContext:
     weight_norm_nodes: dict[int, tuple[ast.Call, str]] = field(default_factory=dict)
     """Each graph node the old ``weight_norm`` made, with the call that applied it and the
     qualified name that call resolved to."""
+    constant_factors: dict[ast.AST, float | None] = field(default_factory=dict)
+    """Products and quotients of a tensor by a number, with that number where it was the same
+    constant on every run (None otherwise)."""
     parents: Parents = field(init=False)
     _all: list[ast.stmt] | None = field(init=False, default=None)
     _summaries: dict[int, Summary] = field(init=False, default_factory=dict)

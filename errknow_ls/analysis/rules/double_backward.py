@@ -27,19 +27,22 @@ loss.backward()
 ### Fix safety
 Adding `retain_graph=True` to the earlier call is safe when that call is `torch.autograd.grad` (it
 only reads gradients); after `.backward()` it is unsafe, because the gradients then accumulate
-twice, which is rarely what was meant. Where `torch.autograd.grad` only re-asks for gradients a
-`.backward()` of the same loss just computed (to log their norm), the fix reads them from `.grad`
-instead (a copy): safe where the optimizer that owns every parameter the loss reads cleared `.grad`
-right before that backward (`optimizer.zero_grad()`, nothing that backwards in between) and no hook
-or code the checker does not follow sees those gradients, unsafe otherwise, since `.grad` then may
-also hold what was there before that backward. Where the code right after the second backward reads
-`.grad`, the second pass is meant, and retaining the graph comes before removing the second
-backward. Where a helper backwards a loss on every iteration of its loop and returns the last one,
-and the caller hands it to a function that clears `.grad` and backwards it again to read the
-gradients (EWC's Fisher from the last training loss), `.grad` still holds exactly that gradient:
-the helper's optimizer cleared it right before that backward and nothing after it adds to it or
-clears it (a step only reads it). The clear and the second backward are removed, safe on the same
-terms as reading `.grad` instead of asking `autograd.grad` again.
+twice, which is rarely what was meant, unless a `zero_grad()` of every parameter the graph reads
+runs right before the second backward, after every run of the first, with no step between (a scaled
+backward, then `model.zero_grad()` and the plain one, to compare them): the second pass then
+replaces what the first left, and keeping the graph is safe. Where `torch.autograd.grad` only
+re-asks for gradients a `.backward()` of the same loss just computed (to log their norm), the fix
+reads them from `.grad` instead (a copy): safe where the optimizer that owns every parameter the
+loss reads cleared `.grad` right before that backward (`optimizer.zero_grad()`, nothing that
+backwards in between) and no hook or code the checker does not follow sees those gradients, unsafe
+otherwise, since `.grad` then may also hold what was there before that backward. Where the code
+right after the second backward reads `.grad`, the second pass is meant, and retaining the graph
+comes before removing the second backward. Where a helper backwards a loss on every iteration of its
+loop and returns the last one, and the caller hands it to a function that clears `.grad` and
+backwards it again to read the gradients (EWC's Fisher from the last training loss), `.grad` still
+holds exactly that gradient: the helper's optimizer cleared it right before that backward and
+nothing after it adds to it or clears it (a step only reads it). The clear and the second backward
+are removed, safe on the same terms as reading `.grad` instead of asking `autograd.grad` again.
 Where an optimizer steps between the two backwards, or code between them changes tensors in place
 (SAM's `first_step` moving the weights up the gradient), the second backward is meant for the
 changed weights: the forward is recomputed before it (safe when it is a pure forward
@@ -73,7 +76,7 @@ from errknow_ls.analysis.rules.common_fixes import (
     yields_before_step,
 )
 from errknow_ls.analysis.rules.context import RuleContext, Summary
-from errknow_ls.analysis.rules.fix_safety import cut_starves_training
+from errknow_ls.analysis.rules.fix_safety import cut_starves_training, retain_after_clear
 from errknow_ls.core import Applicability, Finding, Fix
 
 CODE = "EK001"
@@ -116,7 +119,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
             candidates = [read_grads(event, ctx), recomputed, retain_first(event, ctx, Applicability.UNSAFE)]
         else:
             removal = [remove_second(event, ctx), recomputed]
-            retain = [retain_first(event, ctx, Applicability.UNSAFE)]
+            retain = [retain_first(event, ctx, retain_after_clear(ctx, event))]
             # The second pass was meant: its gradients are read right after it, or it is the
             # consumer's own backward of what a training-step generator already backwarded and yielded.
             wanted = _second_grads_read(event, ctx) or yields_before_step(ctx, first)

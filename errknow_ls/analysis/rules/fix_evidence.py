@@ -32,6 +32,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek004_critic_baseline_after_its_own_loss",
         "ek004_generator_updated_first",
     ),
+    "Detach the items of {shown} at the start of each {where}": (
+        "ek003_hook_activations_summed_into_a_penalty",
+    ),
     "Detach the previous step's {shown} where it is read": (
         "ek003_state_on_module_stored_beside_output",
         "ek003_state_read_after_it_is_stored",
@@ -76,6 +79,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek001_generator_yields_before_step",
         "ek001_grad_norm_then_backward",
         "ek001_grad_per_input_in_a_comprehension",
+        "ek001_scaled_then_plain_gradients_compared",
         "ek004_other_optimizer_steps_between",
     ),
     "Keep the saved tensors: `retain_graph=True` at line {line}": ("ek006_saved_input_inspected_after_step",),

@@ -201,21 +201,76 @@ A fix is safe only when all of these hold:
    the removal did; nothing else runs again, no cut is made, and the optimizers update the same
    tensors (:func:`hooks_registered_again`; fastai's fix of its style-transfer notebook).
 
+17. **Two losses of one forward pass, backwarded one after the other, are kept by
+   ``retain_graph=True`` on the first backward** where summing them into one backward would be safe
+   (rule 4, :func:`sum_losses`: each learns through a part of its own), they are two losses (not one
+   backwarded twice: one gradient or two?), the first pass is a ``.backward()`` (an
+   ``autograd.grad`` asks whether its gradient is meant to be differentiated), every optimizer step
+   between changed only parameters the second graph does not read (the interpreter's record; or
+   nothing stepped), no code the checker does not follow was handed a parameter or a tensor of the
+   second graph, and every entry point ran to its end. The kept graph then holds, unchanged, every
+   tensor the second backward needs, and that backward sends exactly the gradients the program
+   wrote, the ones rule 15's recompute would send: no constructor runs, no cut is made and the
+   same tensors are updated (:func:`retain_for_second_loss`). Where a step between changed what
+   the second graph reads, the retain is not offered at all (``common_fixes.retain_first``).
+
+18. **A list that grows by each step's tensors, whose items enter the loss only as terms of a
+   sum, has its items detached at the start of each iteration** (activations a forward hook
+   records, summed into a penalty and never emptied): a cut between training steps, as rule 4 makes
+   for a running total, where the loop steps an optimizer and every node of the failing backward
+   that leads both to the items carried in and to anything else adds its inputs with fixed
+   weights: an addition or subtraction, the builtin ``sum``, a product or quotient by a number
+   that was the same constant on every run (the interpreter's record), or a term of such a sum
+   that reads one item alone (``sum(a.abs().mean() for a in records)``, whose element reads only
+   its own loop name, modules and constants). Detached, the earlier items are constants added to
+   the loss: the values stay the program's own, and the gradients are those the loss would send
+   with the list emptied at the start of each iteration, so kept or emptied, what the list is
+   meant to be changes nothing that trains (a mean over the stacked items, ``torch.stack(losses)
+   .mean()``, weights each by their count and stays unsafe). The cut must remove every freed node
+   the backward reached, and nothing else may see a gradient there
+   (:func:`detach_terms_of_sums`).
+
+19. **A shared value is detached where the second loss reads it** (``advantage.detach()`` in a
+   policy's surrogate, after the critic's own backward and step), beyond rule 4's optimizers, where
+   the gradient the cut stops is never applied: the second backward still reaches a node that
+   learns, and after every run of it (it runs more than once: a loop's next iteration is seen),
+   the first optimizer step that changes a parameter the cut part reads (the critic's) comes after
+   an optimizer's ``zero_grad()`` that cleared that parameter and that runs wherever the step runs
+   (a statement before it in its block; the interpreter's record of backwards, steps and clears, in
+   the order they ran), and nothing else sees a gradient there. What the cut takes away would have
+   lain in ``.grad`` until a clear threw it away: the optimizers step on the same gradients
+   (:func:`detach_unapplied`).
+
+20. **One loss backwarded again after a clear of every gradient its graph reaches keeps its graph**
+   (``retain_graph=True`` on the first backward: a loss's scaled gradient, then ``model.zero_grad()``
+   and its plain one, to compare them): the clear says that the second pass is meant and that it
+   replaces, not adds to, what the first left, so "one gradient or two?" does not arise. Safe where
+   both passes are ``.backward()`` calls of the same tensor, no parameter changes between them,
+   after every run of the first a ``zero_grad()`` of a module or an optimizer whose parameters are
+   every parameter the graph reads ran before the second (the interpreter's record), that clear is
+   a statement of the second's own block, before it, with no call between them, and no code the
+   checker does not follow was handed what the graph reads: the kept graph sends what the program
+   wrote (:func:`retain_after_clear`).
+
 Anything else is unsafe (``--unsafe-fixes``) or display-only.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
 from errknow_ls.analysis.ownership import (
+    BACKWARD,
+    CLEAR,
     LASTING,
     cut_keeps_owned,
     cut_keeps_training,
     cut_starves_owned,
     gradient_unseen,
+    reached_avoiding,
     tensor_roots,
     upstream_origins,
 )
@@ -1740,3 +1795,225 @@ def _forward_for_hooks(ctx: RuleContext, loop: ast.stmt) -> bool:
 def forward_expression(ctx: RuleContext, expr: ast.expr) -> bool:
     """Every call in ``expr`` is a pure forward computation (rule 2), with no random draw."""
     return not isinstance(expr, ast.Lambda) and _forward_expression(ctx, expr, set())
+
+
+def retain_for_second_loss(ctx: RuleContext, event: SecondPass, *, steps_spared: bool) -> Applicability:
+    """Rule 17: ``retain_graph=True`` on the first of two losses' backwards keeps what the second
+    backward needs, and sends what the program wrote: safe where the two are different losses whose
+    sum would be safe (:func:`sum_losses`), the first pass is a ``.backward()``, every step between
+    spared the second graph (``steps_spared``), and no code the checker does not follow was handed
+    a parameter or a tensor that graph reads (:func:`_unfollowed_sees`). Unsafe otherwise."""
+    first = event.free.site
+    backward = isinstance(first.func, ast.Attribute) and first.func.attr == "backward"
+    if not (ctx.complete and backward and steps_spared) or event.same_tensor:
+        return Applicability.UNSAFE
+    if sum_losses(ctx, event) is not Applicability.SAFE or _unfollowed_sees(ctx, event.reached):
+        return Applicability.UNSAFE
+    return Applicability.SAFE
+
+
+UNFOLLOWED = frozenset({"unknown code", "a module changed"})
+"""The gradient uses the interpreter records for code it does not follow (``ownership.py``)."""
+
+
+def _unfollowed_sees(ctx: RuleContext, graph: frozenset[int]) -> bool:
+    """Code the checker does not follow was handed a parameter the graph ``graph`` reads or one of
+    its tensors (or what it was handed is not known): it may change them in place."""
+    origins = upstream_origins(ctx.nodes, graph)
+    if origins is None:
+        return True
+    origins = ctx.ownership.linked(origins)
+    return any(
+        use.how in UNFOLLOWED
+        and (use.origins is None or bool(use.origins & origins) or bool(use.roots & graph))
+        for use in ctx.ownership.uses
+    )
+
+
+def detach_terms_of_sums(ctx: RuleContext, event: SecondPass, lists: list[Value]) -> bool:
+    """Rule 18: detaching, at the start of each iteration of a training loop, the items the lists
+    ``lists`` carried into it changes nothing that trains where they enter the failing backward only
+    as terms of sums (:func:`_adds_terms`), every freed node the backward reaches lies among them or
+    below them, and nothing else sees a gradient there."""
+    loop = event.loop
+    if not ctx.complete or loop is None or loop.key not in ctx.stepping:
+        return False
+    old = own_nodes(lists) & event.reached
+    made_them = frozenset().union(*(ctx.nodes[n].below for n in old)) | old
+    if not old or not event.conflict <= made_them:
+        return False
+    only_old: set[int] = set()
+    for node_id in sorted(event.reached - made_them):
+        node = ctx.nodes[node_id]
+        if not node.below & old:
+            continue
+        if node.below <= made_them | only_old:
+            only_old.add(node_id)  # computed from the earlier items alone: a constant, detached
+        elif not _adds_terms(ctx, node.site):
+            return False
+    cut = made_them | only_old
+    return not any(use.roots & cut for use in ctx.ownership.uses)
+
+
+def _adds_terms(ctx: RuleContext, site: ast.AST) -> bool:
+    """The op at ``site`` hands each input the gradient it receives times a fixed number, whatever
+    the other inputs hold: ``a + b``, ``a - b``, the builtin ``sum``, ``w * t`` or ``t / w`` for a
+    number ``w`` that was the same constant on every run; or it computes one term of such a sum
+    from one item alone (:func:`_term_of_one_item`)."""
+    if isinstance(site, ast.BinOp | ast.AugAssign) and isinstance(site.op, ast.Add | ast.Sub):
+        return True
+    if ctx.constant_factors.get(site) is not None:
+        return True
+    return _builtin_sum(ctx, site) or _term_of_one_item(ctx, site)
+
+
+def _builtin_sum(ctx: RuleContext, site: ast.AST) -> bool:
+    """``sum(...)``, run as Python's builtin (no function of the checked code by that name)."""
+    return (
+        isinstance(site, ast.Call)
+        and isinstance(site.func, ast.Name)
+        and site.func.id == "sum"
+        and site in ctx.forward_calls
+        and site not in ctx.called_functions
+    )
+
+
+def _term_of_one_item(ctx: RuleContext, site: ast.AST) -> bool:
+    """``site`` lies in the element of ``sum(<element> for <name> in <container>)`` (or of a list
+    comprehension it sums), one ``for`` over a whole container named by a chain of attributes, no
+    condition, whose element reads only ``<name>``, what the checked code's imports bind (``torch``,
+    ``F``) and constants, through torch ops and tensor methods: each term of that sum reads one item
+    alone."""
+    current: ast.AST | None = site
+    while current is not None and not isinstance(current, ast.GeneratorExp | ast.ListComp):
+        if isinstance(current, ast.stmt | ast.Lambda):
+            return False
+        current = ctx.parents.get(current)
+    if not isinstance(current, ast.GeneratorExp | ast.ListComp) or len(current.generators) != 1:
+        return False
+    loop = current.generators[0]
+    summed = ctx.parents.get(current)
+    if loop.ifs or loop.is_async or not isinstance(loop.target, ast.Name) or not chain_of_names(loop.iter):
+        return False
+    if not (isinstance(summed, ast.Call) and summed.args == [current] and _builtin_sum(ctx, summed)):
+        return False
+    if not any(n is site for n in ast.walk(current.elt)):
+        return False
+    readable = {loop.target.id} | _imported_modules(ctx)
+    for node in ast.walk(current.elt):
+        if isinstance(node, ast.Name) and node.id not in readable:
+            return False
+        if isinstance(node, ast.Call) and (node not in ctx.forward_calls or node in ctx.called_functions):
+            return False
+        if isinstance(node, NOT_FORWARD):
+            return False
+    return True
+
+
+def chain_of_names(node: ast.expr) -> bool:
+    """``rewards`` or ``policy.rewards``: a name, or attributes of one (never a call or an index)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _imported_modules(ctx: RuleContext) -> frozenset[str]:
+    """The names the module's own top-level imports bind (``torch``, ``F`` for
+    ``torch.nn.functional``), never rebound by an assignment: nothing a loop computes."""
+    bound = {
+        alias.asname or alias.name.split(".")[0]
+        for node in ctx.module.body
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    assigned = {
+        n.id for n in ast.walk(ctx.module) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    return frozenset(bound - assigned)
+
+
+def detach_unapplied(ctx: RuleContext, event: SecondPass, made: ast.AST) -> bool:
+    """Rule 19: detaching, where the second loss reads it, the value the statement ``made``
+    assigns changes nothing the optimizers step on: with the nodes made there cut, the second
+    backward still reaches a node that learns, every parameter it no longer reaches is cleared by an
+    optimizer's ``zero_grad()`` before any step changes it, after every run of that backward
+    (:meth:`Ownership.stepped_uncleared`), and nothing else sees a gradient there."""
+    cut = frozenset(
+        n for n in event.reached if ctx.nodes[n].stmt is made or any(s is made for _, s in ctx.nodes[n].stmts)
+    )
+    if not ctx.complete or not cut:
+        return False
+    kept = reached_avoiding(ctx.nodes, event.reached, cut)
+    lost = event.reached - kept
+    changed = upstream_origins(ctx.nodes, lost)
+    if not changed or not any(ctx.nodes[n].learns for n in kept):
+        return False
+    if ctx.ownership.stepped_uncleared(event.site, ctx.ownership.linked(changed), _cleared_right_before(ctx)):
+        return False
+    return gradient_unseen(ctx.nodes, lost, frozenset(), ctx.ownership)
+
+
+def _cleared_right_before(ctx: RuleContext) -> Callable[[ast.AST, ast.AST], bool]:
+    """Whether the ``zero_grad()`` call ``clear`` and the ``step()`` call ``step`` are statements of
+    their own in one block, the clear first: wherever the step runs, the clear ran before it."""
+
+    def before(clear: ast.AST, step: ast.AST) -> bool:
+        places = _places_in_one_block(ctx, clear, step)
+        return places is not None and places[0] < places[1]
+
+    return before
+
+
+def _places_in_one_block(ctx: RuleContext, earlier: ast.AST, later: ast.AST) -> tuple[int, int] | None:
+    """Where the calls ``earlier`` and ``later`` stand in one block, each a statement of its own
+    (``opt.zero_grad()``, ``opt.step()``): their statements' indices; None otherwise."""
+    first, then = ctx.statement_of(earlier), ctx.statement_of(later)
+    block = ctx.block_of(then) if then is not None else None
+    if first is None or then is None or block is None:
+        return None
+    if not all(isinstance(s, ast.Expr) and s.value is c for s, c in ((first, earlier), (then, later))):
+        return None
+    indices = [next((i for i, s in enumerate(block) if s is stmt), None) for stmt in (first, then)]
+    return (indices[0], indices[1]) if indices[0] is not None and indices[1] is not None else None
+
+
+def retain_after_clear(ctx: RuleContext, event: SecondPass) -> Applicability:
+    """Rule 20: ``retain_graph=True`` on the first of two ``.backward()`` calls of one loss, where a
+    ``zero_grad()`` of every parameter the graph reads runs right before the second, after every
+    run of the first (:func:`_cleared_between_runs`), and nothing changes a parameter between: the
+    second replaces what the first left, and the kept graph computes it. Unsafe otherwise."""
+    first, second = event.free.site, event.site
+    backwards = all(isinstance(c.func, ast.Attribute) and c.func.attr == "backward" for c in (first, second))
+    if not (ctx.complete and backwards and event.same_tensor) or event.stepped_between:
+        return Applicability.UNSAFE
+    read = upstream_origins(ctx.nodes, event.reached)
+    if read is None or _unfollowed_sees(ctx, event.reached):
+        return Applicability.UNSAFE
+    needed = ctx.ownership.linked(read) - ctx.ownership.parameterless
+    return Applicability.SAFE if _cleared_between_runs(ctx, first, second, needed) else Applicability.UNSAFE
+
+
+def _cleared_between_runs(ctx: RuleContext, first: ast.AST, second: ast.AST, needed: frozenset[int]) -> bool:
+    """After every run of the backward ``first``, before the next run of ``second``, a clear ran
+    whose parameters cover ``needed``, and it is the statement right before ``second``'s in that
+    block (:func:`_right_before`): wherever the second runs, the clear ran just before it."""
+    last_first: int | None = None
+    cleared: list[ast.AST] = []
+    seen = False
+    for index, (what, site, origins) in enumerate(ctx.ownership.timeline):
+        if what == BACKWARD and site is first:
+            last_first, cleared = index, []
+        elif what == CLEAR and last_first is not None and origins is not None:
+            if needed <= ctx.ownership.linked(origins):
+                cleared.append(site)
+        elif what == BACKWARD and site is second:
+            if last_first is None or not any(_right_before(ctx, clear, second) for clear in cleared):
+                return False
+            seen = True
+    return seen
+
+
+def _right_before(ctx: RuleContext, clear: ast.AST, call: ast.AST) -> bool:
+    """``clear``'s statement stands right before ``call``'s in one block (:func:`_places_in_one_block`)."""
+    places = _places_in_one_block(ctx, clear, call)
+    return places is not None and places[0] == places[1] - 1

@@ -61,7 +61,11 @@ into a name nothing reads (`gen_imgs = generator(torch.randn(n, d))` beside the 
 is kept; this comes first.
 Where the second loss reads the shared part through a value it computed before the first backward
 (`advantage = reward - value`, backwarded for the critic and then weighting the policy's surrogate),
-that value is detached where the second loss reads it after the first backward.
+that value is detached where the second loss reads it after the first backward. A detach in the
+second loss is safe too where the gradient it stops is never applied: after every run of the
+second backward, each step that changes a parameter the cut part reads (the critic's) comes after
+an optimizer's `zero_grad()` that cleared it (the critic's own clear before its next step), and
+nothing else reads that gradient.
 Where the second loss's optimizer owns the module whose output the second loss reads from the freed
 graph (a value model regressed on an imagined rollout's states, `values = value(states)`, after the
 actor's backward through the returns), that module is run again in the second loss on its input
@@ -69,11 +73,15 @@ detached (`value(states.detach())`), and every other value of the freed graph it
 there (`returns.detach()`): the value model is fitted on the rollout as inputs and targets. Unsafe:
 the gradient the second loss would send through its targets is gone; not offered where a step
 between the two backwards changed that module.
-`retain_graph=True` on the first backward is unsafe, and offered only where nothing stepped between
+`retain_graph=True` on the first backward is offered only where nothing stepped between
 the two backwards or every step between changed only parameters the second loss's graph does not
 read (an actor's optimizer stepped before the critic's loss, whose graph never reads the actor;
 decided by which constructor call made each module, never by its name): otherwise the step
-modifies tensors the second backward needs.
+modifies tensors the second backward needs. It is safe where the two are different losses whose
+sum would be safe, the first pass is a `.backward()` and no code the checker does not follow was
+handed what the second graph reads: the kept graph sends exactly the gradients the program wrote
+(a TD3 actor's loss before the critic's, a quantiser's codebook loss before the main loss);
+unsafe otherwise.
 
 ### References
 - [DCGAN example, `fake.detach()`](https://github.com/pytorch/examples/blob/main/dcgan/main.py)
@@ -94,6 +102,7 @@ from errknow_ls.analysis.rules.common_fixes import (
     retain_first,
     statements_feeding,
     steps_between,
+    steps_spare_second_pass,
     updates_in_place,
 )
 from errknow_ls.analysis.rules.context import RuleContext, names_loaded
@@ -101,9 +110,11 @@ from errknow_ls.analysis.rules.fix_safety import (
     clears_first_gradient,
     detach_in_first,
     detach_in_second,
+    detach_unapplied,
     forward_only,
     optimizer_trains,
     owned_by,
+    retain_for_second_loss,
     sum_losses,
 )
 from errknow_ls.analysis.source import called_names
@@ -161,7 +172,8 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
     shown_input = first_trains is False or fresh_input
     safe_detach = detach is not None and detach.applicability is Applicability.SAFE
     ordered = [detach, recompute] if safe_detach and shown_input else [recompute, detach]
-    retain = retain_first(event, ctx, Applicability.UNSAFE)
+    spared = not stepped or steps_spare_second_pass(ctx, event)
+    retain = retain_first(event, ctx, retain_for_second_loss(ctx, event, steps_spared=spared))
     grad = differentiable_grad(event, ctx)
     # A first pass that takes gradients for a penalty (R1, forces) is meant to be differentiated:
     # keeping its graph differentiable comes before keeping it as it is.
@@ -491,6 +503,8 @@ def _detach(
                 second_trains if candidate is shared else _optimizers_train_shared(event, ctx, candidate)[1]
             )
             later = detach_in_second(ctx, event, steps_between=steps, trains_shared=trains)
+            if later is not Applicability.SAFE and detach_unapplied(ctx, event, candidate[1]):
+                later = Applicability.SAFE  # what the cut stops is cleared before any step
             fix = _detach_in_second(event, ctx, candidate[0], scope, later)
             if fix is not None:
                 return fix
