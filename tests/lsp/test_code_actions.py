@@ -155,15 +155,17 @@ async def test_fix_all_applies_safe_fixes_only(session: Session) -> None:
     (fix_all,) = await _actions(session, uri, [], line=0, only=["source.fixAll"])
     assert fix_all.kind == "source.fixAll.errknow"
     texts = sorted(e.new_text for e in _text_edits(session, fix_all, uri))
-    assert texts == ["", "(a + b)"]  # the safe fix only: the two unsafe ones are left alone
+    assert texts == ["", "(a + b)"]  # the preferred fix only: the other two are left alone
     quick = await _actions(session, uri, [diagnostic], line=12, only=[types.CodeActionKind.QuickFix])
     # (detaching `out` in the first loss is not offered: `a` learns through nothing else, so it
     # would stop training the layer; recomputing `out` and `b` computes what the program did, as
-    # nothing but the first backward runs between: safe too, fix_safety rule 15)
+    # nothing but the first backward runs between: safe too, fix_safety rule 15; and keeping the
+    # graph of the first backward for the second, two losses whose sum is safe with nothing stepped
+    # between, sends what the program wrote: safe, fix_safety rule 17)
     assert [(a.title.rsplit(" ", 1)[-1], a.is_preferred) for a in quick[:3]] == [
         ("(safe)", True),  # the first safe one is preferred, and its title says so, as hover does
         ("(safe)", False),
-        ("(unsafe)", False),
+        ("(safe)", False),
     ]
     assert quick[3].title == "Disable EK004 for this line"
 
@@ -181,7 +183,7 @@ async def test_diagnostics_and_actions_in_chinese(session: Session) -> None:
     quick = await _actions(session, uri, [diagnostic], line=12, only=[types.CodeActionKind.QuickFix])
     assert quick[0].title == "把损失相加后只反向传播一次：`(a + b).backward()`（安全）"  # noqa: RUF001
     assert quick[0].is_preferred
-    assert [a.title.endswith("（不安全）") for a in quick[1:3]] == [False, True]  # noqa: RUF001
+    assert [a.title.endswith("（不安全）") for a in quick[1:3]] == [False, False]  # noqa: RUF001
     assert quick[1].title.endswith("（安全）")  # noqa: RUF001
     assert quick[3].title == "在这一行禁用 EK004"
 
