@@ -158,7 +158,13 @@ from errknow_ls.analysis.rules.common_fixes import (
     parametrized_weight_norm,
     unused_name,
 )
-from errknow_ls.analysis.rules.context import RuleContext, index_in, names_loaded, upward_exposed
+from errknow_ls.analysis.rules.context import (
+    RuleContext,
+    index_in,
+    is_self_attribute,
+    names_loaded,
+    upward_exposed,
+)
 from errknow_ls.analysis.rules.fix_safety import (
     chain_of_names,
     chained_within_step,
@@ -1695,14 +1701,9 @@ def _paired_values(target: ast.expr, value: ast.expr, attrs: set[str] | None = N
     for item, made in zip(targets, values, strict=True):
         if isinstance(item, ast.Name):
             paired[item.id] = made
-        elif attrs and isinstance(item, ast.Attribute) and item.attr in attrs and _of_self(item):
+        elif attrs and isinstance(item, ast.Attribute) and item.attr in attrs and is_self_attribute(item):
             paired[f"self.{item.attr}"] = made
     return paired
-
-
-def _of_self(node: ast.Attribute) -> bool:
-    """``self.<attr>``."""
-    return isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
 def _sum_over_inner_loop(event: SecondPass, ctx: RuleContext) -> Fix | None:

@@ -251,6 +251,16 @@ def names_loaded(node: ast.AST) -> Iterator[ast.Name]:
             yield child
 
 
+def is_self_attribute(node: ast.AST, attr: str | None = None) -> bool:
+    """``self.<attr>`` (any attribute of ``self`` where ``attr`` is None)."""
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+        and (attr is None or node.attr == attr)
+    )
+
+
 def _spelled(node: ast.AST) -> str | None:
     if isinstance(node, ast.Name):
         return node.id

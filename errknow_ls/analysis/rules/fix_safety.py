@@ -274,7 +274,7 @@ from errknow_ls.analysis.ownership import (
     tensor_roots,
     upstream_origins,
 )
-from errknow_ls.analysis.rules.context import RuleContext
+from errknow_ls.analysis.rules.context import RuleContext, is_self_attribute
 from errknow_ls.analysis.state import Holder
 from errknow_ls.analysis.values import Const, NNModule, Opaque, Seq, Tensor, Value, maybe_of, tensors_in
 from errknow_ls.core import Applicability
@@ -1741,7 +1741,7 @@ def _builds_hook_holder(ctx: RuleContext, call: ast.Call) -> bool:
 def _stores_hook_handle(stmt: ast.stmt, methods: dict[str, ast.FunctionDef]) -> bool:
     """``self.<handle> = <module>.register_forward_hook(self.<method>)``, the method only storing
     on ``self`` what it is handed."""
-    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _on_self(stmt.targets[0])):
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and is_self_attribute(stmt.targets[0])):
         return False
     call = stmt.value
     if not (
@@ -1751,7 +1751,7 @@ def _stores_hook_handle(stmt: ast.stmt, methods: dict[str, ast.FunctionDef]) -> 
         and not any(isinstance(n, ast.Call) for n in ast.walk(call.func.value))
         and len(call.args) == 1
         and not call.keywords
-        and _on_self(call.args[0])
+        and is_self_attribute(call.args[0])
     ):
         return False
     hook = methods.get(getattr(call.args[0], "attr", ""))
@@ -1765,15 +1765,11 @@ def _only_stores_arguments(func: ast.FunctionDef) -> bool:
     return bool(body) and all(
         isinstance(s, ast.Assign)
         and len(s.targets) == 1
-        and _on_self(s.targets[0])
+        and is_self_attribute(s.targets[0])
         and isinstance(s.value, ast.Name)
         and s.value.id in params
         for s in body
     )
-
-
-def _on_self(node: ast.expr) -> bool:
-    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:

@@ -10,7 +10,7 @@ import ast
 
 from errknow_ls.analysis.events import SecondPass
 from errknow_ls.analysis.fixes import insert_lines_before
-from errknow_ls.analysis.rules.context import RuleContext
+from errknow_ls.analysis.rules.context import RuleContext, is_self_attribute
 from errknow_ls.analysis.state import Place
 from errknow_ls.analysis.values import nodes_of
 from errknow_ls.core import Applicability, Edit, Fix, Position, Span
@@ -98,16 +98,7 @@ def _in_init_body(ctx: RuleContext, stmt: ast.stmt) -> bool:
 def _stores_self(stmt: ast.stmt, attr: str) -> bool:
     """``self.<attr> = <expression>``."""
     return (
-        isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _is_self_attribute(stmt.targets[0], attr)
-    )
-
-
-def _is_self_attribute(node: ast.expr, attr: str) -> bool:
-    return (
-        isinstance(node, ast.Attribute)
-        and node.attr == attr
-        and isinstance(node.value, ast.Name)
-        and node.value.id == "self"
+        isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and is_self_attribute(stmt.targets[0], attr)
     )
 
 
@@ -143,7 +134,7 @@ def _calls_store_only(ctx: RuleContext, run: list[ast.stmt], attr: str) -> bool:
                 return False
             if isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign):
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                if not all(isinstance(t, ast.Name) or _is_self_attribute(t, attr) for t in targets):
+                if not all(isinstance(t, ast.Name) or is_self_attribute(t, attr) for t in targets):
                     return False
     return True
 

@@ -124,7 +124,7 @@ from errknow_ls.analysis.rules.common_fixes import (
     parametrized_weight_norm,
     read_recomputed,
 )
-from errknow_ls.analysis.rules.context import RuleContext, names_loaded, upward_exposed
+from errknow_ls.analysis.rules.context import RuleContext, is_self_attribute, names_loaded, upward_exposed
 from errknow_ls.analysis.rules.fix_safety import (
     backward_once_steps_each,
     built_for_turns,
@@ -635,13 +635,13 @@ def _inline_init(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix |
         if id(stmt) in inlined:
             continue
         target = stmt.targets[0]
-        if not (_is_self_attr(target) and _reads_only_self(stmt.value)):
+        if not (is_self_attribute(target) and _reads_only_self(stmt.value)):
             return None
         assert isinstance(target, ast.Attribute)
         inlined[id(stmt)] = inline_derived(ctx, stmt, cls)
         expression = f"({ctx.text(stmt.value)})"
         for use in ast.walk(cls) if cls is not None else ():
-            if _is_self_attr(use, target.attr) and isinstance(use.ctx, ast.Load):  # type: ignore[attr-defined]
+            if is_self_attribute(use, target.attr) and isinstance(use.ctx, ast.Load):  # type: ignore[attr-defined]
                 edits.append(replace(ctx.source, use, expression))
         titles.append(f"self.{target.attr}")
     if not edits:
@@ -709,7 +709,7 @@ def _detach_where_stored(ctx: RuleContext, stale: list[int], shapes: dict[str, V
         if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
             continue
         target = stmt.targets[0]
-        if isinstance(target, ast.Attribute) and _is_self_attr(target) and target.attr in shapes:
+        if isinstance(target, ast.Attribute) and is_self_attribute(target) and target.attr in shapes:
             atomic = isinstance(stmt.value, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
             expression = detach_expression(ctx.text(stmt.value), shapes[target.attr], atomic=atomic)
             if expression is not None:
@@ -727,7 +727,7 @@ def _storing_statement(ctx: RuleContext, node_id: int, shapes: dict[str, Value])
         if (
             isinstance(stmt, ast.Assign)
             and len(stmt.targets) == 1
-            and _is_self_attr(stmt.targets[0])
+            and is_self_attribute(stmt.targets[0])
             and getattr(stmt.targets[0], "attr", None) in shapes
         ):
             return stmt
@@ -797,15 +797,6 @@ def _differentiated_by(ctx: RuleContext, loop: ast.stmt) -> set[str]:
         inputs = [kw.value for kw in call.keywords if kw.arg == "inputs"] + call.args[1:2]
         found |= {n.id for arg in inputs for n in ast.walk(arg) if isinstance(n, ast.Name)}
     return found
-
-
-def _is_self_attr(node: ast.AST, attr: str | None = None) -> bool:
-    return (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == "self"
-        and (attr is None or node.attr == attr)
-    )
 
 
 def _reads_only_self(expr: ast.expr) -> bool:
