@@ -695,86 +695,119 @@ MAX_IMPORT_DEPTH = 3
 def _imported_reaching(
     chunks: list[Chunk], cache: Cache, fresh: dict[ChunkKey, Body], modules: ModuleSource | None
 ) -> tuple[frozenset[str], tuple[Dependency, ...]]:
-    """The names the text imports from the project's own modules that may reach a backward there,
-    with every function and class those modules define: calls of them count as calls that may
+    """The names the text imports from the project's own modules, and the functions and classes
+    of those modules, that may reach a backward there: calls of them count as calls that may
     backward when the units are chosen. With what that walk read (each module it looked at, each
-    folder where an import found nothing): which names those are stands while they say the same."""
+    folder where an import found nothing): which names those are stands while they say the same.
+
+    A module may reach a backward when it, or a module it imports (at most MAX_IMPORT_DEPTH
+    imports away), holds the words one needs. Of such modules' definitions, only those whose
+    calls reach a backward count, by the names called (as within a text, see ``_fixpoint``),
+    over the calls of this text and of every such module together: a helper that calls
+    ``train_step`` counts where any of them defines a ``train_step`` that backwards."""
     if modules is None:
         return frozenset(), ()
-    names: set[str] = set()
-    reaching: dict[tuple[str, int], frozenset[str] | None] = {}
-    read: dict[str, str] = {}
+    walk = _Walk()
+    bound: list[tuple[str, str | None, ModuleText]] = []
     for chunk in chunks:
         if chunk.kind != "other" or "import" not in chunk.words:
             continue
         body = fresh.get(chunk.key) or cache.chunks.body(chunk)
         for stmt in body:
-            for bound, found in _imports_of(stmt, modules, None, read):
-                defined = _reaching_definitions(found, modules, MAX_IMPORT_DEPTH, reaching, read)
-                if defined is not None:
-                    names |= {bound, *defined}
-    return frozenset(names), tuple(Dependency(key, said) for key, said in read.items())
+            for name, imported, found in _imports_of(stmt, modules, None, walk.read):
+                if _reaching_definitions(found, modules, MAX_IMPORT_DEPTH, walk) is not None:
+                    bound.append((name, imported, found))
+    read = tuple(Dependency(key, said) for key, said in walk.read.items())
+    if not bound:
+        return frozenset(), read
+    functions: dict[str, set[str]] = {}
+    for chunk in chunks:
+        for name, calls in chunk.calls.items():
+            functions.setdefault(name, set()).update(calls)
+    defined: set[str] = set()
+    for module in walk.reached.values():
+        defined |= walk.reached_defined[module.key]
+        for name, calls in PARSED.calls(module).items():
+            functions.setdefault(name, set()).update(calls)
+    relevant = _fixpoint(functions) & defined
+    names = set(relevant)
+    for name, imported, found in bound:
+        # `from m import f as g`: g where f may backward; `import m as g`: g where m defines one.
+        held = walk.reached_defined[found.key] if imported is None else frozenset({imported})
+        if held & relevant:
+            names.add(name)
+    return frozenset(names), read
+
+
+@dataclass(slots=True)
+class _Walk:
+    """One walk through the project's imports: each answer worked out (by module and depth), what
+    it read, and each module found to reach a backward with the definitions it holds."""
+
+    known: dict[tuple[str, int], frozenset[str] | None] = field(default_factory=dict)
+    read: dict[str, str] = field(default_factory=dict)
+    reached: dict[str, ModuleText] = field(default_factory=dict)
+    reached_defined: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 def _imports_of(
     stmt: ast.stmt, modules: ModuleSource, importer: str | None, read: dict[str, str]
-) -> list[tuple[str, ModuleText]]:
-    """What an import statement binds, with the project's module each name comes from; each module
-    found, and each folder where one was not, noted in ``read``."""
-    found: list[tuple[str, ModuleText]] = []
+) -> list[tuple[str, str | None, ModuleText]]:
+    """What an import statement binds, with the name it imports from a module (None where the
+    name is the module itself) and the project's module that holds it; each module found, and
+    each folder where one was not, noted in ``read``."""
+    found: list[tuple[str, str | None, ModuleText]] = []
     if isinstance(stmt, ast.Import):
         for alias in stmt.names:
             module = modules.find(importer, alias.name, 0)
             if module is not None:
-                found.append((alias.asname or alias.name.split(".")[0], module))
+                found.append((alias.asname or alias.name.split(".")[0], None, module))
             else:
                 note_miss(read, modules, importer, alias.name, 0)
     elif isinstance(stmt, ast.ImportFrom):
         module = modules.find(importer, stmt.module or "", stmt.level)
         for alias in stmt.names:
             name = f"{stmt.module}.{alias.name}" if stmt.module else alias.name
-            target = module or modules.find(importer, name, stmt.level)
+            if module is not None:
+                found.append((alias.asname or alias.name, alias.name, module))
+                continue
+            target = modules.find(importer, name, stmt.level)
             if target is not None:
-                found.append((alias.asname or alias.name, target))
+                found.append((alias.asname or alias.name, None, target))
             else:
                 note_miss(read, modules, importer, name, stmt.level)
-    for _, module in found:
+    for _, _, module in found:
         if module.key not in read:
             read[module.key] = digest(module.text)
     return found
 
 
 def _reaching_definitions(
-    module: ModuleText,
-    modules: ModuleSource,
-    depth: int,
-    known: dict[tuple[str, int], frozenset[str] | None],
-    read: dict[str, str],
+    module: ModuleText, modules: ModuleSource, depth: int, walk: _Walk
 ) -> frozenset[str] | None:
     """Every function and class ``module`` defines, when it or a module it imports (at most
-    ``depth`` imports away) may backward; ``known`` holds the answers already worked out in this
+    ``depth`` imports away) may backward; the walk holds the answers already worked out in this
     check (the depth bounds the walk, cycles included)."""
     asked = (module.key, depth)
-    if asked not in known:
-        known[asked] = _reaching_now(module, modules, depth, known, read)
-    return known[asked]
+    if asked not in walk.known:
+        walk.known[asked] = found = _reaching_now(module, modules, depth, walk)
+        if found is not None:
+            walk.reached[module.key] = module
+            walk.reached_defined[module.key] = found
+    return walk.known[asked]
 
 
 def _reaching_now(
-    module: ModuleText,
-    modules: ModuleSource,
-    depth: int,
-    known: dict[tuple[str, int], frozenset[str] | None],
-    read: dict[str, str],
+    module: ModuleText, modules: ModuleSource, depth: int, walk: _Walk
 ) -> frozenset[str] | None:
     if not might_backward(module.text):
         if depth <= 0:
             return None  # at the end of the walk, a module without the words answers no, parsed or not
         imports = PARSED.imports(module)
         if imports is not None and not any(
-            _reaching_definitions(found, modules, depth - 1, known, read) is not None
+            _reaching_definitions(found, modules, depth - 1, walk) is not None
             for stmt in imports
-            for _, found in _imports_of(stmt, modules, module.key, read)
+            for _, _, found in _imports_of(stmt, modules, module.key, walk.read)
         ):
             return None  # no import of it reaches a backward: no, whether it parses whole or not
     parsed = PARSED.read(module)
@@ -785,8 +818,8 @@ def _reaching_now(
     if depth <= 0:
         return None
     for stmt in parsed.imports:
-        for _, found in _imports_of(stmt, modules, module.key, read):
-            if _reaching_definitions(found, modules, depth - 1, known, read) is not None:
+        for _, _, found in _imports_of(stmt, modules, module.key, walk.read):
+            if _reaching_definitions(found, modules, depth - 1, walk) is not None:
                 return parsed.defined
     return None
 

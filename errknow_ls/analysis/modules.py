@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol, TypeVar
 
-from errknow_ls.analysis.chunks import PARSE_ERRORS
+from errknow_ls.analysis.chunks import PARSE_ERRORS, calls_by_function
 from errknow_ls.analysis.prefilter import might_backward
 from errknow_ls.analysis.source import chunk_offsets, parse
 
@@ -199,6 +199,7 @@ class ParsedModules:
         self.keep = keep
         self._parsed: OrderedDict[str, ParsedModule | None] = OrderedDict()
         self._imports: OrderedDict[str, Imports | None] = OrderedDict()
+        self._calls: OrderedDict[str, dict[str, frozenset[str]]] = OrderedDict()
         self._lock = threading.Lock()
 
     def imports(self, module: ModuleText) -> Imports | None:
@@ -211,6 +212,15 @@ class ParsedModules:
         if len(module.text) > MAX_MODULE_CHARS:
             return None
         return self._kept(self._imports, digest(module.text), lambda: _chunked_imports(module.text))
+
+    def calls(self, module: ModuleText) -> dict[str, frozenset[str]]:
+        """Each function the module defines (methods and nested ones too) -> the names it calls
+        (a class -> the methods its instance runs when made or called); empty where the module
+        does not parse or is too large to read."""
+        parsed = self.read(module)
+        if parsed is None:
+            return {}
+        return self._kept(self._calls, digest(module.text), lambda: _calls_of(parsed.tree))
 
     def parse(self, module: ModuleText) -> ast.Module | None:
         """The module's tree, or None when it does not parse or is too large to read."""
@@ -245,6 +255,12 @@ def _parsed(text: str) -> ParsedModule | None:
         return None
     imports = tuple(stmt for stmt in tree.body if isinstance(stmt, ast.Import | ast.ImportFrom))
     return ParsedModule(tree, _definitions(tree), might_backward(text), imports)
+
+
+def _calls_of(tree: ast.Module) -> dict[str, frozenset[str]]:
+    functions: dict[str, set[str]] = {}
+    calls_by_function(tree, functions)
+    return {name: frozenset(called) for name, called in functions.items()}
 
 
 PARSED = ParsedModules()

@@ -332,3 +332,29 @@ def test_a_module_that_does_not_parse_stays_unknown_though_its_imports_reach(tmp
     middle.write_text("from m2 import backward_for_both\n", encoding="utf-8")
     found = check_source(entry.read_text(encoding="utf-8"), modules=ProjectModules.for_file(entry))
     assert [f.code for f in found.findings] == ["EK001"]
+
+
+def _long_render(statements: int) -> str:
+    """A function that interprets ``statements`` statements and never reaches a backward."""
+    return "def render(frames):\n" + "".join(f"    frames.append({n})\n" for n in range(statements))
+
+
+@pytest.mark.parametrize(("calls", "stopped"), [("render(frames)", False), ("render(frames)\nfit()", True)])
+def test_only_the_imported_definitions_that_reach_a_backward_are_run(
+    tmp_path: Path, calls: str, stopped: bool
+) -> None:
+    """``helpers.py`` backwards in ``fit`` and also defines ``render``, which runs longer than a
+    unit's budget and backwards nowhere: a file that calls ``render`` alone is not run (no note
+    that the check stopped); one that calls ``fit`` too is, and its run stops in ``render``."""
+    (tmp_path / "helpers.py").write_text(
+        _long_render(20_000)
+        + "\n\ndef fit():\n    import torch\n    w = torch.ones(2, requires_grad=True)\n"
+        "    (w * 2).sum().backward()\n",
+        encoding="utf-8",
+    )
+    entry = tmp_path / "plot.py"
+    text = f"from helpers import fit, render\nframes = []\n{calls}\n"
+    entry.write_text(text, encoding="utf-8")
+    found = check_source(text, modules=ProjectModules.for_file(entry))
+    assert found.findings == []
+    assert any("stopped after" in e for e in found.errors) is stopped, found.errors
