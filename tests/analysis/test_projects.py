@@ -334,6 +334,30 @@ def test_a_module_that_does_not_parse_stays_unknown_though_its_imports_reach(tmp
     assert [f.code for f in found.findings] == ["EK001"]
 
 
+@pytest.mark.parametrize(
+    ("imported", "called"),
+    [
+        ("from steps import backward_for_both as both", "both"),
+        ("import steps as helpers", "helpers.backward_for_both"),
+        ("from steps import *", "backward_for_both"),
+    ],
+)
+def test_a_helper_that_backwards_is_followed_however_it_is_imported(
+    tmp_path: Path, imported: str, called: str
+) -> None:
+    """The helper that backwards twice, imported under another name, as a module's attribute or
+    by a star: the call is followed and the finding made."""
+    folder = PROJECTS / "helper_backwards_twice"
+    shutil.copy(folder / "steps.py", tmp_path / "steps.py")
+    train = (folder / "train.py").read_text(encoding="utf-8")
+    train = train.replace("from steps import backward_for_both", imported)
+    train = train.replace("    backward_for_both(loss", f"    {called}(loss")
+    entry = tmp_path / "train.py"
+    entry.write_text(train, encoding="utf-8")
+    found = check_source(train, modules=ProjectModules.for_file(entry))
+    assert [f.code for f in found.findings] == ["EK001"]
+
+
 def _long_render(statements: int) -> str:
     """A function that interprets ``statements`` statements and never reaches a backward."""
     return "def render(frames):\n" + "".join(f"    frames.append({n})\n" for n in range(statements))

@@ -34,6 +34,7 @@ from errknow_ls.analysis.values import (
     HookHandle,
     Instance,
     Kwargs,
+    ModuleRef,
     NNModule,
     Obj,
     Opaque,
@@ -141,6 +142,8 @@ class Calls(InterpreterBase):
             return self.op_node(node, [*args, *kwargs.values()], saves=_saves_for_backward(receiver.info))
         if isinstance(receiver, Obj):
             return self.object_method(receiver, attr, args, kwargs, node)
+        if isinstance(receiver, ModuleRef):  # `steps.train(...)` after `import steps`: what it defines
+            return self.call_value(self.attribute(receiver, attr, node), attr, args, kwargs, node)
         if isinstance(receiver, Class) and self._called_through_class(receiver, attr):
             # Model.helper(x), or a plain function called through its class with every argument
             return self.call_value(self.attribute(receiver, attr, node), attr, args, kwargs, node)
