@@ -35,11 +35,14 @@ from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.holding import holding_fixes
 from errknow_ls.analysis.interpreter import UNIT_BUDGET, Interpreter
 from errknow_ls.analysis.modules import (
+    FOLDER,
     PARSED,
     Dependency,
+    FolderState,
     ModuleSource,
     ModuleText,
     digest,
+    note_folder,
     note_miss,
     still_current,
 )
@@ -787,14 +790,84 @@ def _reaching_definitions(
 ) -> frozenset[str] | None:
     """Every function and class ``module`` defines, when it or a module it imports (at most
     ``depth`` imports away) may backward; the walk holds the answers already worked out in this
-    check (the depth bounds the walk, cycles included)."""
+    check (the depth bounds the walk, cycles included), and what checks of the same layout of the
+    project worked out is taken with what it read."""
     asked = (module.key, depth)
-    if asked not in walk.known:
+    if asked in walk.known:
+        return walk.known[asked]
+    layout = modules.layout
+    if layout is None:
         walk.known[asked] = found = _reaching_now(module, modules, depth, walk)
         if found is not None:
             walk.reached[module.key] = module
             walk.reached_defined[module.key] = found
-    return walk.known[asked]
+        return found
+    reach = SHARED_REACH.get(layout, module, depth, modules.checked_key)
+    if reach is None:
+        alone = _Walk()
+        passed = modules.passed_over
+        found = _reaching_now(module, modules, depth, alone)
+        if found is not None:
+            alone.reached[module.key] = module
+            alone.reached_defined[module.key] = found
+        reach = _Reach(
+            found,
+            tuple(alone.read.items()),
+            tuple((m, alone.reached_defined[k]) for k, m in alone.reached.items()),
+        )
+        if modules.passed_over == passed:  # what it found holds for any checked file of the layout
+            SHARED_REACH.put(layout, module, depth, reach)
+    walk.known[asked] = reach.defined
+    for key, said in reach.read:
+        known = walk.read.get(key)
+        if known is None:
+            walk.read[key] = said
+        elif known != said and said.startswith(FOLDER):
+            note_folder(walk.read, key, FolderState.of(said))
+    for reached, defined in reach.reached:
+        walk.reached.setdefault(reached.key, reached)
+        walk.reached_defined.setdefault(reached.key, defined)
+    return reach.defined
+
+
+@dataclass(frozen=True, slots=True)
+class _Reach:
+    """What ``_reaching_now`` worked out for a module at a depth, with everything the work read and
+    every module it found to reach a backward (with their definitions)."""
+
+    defined: frozenset[str] | None
+    read: tuple[tuple[str, str], ...]
+    reached: tuple[tuple[ModuleText, frozenset[str]], ...]
+
+
+class SharedReach:
+    """The reach of each module at each depth, worked out once for the checks of one layout of the
+    project (one run of ``check``; see ``ModuleSource.layout``): only the latest layout is kept."""
+
+    def __init__(self) -> None:
+        self._layout: tuple[str, ...] | None = None
+        self._known: dict[tuple[str, str, int], _Reach] = {}
+        self._lock = threading.Lock()
+
+    def get(
+        self, layout: tuple[str, ...], module: ModuleText, depth: int, checked: str | None
+    ) -> _Reach | None:
+        with self._lock:
+            if layout != self._layout:
+                return None
+            reach = self._known.get((module.key, digest(module.text), depth))
+        if reach is None or (checked is not None and any(key == checked for key, _ in reach.read)):
+            return None  # the checked file is never one of its own modules: work it out for this one
+        return reach
+
+    def put(self, layout: tuple[str, ...], module: ModuleText, depth: int, reach: _Reach) -> None:
+        with self._lock:
+            if layout != self._layout:
+                self._layout, self._known = layout, {}
+            self._known[module.key, digest(module.text), depth] = reach
+
+
+SHARED_REACH = SharedReach()
 
 
 def _reaching_now(

@@ -135,6 +135,21 @@ class ModuleSource(ModuleTexts, Protocol):
         """What decides how names resolve (the checked file's place, the project's roots): checks of
         the same text with the same scope and the same modules' texts give the same result."""
 
+    @property
+    def layout(self) -> tuple[str, ...] | None:
+        """What, with one layout of the project's files, decides how the imports of its modules
+        resolve, where checks share that layout (one run of ``check``): what resolving them found
+        for one check holds for another with the same layout, but where the checked file is among
+        what it found, or was passed over (see ``passed_over``). None: nothing is shared."""
+
+    @property
+    def checked_key(self) -> str | None:
+        """The checked file's key, where it has one: it is never one of its own modules."""
+
+    @property
+    def passed_over(self) -> int:
+        """How many finds so far passed over the checked file: a module they would have found."""
+
     def find(self, importer: str | None, name: str, level: int) -> ModuleText | None:
         """The module ``import`` would load, or None: ``importer`` is the key of the module whose
         import statement it is (None for the checked text itself), ``name`` the dotted name as
@@ -169,7 +184,11 @@ class Dependency:
         return tuple(os.path.join(self.key, name) for name, _ in FolderState.of(self.digest).names)  # noqa: PTH118 (keys are strings)
 
 
+@lru_cache(maxsize=4_096)
 def digest(text: str) -> str:
+    """The hash of a module's text. Kept by text: the texts of a process's modules are read once
+    (``DiskTexts``), and looking one up again costs a hash of the string object, which Python
+    keeps in it, where hashing it anew cost 7% of a check of the files that only import."""
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
@@ -243,7 +262,7 @@ class ParsedModules:
         found = work()
         with self._lock:
             store[key] = found
-            while len(store) > self.keep:
+            while len(store) > (self.keep if store is self._parsed else IMPORTS_KEPT):
                 store.popitem(last=False)
         return found
 
@@ -262,6 +281,9 @@ def _calls_of(tree: ast.Module) -> dict[str, frozenset[str]]:
     calls_by_function(tree, functions)
     return {name: frozenset(called) for name, called in functions.items()}
 
+
+IMPORTS_KEPT = 4_096
+"""Modules whose import statements (small: a tuple of statements) are kept, beyond the trees kept."""
 
 PARSED = ParsedModules()
 

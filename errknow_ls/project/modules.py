@@ -67,6 +67,47 @@ class DiskTexts:
         return FolderState(mtime, held)
 
 
+class RunLayout:
+    """What the file system said to the imports of one run of ``check`` (see ``FileJob.run``): which
+    file a name is found as below a folder, which folders decide where a name is looked for, what
+    a folder held. One run sees one layout of the project: its checks ask each of these once."""
+
+    def __init__(self) -> None:
+        self._files: dict[tuple[Path, str], Path | None] = {}
+        self._deciding: dict[tuple[tuple[Path, ...], str], LookedIn] = {}
+        self._folders: dict[tuple[str, tuple[str, ...]], FolderState] = {}
+
+    def module_file(self, base: Path, name: str) -> Path | None:
+        asked = (base, name)
+        if asked not in self._files:
+            self._files[asked] = module_file((base,), name)
+        return self._files[asked]
+
+    def folders_deciding(self, bases: Sequence[Path], name: str) -> LookedIn:
+        asked = (tuple(bases), name)
+        if asked not in self._deciding:
+            self._deciding[asked] = tuple(folders_deciding(bases, name))
+        return self._deciding[asked]
+
+    def folder_state(self, texts: DiskTexts, key: str, names: tuple[str, ...]) -> FolderState:
+        asked = (key, names)
+        if asked not in self._folders:
+            self._folders[asked] = texts.folder_state(key, names)
+        return self._folders[asked]
+
+
+_RUN_LAYOUT: list[tuple[str, RunLayout]] = []
+_RUN_LAYOUT_LOCK = threading.Lock()
+
+
+def run_layout(run: str) -> RunLayout:
+    """The layout of ``run``: only the latest run's is kept."""
+    with _RUN_LAYOUT_LOCK:
+        if not _RUN_LAYOUT or _RUN_LAYOUT[0][0] != run:
+            _RUN_LAYOUT[:] = [(run, RunLayout())]
+        return _RUN_LAYOUT[0][1]
+
+
 DISK = DiskTexts()
 """The texts this process's checks read from disk: a helper imported by many files is read once
 (again only when it changes)."""
@@ -85,8 +126,11 @@ class ProjectModules:
         texts: DiskTexts | None = None,
         *,
         summaries: SummaryBacking | None = None,
+        run: str | None = None,
     ) -> None:
         self.checked = checked
+        self.run = run
+        """The run of ``check`` this file is checked in (None: a check of its own, the server's)."""
         self.summaries = summaries
         """Where the summaries of the project's functions are kept on disk (None: this process's
         memo alone; see ``errknow_ls.analysis.summaries``)."""
@@ -99,6 +143,11 @@ class ProjectModules:
         may reuse its result is what its recorded reads decide. Texts are read each time."""
         self._looked_in: dict[tuple[str | None, str, int], LookedIn] = {}
         self._folders: dict[tuple[str, tuple[str, ...]], FolderState] = {}
+        self._passed: set[tuple[str | None, str, int]] = set()
+        self._layout = run_layout(run) if run is not None and not self.unsaved else None
+        self.passed_over = 0
+        """How many finds passed over the checked file (it is never one of its own modules), each
+        time such a find was asked: where none did, what the finds gave holds for any file."""
 
     @classmethod
     def for_file(
@@ -109,22 +158,39 @@ class ProjectModules:
         texts: DiskTexts | None = None,
         *,
         summaries: SummaryBacking | None = None,
+        run: str | None = None,
     ) -> ProjectModules:
         checked = path.resolve()
-        return cls(checked, module_roots(checked, project_roots), unsaved, texts, summaries=summaries)
+        roots = module_roots(checked, project_roots)
+        return cls(checked, roots, unsaved, texts, summaries=summaries, run=run)
 
     @property
     def scope(self) -> str:
         return "\0".join([str(self.checked), *map(str, self.roots)])
 
+    @property
+    def layout(self) -> tuple[str, ...] | None:
+        """One run's import roots: the checks of a run's files see one layout of the project, so
+        those with the same roots find the same modules (the checked file aside)."""
+        return None if self.run is None or self.unsaved else (self.run, *map(str, self.roots))
+
+    @property
+    def checked_key(self) -> str | None:
+        return None if self.checked is None else str(self.checked)
+
     def find(self, importer: str | None, name: str, level: int) -> ModuleText | None:
         key = (importer, name, level)
+        if key in self._passed:
+            self.passed_over += 1
         if key in self._found:
             path = self._found[key]
             module = None if path is None else self._read(path)
             if module is not None or path is None:
                 return module
+        passed = self.passed_over
         module = self._find(importer, name, level)
+        if self.passed_over != passed:
+            self._passed.add(key)
         self._found[key] = None if module is None else Path(module.key)
         return module
 
@@ -134,15 +200,20 @@ class ProjectModules:
             if not (level and not name):
                 return None
             package = self._relative_base(importer, level)  # `from . import x`: the package itself
-            if package is None or package / "__init__.py" == self.checked:
+            if package is None:
+                return None
+            if package / "__init__.py" == self.checked:
+                self.passed_over += 1
                 return None
             return self._read(package / "__init__.py")
         for base in bases:
-            found = module_file((base,), name)
-            if found is not None and found != self.checked:
-                module = self._read(found)
-                if module is not None:
-                    return module
+            found = (
+                module_file((base,), name) if self._layout is None else self._layout.module_file(base, name)
+            )
+            if found is not None and found == self.checked:
+                self.passed_over += 1
+            elif found is not None and (module := self._read(found)) is not None:
+                return module
         return None
 
     def looked_in(self, importer: str | None, name: str, level: int) -> LookedIn:
@@ -156,6 +227,8 @@ class ProjectModules:
         if bases is None:
             package = self._relative_base(importer, level) if level else None
             return () if package is None else ((str(package), ("__init__.py",)),)
+        if self._layout is not None:
+            return self._layout.folders_deciding(bases, name)
         return tuple(folders_deciding(bases, name))
 
     def _bases(self, importer: str | None, name: str, level: int) -> Sequence[Path] | None:
@@ -181,7 +254,10 @@ class ProjectModules:
     def folder_state(self, key: str, names: Iterable[str]) -> FolderState:
         asked = (key, tuple(sorted(set(names))))
         if asked not in self._folders:
-            self._folders[asked] = self.texts.folder_state(*asked)
+            shared = self._layout
+            self._folders[asked] = (
+                self.texts.folder_state(*asked) if shared is None else shared.folder_state(self.texts, *asked)
+            )
         return self._folders[asked]
 
     def _read(self, path: Path) -> ModuleText | None:

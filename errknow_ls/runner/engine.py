@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import uuid
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +70,9 @@ class FileJob:
     summaries: Path | None = None
     """The cache directory whose summaries of the project's functions the check reuses and adds to
     (``errknow_ls.project.summaries``); None: this process's alone."""
+    run: str | None = None
+    """The run of ``check_files`` the job is part of: its checks see one layout of the project and
+    share what resolving imports found (see ``ModuleSource.layout``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +126,7 @@ def _check_file(job: FileJob) -> FileResult:
     from errknow_ls.project.summaries import disk_summaries  # noqa: PLC0415 (the same)
 
     kept = disk_summaries(job.summaries) if job.summaries is not None else None
-    modules = ProjectModules.for_file(job.path, job.roots, summaries=kept)
+    modules = ProjectModules.for_file(job.path, job.roots, summaries=kept, run=job.run)
     read: list[Dependency] = []
 
     def check(text: str) -> tuple[list[Finding], list[str]]:
@@ -237,6 +241,8 @@ def check_files(jobs: Sequence[FileJob]) -> list[FileResult]:
     checker as they are found, on a pool of processes when there are enough files to pay for one.
     The pool starts first, so that its workers load the checker while this process reads.
     """
+    run = uuid.uuid4().hex
+    jobs = [job if job.run is not None else dataclasses.replace(job, run=run) for job in jobs]
     pool = _Pool() if _worth_a_pool(len(jobs)) else None
     try:
         results: list[FileResult] = []

@@ -371,8 +371,7 @@ def test_only_the_imported_definitions_that_reach_a_backward_are_run(
     unit's budget and backwards nowhere: a file that calls ``render`` alone is not run (no note
     that the check stopped); one that calls ``fit`` too is, and its run stops in ``render``."""
     (tmp_path / "helpers.py").write_text(
-        _long_render(20_000)
-        + "\n\ndef fit():\n    import torch\n    w = torch.ones(2, requires_grad=True)\n"
+        _long_render(20_000) + "\n\ndef fit():\n    import torch\n    w = torch.ones(2, requires_grad=True)\n"
         "    (w * 2).sum().backward()\n",
         encoding="utf-8",
     )
@@ -382,3 +381,38 @@ def test_only_the_imported_definitions_that_reach_a_backward_are_run(
     found = check_source(text, modules=ProjectModules.for_file(entry))
     assert found.findings == []
     assert any("stopped after" in e for e in found.errors) is stopped, found.errors
+
+
+@pytest.mark.parametrize("order", [("other.py", "train.py"), ("train.py", "other.py")])
+def test_the_checks_of_one_run_share_the_walk_and_find_what_each_alone_finds(
+    tmp_path: Path, order: tuple[str, str]
+) -> None:
+    """The checks of one run of ``check`` (one layout of the project) share what the walk through
+    the project's imports found: each file's findings and reads are those of its check alone. The
+    checked file is never one of its own modules: ``middle.py`` reaches a backward only through
+    its ``import train``, which the check of ``other.py`` follows and that of ``train.py`` passes
+    over. Each works out that part of the walk for itself: taken from the other, ``train.py``'s
+    reads would name itself, or ``other.py`` would not run its call of ``middle.run``."""
+    (tmp_path / "train.py").write_text(
+        "import middle\n\n\ndef twice(loss):\n    loss.backward()\n    loss.backward()\n", encoding="utf-8"
+    )
+    (tmp_path / "middle.py").write_text(
+        "import train\n\n\ndef run(loss):\n    train.twice(loss)\n", encoding="utf-8"
+    )
+    (tmp_path / "other.py").write_text(
+        "import torch\nfrom middle import run\n\nw = torch.ones(2, requires_grad=True)\nrun((w * 2).sum())\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+
+    def check(name: str, run: str | None) -> tuple[list[tuple[str, int]], set[str]]:
+        path = tmp_path / name
+        found = check_source(path.read_text(encoding="utf-8"), modules=ProjectModules.for_file(path, run=run))
+        return [(f.code, f.span.start.line) for f in found.findings], {d.key for d in found.read}
+
+    alone = {name: check(name, None) for name in order}
+    shared = {name: check(name, f"one run, {order}") for name in order}
+    assert shared == alone
+    assert alone["other.py"][0] == [("EK001", 4)]
+    assert str((tmp_path / "train.py").resolve()) in alone["other.py"][1]
+    assert str((tmp_path / "train.py").resolve()) not in alone["train.py"][1]
