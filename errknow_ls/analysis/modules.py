@@ -283,7 +283,8 @@ def _calls_of(tree: ast.Module) -> dict[str, frozenset[str]]:
 
 
 IMPORTS_KEPT = 4_096
-"""Modules whose import statements (small: a tuple of statements) are kept, beyond the trees kept."""
+"""Modules whose import statements and calls by function are kept (small beside a tree: the walk
+through a large package asks for them of thousands of modules), beyond the trees kept."""
 
 PARSED = ParsedModules()
 
