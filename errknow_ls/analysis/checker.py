@@ -728,15 +728,15 @@ def _imported_reaching(
         for name, calls in chunk.calls.items():
             functions.setdefault(name, set()).update(calls)
     defined: set[str] = set()
-    for module in walk.reached.values():
-        defined |= walk.reached_defined[module.key]
+    for module, holds in walk.reached.values():
+        defined |= holds
         for name, calls in PARSED.calls(module).items():
             functions.setdefault(name, set()).update(calls)
     relevant = _fixpoint(functions) & defined
     names = set(relevant)
     for name, imported, found in bound:
         # `from m import f as g`: g where f may backward; `import m as g`: g where m defines one.
-        held = walk.reached_defined[found.key] if imported is None else frozenset({imported})
+        held = walk.reached[found.key][1] if imported is None else frozenset({imported})
         if held & relevant:
             names.add(name)
     return frozenset(names), read
@@ -749,8 +749,8 @@ class _Walk:
 
     known: dict[tuple[str, int], frozenset[str] | None] = field(default_factory=dict)
     read: dict[str, str] = field(default_factory=dict)
-    reached: dict[str, ModuleText] = field(default_factory=dict)
-    reached_defined: dict[str, frozenset[str]] = field(default_factory=dict)
+    reached: dict[str, tuple[ModuleText, frozenset[str]]] = field(default_factory=dict)
+    """Each module found to reach a backward, by key, with the definitions it holds."""
 
 
 def _imports_of(
@@ -799,8 +799,7 @@ def _reaching_definitions(
     if layout is None:
         walk.known[asked] = found = _reaching_now(module, modules, depth, walk)
         if found is not None:
-            walk.reached[module.key] = module
-            walk.reached_defined[module.key] = found
+            walk.reached[module.key] = (module, found)
         return found
     reach = SHARED_REACH.get(layout, module, depth, modules.checked_key)
     if reach is None:
@@ -808,13 +807,8 @@ def _reaching_definitions(
         passed = modules.passed_over
         found = _reaching_now(module, modules, depth, alone)
         if found is not None:
-            alone.reached[module.key] = module
-            alone.reached_defined[module.key] = found
-        reach = _Reach(
-            found,
-            tuple(alone.read.items()),
-            tuple((m, alone.reached_defined[k]) for k, m in alone.reached.items()),
-        )
+            alone.reached[module.key] = (module, found)
+        reach = _Reach(found, tuple(alone.read.items()), tuple(alone.reached.values()))
         if modules.passed_over == passed:  # what it found holds for any checked file of the layout
             SHARED_REACH.put(layout, module, depth, reach)
     walk.known[asked] = reach.defined
@@ -824,9 +818,8 @@ def _reaching_definitions(
             walk.read[key] = said
         elif known != said and said.startswith(FOLDER):
             note_folder(walk.read, key, FolderState.of(said))
-    for reached, defined in reach.reached:
-        walk.reached.setdefault(reached.key, reached)
-        walk.reached_defined.setdefault(reached.key, defined)
+    for reached in reach.reached:
+        walk.reached.setdefault(reached[0].key, reached)
     return reach.defined
 
 

@@ -230,7 +230,9 @@ class ParsedModules:
         import, not that it parses."""
         if len(module.text) > MAX_MODULE_CHARS:
             return None
-        return self._kept(self._imports, digest(module.text), lambda: _chunked_imports(module.text))
+        return self._kept(
+            self._imports, digest(module.text), lambda: _chunked_imports(module.text), IMPORTS_KEPT
+        )
 
     def calls(self, module: ModuleText) -> dict[str, frozenset[str]]:
         """Each function the module defines (methods and nested ones too) -> the names it calls
@@ -239,7 +241,7 @@ class ParsedModules:
         parsed = self.read(module)
         if parsed is None:
             return {}
-        return self._kept(self._calls, digest(module.text), lambda: _calls_of(parsed.tree))
+        return self._kept(self._calls, digest(module.text), lambda: _calls_of(parsed.tree), IMPORTS_KEPT)
 
     def parse(self, module: ModuleText) -> ast.Module | None:
         """The module's tree, or None when it does not parse or is too large to read."""
@@ -252,9 +254,11 @@ class ParsedModules:
             return None
         return self._kept(self._parsed, digest(module.text), lambda: _parsed(module.text))
 
-    def _kept(self, store: OrderedDict[str, T], key: str, work: Callable[[], T]) -> T:
+    def _kept(
+        self, store: OrderedDict[str, T], key: str, work: Callable[[], T], keep: int | None = None
+    ) -> T:
         """What ``store`` holds for ``key``, else what ``work`` gives, kept (the least recently
-        used dropped beyond ``keep``)."""
+        used dropped beyond ``keep``, the trees' ``self.keep`` where not given)."""
         with self._lock:
             if key in store:
                 store.move_to_end(key)
@@ -262,7 +266,7 @@ class ParsedModules:
         found = work()
         with self._lock:
             store[key] = found
-            while len(store) > (self.keep if store is self._parsed else IMPORTS_KEPT):
+            while len(store) > (self.keep if keep is None else keep):
                 store.popitem(last=False)
         return found
 

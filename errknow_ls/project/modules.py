@@ -68,9 +68,10 @@ class DiskTexts:
 
 
 class RunLayout:
-    """What the file system said to the imports of one run of ``check`` (see ``FileJob.run``): which
-    file a name is found as below a folder, which folders decide where a name is looked for, what
-    a folder held. One run sees one layout of the project: its checks ask each of these once."""
+    """What the file system said to the imports of one check, or of one run of ``check`` (see
+    ``FileJob.run``): which file a name is found as below a folder, which folders decide where a
+    name is looked for, what a folder held. One check, or one run, sees one layout of the
+    project: it asks each of these once."""
 
     def __init__(self) -> None:
         self._files: dict[tuple[Path, str], Path | None] = {}
@@ -129,22 +130,23 @@ class ProjectModules:
         run: str | None = None,
     ) -> None:
         self.checked = checked
-        self.run = run
-        """The run of ``check`` this file is checked in (None: a check of its own, the server's)."""
+        self.unsaved: Mapping[str, str] = unsaved or {}
+        self.run = run if not self.unsaved else None
+        """The run of ``check`` this file is checked in (None: a check of its own, the server's,
+        or one that reads unsaved texts)."""
         self.summaries = summaries
         """Where the summaries of the project's functions are kept on disk (None: this process's
         memo alone; see ``errknow_ls.analysis.summaries``)."""
         self.roots = tuple(dict.fromkeys(r for r in roots if r.is_dir()))
-        self.unsaved: Mapping[str, str] = unsaved or {}
         self.texts = texts or DISK
         self._found: dict[tuple[str | None, str, int], Path | None] = {}
         """Which file each import found, where it looked, and what each folder held, worked out
         once: one check (one instance) sees one layout of the project, and whether a later check
         may reuse its result is what its recorded reads decide. Texts are read each time."""
         self._looked_in: dict[tuple[str | None, str, int], LookedIn] = {}
-        self._folders: dict[tuple[str, tuple[str, ...]], FolderState] = {}
+        self._layout = RunLayout() if self.run is None else run_layout(self.run)
+        """What the file system said to this check's finds: its own, or its run's."""
         self._passed: set[tuple[str | None, str, int]] = set()
-        self._layout = run_layout(run) if run is not None and not self.unsaved else None
         self.passed_over = 0
         """How many finds passed over the checked file (it is never one of its own modules), each
         time such a find was asked: where none did, what the finds gave holds for any file."""
@@ -172,7 +174,7 @@ class ProjectModules:
     def layout(self) -> tuple[str, ...] | None:
         """One run's import roots: the checks of a run's files see one layout of the project, so
         those with the same roots find the same modules (the checked file aside)."""
-        return None if self.run is None or self.unsaved else (self.run, *map(str, self.roots))
+        return None if self.run is None else (self.run, *map(str, self.roots))
 
     @property
     def checked_key(self) -> str | None:
@@ -207,9 +209,7 @@ class ProjectModules:
                 return None
             return self._read(package / "__init__.py")
         for base in bases:
-            found = (
-                module_file((base,), name) if self._layout is None else self._layout.module_file(base, name)
-            )
+            found = self._layout.module_file(base, name)
             if found is not None and found == self.checked:
                 self.passed_over += 1
             elif found is not None and (module := self._read(found)) is not None:
@@ -227,9 +227,7 @@ class ProjectModules:
         if bases is None:
             package = self._relative_base(importer, level) if level else None
             return () if package is None else ((str(package), ("__init__.py",)),)
-        if self._layout is not None:
-            return self._layout.folders_deciding(bases, name)
-        return tuple(folders_deciding(bases, name))
+        return self._layout.folders_deciding(bases, name)
 
     def _bases(self, importer: str | None, name: str, level: int) -> Sequence[Path] | None:
         """Where ``name`` is looked for (None: it names no module below a folder)."""
@@ -252,13 +250,7 @@ class ProjectModules:
         return unsaved if unsaved is not None else self.texts.text(key)
 
     def folder_state(self, key: str, names: Iterable[str]) -> FolderState:
-        asked = (key, tuple(sorted(set(names))))
-        if asked not in self._folders:
-            shared = self._layout
-            self._folders[asked] = (
-                self.texts.folder_state(*asked) if shared is None else shared.folder_state(self.texts, *asked)
-            )
-        return self._folders[asked]
+        return self._layout.folder_state(self.texts, key, tuple(sorted(set(names))))
 
     def _read(self, path: Path) -> ModuleText | None:
         text = self.text(str(path))
