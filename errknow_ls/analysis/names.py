@@ -254,3 +254,52 @@ def _literal_target(statement: ast.stmt) -> str | None:
                 return None
             return name
     return None
+
+
+_IMPORTED: WeakKeyDictionary[ast.Module, frozenset[str]] = WeakKeyDictionary()
+
+
+def imported_once(tree: ast.Module) -> frozenset[str]:
+    """Names that only import statements of the module's own top level bind, each to one object
+    (``import torch``, ``import torch.nn.functional as F``; ``import torch`` and ``import
+    torch.nn`` both bind ``torch`` to the package): whenever a function of the module reads one
+    after the module ran, it reads what was imported. Empty when the module can bind names its text
+    does not show."""
+    if tree not in _IMPORTED:
+        _IMPORTED[tree] = _imported_once(tree)
+    return _IMPORTED[tree]
+
+
+def _imported_once(tree: ast.Module) -> frozenset[str]:
+    if bound_anywhere(tree) is None:
+        return frozenset()
+    counts: dict[str, int] = {}
+    for statement in tree.body:
+        for name, count in _constant_parts(statement)[0].items():
+            counts[name] = counts.get(name, 0) + count
+    imports: dict[str, list[tuple[object, ...]]] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname:
+                    imports.setdefault(alias.asname, []).append(("import", alias.name))
+                else:
+                    package = alias.name.split(".")[0]
+                    imports.setdefault(package, []).append(("import", package))
+        elif isinstance(statement, ast.ImportFrom):
+            for alias in statement.names:
+                bound = (statement.level, statement.module, alias.name)
+                imports.setdefault(alias.asname or alias.name, []).append(bound)
+    return frozenset(
+        name
+        for name, objects in imports.items()
+        if counts.get(name) == len(objects) and len(set(objects)) == 1
+    )
+
+
+def builtin_unshadowed(name: str, tree: ast.Module) -> bool:
+    """``name`` is a builtin that no code of the module binds: read anywhere in it, it is the
+    builtin. False when the module can bind names its text does not show."""
+    if name not in _BUILTINS or bound_anywhere(tree) is None:
+        return False
+    return not any(name in _binds(statement).anywhere for statement in tree.body)

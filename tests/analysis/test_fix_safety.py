@@ -922,15 +922,16 @@ def test_losses_are_not_summed_across_a_step_that_reads_the_first_gradient() -> 
 
 
 DERIVED_IN_INIT = (
-    "import torch\nfrom torch import nn\nfrom torch.nn import functional as F\n\n\n"
+    "import math\nimport torch\nfrom torch import nn\nfrom torch.nn import functional as F\n\n\n"
     "class WNLinear(nn.Module):\n"
     "    def __init__(self, n):\n"
     "        super().__init__()\n"
     "        self.v = nn.Parameter(torch.randn(n, n))\n"
     "        self.g = nn.Parameter(torch.ones(n, 1))\n"
-    "        self.weight = self.g * self.v / self.v.norm(dim=1, keepdim=True)\n\n"
+    "        self.weight = {derived}\n\n"
     "    def forward(self, x):\n"
-    "        return F.linear(x, self.weight){extra}\n\n\n"
+    "        return F.linear(x, self.weight){extra}\n"
+    "{method}\n\n"
     "layer = WNLinear(4)\n"
     "opt = torch.optim.SGD(layer.parameters(), lr=0.1)\n"
     "for step in range(3):\n"
@@ -940,6 +941,7 @@ DERIVED_IN_INIT = (
     "    opt.step()\n"
     "{after}"
 )
+WEIGHT_NORM = "self.g * self.v / self.v.norm(dim=1, keepdim=True)"
 
 
 @pytest.mark.parametrize(
@@ -963,7 +965,7 @@ def test_a_value_init_derives_from_parameters_only_it_reads_is_computed_where_re
     """Rule 8: weight normalisation computed once in ``__init__``. Where the parameters reach the
     loss only through it, computing it where it is read is safe (the first step is the same, and
     detached they would never learn); where anything else reads them, it stays unsafe."""
-    source = DERIVED_IN_INIT.format(extra=extra, after=after)
+    source = DERIVED_IN_INIT.format(derived=WEIGHT_NORM, extra=extra, method="", after=after)
     (finding,) = check_source(source).findings
     first = finding.fixes[0]
     assert first.title == "Compute `self.weight` where it is used, on every call"
@@ -973,7 +975,7 @@ def test_a_value_init_derives_from_parameters_only_it_reads_is_computed_where_re
 def test_a_value_a_method_stores_on_every_step_is_not_computed_where_read_safely() -> None:
     """Stored by a method other than ``__init__`` (run per outer step, its value at store time may
     be meant): never computed where read safely."""
-    source = DERIVED_IN_INIT.format(extra="", after="").replace(
+    source = DERIVED_IN_INIT.format(derived=WEIGHT_NORM, extra="", method="", after="").replace(
         "        self.weight = self.g * self.v / self.v.norm(dim=1, keepdim=True)\n\n",
         "        self.prepare()\n\n"
         "    def prepare(self):\n"
@@ -1014,7 +1016,7 @@ def test_parameters_handed_to_the_optimizer_through_a_name_are_no_other_read(
 ) -> None:
     """``trainable = [p for p in layer.parameters() if p.requires_grad]`` read only by the optimizer's
     construction reads no parameter; read anywhere else as well, it may."""
-    source = DERIVED_IN_INIT.format(extra="", after="").replace(
+    source = DERIVED_IN_INIT.format(derived=WEIGHT_NORM, extra="", method="", after="").replace(
         "opt = torch.optim.SGD(layer.parameters(), lr=0.1)\n",
         "trainable = [p for p in layer.parameters() if p.requires_grad]\n"
         f"{read_again}opt = torch.optim.SGD(trainable, lr=0.1)\n",
@@ -2356,3 +2358,37 @@ def test_one_loss_keeps_its_graph_safely_where_a_clear_of_every_gradient_runs_ri
     source = source.replace(old, new) if old else source
     found = _applicabilities(source, "Keep the graph for the second pass")
     assert found == {Applicability.SAFE if safe else Applicability.UNSAFE}
+
+
+@pytest.mark.parametrize(
+    ("derived", "method", "offered"),
+    [
+        ("self.g * F.normalize(self.v, dim=1)", "", True),
+        # a module the file imports once, whatever its name: every method reads that module
+        ("self.g * self.v / math.sqrt(abs(4))", "", True),
+        ("self.g * torch.stack([r / r.norm() for r in self.v])", "", True),
+        # a parameter of __init__: no other method has it
+        ("self.g * self.v / math.sqrt(n)", "", False),
+        # `F` is also another method's parameter: the spelling is not the module there
+        (
+            "self.g * F.normalize(self.v, dim=1)",
+            "\n    def probe(self, F):\n        return F(self.weight)\n",
+            False,
+        ),
+        # `math` is bound again: which object a method reads depends on when it runs
+        ("self.g * self.v / math.sqrt(4)", "\nmath = None\n", False),
+        # a builtin the module rebinds is not the builtin
+        ("self.g * self.v / abs(2)", "\nabs = None\n", False),
+    ],
+)
+def test_a_value_init_derives_is_computed_where_read_only_where_its_names_mean_the_same_there(
+    derived: str, method: str, offered: bool
+) -> None:
+    """Moving ``self.weight = <expression>`` to where ``self.weight`` is read needs every name
+    the expression reads to be the same object there: ``self``, a name one import of the module
+    binds and nothing else rebinds, or an untouched builtin. Which names those are comes from
+    the module's own imports, not from how they are spelled."""
+    source = DERIVED_IN_INIT.format(derived=derived, extra="", method=method, after="")
+    (finding,) = check_source(source).findings
+    titles = [fix.title for fix in finding.fixes]
+    assert ("Compute `self.weight` where it is used, on every call" in titles) is offered

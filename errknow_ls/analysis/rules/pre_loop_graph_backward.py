@@ -118,6 +118,7 @@ from errknow_ls.analysis.fixes import (
     insert_lines_before,
     replace,
 )
+from errknow_ls.analysis.names import builtin_unshadowed, imported_once
 from errknow_ls.analysis.rules.common_fixes import (
     ancestors_hold,
     is_autograd_grad,
@@ -635,7 +636,11 @@ def _inline_init(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix |
         if id(stmt) in inlined:
             continue
         target = stmt.targets[0]
-        if not (is_self_attribute(target) and _reads_only_self(stmt.value)):
+        if not (
+            is_self_attribute(target)
+            and isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef)
+            and _movable(ctx, stmt, func)
+        ):
             return None
         assert isinstance(target, ast.Attribute)
         inlined[id(stmt)] = inline_derived(ctx, stmt, cls)
@@ -799,6 +804,25 @@ def _differentiated_by(ctx: RuleContext, loop: ast.stmt) -> set[str]:
     return found
 
 
-def _reads_only_self(expr: ast.expr) -> bool:
-    names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
-    return names <= {"self", "torch", "F", "nn"}
+def _movable(ctx: RuleContext, stmt: ast.Assign, method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """``stmt``'s value reads the same objects wherever a method of its class computes it: it
+    reads no name but the method's ``self`` (its first parameter), names that only one import of
+    the module's top level binds, builtins the module leaves alone, and names bound inside the
+    expression itself (a comprehension's variable); it binds no name of the method (``:=``)."""
+    expr = stmt.value
+    parameters = [*method.args.posonlyargs, *method.args.args]
+    if not parameters or parameters[0].arg != "self":
+        return False
+    inner: set[str] = set()
+    for node in ast.walk(expr):
+        if isinstance(node, ast.NamedExpr):
+            return False
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            inner.add(node.id)
+        elif isinstance(node, ast.arg):
+            inner.add(node.arg)
+    imported = imported_once(ctx.module)
+    return all(
+        name in ("self", *inner) or name in imported or builtin_unshadowed(name, ctx.module)
+        for name in {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    )
