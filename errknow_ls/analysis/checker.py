@@ -773,7 +773,9 @@ def _imports_of(
             name = f"{stmt.module}.{alias.name}" if stmt.module else alias.name
             if module is not None:
                 found.append((alias.asname or alias.name, alias.name, module))
-                continue
+                if not module.key.endswith("__init__.py"):
+                    continue  # a plain module has no submodule to import
+            # `from pkg import sub` binds the submodule where the package's own names have none
             target = modules.find(importer, name, stmt.level)
             if target is not None:
                 found.append((alias.asname or alias.name, None, target))

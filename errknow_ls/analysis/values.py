@@ -67,6 +67,12 @@ class ModuleRef(Value):
     """A module of the project itself, read: its names by its key (its path)."""
 
     key: str
+    submodules: tuple[tuple[str, ModuleRef], ...] = ()
+    """Its submodules ``import pkg.sub`` made attributes of it, by name (Python sets them on the
+    package): read where the package's own names have none."""
+
+    def submodule(self, name: str) -> ModuleRef | None:
+        return next((module for held, module in self.submodules if held == name), None)
 
 
 @dataclass(frozen=True, slots=True)

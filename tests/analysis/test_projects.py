@@ -340,15 +340,25 @@ def test_a_module_that_does_not_parse_stays_unknown_though_its_imports_reach(tmp
         ("from steps import backward_for_both as both", "both"),
         ("import steps as helpers", "helpers.backward_for_both"),
         ("from steps import *", "backward_for_both"),
+        # a submodule of a package: `import lib.steps` makes `steps` an attribute of `lib`
+        ("import lib.steps", "lib.steps.backward_for_both"),
+        ("import lib\nimport lib.steps", "lib.steps.backward_for_both"),
+        ("import lib.steps\nimport lib.other", "lib.steps.backward_for_both"),
+        ("import lib.steps as helpers", "helpers.backward_for_both"),
+        ("from lib import steps", "steps.backward_for_both"),
     ],
 )
 def test_a_helper_that_backwards_is_followed_however_it_is_imported(
     tmp_path: Path, imported: str, called: str
 ) -> None:
-    """The helper that backwards twice, imported under another name, as a module's attribute or
-    by a star: the call is followed and the finding made."""
+    """The helper that backwards twice, imported under another name, as a module's attribute,
+    by a star or as a package's submodule: the call is followed and the finding made."""
     folder = PROJECTS / "helper_backwards_twice"
-    shutil.copy(folder / "steps.py", tmp_path / "steps.py")
+    home = tmp_path / "lib" if "lib" in imported else tmp_path
+    home.mkdir(exist_ok=True)
+    (tmp_path / "lib" / "__init__.py").write_text("", encoding="utf-8") if home != tmp_path else None
+    (home / "other.py").write_text("SIZE = 3\n", encoding="utf-8")
+    shutil.copy(folder / "steps.py", home / "steps.py")
     train = (folder / "train.py").read_text(encoding="utf-8")
     train = train.replace("from steps import backward_for_both", imported)
     train = train.replace("    backward_for_both(loss", f"    {called}(loss")

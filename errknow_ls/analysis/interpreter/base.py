@@ -496,6 +496,9 @@ class InterpreterBase(ABC):
     @abstractmethod
     def _import_from(self, module: str | None, names: list[ast.alias], level: int) -> None: ...
 
+    @abstractmethod
+    def _import_package(self, dotted: str, held: Value | None) -> Value: ...
+
 
 def _objects_in(value: Value) -> list[Obj]:
     """The objects of the checked code's classes a container holds."""

@@ -218,7 +218,8 @@ class Expressions(InterpreterBase):
         if isinstance(owner, Ref):
             return Ref(f"{owner.qualname}.{attr}")
         if isinstance(owner, ModuleRef):
-            return self.namespaces.get(owner.key, {}).get(attr, UNKNOWN)
+            named = self.namespaces.get(owner.key, {}).get(attr)
+            return named if named is not None else owner.submodule(attr) or UNKNOWN
         if isinstance(owner, Obj):
             stored = self.state.heap.get(Place(owner.oid, attr))
             if stored is not None:

@@ -115,6 +115,22 @@ class Imports(InterpreterBase):
                 value = self._import(f"{module}.{alias.name}" if module else alias.name, level)
             self.state.env[alias.asname or alias.name] = value or Ref(f"{module or ''}.{alias.name}")
 
+    def _import_package(self, dotted: str, held: Value | None) -> Value:
+        """What ``import a.b.c`` binds to ``a``: the package, with ``b`` (and ``b``'s ``c``) as
+        attributes, besides those an earlier ``import a.x`` made (``held``, what ``a`` holds)."""
+        top, *rest = dotted.split(".")
+        package = self._import(top, 0)
+        if package is None:
+            return Ref(top)
+        chain = [package]
+        for end in range(1, len(rest) + 1):
+            found = self._import(".".join([top, *rest[:end]]), 0)
+            if found is None:
+                break
+            chain.append(found)
+        earlier = held if isinstance(held, ModuleRef) and held.key == package.key else None
+        return _with_submodules(chain, rest, earlier)
+
     def _import(self, name: str, level: int) -> ModuleRef | None:
         """Read the project's module that ``import`` would load: its imports, definitions and
         module-level assignments (under no_grad: nothing of it is a graph of the checked run)."""
@@ -277,3 +293,18 @@ class Imports(InterpreterBase):
         self.forward_calls |= run.forward_calls
         self.module_calls |= run.module_calls
         return True
+
+
+def _with_submodules(chain: list[ModuleRef], names: list[str], earlier: ModuleRef | None) -> ModuleRef:
+    """``chain[0]`` with ``chain[1]`` as its attribute ``names[0]``, and so on down the chain,
+    each keeping the submodules ``earlier`` (the same package, as bound before) gave it."""
+    module = chain[0]
+    kept = earlier.submodules if earlier is not None else ()
+    if len(chain) == 1:
+        return ModuleRef(module.key, kept)
+    name = names[0]
+    before = earlier.submodule(name) if earlier is not None else None
+    child = _with_submodules(
+        chain[1:], names[1:], before if before is not None and before.key == chain[1].key else None
+    )
+    return ModuleRef(module.key, (*((n, m) for n, m in kept if n != name), (name, child)))

@@ -114,9 +114,11 @@ class Statements(InterpreterBase):
                 self.define_class(stmt)
             case ast.Import(names=names):
                 for alias in names:
-                    bound = alias.asname or alias.name.split(".")[0]
-                    name = alias.name if alias.asname else bound
-                    self.state.env[bound] = self._import(name, 0) or Ref(name)
+                    if alias.asname:
+                        self.state.env[alias.asname] = self._import(alias.name, 0) or Ref(alias.name)
+                        continue
+                    bound = alias.name.split(".")[0]
+                    self.state.env[bound] = self._import_package(alias.name, self.state.env.get(bound))
             case ast.ImportFrom(module=module, names=names, level=level):
                 self._import_from(module, names, level)
             case ast.Delete(targets=targets):
