@@ -14,8 +14,12 @@ from errknow_ls.analysis.state import Holder, State, join_all
 from errknow_ls.analysis.values import (
     ITERATOR,
     UNKNOWN,
+    Const,
     NNModule,
+    Number,
     Seq,
+    Tensor,
+    Unknown,
     Value,
     element,
     nodes_of,
@@ -24,6 +28,10 @@ from errknow_ls.analysis.values import (
 )
 
 MAX_UNROLLED_LOOPS = 3
+
+MAX_NESTED_REPEATS = 2
+"""Loops nested in this many (across calls) run a second iteration only where the first did more
+than compute forward (see ``Loops._forward_only_deep``)."""
 
 Progress = tuple[int, int, int, int]
 """See ``Loops._progress``."""
@@ -209,7 +217,7 @@ class Loops(InterpreterBase):
                 if not forever:
                     exits.append(self.state.copy())
                 first_tick = self.tick if iteration == 0 else first_tick
-                if self.state.dead:
+                if self.state.dead or (iteration == 0 and self._forward_only_deep(started)):
                     break
         finally:
             frame.loops.pop()
@@ -239,6 +247,25 @@ class Loops(InterpreterBase):
         self.loops[loop.key] = context
         frame.loops.append(context)
         return context
+
+    def _forward_only_deep(self, started: tuple[State, Progress]) -> bool:
+        """The first iteration of a loop nested in at least ``MAX_NESTED_REPEATS`` others (across the
+        calls that run it: an epoch's loop, a batch's, then a model's loop over its layers) only
+        computed forward into local names: no backward, no event, no hook, nothing stored on an
+        object, in a container or freed; each name it changed holds a tensor, a module or a number
+        (``h = block(h)``). A second iteration would run the same code on what the first made, for
+        a graph one link longer; the loops around it still run twice."""
+        if sum(len(frame.loops) for frame in self.frames) <= MAX_NESTED_REPEATS:
+            return False
+        before, progress = started
+        now = self.state
+        if self._progress()[1:] != progress[1:] or now.heap != before.heap or now.freed != before.freed:
+            return False
+        return all(
+            isinstance(value, Tensor | NNModule | Number | Const | Unknown)
+            for name, value in now.env.items()
+            if before.env.get(name) is not value
+        )
 
     def _progress(self) -> Progress:
         """What the interpreter made so far outside the state: graph nodes, backwards, events, hooks."""
