@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 from dataclasses import replace
+from weakref import WeakKeyDictionary
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.interpreter.autograd import call_qualname, is_grad_disabled
@@ -176,9 +177,9 @@ class Statements(InterpreterBase):
     def _exhaustive(self, tests: list[ast.expr]) -> bool:
         """One of ``tests`` always holds: by their form (``_exhaustive``), or because they compare
         one name with every constant it can hold (``stage`` taken from a tuple of stage names)."""
-        if _exhaustive(tests):
+        always, tested = _forms(tests)
+        if always:
             return True
-        tested = _tested_constants(tests)
         if tested is None:
             return False
         first = tests[0]
@@ -385,6 +386,19 @@ def _elif_chain(
 
 _COMPLEMENTS = {ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt, ast.Eq: ast.NotEq}
 _COMPLEMENTS |= {ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+
+
+_FORMS: WeakKeyDictionary[ast.expr, tuple[bool, tuple[str, set[object]] | None]] = WeakKeyDictionary()
+
+
+def _forms(tests: list[ast.expr]) -> tuple[bool, tuple[str, set[object]] | None]:
+    """``_exhaustive`` and ``_tested_constants`` of an ``if``/``elif`` chain's tests, worked out
+    once per chain (one in a loop or a helper is met on every run of it), by its first test: the
+    test of the ``if`` whose ``elif`` branches are the rest."""
+    known = _FORMS.get(tests[0])
+    if known is None:
+        known = _FORMS[tests[0]] = (_exhaustive(tests), _tested_constants(tests))
+    return known
 
 
 def _exhaustive(tests: list[ast.expr]) -> bool:
