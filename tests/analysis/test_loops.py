@@ -15,7 +15,7 @@ FILLER = 1_200
 def _deep_model(store: str) -> str:
     filler = "".join("            x = x + 0.0\n" for _ in range(FILLER))
     return (
-        "import torch\nfrom torch import nn\n\n\n"
+        "import kornia\nimport torch\nfrom torch import nn\n\n\n"
         "class Deep(nn.Module):\n"
         "    def __init__(self):\n"
         "        super().__init__()\n"
@@ -45,6 +45,8 @@ def _deep_model(store: str) -> str:
     [
         # each iteration only makes a longer graph of local tensors: once is enough
         ("x = x * 1.0", True),
+        # what a library the checker does not follow made of a tensor: a graph too, unknown
+        ("y = kornia.filters.box_blur(x)", True),
         # what the first iteration stores on an object or in a list, the second reads or extends
         ("self.last = x", False),
         ("seen.append(x)", False),

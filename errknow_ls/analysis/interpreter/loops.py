@@ -17,6 +17,7 @@ from errknow_ls.analysis.values import (
     Const,
     NNModule,
     Number,
+    Opaque,
     Seq,
     Tensor,
     Unknown,
@@ -252,9 +253,10 @@ class Loops(InterpreterBase):
         """The first iteration of a loop nested in at least ``MAX_NESTED_REPEATS`` others (across the
         calls that run it: an epoch's loop, a batch's, then a model's loop over its layers) only
         computed forward into local names: no backward, no event, no hook, nothing stored on an
-        object, in a container or freed; each name it changed holds a tensor, a module or a number
-        (``h = block(h)``). A second iteration would run the same code on what the first made, for
-        a graph one link longer; the loops around it still run twice."""
+        object, in a container or freed; each name it changed holds a tensor (or what code not
+        followed made of one), a module or a number (``h = block(h)``). A second iteration would
+        run the same code on what the first made, for a graph one link longer; the loops around it
+        still run twice."""
         if sum(len(frame.loops) for frame in self.frames) <= MAX_NESTED_REPEATS:
             return False
         before, progress = started
@@ -262,7 +264,7 @@ class Loops(InterpreterBase):
         if self._progress()[1:] != progress[1:] or now.heap != before.heap or now.freed != before.freed:
             return False
         return all(
-            isinstance(value, Tensor | NNModule | Number | Const | Unknown)
+            isinstance(value, Tensor | Opaque | NNModule | Number | Const | Unknown)
             for name, value in now.env.items()
             if before.env.get(name) is not value
         )
