@@ -297,6 +297,27 @@ def _imported_once(tree: ast.Module) -> frozenset[str]:
     )
 
 
+def imported_module(tree: ast.Module, name: str) -> str | None:
+    """The dotted name of what ``name`` holds where only one import of the module's top level binds
+    it (see ``imported_once``): ``import random`` -> ``random``, ``import numpy.random as npr`` ->
+    ``numpy.random``, ``from numpy import random`` -> ``numpy.random`` (a module, or a name one
+    defines); None for any other name, and for a relative import."""
+    if name not in imported_once(tree):
+        return None
+    for statement in tree.body:
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname == name:
+                    return alias.name
+                if alias.asname is None and alias.name.split(".")[0] == name:
+                    return name
+        elif isinstance(statement, ast.ImportFrom) and statement.level == 0 and statement.module:
+            for alias in statement.names:
+                if (alias.asname or alias.name) == name:
+                    return f"{statement.module}.{alias.name}"
+    return None
+
+
 def builtin_unshadowed(name: str, tree: ast.Module) -> bool:
     """``name`` is a builtin that no code of the module binds: read anywhere in it, it is the
     builtin. False when the module can bind names its text does not show."""

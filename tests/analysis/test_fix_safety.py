@@ -2392,3 +2392,28 @@ def test_a_value_init_derives_is_computed_where_read_only_where_its_names_mean_t
     (finding,) = check_source(source).findings
     titles = [fix.title for fix in finding.fixes]
     assert ("Compute `self.weight` where it is used, on every call" in titles) is offered
+
+
+@pytest.mark.parametrize(
+    ("binding", "drawn", "replay"),
+    [
+        ("import random", "random.sample(buffer, 3)", True),
+        ("import random as rnd", "rnd.sample(buffer, 3)", True),
+        # the spelling is not the module: an object of the file's own that hands back its list
+        (
+            "class Drawer:\n    def sample(self, items, k):\n        return items[-k:]\nrandom = Drawer()",
+            "random.sample(buffer, 3)",
+            False,
+        ),
+    ],
+)
+def test_a_replay_buffer_is_known_by_the_module_that_draws_from_it(
+    binding: str, drawn: str, replay: bool
+) -> None:
+    """A list the loop reads only through ``random.sample`` is a replay buffer (its items are
+    stored detached); which ``random`` that is comes from the file's imports, not its spelling."""
+    source = (FIXES / "ek003_replay_buffer_stores_actions.in.py").read_text(encoding="utf-8")
+    source = source.replace("import random\n", f"{binding}\n").replace("random.seed(0)\n", "")
+    source = source.replace("random.sample(buffer, 3)", drawn)
+    titles = [title for title, _ in _fixes(source)]
+    assert any(t.startswith("Store detached values in the replay buffer") for t in titles) is replay

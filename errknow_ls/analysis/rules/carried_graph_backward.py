@@ -151,6 +151,7 @@ from errknow_ls.analysis.fixes import (
     replace,
     wrap_in_block,
 )
+from errknow_ls.analysis.names import imported_module
 from errknow_ls.analysis.rules.common_fixes import (
     backward_after,
     detached,
@@ -946,7 +947,7 @@ def _detach_appended(event: SecondPass, ctx: RuleContext) -> Fix | None:
     if len(containers) != sum(1 for h in event.carried if isinstance(h, Place) or h in exposed):
         return None
     for name, value in containers:
-        replay = _sampled(body, name)
+        replay = _sampled(ctx, body, name)
         for call in _appends(body, ctx, name):
             if call.lineno <= (report.end_lineno or report.lineno) and not replay:
                 return None  # collected for this step's backward: a list to clear, not a history
@@ -964,7 +965,7 @@ def _detach_appended(event: SecondPass, ctx: RuleContext) -> Fix | None:
     appended = same_sites(ctx, event.reached, stored) if before else stored
     if not edits or cut_starves_training(ctx, event.site, event.reached, appended, _loop_node(event)):
         return None  # nothing else of this backward reaches the parameters behind what they hold
-    if any(_sampled(body, name) for name, _ in containers):
+    if any(_sampled(ctx, body, name) for name, _ in containers):
         values: list[Value] = [value for _, value in containers]
         return Fix(
             f"Store detached values in the replay buffer {', '.join(dict.fromkeys(shown))}",
@@ -1095,15 +1096,15 @@ def _filled_alongside(ctx: RuleContext, body: list[ast.stmt], names: list[str]) 
     return found
 
 
-SAMPLING = frozenset({"sample", "choice", "choices"})
-"""``random``'s functions that draw items of a sequence."""
+SAMPLING = {"random": frozenset({"sample", "choice", "choices"}), "numpy.random": frozenset({"choice"})}
+"""The functions of these modules that draw items of the sequence they are handed."""
 
 
-def _sampled(body: list[ast.stmt], name: str) -> bool:
-    """The loop reads the list ``name`` only by drawing items of it (``random.sample(buffer, k)``)
-    or through an index it computes (``memory[idx]``), besides appending to it and ``len``: a
-    replay buffer, whose items a later step reuses; its loss never needs the graph they were
-    stored with."""
+def _sampled(ctx: RuleContext, body: list[ast.stmt], name: str) -> bool:
+    """The loop reads the list ``name`` only by drawing items of it (``random.sample(buffer, k)``,
+    ``random`` the module an import of the file binds) or through an index it computes
+    (``memory[idx]``), besides appending to it and ``len``: a replay buffer, whose items a later
+    step reuses; its loss never needs the graph they were stored with."""
     reads = 0
     for stmt in body:
         parents = {id(child): node for node in ast.walk(stmt) for child in ast.iter_child_nodes(node)}
@@ -1118,9 +1119,9 @@ def _sampled(body: list[ast.stmt], name: str) -> bool:
             drawn = (
                 isinstance(parent, ast.Call)
                 and isinstance(parent.func, ast.Attribute)
-                and parent.func.attr in SAMPLING
                 and isinstance(parent.func.value, ast.Name)
-                and parent.func.value.id == "random"
+                and parent.func.attr
+                in SAMPLING.get(imported_module(ctx.module, parent.func.value.id) or "", frozenset())
             )
             indexed = isinstance(parent, ast.Subscript) and not isinstance(
                 parent.slice, ast.Constant | ast.Slice
@@ -1498,7 +1499,7 @@ def _body_index_of_backward(event: SecondPass, ctx: RuleContext) -> int | None:
 def _replayed(event: SecondPass, ctx: RuleContext, name: str) -> bool:
     """The list ``name`` is a replay memory: the loop draws items of it (:func:`_sampled`), or walks
     it with a backward per item (:func:`_walked_to_backward`)."""
-    return _sampled(_loop_body(event), name) or _walked_to_backward(event, ctx, name)
+    return _sampled(ctx, _loop_body(event), name) or _walked_to_backward(event, ctx, name)
 
 
 def _walked_to_backward(event: SecondPass, ctx: RuleContext, name: str) -> bool:
