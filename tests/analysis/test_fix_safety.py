@@ -380,6 +380,18 @@ def test_a_create_graph_gradient_is_retained_only_where_the_parameters_stay(step
         assert finding.fixes[0] is retained[0]
 
 
+def test_a_loop_that_hands_its_target_to_a_print_the_file_imports_does_not_repeat_its_sequence() -> None:
+    """``print`` is the builtin only where the module leaves the name alone: imported from a library
+    (``from rich import print``), it is a call not followed, which may use the epoch; the reset is
+    then unsafe, as for any loop that reads its own iteration."""
+    source = RECURRENCE.format(target="epoch", index="t").replace(
+        "import torch\n", "import torch\nfrom rich import print\n", 1
+    )
+    (finding,) = check_source(source).findings
+    (reset,) = [fix for fix in finding.fixes if fix.title == "Reset `hidden` at the start of each iteration"]
+    assert reset.applicability == Applicability.UNSAFE
+
+
 def test_an_object_state_its_code_never_tests_for_none_is_not_reset() -> None:
     """A cache kept as a pair (``self._cell_key``, ``self._kvectors``), refreshed when the key
     changes: storing ``None`` into the value alone would hand ``None`` back on the next call."""

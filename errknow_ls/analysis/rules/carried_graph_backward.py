@@ -151,7 +151,7 @@ from errknow_ls.analysis.fixes import (
     replace,
     wrap_in_block,
 )
-from errknow_ls.analysis.names import imported_module
+from errknow_ls.analysis.names import builtin_unshadowed, imported_module
 from errknow_ls.analysis.rules.common_fixes import (
     backward_after,
     detached,
@@ -1114,7 +1114,7 @@ def _sampled(ctx: RuleContext, body: list[ast.stmt], name: str) -> bool:
             parent = parents.get(id(node))
             if isinstance(parent, ast.Attribute) and parent.attr == "append":
                 continue
-            if isinstance(parent, ast.Call) and getattr(parent.func, "id", None) == "len":
+            if _builtin_len(ctx, parent):
                 continue
             drawn = (
                 isinstance(parent, ast.Call)
@@ -2050,6 +2050,16 @@ def _item_read(node: ast.AST, position: int) -> bool:
     )
 
 
+def _builtin_len(ctx: RuleContext, node: ast.AST | None) -> bool:
+    """``len(...)``, Python's builtin (the module does not rebind the name)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "len"
+        and builtin_unshadowed("len", ctx.module)
+    )
+
+
 def _read_otherwise(ctx: RuleContext, scope: ast.AST, listed: ast.Name) -> bool:
     """``scope`` reads the list ``listed`` names other than there, by appending to it, asking its
     ``len`` or putting it in a tuple or list (to store it): by an item, an iteration, a call."""
@@ -2058,7 +2068,7 @@ def _read_otherwise(ctx: RuleContext, scope: ast.AST, listed: ast.Name) -> bool:
             continue
         parent = ctx.parents.get(use)
         appended = isinstance(parent, ast.Attribute) and parent.attr in ("append", "clear")
-        counted = isinstance(parent, ast.Call) and getattr(parent.func, "id", None) == "len"
+        counted = _builtin_len(ctx, parent)
         if not (appended or counted or isinstance(parent, ast.Tuple | ast.List)):
             return True
     return False

@@ -262,6 +262,7 @@ from collections.abc import Callable
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
+from errknow_ls.analysis.names import builtin_unshadowed
 from errknow_ls.analysis.ownership import (
     BACKWARD,
     CLEAR,
@@ -1498,10 +1499,11 @@ def stored_once(ctx: RuleContext, stmt: ast.stmt, attr: str) -> bool:
     return False
 
 
-def repeats_sequence(loop: ast.stmt | None) -> bool:
+def repeats_sequence(ctx: RuleContext, loop: ast.stmt | None) -> bool:
     """A ``for`` loop whose body reads nothing of its iteration: its target is read only by
-    ``print`` (``for epoch in range(epochs)``) and it draws no new inputs (``torch.randint``, a
-    distribution's ``sample``, ``next(batches)``), so every iteration re-runs the same sequence."""
+    ``print`` (the builtin: the module does not rebind it; ``for epoch in range(epochs)``) and it
+    draws no new inputs (``torch.randint``, a distribution's ``sample``, ``next(batches)``), so
+    every iteration re-runs the same sequence."""
     if not isinstance(loop, ast.For) or loop.orelse:
         return False
     targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
@@ -1513,7 +1515,11 @@ def repeats_sequence(loop: ast.stmt | None) -> bool:
             called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
             if called in api.RANDOM_CREATION_FUNCS or called in api.RANDOM_METHODS or called == "next":
                 return False  # draws new inputs (or takes the next item) on every iteration
-            if isinstance(node.func, ast.Name) and node.func.id == "print":
+            if (
+                isinstance(node.func, ast.Name)
+                and node.func.id == "print"
+                and builtin_unshadowed("print", ctx.module)
+            ):
                 printed |= {id(n) for n in ast.walk(node)}
     return not any(
         isinstance(n, ast.Name) and n.id in targets and id(n) not in printed
@@ -1538,7 +1544,7 @@ def reset_state(
     if not initialisers and not all(isinstance(v, Const) and v.value is None for v in entering):
         return None
     within = bool(carried) and all(updated_within_step(ctx, loop, value) for value in carried)
-    return Applicability.SAFE if within and repeats_sequence(loop.node) else Applicability.UNSAFE
+    return Applicability.SAFE if within and repeats_sequence(ctx, loop.node) else Applicability.UNSAFE
 
 
 def refill_memo(ctx: RuleContext, attrs: set[str]) -> bool:
