@@ -2381,6 +2381,8 @@ def test_one_loss_keeps_its_graph_safely_where_a_clear_of_every_gradient_runs_ri
         ("self.g * torch.stack([r / r.norm() for r in self.v])", "", True),
         # a parameter of __init__: no other method has it
         ("self.g * self.v / math.sqrt(n)", "", False),
+        # the same, though a comprehension of the expression binds that name for its own reads
+        ("self.g * self.v / (n + sum(n for n in (1, 2)))", "", False),
         # `F` is also another method's parameter: the spelling is not the module there
         (
             "self.g * F.normalize(self.v, dim=1)",

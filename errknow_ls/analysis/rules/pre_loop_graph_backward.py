@@ -108,6 +108,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import symtable
 
 from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.fixes import (
@@ -813,16 +814,25 @@ def _movable(ctx: RuleContext, stmt: ast.Assign, method: ast.FunctionDef | ast.A
     parameters = [*method.args.posonlyargs, *method.args.args]
     if not parameters or parameters[0].arg != "self":
         return False
-    inner: set[str] = set()
-    for node in ast.walk(expr):
-        if isinstance(node, ast.NamedExpr):
-            return False
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            inner.add(node.id)
-        elif isinstance(node, ast.arg):
-            inner.add(node.arg)
+    free = _free_names(expr)
+    if free is None or any(isinstance(node, ast.NamedExpr) for node in ast.walk(expr)):
+        return False
     imported = imported_once(ctx.module)
-    return all(
-        name in ("self", *inner) or name in imported or builtin_unshadowed(name, ctx.module)
-        for name in {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    )
+    return all(name == "self" or name in imported or builtin_unshadowed(name, ctx.module) for name in free)
+
+
+def _free_names(expr: ast.expr) -> set[str] | None:
+    """The names ``expr`` reads from the scope it runs in: not those its own comprehensions and
+    lambdas bind around the read (``x`` in ``x + sum(x for x in xs)`` is read free once), as
+    Python's compiler resolves them (``symtable``); None where it is no expression on its own
+    (``await``, ``yield``)."""
+    try:
+        pending = [symtable.symtable(ast.unparse(expr), "<expression>", "eval")]
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    free: set[str] = set()
+    while pending:
+        table = pending.pop()
+        free |= {s.get_name() for s in table.get_symbols() if s.is_referenced() and s.is_global()}
+        pending += table.get_children()
+    return free
