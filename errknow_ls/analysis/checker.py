@@ -51,6 +51,7 @@ from errknow_ls.analysis.registry import BY_CODE
 from errknow_ls.analysis.rules import claiming, retain_graph_in_loop
 from errknow_ls.analysis.rules.context import RuleContext
 from errknow_ls.analysis.source import (
+    BACKWARD_NAMES,
     HUGE,
     SourceText,
     called_names,
@@ -72,7 +73,6 @@ STEPS_PER_OWN_LINE = 4
 its body twice, a call its callee's): a long function is checked to its end, not cut at the
 shared budget (up to MAX_FILE_STEPS)."""
 MAX_STOP_NOTES = 10
-BACKWARD_NAMES = frozenset({"backward", "manual_backward", "grad"})
 
 
 @dataclass(slots=True)

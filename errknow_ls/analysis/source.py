@@ -90,6 +90,12 @@ def call_name(call: ast.Call) -> str:
     return func.id if isinstance(func, ast.Name) else ""
 
 
+BACKWARD_NAMES = frozenset({"backward", "manual_backward", "grad"})
+"""Names of the calls that may run a backward (a tensor's or a wrapper's ``backward``, Lightning's
+``manual_backward``, ``autograd.grad``): a call by another name reaches one only through code that
+makes one of these calls."""
+
+
 def called_names(*nodes: ast.AST) -> set[str]:
     """The names of every call below ``nodes``."""
     return {call_name(n) for n in inner_nodes(*nodes) if type(n) is ast.Call} - {""}

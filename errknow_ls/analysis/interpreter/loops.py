@@ -10,6 +10,7 @@ from weakref import WeakKeyDictionary
 from errknow_ls.analysis.events import Loop
 from errknow_ls.analysis.interpreter.base import InterpreterBase, LoopContext, func_node
 from errknow_ls.analysis.interpreter.statements import chain_else, chain_of
+from errknow_ls.analysis.source import BACKWARD_NAMES, called_names
 from errknow_ls.analysis.state import Holder, State, join_all
 from errknow_ls.analysis.values import (
     ITERATOR,
@@ -218,7 +219,7 @@ class Loops(InterpreterBase):
                 if not forever:
                     exits.append(self.state.copy())
                 first_tick = self.tick if iteration == 0 else first_tick
-                if self.state.dead or (iteration == 0 and self._forward_only_deep(started)):
+                if self.state.dead or (iteration == 0 and self._forward_only_deep(stmt, started)):
                     break
         finally:
             frame.loops.pop()
@@ -249,15 +250,16 @@ class Loops(InterpreterBase):
         frame.loops.append(context)
         return context
 
-    def _forward_only_deep(self, started: tuple[State, Progress]) -> bool:
+    def _forward_only_deep(self, stmt: ast.stmt, started: tuple[State, Progress]) -> bool:
         """The first iteration of a loop nested in at least ``MAX_NESTED_REPEATS`` others (across the
         calls that run it: an epoch's loop, a batch's, then a model's loop over its layers) only
         computed forward into local names: no backward, no event, no hook, nothing stored on an
         object, in a container or freed; each name it changed holds a tensor (or what code not
         followed made of one), a module or a number (``h = block(h)``). A second iteration would
         run the same code on what the first made, for a graph one link longer; the loops around it
-        still run twice."""
-        if sum(len(frame.loops) for frame in self.frames) <= MAX_NESTED_REPEATS:
+        still run twice. A loop whose own body calls a backward by name runs twice all the same
+        (``if prev is not None: prev.backward()`` backwards from the second iteration on)."""
+        if sum(len(frame.loops) for frame in self.frames) <= MAX_NESTED_REPEATS or _calls_backward(stmt):
             return False
         before, progress = started
         now = self.state
@@ -318,6 +320,17 @@ class Loops(InterpreterBase):
             if nodes_of(value) & previous:
                 carried[place] = value
         return carried
+
+
+_BACKWARD_IN: WeakKeyDictionary[ast.stmt, bool] = WeakKeyDictionary()
+
+
+def _calls_backward(loop: ast.stmt) -> bool:
+    """The loop's own text calls a backward by name (worked out once per loop)."""
+    known = _BACKWARD_IN.get(loop)
+    if known is None:
+        known = _BACKWARD_IN[loop] = bool(called_names(loop) & BACKWARD_NAMES)
+    return known
 
 
 def _ifs_in(body: list[ast.stmt]) -> list[ast.If]:
