@@ -256,7 +256,12 @@ def _literal_target(statement: ast.stmt) -> str | None:
     return None
 
 
-_IMPORTED: WeakKeyDictionary[ast.Module, frozenset[str]] = WeakKeyDictionary()
+Imported = tuple[str, int, str]
+"""How an import binds a name: ``("import", 0, "numpy.random")`` for ``import numpy.random as
+npr``, ``("import", 0, "torch")`` for ``import torch.nn``, ``("from", level, "numpy.random")`` for
+``from numpy import random`` (the dotted name of what it binds; a relative one from its level)."""
+
+_IMPORTED: WeakKeyDictionary[ast.Module, dict[str, Imported]] = WeakKeyDictionary()
 
 
 def imported_once(tree: ast.Module) -> frozenset[str]:
@@ -265,36 +270,7 @@ def imported_once(tree: ast.Module) -> frozenset[str]:
     torch.nn`` both bind ``torch`` to the package): whenever a function of the module reads one
     after the module ran, it reads what was imported. Empty when the module can bind names its text
     does not show."""
-    if tree not in _IMPORTED:
-        _IMPORTED[tree] = _imported_once(tree)
-    return _IMPORTED[tree]
-
-
-def _imported_once(tree: ast.Module) -> frozenset[str]:
-    if bound_anywhere(tree) is None:
-        return frozenset()
-    counts: dict[str, int] = {}
-    for statement in tree.body:
-        for name, count in _constant_parts(statement)[0].items():
-            counts[name] = counts.get(name, 0) + count
-    imports: dict[str, list[tuple[object, ...]]] = {}
-    for statement in tree.body:
-        if isinstance(statement, ast.Import):
-            for alias in statement.names:
-                if alias.asname:
-                    imports.setdefault(alias.asname, []).append(("import", alias.name))
-                else:
-                    package = alias.name.split(".")[0]
-                    imports.setdefault(package, []).append(("import", package))
-        elif isinstance(statement, ast.ImportFrom):
-            for alias in statement.names:
-                bound = (statement.level, statement.module, alias.name)
-                imports.setdefault(alias.asname or alias.name, []).append(bound)
-    return frozenset(
-        name
-        for name, objects in imports.items()
-        if counts.get(name) == len(objects) and len(set(objects)) == 1
-    )
+    return frozenset(_imported(tree))
 
 
 def imported_module(tree: ast.Module, name: str) -> str | None:
@@ -302,20 +278,39 @@ def imported_module(tree: ast.Module, name: str) -> str | None:
     it (see ``imported_once``): ``import random`` -> ``random``, ``import numpy.random as npr`` ->
     ``numpy.random``, ``from numpy import random`` -> ``numpy.random`` (a module, or a name one
     defines); None for any other name, and for a relative import."""
-    if name not in imported_once(tree):
-        return None
+    found = _imported(tree).get(name)
+    return found[2] if found is not None and found[1] == 0 else None
+
+
+def _imported(tree: ast.Module) -> dict[str, Imported]:
+    """What each name of ``imported_once`` was imported as, worked out once per module."""
+    if tree not in _IMPORTED:
+        _IMPORTED[tree] = _import_bindings(tree)
+    return _IMPORTED[tree]
+
+
+def _import_bindings(tree: ast.Module) -> dict[str, Imported]:
+    if bound_anywhere(tree) is None:
+        return {}
+    counts: dict[str, int] = {}
+    for statement in tree.body:
+        for name, count in _constant_parts(statement)[0].items():
+            counts[name] = counts.get(name, 0) + count
+    imports: dict[str, list[Imported]] = {}
     for statement in tree.body:
         if isinstance(statement, ast.Import):
             for alias in statement.names:
-                if alias.asname == name:
-                    return alias.name
-                if alias.asname is None and alias.name.split(".")[0] == name:
-                    return name
-        elif isinstance(statement, ast.ImportFrom) and statement.level == 0 and statement.module:
+                bound = alias.asname or alias.name.split(".")[0]
+                imports.setdefault(bound, []).append(("import", 0, alias.name if alias.asname else bound))
+        elif isinstance(statement, ast.ImportFrom):
             for alias in statement.names:
-                if (alias.asname or alias.name) == name:
-                    return f"{statement.module}.{alias.name}"
-    return None
+                dotted = f"{statement.module}.{alias.name}" if statement.module else alias.name
+                imports.setdefault(alias.asname or alias.name, []).append(("from", statement.level, dotted))
+    return {
+        name: objects[0]
+        for name, objects in imports.items()
+        if counts.get(name) == len(objects) and len(set(objects)) == 1
+    }
 
 
 def builtin_unshadowed(name: str, tree: ast.Module) -> bool:

@@ -262,7 +262,7 @@ from collections.abc import Callable
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop, RetainSite, SecondPass
-from errknow_ls.analysis.names import builtin_unshadowed
+from errknow_ls.analysis.names import builtin_unshadowed, imported_once
 from errknow_ls.analysis.ownership import (
     BACKWARD,
     CLEAR,
@@ -1901,7 +1901,7 @@ def _term_of_one_item(ctx: RuleContext, site: ast.AST) -> bool:
         return False
     if not any(n is site for n in ast.walk(current.elt)):
         return False
-    readable = {loop.target.id} | _imported_modules(ctx)
+    readable = {loop.target.id} | imported_once(ctx.module)
     for node in ast.walk(current.elt):
         if isinstance(node, ast.Name) and node.id not in readable:
             return False
@@ -1917,21 +1917,6 @@ def chain_of_names(node: ast.expr) -> bool:
     while isinstance(node, ast.Attribute):
         node = node.value
     return isinstance(node, ast.Name)
-
-
-def _imported_modules(ctx: RuleContext) -> frozenset[str]:
-    """The names the module's own top-level imports bind (``torch``, ``F`` for
-    ``torch.nn.functional``), never rebound by an assignment: nothing a loop computes."""
-    bound = {
-        alias.asname or alias.name.split(".")[0]
-        for node in ctx.module.body
-        if isinstance(node, ast.Import | ast.ImportFrom)
-        for alias in node.names
-    }
-    assigned = {
-        n.id for n in ast.walk(ctx.module) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-    }
-    return frozenset(bound - assigned)
 
 
 def detach_unapplied(ctx: RuleContext, event: SecondPass, made: ast.AST) -> bool:
