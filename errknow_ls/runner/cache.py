@@ -52,6 +52,8 @@ from errknow_ls.runner.sourcefile import SourceFileError, decode_source, read_by
 
 RACY_NS = 2_000_000_000
 INTERNAL_ERROR = "internal error"
+_ROW_NUMBER = {int}
+"""The type of every number in an entry's reads (see ``_still_read_the_same``)."""
 
 
 class CheckCache:
@@ -69,9 +71,12 @@ class CheckCache:
         module or folder was read again and still said the same takes its new stat."""
         self._rows: dict[tuple[str, str], int] | None = None
         """The number of each row by its key and what it said: made when a result is recorded."""
-        self._held: list[bool | None] = []
-        """Whether each row's module (or folder) still says what it said, by the row's number;
-        ``None`` until an entry that read it is looked up (each row is looked at once a run)."""
+        self._holding: set[int] = set()
+        """The numbers of the rows whose module (or folder) was looked at this run and still says
+        what it said (each row is looked at once a run)."""
+        self._changed_rows: set[int] = set()
+        """The numbers of the rows looked at this run whose module or folder says something else
+        now, or that are damaged."""
         self._stats: dict[str, FileStat] = {}
         """The stat (see ``FileStat``) of each file looked up, taken before it was read."""
         self._seen: dict[str, os.stat_result | None] = {}
@@ -136,17 +141,24 @@ class CheckCache:
     def _still_read_the_same(self, reads: list[object]) -> bool:
         """Every module a cached check read still hashes as it did, and every folder where its
         imports found nothing holds the same entries (each row looked at once a run)."""
-        held = self._held
-        if len(held) < len(self._read):
-            held += [None] * (len(self._read) - len(held))
+        if not reads:
+            return True
+        if set(map(type, reads)) != _ROW_NUMBER:
+            return False  # ``False`` and ``0.0`` are no row numbers, though each equals 0
+        holding = self._holding
+        if holding.issuperset(reads):
+            return True  # the common case: every row already looked at
+        changed = self._changed_rows
+        rows = len(self._read)
         for number in reads:
-            if type(number) is not int or not 0 <= number < len(held):  # (``True`` is no row number)
+            if number in holding:
+                continue
+            if number in changed or type(number) is not int or not 0 <= number < rows:
                 return False
-            holds = held[number]
-            if holds is None:
-                holds = held[number] = self._says_the_same(number)
-            if not holds:
+            if not self._says_the_same(number):
+                changed.add(number)
                 return False
+            holding.add(number)
         return True
 
     def _says_the_same(self, number: int) -> bool:

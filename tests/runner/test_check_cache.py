@@ -462,6 +462,38 @@ def test_files_that_read_one_module_share_its_row_and_are_each_checked_again_whe
     assert run("--output-format", "json", "train.py", "train_again.py")[:2] == (EXIT_OK, "[]\n")
 
 
+@pytest.mark.parametrize("reads", ["false", "-1", "past the table", "a string", "a float"])
+def test_an_entry_whose_reads_name_no_row_does_not_stand(run: Run, tmp_path: Path, reads: str) -> None:
+    """train.py's entry names the rows of what it read; damaged, they name none (``False`` equals 0
+    but is no row number, though row 0 is there and still holds, looked at first for a.py), so once
+    utils.py detaches, train.py is checked again instead of the old result being taken."""
+    projects = REPO / "tests" / "analysis" / "projects" / "helper_keeps_the_graph"
+    shutil.copy(projects / "utils.py", tmp_path / "utils.py")
+    shutil.copy(projects / "train.py", tmp_path / "train.py")
+    write(tmp_path / "a.py", (projects / "train.py").read_text() + "# the same, looked up first\n")
+    age(*tmp_path.glob("*.py"))
+    assert run("a.py", "train.py")[0] == EXIT_FOUND
+    trust_the_current_stats(tmp_path)
+    cache_file = _cache_file(tmp_path)
+    data = json.loads(cache_file.read_text())
+    utils_row = [number for number, (key, *_) in enumerate(data["read"]) if key == str(tmp_path / "utils.py")]
+    assert len(data["read"]) >= 2 and utils_row != [0], "row 0 holds whatever utils.py says"
+    damaged: dict[str, object] = {
+        "false": False,
+        "-1": -1,
+        "past the table": len(data["read"]),
+        "a string": "0",
+        "a float": 0.0,
+    }
+    (train,) = {entry[-1] for name, entry in data["files"].items() if name.endswith("train.py")}
+    data["results"][train][1] = [damaged[reads]]
+    cache_file.write_text(json.dumps(data))
+    (tmp_path / "utils.py").write_text(
+        "def smooth(state, factor=0.9):\n    return (state * factor).detach()\n"
+    )
+    assert run("a.py", "train.py") == (EXIT_OK, "All checks passed!\n", "")
+
+
 def test_a_result_whose_import_found_nothing_stands_only_until_the_module_is_made(
     run: Run, tmp_path: Path
 ) -> None:
