@@ -71,6 +71,8 @@ class CheckCache:
         module or folder was read again and still said the same takes its new stat."""
         self._rows: dict[tuple[str, str], int] | None = None
         """The number of each row by its key and what it said: made when a result is recorded."""
+        self._folders: dict[str, int] = {}
+        """The number of the row of each folder (see ``_row``), with ``_rows``."""
         self._holding: set[int] = set()
         """The numbers of the rows whose module (or folder) was looked at this run and still says
         what it said (each row is looked at once a run)."""
@@ -222,17 +224,37 @@ class CheckCache:
 
     def _row(self, key: str, said: str) -> int:
         """The number of the row of ``key`` saying ``said``, a new one (its stat not yet known) if
-        there is none."""
+        there is none. A folder has one row, whatever each import looked for there: what a new look
+        asked is joined into it (an entry then holds while the folder holds every entry any import
+        looked for, a little more than it needs, and the table keeps a row per folder, not one per
+        set of names: most of the table, and of a warm run's reading of it, where many scripts
+        import from one folder)."""
+        from errknow_ls.analysis.modules import FOLDER, FolderState  # noqa: PLC0415 (loaded: it checked)
+
         if self._rows is None:
-            self._rows = {}
+            self._rows, self._folders = {}, {}
             for number in range(len(self._read)):
                 row = read_row(self._read, number)
                 if row is not None:
                     self._rows.setdefault(row[:2], number)
+                    if row[1].startswith(FOLDER):
+                        self._folders.setdefault(row[0], number)
         known = self._rows.get((key, said))
         if known is not None:
             return known
+        folder = said.startswith(FOLDER)
+        kept = self._folders.get(key) if folder else None
+        row = None if kept is None else read_row(self._read, kept)
+        if kept is not None and row is not None:
+            joined = FolderState.of(row[1]).joined(FolderState.of(said)).said()
+            if joined != row[1]:
+                self._read[kept] = [key, joined, *UNTRUSTED_STAT]
+                self._rows[key, joined] = kept
+            self._rows[key, said] = kept
+            return kept
         number = self._rows[key, said] = len(self._read)
+        if folder:
+            self._folders[key] = number
         self._read.append([key, said, *UNTRUSTED_STAT])
         return number
 

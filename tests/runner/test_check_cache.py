@@ -507,6 +507,35 @@ def test_a_result_whose_import_found_nothing_stands_only_until_the_module_is_mad
     assert run("--output-format", "json", "train.py")[0] == EXIT_FOUND
 
 
+def test_a_folder_where_imports_found_nothing_is_one_row_whatever_each_looked_for(
+    run: Run, tmp_path: Path
+) -> None:
+    """train.py imports utils and other.py imports helpers, neither there: the table keeps one row
+    for the folder, asking of both names, which both entries name. Once utils.py is made, train.py
+    is checked again and reports (the row no longer holds for either)."""
+    projects = REPO / "tests" / "analysis" / "projects" / "helper_keeps_the_graph"
+    shutil.copy(projects / "train.py", tmp_path / "train.py")
+    write(tmp_path / "other.py", (projects / "train.py").read_text().replace("from utils", "from helpers"))
+    age(*tmp_path.glob("*.py"))
+    assert run("--output-format", "json", "other.py", "train.py")[:2] == (EXIT_OK, "[]\n")
+    data = json.loads(_cache_file(tmp_path).read_text())
+    folder_rows = [
+        number for number, (key, said, *_) in enumerate(data["read"]) if said.startswith("folder:")
+    ]
+    in_the_folder = [n for n in folder_rows if data["read"][n][0] == str(tmp_path)]
+    assert len(in_the_folder) == 1, data["read"]
+    (row,) = in_the_folder
+    said = data["read"][row][1]
+    assert "helpers.py=0" in said and "utils.py=0" in said
+    assert all(row in reads for _, reads in data["results"].values())
+    assert run("--output-format", "json", "other.py", "train.py")[:2] == (EXIT_OK, "[]\n")
+    shutil.copy(projects / "utils.py", tmp_path / "utils.py")
+    found = run("--output-format", "json", "other.py", "train.py")
+    assert found[0] == EXIT_FOUND and [f["filename"].rsplit("/", 1)[-1] for f in json.loads(found[1])] == [
+        "train.py"
+    ]
+
+
 def test_a_folder_whose_stat_the_cache_trusts_is_read_again_once_a_module_is_made_in_it(
     run: Run, tmp_path: Path
 ) -> None:
