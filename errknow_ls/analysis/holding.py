@@ -44,28 +44,40 @@ def breaks_parsing(text: str, new_text: str) -> bool:
     return parses(text) and not parses(new_text)
 
 
-def found_again(text: str, edits: Sequence[Edit], finding: Finding, found: Sequence[Finding]) -> bool:
+def found_again(
+    text: str,
+    edits: Sequence[Edit],
+    finding: Finding,
+    found: Sequence[Finding],
+    *,
+    offsets: Offsets | None = None,
+    new_text: str | None = None,
+) -> bool:
     """``finding`` of ``text`` is among ``found`` (what checking ``text`` with ``edits`` applied
     found): the same code where the edits moved its start. A finding whose start an edit replaced
-    is not found again."""
-    moved = shift(Offsets(text)(finding.span.start), text, edits)
+    is not found again. ``offsets`` and ``new_text``: ``text``'s offsets and ``text`` with ``edits``
+    applied, where the caller has them already."""
+    offsets = offsets or Offsets(text)
+    moved = shift(offsets(finding.span.start), text, edits, offsets)
     if moved is None:
         return False
-    new_offsets = Offsets(apply_edits(text, edits))
+    new_offsets = Offsets(apply_edits(text, edits, offsets) if new_text is None else new_text)
     return any(f.code == finding.code and new_offsets(f.span.start) == moved for f in found)
 
 
-def holds(text: str, finding: Finding, fix: Fix, check: Check, text_parses: bool) -> bool:
-    """``fix``, applied alone to ``text``, leaves text that parses (where ``text`` did) and no
-    longer holds ``finding``."""
+def holds(
+    text: str, offsets: Offsets, finding: Finding, fix: Fix, check: Check, *, text_parses: bool
+) -> bool:
+    """``fix``, applied alone to ``text`` (whose offsets are ``offsets``), leaves text that parses
+    (where ``text`` did) and no longer holds ``finding``."""
     try:
-        new_text = apply_edits(text, fix.edits)
+        new_text = apply_edits(text, fix.edits, offsets)
     except OverlappingEdits:
         return False
     found, parsed = check(new_text)
     if text_parses and not parsed:
         return False
-    return not found_again(text, fix.edits, finding, found)
+    return not found_again(text, fix.edits, finding, found, offsets=offsets, new_text=new_text)
 
 
 def holding_fixes(
@@ -74,6 +86,7 @@ def holding_fixes(
     """``findings`` with only the fixes that hold (display-only fixes, never applied, are kept);
     each distinct fix is checked once. ``text_parses``: the checker read ``text`` whole."""
     known: dict[tuple[str, Position, tuple[Edit, ...]], bool] = {}
+    offsets = None  # worked out once, at the first fix to hold against the text
     kept = []
     for finding in findings:
         fixes = []
@@ -83,7 +96,8 @@ def holding_fixes(
                 continue
             key = (finding.code, finding.span.start, fix.edits)
             if key not in known:
-                known[key] = holds(text, finding, fix, check, text_parses)
+                offsets = offsets or Offsets(text)
+                known[key] = holds(text, offsets, finding, fix, check, text_parses=text_parses)
             if known[key]:
                 fixes.append(fix)
         same = len(fixes) == len(finding.fixes)

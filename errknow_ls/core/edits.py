@@ -17,27 +17,24 @@ class OverlappingEdits(ValueError):
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-def _offsets(text: str) -> list[int]:
+def _offsets(text: str) -> tuple[int, ...]:
     """Where each line starts; only \\n, \\r\\n and \\r end a line, as for Python and LSP."""
-    starts = [0] + [m.end() for m in _LINE_END.finditer(text)]
+    if "\r" in text:
+        starts = [0, *(match.end() for match in _LINE_END.finditer(text))]
+    else:  # each line's length and its \n, summed in C; the last sum is one past the end
+        starts = list(itertools.accumulate(map((1).__add__, map(len, text.split("\n"))), initial=0))
+        starts.pop()
     if starts[-1] != len(text):
         starts.append(len(text))
-    return starts
+    return tuple(starts)
 
 
-def _offset(starts: list[int], text: str, position: Position) -> int:
-    if position.line >= len(starts) - 1:
-        return len(text)
-    line_end = starts[position.line + 1]
-    return min(starts[position.line] + position.character, line_end)
-
-
-def apply_edits(text: str, edits: Iterable[Edit]) -> str:
-    """Apply ``edits`` (non-overlapping) to ``text``; raises ``OverlappingEdits`` otherwise."""
-    starts = _offsets(text)
+def apply_edits(text: str, edits: Iterable[Edit], offsets: Offsets | None = None) -> str:
+    """Apply ``edits`` (non-overlapping) to ``text``; raises ``OverlappingEdits`` otherwise.
+    ``offsets``: ``text``'s, where the caller has them already."""
+    where = offsets or Offsets(text)
     spans = sorted(
-        ((_offset(starts, text, e.span.start), _offset(starts, text, e.span.end), e.content) for e in edits),
-        key=lambda s: (s[0], s[1]),
+        ((where(e.span.start), where(e.span.end), e.content) for e in edits), key=lambda s: (s[0], s[1])
     )
     for (_, end, _), (start, _, _) in itertools.pairwise(spans):
         if start < end:
@@ -69,9 +66,10 @@ class Offsets:
         return position.character <= self.starts[position.line + 1] - self.starts[position.line]
 
 
-def shift(offset: int, text: str, edits: Sequence[Edit]) -> int | None:
-    """Where ``offset`` of ``text`` lands once ``edits`` are applied (``None``: an edit replaced it)."""
-    offsets = Offsets(text)
+def shift(offset: int, text: str, edits: Sequence[Edit], offsets: Offsets | None = None) -> int | None:
+    """Where ``offset`` of ``text`` lands once ``edits`` are applied (``None``: an edit replaced it).
+    ``offsets``: ``text``'s, where the caller has them already."""
+    offsets = offsets or Offsets(text)
     delta = 0
     for edit in edits:
         start, end = offsets(edit.span.start), offsets(edit.span.end)

@@ -96,19 +96,20 @@ def fix_until_stable(text: str, check: CheckFunction, unsafe: bool) -> FixOutcom
         chosen = choose(text, findings, unsafe, failed)
         if not chosen.edits and not chosen.findings:
             break
-        new_text = apply_edits(text, chosen.edits)
+        offsets = Offsets(text)
+        new_text = apply_edits(text, chosen.edits, offsets)
         if breaks_parsing(text, new_text):
             problems.append("the fixes would introduce a syntax error; they were not applied")
             break
         new_findings, new_errors = check(new_text)
-        stuck = _not_fixed(text, chosen, new_findings)
+        stuck = _not_fixed(text, offsets, new_text, chosen, new_findings)
         if stuck:
             for finding, fix in stuck:
-                stuck_key = key(Offsets(text), finding)
+                stuck_key = key(offsets, finding)
                 failed[stuck_key] = failed.get(stuck_key, 0) + 1
                 problems.append(_describe_stuck(finding, fix))
             continue
-        failed = _carried(failed, text, chosen.edits)
+        failed = _carried(failed, text, offsets, chosen.edits)
         text, findings, errors = new_text, new_findings, new_errors
         fixed_codes += [finding.code for finding in chosen.findings]
         rounds += 1
@@ -117,19 +118,22 @@ def fix_until_stable(text: str, check: CheckFunction, unsafe: bool) -> FixOutcom
     return FixOutcome(text, len(fixed_codes), findings, errors, problems, tuple(fixed_codes))
 
 
-def _not_fixed(text: str, chosen: Chosen, found: Sequence[Finding]) -> list[tuple[Finding, Fix]]:
-    """Chosen findings (with the fix chosen) that the fixes applied together did not remove."""
+def _not_fixed(
+    text: str, offsets: Offsets, new_text: str, chosen: Chosen, found: Sequence[Finding]
+) -> list[tuple[Finding, Fix]]:
+    """Chosen findings (with the fix chosen) that the fixes applied together (``text`` became
+    ``new_text``) did not remove."""
     return [
         (finding, fix)
         for finding, fix in zip(chosen.findings, chosen.fixes, strict=True)
-        if found_again(text, chosen.edits, finding, found)
+        if found_again(text, chosen.edits, finding, found, offsets=offsets, new_text=new_text)
     ]
 
 
-def _carried(failed: dict[Key, int], text: str, edits: Sequence[Edit]) -> dict[Key, int]:
+def _carried(failed: dict[Key, int], text: str, offsets: Offsets, edits: Sequence[Edit]) -> dict[Key, int]:
     carried = {}
     for (code, offset), count in failed.items():
-        moved = shift(offset, text, edits)
+        moved = shift(offset, text, edits, offsets)
         if moved is not None:
             carried[(code, moved)] = count
     return carried
