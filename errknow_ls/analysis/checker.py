@@ -138,12 +138,14 @@ class Unit:
     body_relevant: bool
     relevant: frozenset[str]
     budget: int = UNIT_BUDGET
+    key: tuple[object, ...] = field(init=False, repr=False, compare=False)
+    """What its outcome depends on: its kind, the chunks it reaches and which of them is its own
+    (units of two classes of a script often reach the same chunks: each runs its own methods).
+    Worked out once: each check of an edit looks every unit up by it, and so does the check of the
+    edited text with each fix applied."""
 
-    @property
-    def key(self) -> tuple[object, ...]:
-        """What its outcome depends on: its kind, the chunks it reaches and which of them is its own
-        (units of two classes of a script often reach the same chunks: each runs its own methods)."""
-        return (*self._settings, *(c.key for c in self.chunks))
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", (*self._settings, *(c.key for c in self.chunks)))
 
     @property
     def text_key(self) -> tuple[object, ...]:
@@ -181,8 +183,13 @@ class _Checked:
 
 
 MAX_EDIT = 4_096
-MAX_REMEMBERED = 16
 """Characters an edit may replace for the next check to start from the last one."""
+MAX_REMEMBERED = 16
+"""Documents whose last checks a cache remembers."""
+MAX_UNIT_LISTS = 96
+"""Lists of chunks whose units a cache keeps: each text checked on an edit has one (the document,
+and the document with each fix applied, up to ``MAX_TESTED_FIXES``: while a keystroke leaves a
+syntax error, each is looked up again), and a few documents more."""
 
 
 class CheckStopped(Exception):
@@ -214,9 +221,12 @@ class Cache:
         self._units: OrderedDict[tuple[object, ...], list[Unit]] = OrderedDict()
         self.quick = 0
         """Checks that started from the last check of the same document (see ``_recheck``)."""
-        self._checked: OrderedDict[object, _Checked] = OrderedDict()
-        """The last checks of the last few documents: by the document's name where the caller
-        gives one, else by the identity of the text."""
+        self._checked: OrderedDict[object, dict[object, _Checked]] = OrderedDict()
+        """The last checks of the last few documents, each with the checks of its fixed texts (see
+        ``FIXED``): by the document's name where the caller gives one, else by the identity of the
+        text. A document and its fixes come and go together: an edit checks the document, then
+        each fix, and one place each in a queue shorter than that pushed every one out before its
+        turn came again (a 20,000-line file with 17 fixes: every edit the full path, 18 times)."""
 
     @classmethod
     def for_one_document(cls, lines: int) -> Cache:
@@ -241,7 +251,7 @@ class Cache:
         units = _units(list(chunks), self.mentions, unit_budget(lines), imported)
         with self._lock:
             self._units[key] = units
-            while len(self._units) > MAX_REMEMBERED:
+            while len(self._units) > MAX_UNIT_LISTS:
                 self._units.popitem(last=False)
         return units
 
@@ -250,8 +260,10 @@ class Cache:
             if replacing is not None and document is None:
                 self._checked.pop(id(replacing.text), None)
             key = document if document is not None else id(checked.text)
-            self._checked.pop(key, None)
-            self._checked[key] = checked
+            group = _document_of(key)
+            checks = self._checked.pop(group, {})
+            checks[key] = checked
+            self._checked[group] = checks
             while len(self._checked) > MAX_REMEMBERED:
                 self._checked.popitem(last=False)
 
@@ -260,10 +272,10 @@ class Cache:
         short stretch, and the lengths of the prefix and suffix they share."""
         with self._lock:
             if document is not None:
-                known = self._checked.get(document)
+                known = self._checked.get(_document_of(document), {}).get(document)
                 remembered = [known] if known is not None else []
             else:
-                remembered = list(self._checked.values())
+                remembered = [checked for checks in self._checked.values() for checked in checks.values()]
         for checked in reversed(remembered):
             old = checked.text
             if abs(len(old) - len(text)) > MAX_EDIT:
@@ -462,6 +474,13 @@ whether a fix holds, one per fix, so that checking the same fix of the next vers
 starts from it."""
 
 
+def _document_of(key: object) -> object:
+    """The document a remembered check's key names: its own, or that of the fix it checked."""
+    if type(key) is tuple and len(key) == 3 and key[0] == FIXED:  # (FIXED, document, number)
+        return key[1]
+    return key
+
+
 def _holding(
     text: str,
     result: CheckResult,
@@ -603,9 +622,10 @@ def _recheck(
         return None
     checked, prefix, suffix = found
     old = checked.text
-    if not still_current(checked.imported_read, modules) or not all(
-        still_current(o.read, modules) for o in checked.outcomes
-    ):
+    # Each module or folder once, however many units read it (a folder where `import torch` found
+    # nothing is read by every unit of a training script).
+    read = dict.fromkeys([*checked.imported_read, *(d for o in checked.outcomes for d in o.read)])
+    if not still_current(tuple(read), modules):
         return None  # a module it imports changed: the full path reads it again
     if prefix == len(old) == len(text):  # the same text again (an edit undone)
         cache.quick += 1

@@ -61,7 +61,12 @@ def found_again(
     moved = shift(offsets(finding.span.start), text, edits, offsets)
     if moved is None:
         return False
-    new_offsets = Offsets(apply_edits(text, edits, offsets) if new_text is None else new_text)
+    fixed = apply_edits(text, edits, offsets) if new_text is None else new_text
+    if "\r" not in fixed:  # a position of the fixed text is its line and column: no offsets
+        start = fixed.rfind("\n", 0, moved) + 1
+        where = Position(fixed.count("\n", 0, start), moved - start)
+        return any(f.code == finding.code and f.span.start == where for f in found)
+    new_offsets = Offsets(fixed)
     return any(f.code == finding.code and new_offsets(f.span.start) == moved for f in found)
 
 

@@ -69,9 +69,7 @@ class FolderState:
     @classmethod
     def of(cls, said: str) -> FolderState:
         """The state whose :meth:`said` is ``said``."""
-        mtime, _, held = said.removeprefix(FOLDER).partition(":")
-        pairs = (pair.rpartition("=") for pair in held.split(",") if pair)
-        return cls(int(mtime) if mtime else None, tuple((name, there == "1") for name, _, there in pairs))
+        return _folder_state_of(said)
 
     def joined(self, other: FolderState) -> FolderState:
         """What both looks at the folder asked of it, with the older time (the next check of it
@@ -80,6 +78,15 @@ class FolderState:
         times = [t for t in (self.mtime_ns, other.mtime_ns) if t is not None]
         mtime = min(times) if len(times) == 2 else None
         return FolderState(mtime, tuple(sorted(names.items())))
+
+
+@lru_cache(maxsize=4_096)
+def _folder_state_of(said: str) -> FolderState:
+    """``FolderState.of``, read once per text (every unit of a script that imports torch says the
+    same of its folder, and each check of an edit asks it again)."""
+    mtime, _, held = said.removeprefix(FOLDER).partition(":")
+    pairs = (pair.rpartition("=") for pair in held.split(",") if pair)
+    return FolderState(int(mtime) if mtime else None, tuple((name, there == "1") for name, _, there in pairs))
 
 
 def note_miss(

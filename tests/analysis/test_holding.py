@@ -8,6 +8,8 @@ import dataclasses
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from errknow_ls.analysis import check_source
 from errknow_ls.analysis.checker import read_whole
 from errknow_ls.analysis.holding import found_again, holding_fixes
@@ -55,12 +57,16 @@ def test_a_fix_that_leaves_the_error_or_breaks_the_syntax_is_dropped() -> None:
     assert [f.title for f in kept.fixes] == ["removed", "shown"]
 
 
-def test_the_finding_is_found_again_where_an_edit_above_moved_it() -> None:
-    (finding,) = _found(TWICE)
-    edits = (Edit(Span.of(0, 0, 0, 0), "# header\n"),)
-    assert found_again(TWICE, edits, finding, _found(apply_edits(TWICE, edits)))
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_the_finding_is_found_again_where_an_edit_above_moved_it(newline: str) -> None:
+    text = TWICE.replace("\n", newline)
+    (finding,) = _found(text)
+    header = (Edit(Span.of(0, 0, 0, 0), f"# header{newline}"),)
+    assert found_again(text, header, finding, _found(apply_edits(text, header)))
+    indented = (Edit(Span.of(5, 0, 5, 0), "if True: "),)  # the same line, further right
+    assert found_again(text, indented, finding, _found(apply_edits(text, indented)))
     gone = (Edit(Span.of(5, 0, 6, 0), ""),)
-    assert not found_again(TWICE, gone, finding, _found(apply_edits(TWICE, gone)))
+    assert not found_again(text, gone, finding, _found(apply_edits(text, gone)))
 
 
 def test_every_fix_offered_on_the_fixture_and_the_reported_programs_holds() -> None:

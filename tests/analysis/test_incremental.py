@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from errknow_ls.analysis import Cache, CheckResult, check_source
-from errknow_ls.analysis.checker import MAX_FILE_STEPS, BodyStops, unit_budget
+from errknow_ls.analysis.checker import (
+    MAX_FILE_STEPS,
+    MAX_REMEMBERED,
+    MAX_TESTED_FIXES,
+    BodyStops,
+    unit_budget,
+)
 from errknow_ls.analysis.chunks import ChunkCache, read_chunk, split_chunks
 from errknow_ls.analysis.interpreter import UNIT_BUDGET
 from errknow_ls.analysis.source import SourceText
@@ -329,6 +335,25 @@ def test_documents_named_by_the_caller_start_from_their_own_last_check() -> None
     moved = TRAINING.replace("lr=0.1", "lr=0.13")
     check_source(moved, cache=cache, document="c.py")  # a document never checked: from scratch
     assert cache.quick == quick + 2 * texts
+
+
+def test_a_keystroke_starts_from_the_last_check_however_many_fixes_are_tested() -> None:
+    """More fixes than documents a cache remembers: the document and each fixed text still start
+    from their own last check (one remembered check each, in a queue shorter than their number,
+    had pushed each out before its turn: every keystroke took the full path 1 + fixes times)."""
+    twice = (
+        "\n\ndef train_{n}():\n    x = torch.randn(2, 4, requires_grad=True)\n"
+        "    loss = (x * 2).sum()\n    loss.backward()\n    loss.backward()\n"
+    )
+    text = TRAINING + "".join(twice.format(n=n) for n in range(MAX_REMEMBERED + 2))
+    cache = Cache()
+    first = check_source(text, cache=cache, document="train.py")
+    fixes = {(f.span.start, fix.edits) for f in first.findings for fix in f.fixes}
+    assert MAX_REMEMBERED < len(fixes) <= MAX_TESTED_FIXES
+    quick = cache.quick
+    typed = text.replace("lr=0.1", "lr=0.15")
+    assert _summary(check_source(typed, cache=cache, document="train.py")) == _summary(check_source(typed))
+    assert cache.quick == quick + 1 + len(fixes)
 
 
 def test_a_unit_skips_a_module_body_the_check_saw_stop_and_finds_the_same() -> None:
