@@ -258,10 +258,33 @@ class CheckCache:
         self._read.append([key, said, *UNTRUSTED_STAT])
         return number
 
+    def _stat_rows_read_this_run(self) -> None:
+        """Each row the cache will keep whose stat is not known yet (the module or folder was read
+        by this run's checks, or changed just before the last write) is looked at once more, as the
+        next run would: one that still says what it said takes the stat it has now (taken before it
+        is read again), so that the next run need not read it. A cold check of 19 packages left
+        5,002 imported modules for the first warm run to read and hash again: 1.05 s against the
+        0.28 s of the runs after it; now the cold run reads them at its end."""
+        rows = len(self._read)
+        for entry in self._files.values():
+            digest = entry[-1] if type(entry) is list and entry else None
+            parts = result_parts(self._results.get(digest)) if isinstance(digest, str) else None
+            for number in () if parts is None else parts[1]:
+                if type(number) is not int or not 0 <= number < rows or number in self._holding:
+                    continue
+                row = read_row(self._read, number)
+                if number in self._changed_rows or row is None or row[2] != UNTRUSTED_STAT:
+                    continue
+                if self._says_the_same(number):
+                    self._holding.add(number)
+                else:
+                    self._changed_rows.add(number)
+
     def save(self) -> str | None:
         """Write the cache if anything changed; a problem is returned as a warning, never raised."""
         if not self._changed:
             return None
+        self._stat_rows_read_this_run()
         recent = time.time_ns() - RACY_NS
         files = _trusted_stats(self._files, recent)
         results: dict[str, tuple[str, list[int]]] = {}

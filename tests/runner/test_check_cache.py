@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+import errknow_ls.analysis.modules as modules_module
+import errknow_ls.runner.cache as cache_module
 from errknow_ls.cli import EXIT_ERROR, EXIT_FOUND, EXIT_OK
 from errknow_ls.core import Finding, Severity
 from errknow_ls.project import RuleSelection
@@ -505,6 +507,28 @@ def test_a_result_whose_import_found_nothing_stands_only_until_the_module_is_mad
     assert run("--output-format", "json", "train.py")[:2] == (EXIT_OK, "[]\n")
     shutil.copy(projects / "utils.py", tmp_path / "utils.py")
     assert run("--output-format", "json", "train.py")[0] == EXIT_FOUND
+
+
+def test_the_run_that_read_a_module_keeps_its_stat_so_the_next_run_reads_none(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """train.py imports utils.py: the run that checks it records utils.py's row (and the folder's
+    where `import torch` found nothing) and, before it writes the cache, looks at each once more and
+    keeps the stat it has then. The next run takes both rows on their stats: it reads no module.
+    (Files made this instant are racy, their stats never kept: the window is closed here.)"""
+    monkeypatch.setattr(cache_module, "RACY_NS", 0)
+    projects = REPO / "tests" / "analysis" / "projects" / "helper_keeps_the_graph"
+    shutil.copy(projects / "utils.py", tmp_path / "utils.py")
+    shutil.copy(projects / "train.py", tmp_path / "train.py")
+    first = run("--output-format", "json", "train.py")
+    assert first[0] == EXIT_FOUND
+    rows = json.loads(_cache_file(tmp_path).read_text())["read"]
+    assert {key for key, *_ in rows} >= {str(tmp_path), str(tmp_path / "utils.py")}
+    assert all(stat != [-1, -1, -1, -1] for _, _, *stat in rows), rows
+    read_again: list[str] = []
+    monkeypatch.setattr(modules_module, "says_the_same", lambda _texts, key, _said: read_again.append(key))
+    assert run("--output-format", "json", "train.py") == first
+    assert read_again == []
 
 
 def test_a_folder_where_imports_found_nothing_is_one_row_whatever_each_looked_for(
