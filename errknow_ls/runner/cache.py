@@ -247,9 +247,10 @@ class CheckCache:
         row = None if kept is None else read_row(self._read, kept)
         if kept is not None and row is not None:
             joined = FolderState.of(row[1]).joined(FolderState.of(said)).said()
-            if joined != row[1]:
+            if joined != row[1]:  # it says more now: looked at again before the cache is written
                 self._read[kept] = [key, joined, *UNTRUSTED_STAT]
                 self._rows[key, joined] = kept
+                self._holding.discard(kept)
             self._rows[key, said] = kept
             return kept
         number = self._rows[key, said] = len(self._read)

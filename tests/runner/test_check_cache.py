@@ -531,6 +531,29 @@ def test_the_run_that_read_a_module_keeps_its_stat_so_the_next_run_reads_none(
     assert read_again == []
 
 
+def test_a_folder_row_that_says_more_after_a_new_look_is_looked_at_again_before_the_write(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """other.py's check made the folder's row (helpers: not there); the next run takes other.py
+    from the cache on that row, then checks the new train.py, whose look (utils: not there) is
+    joined into the same row: the row says more than what was looked at, so it is looked at again
+    before the cache is written, and the run after reads nothing."""
+    monkeypatch.setattr(cache_module, "RACY_NS", 0)
+    projects = REPO / "tests" / "analysis" / "projects" / "helper_keeps_the_graph"
+    write(tmp_path / "other.py", (projects / "train.py").read_text().replace("from utils", "from helpers"))
+    assert run("--output-format", "json", "other.py")[:2] == (EXIT_OK, "[]\n")
+    shutil.copy(projects / "train.py", tmp_path / "train.py")
+    assert run("--output-format", "json", "other.py", "train.py")[:2] == (EXIT_OK, "[]\n")
+    rows = json.loads(_cache_file(tmp_path).read_text())["read"]
+    (folder,) = [row for row in rows if row[0] == str(tmp_path)]
+    assert "helpers.py=0" in folder[1] and "utils.py=0" in folder[1]
+    assert folder[2:] != [-1, -1, -1, -1], folder
+    read_again: list[str] = []
+    monkeypatch.setattr(modules_module, "says_the_same", lambda _texts, key, _said: read_again.append(key))
+    assert run("--output-format", "json", "other.py", "train.py")[:2] == (EXIT_OK, "[]\n")
+    assert read_again == []
+
+
 def test_a_folder_where_imports_found_nothing_is_one_row_whatever_each_looked_for(
     run: Run, tmp_path: Path
 ) -> None:
