@@ -285,6 +285,10 @@ class CheckCache:
         """Write the cache if anything changed; a problem is returned as a warning, never raised."""
         if not self._changed:
             return None
+        try:  # first: made in the project's root, it moves the root folder's stat
+            make_cache_directory(self.directory)
+        except OSError as exc:
+            return _cannot_write(self.directory, exc)
         self._stat_rows_read_this_run()
         recent = time.time_ns() - RACY_NS
         files = _trusted_stats(self._files, recent)
@@ -298,11 +302,14 @@ class CheckCache:
                 if reads is not None:
                     results[digest] = (parts[0], reads)
         try:
-            make_cache_directory(self.directory)
             write_atomically(self.path, encode_cache_file(self.key, files, results, read))
         except OSError as exc:
-            return f"warning: cannot write the cache in {self.directory}: {exc.strerror or exc}"
+            return _cannot_write(self.directory, exc)
         return None
+
+
+def _cannot_write(directory: Path, exc: OSError) -> str:
+    return f"warning: cannot write the cache in {directory}: {exc.strerror or exc}"
 
 
 def _renumbered(
