@@ -68,7 +68,8 @@ class FolderState:
 
     @classmethod
     def of(cls, said: str) -> FolderState:
-        """The state whose :meth:`said` is ``said``."""
+        """The state whose :meth:`said` is ``said``; raises ``DamagedState`` where no
+        :meth:`said` wrote it."""
         return _folder_state_of(said)
 
     def joined(self, other: FolderState) -> FolderState:
@@ -80,13 +81,21 @@ class FolderState:
         return FolderState(mtime, tuple(sorted(names.items())))
 
 
+class DamagedState(ValueError):
+    """A folder's state that ``FolderState.said`` did not write (a damaged cache's)."""
+
+
 @lru_cache(maxsize=4_096)
 def _folder_state_of(said: str) -> FolderState:
     """``FolderState.of``, read once per text (every unit of a script that imports torch says the
     same of its folder, and each check of an edit asks it again)."""
     mtime, _, held = said.removeprefix(FOLDER).partition(":")
     pairs = (pair.rpartition("=") for pair in held.split(",") if pair)
-    return FolderState(int(mtime) if mtime else None, tuple((name, there == "1") for name, _, there in pairs))
+    try:
+        time = int(mtime) if mtime else None
+    except ValueError as exc:
+        raise DamagedState(said) from exc
+    return FolderState(time, tuple((name, there == "1") for name, _, there in pairs))
 
 
 def note_miss(
@@ -188,7 +197,11 @@ class Dependency:
         own, or the entries looked for in the folder."""
         if not self.digest.startswith(FOLDER):
             return (self.key,)
-        return tuple(os.path.join(self.key, name) for name, _ in FolderState.of(self.digest).names)  # noqa: PTH118 (keys are strings)
+        try:
+            names = FolderState.of(self.digest).names
+        except DamagedState:
+            return (self.key,)
+        return tuple(os.path.join(self.key, name) for name, _ in names)  # noqa: PTH118 (keys are strings)
 
 
 @lru_cache(maxsize=4_096)
@@ -341,7 +354,10 @@ def says_the_same(texts: ModuleTexts, key: str, then: str) -> bool:
     if not then.startswith(FOLDER):
         now = texts.text(key)
         return now is not None and digest(now) == then
-    held = FolderState.of(then)
+    try:
+        held = FolderState.of(then)
+    except DamagedState:
+        return False  # what a damaged cache says holds nothing
     if held.mtime_ns is not None and texts.folder_state(key, ()).mtime_ns == held.mtime_ns:
         return True  # no entry made, removed or renamed in it since
     return texts.folder_state(key, (name for name, _ in held.names)).names == held.names

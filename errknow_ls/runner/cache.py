@@ -229,7 +229,7 @@ class CheckCache:
         looked for, a little more than it needs, and the table keeps a row per folder, not one per
         set of names: most of the table, and of a warm run's reading of it, where many scripts
         import from one folder)."""
-        from errknow_ls.analysis.modules import FOLDER, FolderState  # noqa: PLC0415 (loaded: it checked)
+        from errknow_ls.analysis.modules import FOLDER, DamagedState, FolderState  # noqa: PLC0415 (loaded: it checked)
 
         if self._rows is None:
             self._rows, self._folders = {}, {}
@@ -245,8 +245,11 @@ class CheckCache:
         folder = said.startswith(FOLDER)
         kept = self._folders.get(key) if folder else None
         row = None if kept is None else read_row(self._read, kept)
-        if kept is not None and row is not None:
-            joined = FolderState.of(row[1]).joined(FolderState.of(said)).said()
+        try:
+            joined = None if row is None else FolderState.of(row[1]).joined(FolderState.of(said)).said()
+        except DamagedState:  # a damaged row: the folder gets a new one
+            joined = None
+        if kept is not None and row is not None and joined is not None:
             if joined != row[1]:  # it says more now: looked at again before the cache is written
                 self._read[kept] = [key, joined, *UNTRUSTED_STAT]
                 self._rows[key, joined] = kept

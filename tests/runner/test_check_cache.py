@@ -554,6 +554,32 @@ def test_a_folder_row_that_says_more_after_a_new_look_is_looked_at_again_before_
     assert read_again == []
 
 
+@pytest.mark.parametrize("stat_kept", [True, False])
+def test_a_damaged_folder_row_holds_nothing_and_the_file_is_checked_again(
+    run: Run, tmp_path: Path, stat_kept: bool
+) -> None:
+    """The row of the folder where `import torch` found nothing, its time not a number (no run
+    writes that), kept with the folder's stat or with none: read (no stat), it holds nothing and
+    the file is checked again; a new look in the folder gives it a new row. The run neither stops
+    nor says more than a run without the cache (it stopped with a ValueError both ways)."""
+    projects = REPO / "tests" / "analysis" / "projects" / "helper_keeps_the_graph"
+    shutil.copy(projects / "utils.py", tmp_path / "utils.py")
+    shutil.copy(projects / "train.py", tmp_path / "train.py")
+    fresh = run("--output-format", "json", "train.py")
+    assert fresh[0] == EXIT_FOUND
+    cache_file = _cache_file(tmp_path)
+    data = json.loads(cache_file.read_text())
+    folders = [row for row in data["read"] if row[1].startswith("folder:")]
+    assert folders
+    for row in folders:
+        row[1] = "folder:not-a-time:" + row[1].split(":", 2)[2]
+        row[2:] = _stat_now(row[0]) if stat_kept else [-1, -1, -1, -1]
+    cache_file.write_text(json.dumps(data))
+    assert run("--output-format", "json", "train.py") == fresh
+    shutil.copy(projects / "train.py", tmp_path / "again.py")
+    assert run("--output-format", "json", "train.py", "again.py")[0] == EXIT_FOUND, "a new look there"
+
+
 def test_a_folder_where_imports_found_nothing_is_one_row_whatever_each_looked_for(
     run: Run, tmp_path: Path
 ) -> None:
