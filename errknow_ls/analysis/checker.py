@@ -186,6 +186,9 @@ MAX_EDIT = 4_096
 """Characters an edit may replace for the next check to start from the last one."""
 MAX_REMEMBERED = 16
 """Documents whose last checks a cache remembers."""
+MAX_REMEMBERED_CHARS = 32_000_000
+"""The most characters of text those checks hold together (a document's fixed texts are each as
+long as it): past it, the documents checked longest ago are forgotten, never the latest."""
 MAX_UNIT_LISTS = 96
 """Lists of chunks whose units a cache keeps: each text checked on an edit has one (the document,
 and the document with each fix applied, up to ``MAX_TESTED_FIXES``: while a keystroke leaves a
@@ -264,8 +267,13 @@ class Cache:
             checks = self._checked.pop(group, {})
             checks[key] = checked
             self._checked[group] = checks
-            while len(self._checked) > MAX_REMEMBERED:
+            while len(self._checked) > 1 and (
+                len(self._checked) > MAX_REMEMBERED or self._remembered_chars() > MAX_REMEMBERED_CHARS
+            ):
                 self._checked.popitem(last=False)
+
+    def _remembered_chars(self) -> int:
+        return sum(len(checked.text) for checks in self._checked.values() for checked in checks.values())
 
     def predecessor(self, text: str, document: object | None) -> tuple[_Checked, int, int] | None:
         """A remembered check (of ``document`` where given) whose text differs from ``text`` in one

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import errknow_ls.analysis.checker as checker_module
 from errknow_ls.analysis import Cache, CheckResult, check_source
 from errknow_ls.analysis.checker import (
     MAX_FILE_STEPS,
@@ -354,6 +355,25 @@ def test_a_keystroke_starts_from_the_last_check_however_many_fixes_are_tested() 
     typed = text.replace("lr=0.1", "lr=0.15")
     assert _summary(check_source(typed, cache=cache, document="train.py")) == _summary(check_source(typed))
     assert cache.quick == quick + 1 + len(fixes)
+
+
+def test_the_checks_remembered_hold_a_bounded_text_and_the_latest_document_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A document's fixed texts are each as long as it: past ``MAX_REMEMBERED_CHARS`` the document
+    checked longest ago is forgotten (its next keystroke takes the full path), the latest never."""
+    first = check_source(TRAINING)
+    texts = 1 + len(first.findings[0].fixes)  # the document and it with each fix applied
+    monkeypatch.setattr(checker_module, "MAX_REMEMBERED_CHARS", texts * len(TRAINING) + 10)
+    cache = Cache()
+    other = TRAINING.replace("def unrelated", "def elsewhere")
+    check_source(TRAINING, cache=cache, document="a.py")
+    check_source(other, cache=cache, document="b.py")
+    quick = cache.quick
+    check_source(other.replace("lr=0.1", "lr=0.12"), cache=cache, document="b.py")
+    assert cache.quick == quick + texts, "b.py, the latest, is remembered"
+    check_source(TRAINING.replace("lr=0.1", "lr=0.12"), cache=cache, document="a.py")
+    assert cache.quick == quick + texts, "a.py was forgotten to keep b.py"
 
 
 def test_a_unit_skips_a_module_body_the_check_saw_stop_and_finds_the_same() -> None:
