@@ -93,8 +93,11 @@ editors-all: $(NODE_STAMP) $(STAMP)
 test-vscode: $(STAMP) $(TORCH_STAMP)
 	ERRKNOW_E2E_VSCODE=1 $(BIN)/python -m pytest tests/editors/test_vscode.py $(PYTEST_ARGS)
 
+# The suite on every core: a module's tests run on one worker (its fixtures are made once), and the real
+# editors' end-to-end modules on one worker together (tests/conftest.py). PYTEST_WORKERS=0: one process.
+PYTEST_WORKERS ?= auto
 pytest: $(STAMP) $(TORCH_STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 test: lint typecheck extension pytest
 
