@@ -310,6 +310,7 @@ def scenario(
         (artifacts / "seen.json").write_text(json.dumps(seen, indent=1), encoding="utf-8")
         assert result.returncode == 0, (
             f"scenario failed: {seen.get('error')}\n{result.stderr[-3000:]}\nsteps: {seen.get('steps')}\n"
+            f"where Ctrl+. showed no menu: {json.dumps(seen.get('no_code_action_pages'))[-3000:]}\n"
             f"extension log: {seen.get('extension_log', '')[-3000:]}"
         )
         seen["root"] = str(root)

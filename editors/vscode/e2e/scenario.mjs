@@ -110,6 +110,10 @@ async function goToLine(page, line) {
   await page.keyboard.type(String(line));
   await page.keyboard.press("Enter");
   await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+  // The status bar says where the cursor is: the next key (Ctrl+.) is for that line.
+  await page
+    .locator('[id="status.editor.selection"]', { hasText: new RegExp(`^\\s*Ln ${line},`) })
+    .waitFor({ timeout: 20_000 });
 }
 
 /** The quick-fix menu on screen. The workbench keeps the menu an editor showed before in the page,
@@ -140,6 +144,7 @@ async function quickFixMenu(page) {
     }
     if (await menu.isVisible()) break;
     seen.no_code_actions = (seen.no_code_actions ?? 0) + 1;
+    (seen.no_code_action_pages ??= []).push(await whatTheEditorShows(page));
     await page.screenshot({ path: join(artifacts, `no-code-actions-${seen.no_code_actions}.png`) });
     await page.keyboard.press("Escape");
     await page.waitForTimeout(1_000);
@@ -147,6 +152,31 @@ async function quickFixMenu(page) {
   await menu.waitFor({ state: "visible", timeout: 20_000 });
   await menu.locator(".monaco-list-row").first().waitFor();
   return menu;
+}
+
+/** What the page shows where a Ctrl+. brought no menu: the menus in the page and whether each is
+ * shown, the editor's message and the cursor (the status bar), the focused element, the lightbulb
+ * and a progress bar, so that a failure says which of VS Code's paths it took. */
+async function whatTheEditorShows(page) {
+  return page.evaluate(() => {
+    const shown = (element) => {
+      const box = element.getBoundingClientRect();
+      return box.width > 0 && box.height > 0 && getComputedStyle(element).visibility !== "hidden";
+    };
+    const texts = (selector) =>
+      [...document.querySelectorAll(selector)].map((e) => ({ shown: shown(e), text: e.innerText.slice(0, 200) }));
+    const active = document.activeElement;
+    return {
+      at: new Date().toISOString(),
+      menus: texts(".action-widget"),
+      messages: texts(".monaco-editor-overlaymessage"),
+      lightbulbs: texts(".lightBulbWidget").length,
+      progress: texts(".monaco-progress-container.active").length,
+      cursor: document.querySelector('[id="status.editor.selection"]')?.innerText ?? "",
+      active: active ? `${active.tagName}.${[...active.classList].join(".")}` : "",
+      tab: document.querySelector(".tab.active")?.getAttribute("aria-label") ?? "",
+    };
+  });
 }
 
 /** The Problems panel's rows (files, their diagnostics, related places), shown. */

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 
 from lsprotocol import types
 from pygls.workspace import TextDocument
@@ -43,6 +44,7 @@ def _target(session: Session, document: TextDocument) -> actions.Target:
 
 async def code_action(session: Session, params: types.CodeActionParams) -> list[types.CodeAction] | None:
     uri = params.text_document.uri
+    asked = time.monotonic()
     result = await publishing.current(session, uri)
     document = open_document(session.workspace, result.uri) if result else None
     if result is None or document is None:
@@ -54,23 +56,32 @@ async def code_action(session: Session, params: types.CodeActionParams) -> list[
     found = current or actions.in_range(
         result.diagnostics, result.findings, target.positions.from_range(params.range)
     )
+    chosen = (
+        actions.for_diagnostics(target, found) if actions.wanted(only, types.CodeActionKind.QuickFix) else []
+    )
+    fix_all = actions.fix_all(target, result.findings) if actions.wanted(only, actions.FIX_ALL) else None
+    answer = [*chosen, *([fix_all] if fix_all else [])]
     # Why an editor shows "No code actions available" where a diagnostic is: its copy was stale
-    # (another version) and the server's own result holds nothing on these lines.
+    # (another version) and the server's own result holds nothing on these lines. An answer that
+    # took long may have been overtaken by the editor's next request (it shows neither).
     log.debug(
-        "codeAction %s v%s: %d of %d diagnostics sent are current; %d found (result v%s: %d findings)",
+        "codeAction %s v%s lines %d-%d trigger=%s only=%s: %d of %d diagnostics sent are current; %d found "
+        "(result v%s: %d findings); %d actions in %.0f ms",
         uri,
         target.version,
+        params.range.start.line + 1,
+        params.range.end.line + 1,
+        params.context.trigger_kind,
+        only,
         len(current),
         len(params.context.diagnostics),
         len(found),
         result.version,
         len(result.findings),
+        len(answer),
+        (time.monotonic() - asked) * 1000,
     )
-    chosen = (
-        actions.for_diagnostics(target, found) if actions.wanted(only, types.CodeActionKind.QuickFix) else []
-    )
-    fix_all = actions.fix_all(target, result.findings) if actions.wanted(only, actions.FIX_ALL) else None
-    return [*chosen, *([fix_all] if fix_all else [])] or None
+    return answer or None
 
 
 async def resolve(session: Session, action: types.CodeAction) -> types.CodeAction:
