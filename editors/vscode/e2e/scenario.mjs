@@ -137,9 +137,11 @@ async function quickFixMenu(page) {
   // A person presses Ctrl+. once the lightbulb shows: the editor's own request for the line, made
   // when the cursor moved there, has been answered. A Ctrl+. before it is overtaken by that request
   // (VS Code cancels a pending Ctrl+. for it). Where no lightbulb comes in 10 s, say so and go on.
-  const lightbulb = page.locator('.lightBulbWidget:visible, [class*="codicon-gutter-lightbulb"]:visible').first();
+  const lightbulb = page.locator(LIGHTBULBS.map((selector) => `${selector}:visible`).join(", ")).first();
   if (!(await lightbulb.waitFor({ timeout: 10_000 }).then(() => true, () => false))) {
     seen.no_lightbulb = (seen.no_lightbulb ?? 0) + 1;
+    (seen.no_lightbulb_pages ??= []).push(await whatTheEditorShows(page));
+    await page.screenshot({ path: join(artifacts, `no-lightbulb-${seen.no_lightbulb}.png`) });
   }
   for (let attempt = 0; attempt < 3; attempt++) {
     for (const gone = Date.now() + 20_000; Date.now() < gone && (await none.count()) > 0; ) {
@@ -162,11 +164,15 @@ async function quickFixMenu(page) {
   return menu;
 }
 
-/** What the page shows where a Ctrl+. brought no menu: the menus in the page and whether each is
- * shown, the editor's message and the cursor (the status bar), the focused element, the lightbulb
- * and a progress bar, so that a failure says which of VS Code's paths it took. */
+/** The lightbulb beside the cursor's line: in the line (a widget) or in the gutter (a decoration). */
+const LIGHTBULBS = [".lightBulbWidget", '[class*="codicon-gutter-lightbulb"]'];
+
+/** What the page shows where no lightbulb came or a Ctrl+. brought no menu: the menus in the page
+ * and whether each is shown, the editor's message and the cursor (the status bar), the focused
+ * element, the lightbulbs and progress bars shown, so that a failure says which of VS Code's paths it
+ * took. */
 async function whatTheEditorShows(page) {
-  return page.evaluate(() => {
+  return page.evaluate((lightbulb) => {
     const shown = (element) => {
       const box = element.getBoundingClientRect();
       return box.width > 0 && box.height > 0 && getComputedStyle(element).visibility !== "hidden";
@@ -178,13 +184,13 @@ async function whatTheEditorShows(page) {
       at: new Date().toISOString(),
       menus: texts(".action-widget"),
       messages: texts(".monaco-editor-overlaymessage"),
-      lightbulbs: texts(".lightBulbWidget").length,
-      progress: texts(".monaco-progress-container.active").length,
+      lightbulbs_shown: [...document.querySelectorAll(lightbulb)].filter(shown).length,
+      progress_shown: [...document.querySelectorAll(".monaco-progress-container.active")].filter(shown).length,
       cursor: document.querySelector('[id="status.editor.selection"]')?.innerText ?? "",
       active: active ? `${active.tagName}.${[...active.classList].join(".")}` : "",
       tab: document.querySelector(".tab.active")?.getAttribute("aria-label") ?? "",
     };
-  });
+  }, LIGHTBULBS.join(", "));
 }
 
 /** The Problems panel's rows (files, their diagnostics, related places), shown. */
