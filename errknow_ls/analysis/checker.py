@@ -300,7 +300,7 @@ class Cache:
         source: SourceText,
         fresh: dict[ChunkKey, Body],
         modules: ModuleSource | None = None,
-        stops: BodyStops | None = None,
+        stops: BodyRuns | None = None,
     ) -> Outcome:
         """The unit's outcome, from the cache or by running it (``fresh``: trees this check parsed;
         ``stops``: where this check saw module bodies stop); a cached one stands while every module
@@ -587,7 +587,7 @@ def _check_text(
     errors += _too_deep(chunks)
     imported, imported_read = _imported_reaching(chunks, cache, fresh, modules)
     units = cache.units_for(tuple(chunks), len(source.lines), imported)
-    stops = BodyStops()
+    stops = BodyRuns()
     outcomes = [cache.outcome(unit, source, fresh, modules, stops) for unit in units]
     if whole:
         offsets = tuple(itertools.accumulate((len(c.text) for c in chunks[:-1]), initial=0))
@@ -1084,13 +1084,16 @@ def _fixpoint(functions: dict[str, set[str]], reaching: frozenset[str] = BACKWAR
     return frozenset(relevant)
 
 
-class BodyStops:
-    """Within one check: the largest budget at which the module body of a list of chunks was seen
-    to stop. The body's run is the same in every unit that reaches those chunks, and one that
-    stopped at a budget stops at any smaller one: such a unit skips that run."""
+class BodyRuns:
+    """Within one check, the module bodies run so far, by the chunks they were made of and the
+    budget they ran with. A body's run is the same in every unit that reaches those chunks with
+    that budget, so it runs once: a unit whose body ran to its end before goes on from a fork of
+    the interpreter that ran it (``Interpreter.fork``), and one that stopped at a budget stops at
+    any smaller one, so such a unit skips that run."""
 
     def __init__(self) -> None:
         self._stopped_at: dict[tuple[object, ...], int] = {}
+        self._ran: dict[tuple[object, ...], Interpreter] = {}
 
     def seen(self, unit: Unit, stopped: bool) -> None:
         if stopped:
@@ -1099,6 +1102,21 @@ class BodyStops:
 
     def stops(self, unit: Unit) -> bool:
         return unit.budget <= self._stopped_at.get(_body_key(unit), -1)
+
+    def keep(self, unit: Unit, interpreter: Interpreter) -> None:
+        """``interpreter`` has just run the unit's module body to its end, and nothing else."""
+        self._ran[(*_body_key(unit), unit.budget)] = interpreter.fork()
+
+    def resume(self, unit: Unit, module: ast.Module) -> Interpreter | None:
+        """An interpreter where the run of ``module``, the unit's module body, left one (None: it
+        has not run, or ran on other trees of the same text: the findings and fixes of the unit's
+        own code are told apart by its trees' nodes)."""
+        ran = self._ran.get((*_body_key(unit), unit.budget))
+        if ran is None or len(ran.module.body) != len(module.body):
+            return None
+        if any(mine is not theirs for mine, theirs in zip(module.body, ran.module.body, strict=True)):
+            return None
+        return ran.fork()
 
 
 def _body_key(unit: Unit) -> tuple[object, ...]:
@@ -1110,15 +1128,15 @@ def _run_unit(
     source: SourceText,
     body: Callable[[Chunk], Body],
     modules: ModuleSource | None,
-    stops: BodyStops | None = None,
+    stops: BodyRuns | None = None,
 ) -> Outcome:
     """Run the unit's entry points on a module of the chunks it may reach."""
     bodies = [body(c) for c in unit.chunks]  # once each: a tree parsed again is another tree
-    return _run_bodies(unit, source, bodies, modules, stops or BodyStops())
+    return _run_bodies(unit, source, bodies, modules, stops or BodyRuns())
 
 
 def _run_bodies(
-    unit: Unit, source: SourceText, bodies: list[Body], modules: ModuleSource | None, stops: BodyStops
+    unit: Unit, source: SourceText, bodies: list[Body], modules: ModuleSource | None, stops: BodyRuns
 ) -> Outcome:
     module = ast.Module(body=[s for b in bodies for s in b], type_ignores=[])
     interpreter = Interpreter(module, unit.budget, modules)
@@ -1126,16 +1144,23 @@ def _run_bodies(
     if unit.kind == "module":
         errors = _run_all(interpreter, [("<module>", None, lambda: interpreter.run_module(True))])
         stops.seen(unit, interpreter.stopped is not None)
+        if interpreter.stopped is None and not errors:
+            stops.keep(unit, interpreter)
         first = 0
     else:
         # The module unit reports where the body stops.
-        if unit.body_relevant and stops.stops(unit):
+        resumed = stops.resume(unit, module) if unit.body_relevant else None
+        if resumed is not None:
+            interpreter = resumed
+        elif unit.body_relevant and stops.stops(unit):
             complete = False
         else:
             interpreter.run_module(unit.body_relevant)
             complete = interpreter.stopped is None
             if unit.body_relevant:
                 stops.seen(unit, not complete)
+                if complete:
+                    stops.keep(unit, interpreter)
         if not complete:
             # The body stopped part-way at the budget: what its names hold from there on is not
             # known (a later statement may rebind or change them). The unit's own functions run

@@ -3,6 +3,7 @@ re-runs only the units whose reachable text an edit changed."""
 
 from __future__ import annotations
 
+import ast
 import random
 import textwrap
 from pathlib import Path
@@ -15,12 +16,12 @@ from errknow_ls.analysis.checker import (
     MAX_FILE_STEPS,
     MAX_REMEMBERED,
     MAX_TESTED_FIXES,
-    BodyStops,
+    BodyRuns,
     unit_budget,
 )
 from errknow_ls.analysis.chunks import ChunkCache, read_chunk, split_chunks
-from errknow_ls.analysis.interpreter import UNIT_BUDGET
-from errknow_ls.analysis.source import SourceText
+from errknow_ls.analysis.interpreter import UNIT_BUDGET, Interpreter
+from errknow_ls.analysis.source import SourceText, parse
 from errknow_ls.core.findings import read_limit_note
 from tests.support import STOPPED_DEF_LINE, stopped_by_the_budget
 
@@ -391,10 +392,96 @@ def test_a_unit_skips_a_module_body_the_check_saw_stop_and_finds_the_same() -> N
         u for u in cache.units_for(tuple(chunks), text.count("\n") + 1) if u.kind != "class"
     )
     source = SourceText(text)
-    stops = BodyStops()
+    stops = BodyRuns()
     module_outcome = cache.outcome(module_unit, source, {}, None, stops)
     assert module_outcome.errors and stops.stops(train_unit)
     skipped = Cache().outcome(train_unit, source, {}, None, stops)
-    ran = Cache().outcome(train_unit, source, {}, None, BodyStops())
+    ran = Cache().outcome(train_unit, source, {}, None, BodyRuns())
     assert skipped == ran
     assert [p.code for p in ran.passes] == ["EK001"]
+
+
+SCRIPT = textwrap.dedent(
+    """\
+    import torch
+    from torch import nn
+
+    net = nn.Linear(3, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    losses = []
+
+
+    def train(x):
+        loss = net(x).sum()
+        losses.append(loss)
+        loss.backward()
+        loss.backward()
+
+
+    def tune(x):
+        out = net(x)
+        out.sum().backward()
+        opt.step()
+        out.mean().backward()
+
+
+    train(torch.randn(4, 3))
+    tune(torch.randn(4, 3))
+    """
+)
+
+
+def test_a_unit_goes_on_from_the_module_body_the_check_ran_and_finds_the_same() -> None:
+    """The module unit runs the body to its end; each function's unit of the same chunks goes on
+    from a fork of that run, in either order, and finds what it finds when it runs the body again.
+    On other trees of the same text (parsed again), it runs the body again."""
+    cache = Cache()
+    parsed = [cache.chunks.get(key) for key in split_chunks(SCRIPT)]
+    chunks = [chunk for chunk, _ in parsed]
+    trees = {chunk.key: body for chunk, body in parsed if body is not None}
+    module_unit, *functions = cache.units_for(tuple(chunks), SCRIPT.count("\n") + 1)
+    assert module_unit.kind == "module" and [u.kind for u in functions] == ["function", "function"]
+    source = SourceText(SCRIPT)
+    alone = [Cache().outcome(unit, source, trees, None, BodyRuns()) for unit in functions]
+    assert [[p.code for p in o.passes] for o in alone] == [["EK001"], ["EK004"]]
+    assert all(p.finding.fixes for o in alone for p in o.passes)
+    for order in (functions, functions[::-1]):
+        runs = BodyRuns()
+        Cache().outcome(module_unit, source, trees, None, runs)
+        module = ast.Module(body=[s for c in chunks for s in trees[c.key]], type_ignores=[])
+        assert all(runs.resume(unit, module) is not None for unit in order)
+        found = {id(unit): Cache().outcome(unit, source, trees, None, runs) for unit in order}
+        assert [found[id(unit)] for unit in functions] == alone
+    runs = BodyRuns()
+    Cache().outcome(module_unit, source, {}, None, runs)
+    assert runs.resume(functions[0], module) is None
+    assert [Cache().outcome(unit, source, {}, None, runs) for unit in functions] == alone
+
+
+def _held(interpreter: object) -> dict[str, object]:
+    """How much each of an interpreter's containers holds (a state: its names and places)."""
+    shape: dict[str, object] = {}
+    for name, value in vars(interpreter).items():
+        if hasattr(value, "env"):
+            shape[name] = (len(value.env), len(value.heap), len(value.freed), len(value.retained))
+        elif hasattr(value, "optimizers"):
+            shape[name] = (len(value.optimizers), len(value.uses), len(value.timeline))
+        elif hasattr(value, "__len__") and not isinstance(value, str):
+            shape[name] = len(value)
+    return shape
+
+
+def test_what_a_fork_of_an_interpreter_runs_the_interpreter_and_other_forks_do_not_see() -> None:
+    module = parse(SCRIPT)
+    interpreter = Interpreter(module)
+    interpreter.run_module(True)
+    before = _held(interpreter)
+    train = next(s for s in module.body if isinstance(s, ast.FunctionDef) and s.name == "train")
+    first, second = interpreter.fork(), interpreter.fork()
+    for fork in (first, second):
+        fork.run_function(train)
+    assert _held(interpreter) == before
+    assert _held(first) == _held(second) != before
+    assert [type(e).__name__ for e in first.events] == [type(e).__name__ for e in second.events]
+    assert len(first.events) > len(interpreter.events)
+    assert first.serial_now() == second.serial_now()

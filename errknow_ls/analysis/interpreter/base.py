@@ -9,9 +9,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Self
 from weakref import WeakKeyDictionary
 
 from errknow_ls.analysis.events import HookRegistration, Loop, Observation, RetainSite
+from errknow_ls.analysis.interpreter.fork import forked_attributes
 from errknow_ls.analysis.modules import ModuleSource
 from errknow_ls.analysis.ownership import (
     LASTING,
@@ -192,6 +194,19 @@ class InterpreterBase(ABC):
         self.isolated = False
         """This interpreter runs a function on markers to summarise it (see ``summarize.py``): it
         asks for no summary itself."""
+
+    def serial_now(self) -> int:
+        """The serial number the next frame (or module read) takes; taking it changes nothing."""
+        now = next(self._serial)
+        self._serial = itertools.count(now)
+        return now
+
+    def fork(self) -> Self:
+        """An interpreter that goes on from where this one is, apart from it: what either runs
+        next, the other does not see (see ``fork.py``)."""
+        twin = object.__new__(type(self))
+        vars(twin).update(forked_attributes(vars(self), self.serial_now()))
+        return twin
 
     @contextmanager
     def _maybe_evaluated(self, maybe: bool = True) -> Iterator[None]:

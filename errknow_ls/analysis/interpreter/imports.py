@@ -167,11 +167,6 @@ class Imports(InterpreterBase):
         self._remember(found.key, said, before)
         return ModuleRef(found.key)
 
-    def _serial_now(self) -> int:
-        now = next(self._serial)
-        self._serial = itertools.count(now)
-        return now
-
     def _looked_at(self, folder: str, held: FolderState) -> None:
         """An import found nothing in ``folder``, which held this: the check stands while it holds
         the same."""
@@ -180,7 +175,7 @@ class Imports(InterpreterBase):
 
     def _import_effects(self) -> _ImportEffects:
         return _ImportEffects(
-            self._serial_now(),
+            self.serial_now(),
             self.total_steps,
             self.steps,
             len(self.namespaces),
@@ -220,7 +215,7 @@ class Imports(InterpreterBase):
         if memo is None:
             return
         added = list(self.namespaces)[before.modules :]
-        serials = self._serial_now() - before.serial
+        serials = self.serial_now() - before.serial
         steps = self.total_steps - before.total_steps
         classes = tuple((n, c) for n, c in self.classes.items() if before.classes.get(n) is not c)
         if (
@@ -285,7 +280,7 @@ class Imports(InterpreterBase):
             self.namespaces[other] = dict(namespace)
         for folder, held in run.looked_in:
             self._looked_at(folder, FolderState.of(held))
-        self._serial = itertools.count(self._serial_now() + len(run.modules))
+        self._serial = itertools.count(self.serial_now() + len(run.modules))
         self.steps += run.steps
         self.total_steps += run.steps
         for name, info in run.classes:

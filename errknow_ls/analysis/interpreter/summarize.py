@@ -126,12 +126,12 @@ class Summarize(InterpreterBase):
         wire = _Tripwire(alone)
         markers = [wire.marker(v) for v in args]
         kw_markers = {k: wire.marker(v) for k, v in kwargs.items()}
-        first = _serial_now(alone)
+        first = alone.serial_now()
         try:
             result = alone.call_function(Func(fn, None, None, func.module), markers, kw_markers, None)
         except (BudgetExceeded, RecursionError):
             return INLINE_SUMMARY
-        serials = _serial_now(alone) - first
+        serials = alone.serial_now() - first
         if alone.state.dead or not wire.untouched():
             return INLINE_SUMMARY
         places = {id(n): i for i, n in enumerate(ast.walk(fn))}
@@ -166,7 +166,7 @@ class Summarize(InterpreterBase):
             return "a kept summary that does not fit"
         self.steps += summary.steps
         self.total_steps += summary.steps
-        self._serial = itertools.count(_serial_now(self) + summary.serials)
+        self._serial = itertools.count(self.serial_now() + summary.serials)
         if node is not None:
             self.called_functions.setdefault(node, set()).add(fn)
         self.forward_calls.update(walked[i] for i in summary.forward_calls)
@@ -258,12 +258,6 @@ class _Tripwire:
             and all(f.site is self.site for f in state.freed.values())
             and all(r.site is self.site for r in state.retained.values())
         )
-
-
-def _serial_now(interpreter: InterpreterBase) -> int:
-    now = next(interpreter._serial)
-    interpreter._serial = itertools.count(now)
-    return now
 
 
 def _plain_body(fn: ast.FunctionDef) -> bool:
