@@ -46,6 +46,7 @@ from errknow_ls.analysis.modules import (
     note_miss,
     still_current,
 )
+from errknow_ls.analysis.outside import outside_names
 from errknow_ls.analysis.prefilter import might_backward, might_find
 from errknow_ls.analysis.registry import BY_CODE
 from errknow_ls.analysis.rules import claiming, retain_graph_in_loop
@@ -758,7 +759,11 @@ def _imported_reaching(
     defined: set[str] = set()
     for module, holds in walk.reached.values():
         defined |= holds
-        for name, calls in PARSED.calls(module).items():
+        parsed = PARSED.read(module)
+        outside = (
+            outside_names(module, parsed.tree, modules, walk.read) if parsed is not None else frozenset()
+        )
+        for name, calls in PARSED.calls(module, outside).items():
             functions.setdefault(name, set()).update(calls)
     relevant = _fixpoint(functions) & defined
     names = set(relevant)

@@ -192,9 +192,13 @@ INSTANCE_ENTRIES = frozenset({"__init__", "__call__", "forward"})
 """The methods a class's instance runs when it is made or called."""
 
 
-def calls_by_function(tree: ast.AST, functions: dict[str, set[str]]) -> int:
+def calls_by_function(
+    tree: ast.AST, functions: dict[str, set[str]], outside: frozenset[str] = frozenset()
+) -> int:
     """Add the names each function in ``tree`` calls (its nested functions' calls count for it
-    too) to ``functions``; return how deep the tree is.
+    too) to ``functions``; return how deep the tree is. A call of a name in ``outside``, or of an
+    attribute of one (``thop.profile(...)``), is not added: the module binds that name only to
+    what comes from outside the project (``analysis/outside.py``), whose code is never followed.
 
     One walk with an explicit stack that never descends into names, constants and contexts:
     three times faster than a walk by ``ast.iter_child_nodes``, and this walk sees every node of
@@ -215,7 +219,7 @@ def calls_by_function(tree: ast.AST, functions: dict[str, set[str]]) -> int:
             # (`cam(image)` runs `__call__`, `model(x)` runs `forward`): the class's name reaches
             # what those reach.
             functions.setdefault(node.name, set()).update(INSTANCE_ENTRIES)  # type: ignore[attr-defined]
-        elif kind is ast.Call and owners:
+        elif kind is ast.Call and owners and not (outside and _calls_outside(node, outside)):  # type: ignore[arg-type]
             called = call_name(node)  # type: ignore[arg-type]
             for owner in owners:
                 functions[owner].add(called)
@@ -227,6 +231,15 @@ def calls_by_function(tree: ast.AST, functions: dict[str, set[str]]) -> int:
             elif value is not None and type(value) not in LEAVES and isinstance(value, ast.AST):
                 stack.append((value, owners, depth))
     return deepest
+
+
+def _calls_outside(call: ast.Call, outside: frozenset[str]) -> bool:
+    """The call's callee is a name of ``outside`` (``f`` of ``f(...)``), or an attribute of one
+    (``a`` of ``a.b.c(...)``)."""
+    func = call.func
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return isinstance(func, ast.Name) and func.id in outside
 
 
 def split_chunks(text: str) -> list[ChunkKey]:

@@ -228,6 +228,7 @@ class ParsedModule:
 
 Imports = tuple[ast.Import | ast.ImportFrom, ...]
 T = TypeVar("T")
+K = TypeVar("K")
 
 
 class ParsedModules:
@@ -238,7 +239,7 @@ class ParsedModules:
         self.keep = keep
         self._parsed: OrderedDict[str, ParsedModule | None] = OrderedDict()
         self._imports: OrderedDict[str, Imports | None] = OrderedDict()
-        self._calls: OrderedDict[str, dict[str, frozenset[str]]] = OrderedDict()
+        self._calls: OrderedDict[tuple[str, frozenset[str]], dict[str, frozenset[str]]] = OrderedDict()
         self._lock = threading.Lock()
 
     def imports(self, module: ModuleText) -> Imports | None:
@@ -254,14 +255,16 @@ class ParsedModules:
             self._imports, digest(module.text), lambda: _chunked_imports(module.text), IMPORTS_KEPT
         )
 
-    def calls(self, module: ModuleText) -> dict[str, frozenset[str]]:
+    def calls(self, module: ModuleText, outside: frozenset[str] = frozenset()) -> dict[str, frozenset[str]]:
         """Each function the module defines (methods and nested ones too) -> the names it calls
-        (a class -> the methods its instance runs when made or called); empty where the module
-        does not parse or is too large to read."""
+        (a class -> the methods its instance runs when made or called), but the calls of names
+        in ``outside`` and of their attributes; empty where the module does not parse or is too
+        large to read."""
         parsed = self.read(module)
         if parsed is None:
             return {}
-        return self._kept(self._calls, digest(module.text), lambda: _calls_of(parsed.tree), IMPORTS_KEPT)
+        key = (digest(module.text), outside)
+        return self._kept(self._calls, key, lambda: _calls_of(parsed.tree, outside), IMPORTS_KEPT)
 
     def parse(self, module: ModuleText) -> ast.Module | None:
         """The module's tree, or None when it does not parse or is too large to read."""
@@ -274,9 +277,7 @@ class ParsedModules:
             return None
         return self._kept(self._parsed, digest(module.text), lambda: _parsed(module.text))
 
-    def _kept(
-        self, store: OrderedDict[str, T], key: str, work: Callable[[], T], keep: int | None = None
-    ) -> T:
+    def _kept(self, store: OrderedDict[K, T], key: K, work: Callable[[], T], keep: int | None = None) -> T:
         """What ``store`` holds for ``key``, else what ``work`` gives, kept (the least recently
         used dropped beyond ``keep``, the trees' ``self.keep`` where not given)."""
         with self._lock:
@@ -300,9 +301,9 @@ def _parsed(text: str) -> ParsedModule | None:
     return ParsedModule(tree, _definitions(tree), might_backward(text), imports)
 
 
-def _calls_of(tree: ast.Module) -> dict[str, frozenset[str]]:
+def _calls_of(tree: ast.Module, outside: frozenset[str]) -> dict[str, frozenset[str]]:
     functions: dict[str, set[str]] = {}
-    calls_by_function(tree, functions)
+    calls_by_function(tree, functions, outside)
     return {name: frozenset(called) for name, called in functions.items()}
 
 

@@ -426,3 +426,44 @@ def test_the_checks_of_one_run_share_the_walk_and_find_what_each_alone_finds(
     assert alone["other.py"][0] == [("EK001", 4)]
     assert str((tmp_path / "train.py").resolve()) in alone["other.py"][1]
     assert str((tmp_path / "train.py").resolve()) not in alone["train.py"][1]
+
+
+@pytest.mark.parametrize(
+    ("binding", "call", "runs"),
+    [
+        ("try:\n    import thop\nexcept ImportError:\n    thop = None\n", "thop.profile(frames)", False),
+        ("from thop import profile\n", "profile(frames)", False),
+        ("import thop.vision as vision\n", "vision.profile(frames)", False),
+        ("from helpers import profile\n", "profile(frames)", True),
+        ("import thop\nthop = helpers.wrap(thop)\n", "thop.profile(frames)", True),
+        ("import thop\nglobals()['other'] = 1\n", "thop.profile(frames)", True),
+        ("import thop\nfrom helpers import *\n", "thop.profile(frames)", True),
+        ("import thop\n", "thop.profile(frames)", True),  # with a thop.py of the project's
+    ],
+)
+def test_a_call_of_what_comes_from_outside_the_project_reaches_no_backward_of_its_own(
+    tmp_path: Path, binding: str, call: str, runs: bool
+) -> None:
+    """``helpers.profile`` backwards (it times a model's backward pass). ``model.render`` calls a
+    ``profile`` too, that of a library (``thop``): by name alone it reached the project's, so every
+    file that calls ``render`` ran it (here to the end of the budget, which a note says). A name
+    the module binds only to an import that finds no module of the project (or to a constant)
+    reaches nothing of the project's; a name bound otherwise too (a rebinding, ``globals()``, a
+    ``from helpers import *`` that binds it, a ``thop.py`` of the project's) still does."""
+    (tmp_path / "helpers.py").write_text(
+        "import torch\nthop = None\n\n\ndef profile(frames):\n    w = torch.ones(2, requires_grad=True)\n"
+        "    (w * 2).sum().backward()\n\n\ndef wrap(module):\n    return module\n",
+        encoding="utf-8",
+    )
+    if binding == "import thop\n":
+        (tmp_path / "thop.py").write_text(
+            "import helpers\n\n\ndef profile(frames):\n    helpers.profile(frames)\n", encoding="utf-8"
+        )
+    render = _long_render(20_000).replace("def render(frames):\n", f"def render(frames):\n    {call}\n", 1)
+    (tmp_path / "model.py").write_text(f"import helpers\n{binding}\n\n{render}", encoding="utf-8")
+    entry = tmp_path / "plot.py"
+    text = "from model import render\nframes = []\nrender(frames)\n"
+    entry.write_text(text, encoding="utf-8")
+    found = check_source(text, modules=ProjectModules.for_file(entry))
+    assert found.findings == []
+    assert any("stopped after" in e for e in found.errors) is runs, found.errors
