@@ -4,11 +4,11 @@
     python3 scripts/bundle.py --target win32-x64 --python 3.11 --python 3.12 --python 3.13
 
 ``bundled/libs/cp3XY`` is a ``pip install --target`` of this repository's package with its
-dependencies for one Python minor version: pydantic-core, regex, pyahocorasick, rpds-py and msgspec are compiled, so
-each folder runs on that version and platform only. Without ``--target`` the folder is built for the
-Python that ``ERRKNOW_BUNDLE_PYTHON`` names (default: this one) on this machine; with ``--target``
-(a VS Code platform, as ``vsce package --target`` names it) pip fetches the binary wheels of that
-platform for each ``--python`` version, and the package itself as a wheel built here.
+dependencies for one Python minor version: pydantic-core, regex, pyahocorasick, rpds-py and msgspec
+are compiled, so each folder runs on that version and platform only. Without ``--target`` the folder
+is built for the Python that ``ERRKNOW_BUNDLE_PYTHON`` names (default: this one) on this machine;
+with ``--target`` (a VS Code platform, as ``vsce package --target`` names it) pip fetches the binary
+wheels of that platform for each ``--python`` version, and the package itself as a wheel built here.
 ``bundled/bundle.json`` records the platform and the versions for the extension to check;
 ``bundled/tool/serve.py`` starts the server from the folder of the interpreter it is run with.
 """
