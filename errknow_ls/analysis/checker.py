@@ -759,11 +759,7 @@ def _imported_reaching(
     defined: set[str] = set()
     for module, holds in walk.reached.values():
         defined |= holds
-        parsed = PARSED.read(module)
-        outside = (
-            outside_names(module, parsed.tree, modules, walk.read) if parsed is not None else frozenset()
-        )
-        for name, calls in PARSED.calls(module, outside).items():
+        for name, calls in PARSED.calls(module, outside_names(module, modules, walk.read)).items():
             functions.setdefault(name, set()).update(calls)
     relevant = _fixpoint(functions) & defined
     names = set(relevant)
@@ -1110,13 +1106,13 @@ class BodyRuns:
 
     def keep(self, unit: Unit, interpreter: Interpreter) -> None:
         """``interpreter`` has just run the unit's module body to its end, and nothing else."""
-        self._ran[(*_body_key(unit), unit.budget)] = interpreter.fork()
+        self._ran[_run_key(unit)] = interpreter.fork()
 
     def resume(self, unit: Unit, module: ast.Module) -> Interpreter | None:
         """An interpreter where the run of ``module``, the unit's module body, left one (None: it
         has not run, or ran on other trees of the same text: the findings and fixes of the unit's
         own code are told apart by its trees' nodes)."""
-        ran = self._ran.get((*_body_key(unit), unit.budget))
+        ran = self._ran.get(_run_key(unit))
         if ran is None or len(ran.module.body) != len(module.body):
             return None
         if any(mine is not theirs for mine, theirs in zip(module.body, ran.module.body, strict=True)):
@@ -1126,6 +1122,11 @@ class BodyRuns:
 
 def _body_key(unit: Unit) -> tuple[object, ...]:
     return tuple(c.key for c in unit.chunks)
+
+
+def _run_key(unit: Unit) -> tuple[object, ...]:
+    """What a module body's run depends on: its chunks and the budget it runs with."""
+    return (*_body_key(unit), unit.budget)
 
 
 def _run_unit(

@@ -251,7 +251,7 @@ class ParsedModules:
         import, not that it parses."""
         if len(module.text) > MAX_MODULE_CHARS:
             return None
-        return self._kept(
+        return self.kept(
             self._imports, digest(module.text), lambda: _chunked_imports(module.text), IMPORTS_KEPT
         )
 
@@ -260,11 +260,12 @@ class ParsedModules:
         (a class -> the methods its instance runs when made or called), but the calls of names
         in ``outside`` and of their attributes; empty where the module does not parse or is too
         large to read."""
-        parsed = self.read(module)
-        if parsed is None:
-            return {}
-        key = (digest(module.text), outside)
-        return self._kept(self._calls, key, lambda: _calls_of(parsed.tree, outside), IMPORTS_KEPT)
+
+        def work() -> dict[str, frozenset[str]]:
+            parsed = self.read(module)  # only when not kept: a tree dropped is not parsed again
+            return {} if parsed is None else _calls_of(parsed.tree, outside)
+
+        return self.kept(self._calls, (digest(module.text), outside), work, IMPORTS_KEPT)
 
     def parse(self, module: ModuleText) -> ast.Module | None:
         """The module's tree, or None when it does not parse or is too large to read."""
@@ -275,11 +276,12 @@ class ParsedModules:
         """The module parsed, or None when it does not parse or is too large to read."""
         if len(module.text) > MAX_MODULE_CHARS:
             return None
-        return self._kept(self._parsed, digest(module.text), lambda: _parsed(module.text))
+        return self.kept(self._parsed, digest(module.text), lambda: _parsed(module.text))
 
-    def _kept(self, store: OrderedDict[K, T], key: K, work: Callable[[], T], keep: int | None = None) -> T:
+    def kept(self, store: OrderedDict[K, T], key: K, work: Callable[[], T], keep: int | None = None) -> T:
         """What ``store`` holds for ``key``, else what ``work`` gives, kept (the least recently
-        used dropped beyond ``keep``, the trees' ``self.keep`` where not given)."""
+        used dropped beyond ``keep``, the trees' ``self.keep`` where not given); what else is
+        worked out once per module text keeps its own store here too (``outside.py``)."""
         with self._lock:
             if key in store:
                 store.move_to_end(key)

@@ -20,7 +20,6 @@ misses: a module of that name made later changes the answer.
 from __future__ import annotations
 
 import ast
-import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -50,21 +49,21 @@ ImportSpec = tuple[str | None, int, tuple[tuple[str, str | None], ...]]
 import x``, told apart by the level), its level, and each name imported with its ``as`` name."""
 
 KEEP_BINDINGS = 4_096
-_KEPT: OrderedDict[str, Bindings] = OrderedDict()
-_LOCK = threading.Lock()
+_KEPT: OrderedDict[str, Bindings | None] = OrderedDict()
+"""Each module's ``Bindings`` by the hash of its text (None: it does not parse), in ``PARSED``."""
 
 
-def outside_names(
-    module: ModuleText, tree: ast.Module, modules: ModuleSource, read: dict[str, str]
-) -> frozenset[str]:
-    """The names ``module`` (parsed as ``tree``) binds only to what comes from outside the project."""
-    bindings = _bindings(module, tree)
-    if bindings.unseen:
+def outside_names(module: ModuleText, modules: ModuleSource, read: dict[str, str]) -> frozenset[str]:
+    """The names ``module`` binds only to what comes from outside the project."""
+    bindings = PARSED.kept(_KEPT, digest(module.text), lambda: _bindings(module), KEEP_BINDINGS)
+    if bindings is None or bindings.unseen:
         return frozenset()
+    checked = modules.checked_key
+    checked_stem = PurePath(checked).stem if checked is not None else None
     from_outside: set[str] = set()
     bound_otherwise = set(bindings.otherwise)
     for spec in bindings.imports:
-        for name, outside in _import_bindings(spec, module.key, modules, read):
+        for name, outside in _import_bindings(spec, module.key, modules, read, checked_stem):
             if name is not None:
                 (from_outside if outside else bound_otherwise).add(name)
             elif not outside:  # `from m import *`, m the project's: whatever m binds
@@ -75,18 +74,15 @@ def outside_names(
     return frozenset(from_outside - bound_otherwise)
 
 
-def _bindings(module: ModuleText, tree: ast.Module) -> Bindings:
-    key = digest(module.text)
-    with _LOCK:
-        known = _KEPT.get(key)
-        if known is not None:
-            _KEPT.move_to_end(key)
-            return known
-    constants = _constant_targets(tree)
+def _bindings(module: ModuleText) -> Bindings | None:
+    parsed = PARSED.read(module)
+    if parsed is None:
+        return None
+    constants = _constant_targets(parsed.tree)
     imports: list[ImportSpec] = []
     otherwise: set[str] = set()
     unseen = False
-    for node in ast.walk(tree):
+    for node in ast.walk(parsed.tree):
         if isinstance(node, ast.Import):
             imports.append((None, -1, tuple((a.name, a.asname) for a in node.names)))
         elif isinstance(node, ast.ImportFrom):
@@ -97,41 +93,40 @@ def _bindings(module: ModuleText, tree: ast.Module) -> Bindings:
             unseen = True
         else:
             otherwise.update(_bound_by(node, constants))
-    found = Bindings(tuple(imports), frozenset(otherwise), unseen)
-    with _LOCK:
-        _KEPT[key] = found
-        while len(_KEPT) > KEEP_BINDINGS:
-            _KEPT.popitem(last=False)
-    return found
+    return Bindings(tuple(imports), frozenset(otherwise), unseen)
 
 
 def _import_bindings(
-    spec: ImportSpec, importer: str, modules: ModuleSource, read: dict[str, str]
+    spec: ImportSpec, importer: str, modules: ModuleSource, read: dict[str, str], checked_stem: str | None
 ) -> Iterator[tuple[str | None, bool]]:
     """Each name the import binds (None: ``*``), and whether no module of the project is behind it."""
     source, level, names = spec
+
+    def nowhere(*dotted: str) -> bool:
+        return _nowhere(importer, modules, read, checked_stem, *dotted)
+
     if level < 0:  # import a.b, c
         for name, asname in names:
             top = name.split(".")[0]
-            yield asname or top, _nowhere(importer, modules, read, name, top)
+            yield asname or top, nowhere(name, top)
         return
     for name, asname in names:
         if name == "*":  # from outside, it binds only names from outside
-            yield None, not level and _nowhere(importer, modules, read, source or "")
+            yield None, not level and nowhere(source or "")
         elif level or source is None:
             yield asname or name, False  # a relative import: the project's own
         else:
-            yield asname or name, _nowhere(importer, modules, read, source, f"{source}.{name}")
+            yield asname or name, nowhere(source, f"{source}.{name}")
 
 
-def _nowhere(importer: str, modules: ModuleSource, read: dict[str, str], *names: str) -> bool:
+def _nowhere(
+    importer: str, modules: ModuleSource, read: dict[str, str], checked_stem: str | None, *names: str
+) -> bool:
     """No module of the project answers to any of ``names`` (absolute imports); each miss noted.
-    A name that may be the checked file's own module (which is never one of its own modules, so
-    never found) is not from outside."""
-    checked = modules.checked_key
-    stem = PurePath(checked).stem if checked is not None else None
+    A name that may be the checked file's own module (its stem ``checked_stem``: the checked file
+    is never one of its own modules, so never found) is not from outside."""
     for name in names:
-        if modules.find(importer, name, 0) is not None or stem in name.split("."):
+        if modules.find(importer, name, 0) is not None or checked_stem in name.split("."):
             return False
     for name in names:
         note_miss(read, modules, importer, name, 0)

@@ -1,8 +1,8 @@
 """Copying an interpreter part-way through a check, so that two runs can go on from one point.
 
-A check runs the module body of a script again before each of its functions (the function's own
-run needs the names, objects and classes the body left). Where the body is the same, its run is
-the same, so the checker runs it once and hands each function a fork of the interpreter it left
+Each function of a script that the checker runs on its own needs the module body's run first (the
+names, objects and classes the body leaves). Where the body is the same, its run is the same, so
+the checker runs it once and hands each function a fork of the interpreter it left
 (``checker.BodyRuns``). A fork must then behave exactly as the interpreter that ran the body again
 would: nothing one of them does afterwards may show in the other.
 
@@ -30,11 +30,10 @@ T = TypeVar("T")
 def forked_attributes(attributes: dict[str, object], serial: int) -> dict[str, object]:
     """A copy of an interpreter's attributes (its ``vars``), as a fork needs them; ``serial``: the
     number its serial counter gives next (the fork's counter gives the same)."""
-    copied = {name: copied_value(value, NESTING) for name, value in attributes.items()}
-    for name, value in attributes.items():
-        if isinstance(value, itertools.count):
-            copied[name] = itertools.count(serial)
-    return copied
+    return {
+        name: itertools.count(serial) if isinstance(value, itertools.count) else copied_value(value, NESTING)
+        for name, value in attributes.items()
+    }
 
 
 def copied_value(value: T, depth: int) -> T:
