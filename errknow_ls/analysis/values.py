@@ -219,6 +219,14 @@ class NNModule(Value):
     that requires grad where arithmetic reads it. Any other attribute of a module is unknown there."""
     normed: WeightNorm | None = None
     """The old ``nn.utils.weight_norm`` applied to it."""
+    torch_class: str | None = None
+    """The ``torch.nn`` class whose constructor made it (``torch.nn.ReLU``), while that is known:
+    it is no instance of a class the checked code defines."""
+    members: tuple[tuple[object, Value], ...] | None = None
+    """A container's modules themselves, by key as in :attr:`parts`, where one of them is an object
+    of the checked code's own module class (``nn.Sequential(AdaRound(fc), nn.ReLU())``,
+    ``nn.ModuleList(Block() for _ in range(2))``), while nothing changed them: ``blocks[0]`` is
+    that object, a ``for`` over the container walks them, a ``Sequential`` runs them in turn."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +261,9 @@ class ClassInfo:
     lightning: bool = False
     """Derives from Lightning's ``LightningModule``: the framework calls ``training_step`` step after
     step, and ``manual_backward(loss)`` is ``loss.backward()``."""
+    parent: ClassInfo | None = field(default=None, hash=False, compare=False)
+    """The class it derives from, where that is its one base and a class the checked code defines:
+    what ``super()`` in its methods finds first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +272,15 @@ class Obj(Value):
 
     cls: ClassInfo
     oid: int
+
+
+@dataclass(frozen=True, slots=True)
+class Super(Value):
+    """``super()`` in a method of a class whose one base the checked code defines: ``obj``, with
+    its methods looked up from ``cls`` (that base) on."""
+
+    obj: Obj
+    cls: ClassInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -428,10 +448,19 @@ def join(a: Value | None, b: Value | None) -> Value:
     if isinstance(a, NNModule) and isinstance(b, NNModule):
         origins = None if a.origins is None or b.origins is None else a.origins | b.origins
         parts = a.parts if a.parts == b.parts else None
+        members = a.members if a.members == b.members else None
+        torch_class = a.torch_class if a.torch_class == b.torch_class else None
         parameter = a.parameter and b.parameter  # a parameter on one path only: unknown
         normed = _joined_normed(a.normed, b.normed)
         return replace(
-            a, origins=origins, parts=parts, carries=a.carries | b.carries, parameter=parameter, normed=normed
+            a,
+            origins=origins,
+            parts=parts,
+            carries=a.carries | b.carries,
+            parameter=parameter,
+            normed=normed,
+            members=members,
+            torch_class=torch_class,
         )
     if isinstance(a, Instance) and isinstance(b, Instance):
         return replace(a, made=None)  # one of two objects: which constructor made it is not known
@@ -519,9 +548,21 @@ def element(value: Value) -> Value:
     if isinstance(value, Opaque):
         return value
     if isinstance(value, NNModule) and value.label not in KEYED_CONTAINERS:
+        members = [member for _, member in value.members or ()]
+        if members and all(m == members[0] for m in members):
+            return members[0]  # the same module at every key
         # a ModuleList or Sequential gives its modules: part of what it holds
         return NNModule("item", value.frozen, value.origins)
     return UNKNOWN
+
+
+def walked(value: Value) -> Value:
+    """What a ``for``, ``zip`` or ``enumerate`` walks: a container's modules where they are known
+    (:attr:`NNModule.members`), as a list of them; anything else as it is."""
+    if isinstance(value, NNModule) and value.members is not None and value.label not in KEYED_CONTAINERS:
+        members = tuple(member for _, member in value.members)
+        return Seq(join_many(list(members)), "list", members)
+    return value
 
 
 KEYED_CONTAINERS = frozenset({"ModuleDict", "ParameterDict"})

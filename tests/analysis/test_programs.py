@@ -58,16 +58,11 @@ ERROR_LABEL = re.compile(r"# error: \[(?P<rule>[a-z0-9-]+)\]$")
 
 # The checker's known gaps on this set: program -> what goes wrong (strict xfail; delete when fixed).
 KNOWN_GAPS: dict[str, str] = {
-    "buggy/brecq_block_reconstruction_retains_graph.py": "missed: the retained loss is rebuilt every"
-    " iteration through project-defined modules (AdaRound layers) and a generator sum",
     "buggy/normalizing_flow_transform_cache_reused_after_step.py": "missed: torch.distributions"
     " transforms with cache_size=1 return the cached inverse (and its old graph) for the same input",
     "buggy/mmcv_runner_cumulative_hook_beside_optimizer_hook.py": "missed: the hooks built from"
     " config dicts (`HOOKS[cfg.pop('type')](**cfg)`) and called as `getattr(hook, fn_name)(self)`"
     " are not resolved, so the two hooks' backwards of one loss are not seen",
-    "buggy/reference_attention_bank_kept_across_accumulation.py": "missed: the attention banks"
-    " are lists on modules, copied into the reader by `update()` and cleared only once per"
-    " accumulation cycle; the second micro-batch reads the first one's entries",
 }
 
 REPORT_LINE = r"^(?:# )?Reports?: .*https?://"

@@ -256,7 +256,10 @@ class Autograd(InterpreterBase):
             if held == frozenset() and short in api.PARAMETERLESS_MODULES:
                 self.ownership.parameterless.add(origin)  # a loss, an activation: no parameter
             self.forget_weight_norms([*args, *kwargs.values()])  # its forward runs theirs unseen
-            return NNModule(short, origins=origins, parts=self._parts(short, args))
+            items = _container_items(short, args)
+            parts = None if items is None else tuple((key, self.origins_of(item)) for key, item in items)
+            members = _own_members(items)
+            return NNModule(short, origins=origins, parts=parts, torch_class=qualname, members=members)
         if qualname in api.DIFFERENTIABLE_UTILS:
             return self.op_node(node, [*args, *kwargs.values()], saves=False)
         if namespace not in api.OP_NAMESPACES:
@@ -360,21 +363,6 @@ class Autograd(InterpreterBase):
         self.state.env = {k: with_modules(v, change) for k, v in self.state.env.items()}
         self.state.heap = {k: with_modules(v, change) for k, v in self.state.heap.items()}
 
-    def _parts(self, short: str, args: list[Value]) -> tuple[tuple[object, Origins], ...] | None:
-        """The modules a container is built from, by key: a ``ModuleDict`` of a dict whose keys are
-        constants, a ``Sequential`` of modules, a ``ModuleList`` of a list of known length."""
-        items: list[tuple[object, Value]] = []
-        given = args[0] if len(args) == 1 else None
-        if short == "ModuleDict" and isinstance(given, Seq) and given.keys is not None and given.items:
-            items = list(zip(given.keys, given.items, strict=True))
-        elif short == "ModuleList" and isinstance(given, Seq) and given.items is not None:
-            items = list(enumerate(given.items))
-        elif short == "Sequential" and args and all(isinstance(a, NNModule | Obj) for a in args):
-            items = list(enumerate(args))
-        if not items:
-            return None
-        return tuple((key, self.origins_of(item)) for key, item in items)
-
     def _variable(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         """``Variable(x, requires_grad=True)``: ``x``, made a leaf that needs grad when asked."""
         data = args[0] if args else UNKNOWN
@@ -418,11 +406,16 @@ class Autograd(InterpreterBase):
             # a module's hook, or a tensor's on an attribute of one that may be a parameter
             # (`encoder[0].weight.register_hook(...)`): it sees the module's gradients
             self.note_gradient_use(module, f"`{attr}`", lasting=True)
+        elif module.parameter:
+            # a torch layer's parameter (`fc.weight.detach()`) is a tensor: any method is a tensor's
+            return self.tensor_method(own, attr, args, kwargs, node)
         if attr == "zero_grad":
             self.ownership.timeline.append((CLEAR, node, module.origins))
         self.link(module, *args, *kwargs.values())  # `add_module(name, other)`: they may share parts
         if module.parts is not None:
-            self._rebind_receiver(node, replace(module, parts=None))  # which part is which: not known
+            self._rebind_receiver(
+                node, replace(module, parts=None, members=None)
+            )  # which is which: not known
         return self.unknown_call(args, kwargs)
 
     def library_method(
@@ -623,3 +616,29 @@ def decorated_no_grad(fn: FunctionNode) -> bool:
         if _dotted(target).endswith(("no_grad", "inference_mode")):
             return True
     return False
+
+
+def _container_items(short: str, args: list[Value]) -> list[tuple[object, Value]] | None:
+    """The modules a container is built from, by key: a ``ModuleDict`` of a dict whose keys are
+    constants, a ``Sequential`` of modules, a ``ModuleList`` of a list of known length."""
+    items: list[tuple[object, Value]] = []
+    given = args[0] if len(args) == 1 else None
+    if short == "ModuleDict" and isinstance(given, Seq) and given.keys is not None and given.items:
+        items = list(zip(given.keys, given.items, strict=True))
+    elif short == "ModuleList" and isinstance(given, Seq) and given.items is not None:
+        items = list(enumerate(given.items))
+    elif short == "Sequential" and args and all(isinstance(a, NNModule | Obj) for a in args):
+        items = list(enumerate(args))
+    return items or None
+
+
+def _own_members(items: list[tuple[object, Value]] | None) -> tuple[tuple[object, Value], ...] | None:
+    """A container's modules themselves (:attr:`NNModule.members`), where each is known to be a
+    module: a torch layer, or an object of the checked code's own module class."""
+    if items is None or not all(isinstance(v, NNModule) or _own_module(v) for _, v in items):
+        return None
+    return tuple(items)
+
+
+def _own_module(value: Value) -> bool:
+    return isinstance(value, Obj) and value.cls.is_module

@@ -16,6 +16,7 @@ from errknow_ls.analysis.values import (
     Const,
     GradFn,
     GraphNode,
+    NNModule,
     Obj,
     Seq,
     Tensor,
@@ -416,19 +417,31 @@ def _spell_attributes(
     carried: dict[Holder, Value], entry: dict[Holder, Value], heap: dict[Place, Value]
 ) -> dict[Place, str]:
     """``self.records`` of object 7 -> ``recorder.records`` where a name at the loop's start holds
-    object 7, or ``self.collector.features`` where that name's attribute does."""
+    object 7, or ``self.collector.features`` where that name's attribute does, or ``body[0].mem``
+    where it is a module of the container ``body`` (:attr:`NNModule.members`)."""
     owners: dict[int, str] = {}
     for holder, value in entry.items():
-        if isinstance(value, Obj) and isinstance(holder, str):
-            owners.setdefault(value.oid, holder)
+        if isinstance(holder, str):
+            _name_objects(owners, value, holder)
     for place, value in heap.items():
-        if isinstance(value, Obj) and place.object_id in owners and value.oid not in owners:
-            owners[value.oid] = f"{owners[place.object_id]}.{place.attribute}"
+        if place.object_id in owners:
+            _name_objects(owners, value, f"{owners[place.object_id]}.{place.attribute}")
     return {
         place: f"{owners[place.object_id]}.{place.attribute}"
         for place in carried
         if isinstance(place, Place) and place.object_id in owners
     }
+
+
+def _name_objects(owners: dict[int, str], value: Value, spelled: str) -> None:
+    """Spell the object ``value`` is, or the objects a container of modules holds, from ``spelled``,
+    unless they are spelled already."""
+    if isinstance(value, Obj):
+        owners.setdefault(value.oid, spelled)
+    elif isinstance(value, NNModule) and value.members is not None:
+        for key, member in value.members:
+            if isinstance(member, Obj):
+                owners.setdefault(member.oid, f"{spelled}[{key!r}]")
 
 
 def _needs_guard(context: LoopContext, holder: Holder) -> bool:

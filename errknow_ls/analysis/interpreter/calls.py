@@ -41,6 +41,7 @@ from errknow_ls.analysis.values import (
     Partial,
     Ref,
     Seq,
+    Super,
     Tensor,
     Unknown,
     Value,
@@ -51,6 +52,7 @@ from errknow_ls.analysis.values import (
     maybe_of,
     normed_nodes,
     nth,
+    walked,
 )
 
 MAX_CALL_DEPTH = 6
@@ -105,6 +107,16 @@ class Calls(InterpreterBase):
             return self.instantiate(callee.info, args, kwargs, node)
         if isinstance(callee, Obj):
             return self.call_object(callee, args, kwargs, node)
+        if isinstance(callee, NNModule) and _runs_its_members(callee, args, kwargs):
+            assert callee.members is not None  # _runs_its_members saw to it
+            output = args[0]
+            for _, member in callee.members:  # Sequential's forward: each module on the last output
+                output = self.call_value(member, "", [output], {}, node)
+            if not isinstance(output, Tensor) or not output.grad or self.no_grad:
+                return output
+            # what the container's call made learns from every parameter it holds
+            made = self.new_node(node, output.nodes, saves=False, learns=True, origins=callee.origins)
+            return replace(made, maybe=output.maybe)
         if isinstance(callee, NNModule):
             callee = self.weight_norm_hook(self.cached_weight(callee, node), node)
             carries = callee.carries | normed_nodes(callee)
@@ -142,6 +154,8 @@ class Calls(InterpreterBase):
             return self.op_node(node, [*args, *kwargs.values()], saves=_saves_for_backward(receiver.info))
         if isinstance(receiver, Obj):
             return self.object_method(receiver, attr, args, kwargs, node)
+        if isinstance(receiver, Super):
+            return self._super_method(receiver, attr, args, kwargs, node)
         if isinstance(receiver, ModuleRef):  # `steps.train(...)` after `import steps`: what it defines
             return self.call_value(self.attribute(receiver, attr, node), attr, args, kwargs, node)
         if isinstance(receiver, Class) and self._called_through_class(receiver, attr):
@@ -162,6 +176,37 @@ class Calls(InterpreterBase):
             self.forget_weight_norms(None)  # a method of an object not known may run any module
         return self.unknown_call([receiver, *args], kwargs)
 
+    def _super(self) -> Value:
+        """``super()`` in a method the object it runs on has, defined in a class whose one base the
+        checked code defines (:attr:`ClassInfo.parent`); anything else is not known."""
+        frame = self.frames[-1] if self.frames else None
+        method = frame.func if frame is not None else None
+        if (
+            frame is None
+            or not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef)
+            or not method.args.args
+        ):
+            return UNKNOWN
+        obj = self.state.env.get(method.args.args[0].arg)
+        if not isinstance(obj, Obj) or obj.oid != frame.bound:
+            return UNKNOWN
+        defining: ClassInfo | None = obj.cls
+        while defining is not None and not any(child is method for child in defining.node.body):
+            defining = defining.parent
+        if defining is None or defining.parent is None:
+            return UNKNOWN
+        return Super(obj, defining.parent)
+
+    def _super_method(
+        self, receiver: Super, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value:
+        """``super().forward(x)``: the base's method, run on the object."""
+        method = receiver.cls.methods.get(attr)
+        if method is None:
+            return self.unknown_call(args, kwargs)
+        bound = Func(method, receiver.obj, module=receiver.cls.homes.get(attr))
+        return self.call_function(bound, args, kwargs, node)
+
     def _called_through_class(self, cls: Class, attr: str) -> bool:
         """A staticmethod or an undecorated function of the class: called through the class, it
         takes exactly the arguments given (a classmethod or a property would not)."""
@@ -175,7 +220,7 @@ class Calls(InterpreterBase):
         loop, as a generator's body runs at its call; a call that can only raise ``StopIteration``
         ends the items). Anything else is walked as it is."""
         if not isinstance(items, Obj):
-            return items
+            return walked(items)
         start = self.attribute(items, "__iter__", iterable)
         if not isinstance(start, Func):
             return items
@@ -250,7 +295,9 @@ class Calls(InterpreterBase):
             copied = args[0]
             normed = copied.normed and replace(copied.normed, weight=None)  # torch refuses to copy it
             origins = frozenset({self.origin(node)})
-            return replace(copied, origins=origins, parts=None, carries=frozenset(), normed=normed)
+            return replace(
+                copied, origins=origins, parts=None, carries=frozenset(), normed=normed, members=None
+            )
         if qualname == "functools.partial" and args:
             return Partial(args[0], tuple(args[1:]), kwargs)
         if qualname in api.LIBRARY_BACKWARD_CLASSES or qualname in api.GRAD_SCALER_CLASSES:
@@ -281,6 +328,8 @@ class Calls(InterpreterBase):
         return self.torch_call(qualname, short, args, kwargs, node)
 
     def call_builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
+        if name == "super" and not args and not kwargs:
+            return self._super()
         if name in api.PURE_BUILTINS:
             self.forward_calls.add(node)  # range(n), len(x), reversed(xs): a fix may re-run it
         if name in ("sum", "max", "min"):
@@ -518,6 +567,7 @@ def _container_view(container: Seq, attr: str) -> Value:
 
 def _zipped(sources: list[Value]) -> Seq:
     """``zip``/``enumerate``: tuples, item by item where every source's items are known."""
+    sources = [walked(s) for s in sources]
     pair = Seq(UNKNOWN, "tuple", tuple(element(s) for s in sources))
     lengths = [len(s.items) for s in sources if isinstance(s, Seq) and s.items is not None]
     known = all(isinstance(s, Seq) and (s.items is not None or s.kind == "range") for s in sources)
@@ -537,7 +587,14 @@ def _transposed(row: Value) -> Seq:
 
 
 def _isinstance(value: Value, kind: Value) -> Value:
-    """``isinstance(h, torch.Tensor)`` where we know what ``h`` is (repackage_hidden, guards)."""
+    """``isinstance(h, torch.Tensor)`` where we know what ``h`` is (repackage_hidden, guards);
+    ``isinstance(m, AdaRound)`` of a class the checked code defines, where ``m`` is an object of
+    that very class, or a torch layer or another value that no class of the code makes."""
+    if isinstance(kind, Class):
+        if isinstance(value, Obj) and value.cls is kind.info:
+            return Const(True)
+        made_elsewhere = isinstance(value, NNModule) and value.torch_class is not None
+        return Const(False) if made_elsewhere or isinstance(value, Tensor | Seq | Const) else UNKNOWN
     names = [k.qualname for k in ([kind] if isinstance(kind, Ref) else [])]
     if isinstance(kind, Seq) and kind.items is not None:
         names = [k.qualname for k in kind.items if isinstance(k, Ref)]
@@ -569,3 +626,19 @@ def _default_value(default: ast.expr | None) -> Value:
     if isinstance(default, ast.Constant):
         return Const(default.value)
     return UNKNOWN
+
+
+def _runs_its_members(module: NNModule, args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """A ``Sequential`` whose modules are known (:attr:`NNModule.members`), called on one input,
+    with nothing of its own that a forward pass would also run (a frozen flag, a weight norm, a
+    graph its parameters carry)."""
+    return (
+        module.label == "Sequential"
+        and module.members is not None
+        and len(args) == 1
+        and not kwargs
+        and not module.frozen
+        and module.normed is None
+        and not module.carries
+        and module.parametrization is None
+    )

@@ -36,6 +36,7 @@ from errknow_ls.analysis.values import (
     join_many,
     nth,
     number_at,
+    walked,
 )
 
 
@@ -67,9 +68,8 @@ class Expressions(InterpreterBase):
             case ast.IfExp(test=test, body=body, orelse=orelse):
                 return self.if_exp(test, body, orelse)
             case ast.Tuple(elts=elts) | ast.List(elts=elts) | ast.Set(elts=elts):
-                items = tuple(self.eval(e) for e in elts)
                 kind = "tuple" if isinstance(expr, ast.Tuple) else "list"
-                return Seq(join_many(list(items)) if items else UNKNOWN, kind, items)
+                return self.display(elts, kind)
             case ast.Dict(keys=keys, values=values):
                 for key in keys:
                     if key is not None:
@@ -153,12 +153,30 @@ class Expressions(InterpreterBase):
         with self._maybe_evaluated():  # one of the two, as the test says
             return join(self.eval(body), self.eval(orelse))
 
+    def display(self, elts: list[ast.expr], kind: str) -> Seq:
+        """``[a, *rest, b]``: the items in order, those of ``rest`` spliced in where each is known
+        (otherwise ``rest`` stands as one item: what it holds, not where)."""
+        given = [self.eval(elt.value if isinstance(elt, ast.Starred) else elt) for elt in elts]
+        spliced: list[Value] = []
+        for elt, value in zip(elts, given, strict=True):
+            spread = _known_items(walked(value)) if isinstance(elt, ast.Starred) else (value,)
+            if spread is None:
+                spliced = given
+                break
+            spliced.extend(spread)
+        return Seq(join_many(spliced) if spliced else UNKNOWN, kind, tuple(spliced))
+
     def list_comprehension(self, generators: list[ast.comprehension], elt: ast.expr) -> Seq:
         """Two items when one ``for`` walks something whose items we know not: ``[crit(h(f), y) for h
         in heads]`` makes one loss per head, and a later ``for loss in losses`` sees them apart."""
-        if len(generators) != 1 or generators[0].ifs:
+        if len(generators) != 1:
             return Seq(self.comprehension(generators, elt), "list")
-        iterable = self.eval(generators[0].iter)
+        iterable = walked(self.eval(generators[0].iter))
+        known = _known_items(iterable)
+        if generators[0].ifs:
+            if known is not None:
+                return self._filtered(generators[0], elt, known)
+            return Seq(self.comprehension(generators, elt, element(iterable)), "list")
         if isinstance(iterable, Seq) and iterable.kind == "range" and 0 < iterable.least <= MAX_ITEMS:
             # `range(6)`: six items, each its own, with its own number
             numbers = range(iterable.least)
@@ -168,16 +186,40 @@ class Expressions(InterpreterBase):
         items = tuple(self.comprehension(generators, elt, nth(iterable, i)) for i in range(count))
         return Seq(join_many(list(items)), "list", items if items else None)
 
+    def _filtered(self, generator: ast.comprehension, elt: ast.expr, items: tuple[Value, ...]) -> Seq:
+        """``[m.alpha for m in blocks if isinstance(m, AdaRound)]`` over items each known: every
+        item's conditions are evaluated on it, and the items they are known to keep are the list's
+        (an item whose conditions are not known may be kept: the list's items are then not known)."""
+        saved = dict(self.state.env)
+        kept: list[Value] = []
+        decided = True
+        for item in items:
+            self.assign(generator.target, item)
+            truths: list[bool | None] = []
+            for cond in generator.ifs:
+                with self._maybe_evaluated(bool(truths)):  # a later condition: if the earlier held
+                    truths.append(truth_of(self.eval(cond)))
+                if truths[-1] is False:
+                    break
+            if truths[-1] is False:
+                continue
+            certain = all(truths)
+            decided = decided and certain
+            with self._maybe_evaluated(not certain):
+                kept.append(self.eval(elt))
+        self.state.env = {**saved, **{k: v for k, v in self.state.env.items() if k in saved}}
+        return Seq(join_many(kept), "list", tuple(kept) if decided else None)
+
     def comprehension(
         self, generators: list[ast.comprehension], elt: ast.expr, first: Value | None = None
     ) -> Value:
         saved = dict(self.state.env)
         for index, gen in enumerate(generators):
             if index == 0 and first is not None:
-                self.assign(gen.target, first)
-                continue
-            with self._maybe_evaluated(index > 0):  # the first iterable is always evaluated
-                self.assign(gen.target, element(self.eval(gen.iter)))
+                self.assign(gen.target, first)  # what the first iterable gives, evaluated already
+            else:
+                with self._maybe_evaluated(index > 0):  # the first iterable is always evaluated
+                    self.assign(gen.target, element(self.eval(gen.iter)))
             with self._maybe_evaluated():
                 for cond in gen.ifs:
                     self.eval(cond)
@@ -281,7 +323,8 @@ class Expressions(InterpreterBase):
             parts = dict(base.parts) if isinstance(base, NNModule) and base.parts else {}
             key = index.value if isinstance(index, Const) else None
             if key in parts and (isinstance(key, str) or type(key) is int):
-                return NNModule("item", origins=parts[key])
+                members = dict(base.members) if isinstance(base, NNModule) and base.members else {}
+                return members[key] if key in members else NNModule("item", origins=parts[key])
             return NNModule("item", origins=self.origins_of(base))
         if isinstance(base, Tensor):
             return self.op_node(expr, [base], saves=_advanced_index(index))
@@ -468,3 +511,10 @@ def _advanced_index(index: Value) -> bool:
     if isinstance(index, Seq) and index.kind == "tuple" and index.items is not None:
         return any(_advanced_index(item) for item in index.items)
     return False
+
+
+def _known_items(iterable: Value) -> tuple[Value, ...] | None:
+    """The items a ``for`` over ``iterable`` walks, where each is known, at most ``MAX_ITEMS``."""
+    if not isinstance(iterable, Seq) or iterable.kind == "range" or iterable.items is None:
+        return None
+    return iterable.items if len(iterable.items) <= MAX_ITEMS else None

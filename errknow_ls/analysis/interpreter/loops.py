@@ -8,16 +8,18 @@ from functools import partial
 from weakref import WeakKeyDictionary
 
 from errknow_ls.analysis.events import Loop
-from errknow_ls.analysis.interpreter.base import InterpreterBase, LoopContext, func_node
+from errknow_ls.analysis.interpreter.base import Frame, InterpreterBase, LoopContext, func_node
 from errknow_ls.analysis.interpreter.statements import chain_else, chain_of
 from errknow_ls.analysis.source import BACKWARD_NAMES, called_names
 from errknow_ls.analysis.state import Holder, State, join_all
 from errknow_ls.analysis.values import (
     ITERATOR,
+    MAX_ITEMS,
     UNKNOWN,
     Const,
     NNModule,
     Number,
+    Obj,
     Opaque,
     Seq,
     Tensor,
@@ -186,14 +188,15 @@ class Loops(InterpreterBase):
         # which is no more shown than its being full. A `while` may not run at all.
         skips = test is not None or (isinstance(items, Seq) and items.items == () and items.least == 0)
         exits = [self.state.copy()] if skips and not forever else []
-        unrolled = sum(1 for ctx in frame.loops if ctx.loop.node is not None)
-        iterations = 2 if unrolled <= MAX_UNROLLED_LOOPS else 1
+        iterations, walked = self._planned(frame, items)
         start_tick, first_tick = self.tick, None
         first: tuple[State, Progress] | None = None
         try:
-            for iteration in range(3):
+            for iteration in range(iterations + 1):
                 if iteration >= self._iterations(iteration, iterations, start_tick, first_tick, loop.key):
                     break
+                if walked and iteration >= walked:
+                    break  # no object after the list's last
                 context.iteration = iteration
                 if iteration:
                     context.carried = self._carried(loop.key, iteration, include_env=True)
@@ -216,8 +219,8 @@ class Loops(InterpreterBase):
                     first = started
                 self.state = join_all([self.state, *context.continues], self.twin)
                 context.continues.clear()
-                if not forever:
-                    exits.append(self.state.copy())
+                if not forever and (not walked or iteration == walked - 1):
+                    exits.append(self.state.copy())  # a list of objects known ends after its last
                 first_tick = self.tick if iteration == 0 else first_tick
                 if self.state.dead or (iteration == 0 and self._forward_only_deep(stmt, started)):
                     break
@@ -234,6 +237,15 @@ class Loops(InterpreterBase):
             self.exec_block(orelse)
             normal = self.state
         self.state = join_all([normal, *context.breaks], self.twin)
+
+    def _planned(self, frame: Frame, items: Value) -> tuple[int, int]:
+        """How many times a loop's body runs (twice; once where loops nest deep), and how many
+        objects a list it walks holds, each its own iteration (:func:`_objects_walked`)."""
+        unrolled = sum(1 for ctx in frame.loops if ctx.loop.node is not None)
+        if unrolled > MAX_UNROLLED_LOOPS:
+            return 1, 0
+        walked = _objects_walked(items)
+        return max(2, walked), walked
 
     def _enter_loop(self, stmt: ast.stmt, items: Value) -> LoopContext:
         """A new loop of the current frame, running from now on."""
@@ -414,3 +426,22 @@ def _attributes_stored(node: ast.AST) -> set[str]:
 
 def _is_true(test: ast.expr) -> bool:
     return isinstance(test, ast.Constant) and bool(test.value)
+
+
+def _objects_walked(items: Value) -> int:
+    """How many objects of the checked code's classes a ``for`` walks, each its own, where it walks
+    a list of nothing else (``for cell in [a, b, c]: cell.reset()``, ``for i, cell in
+    enumerate(self.cells)``, a container's modules walked as a list): each gets an iteration, so
+    that what the body does to the third is done too (0: not such a walk)."""
+    if not isinstance(items, Seq) or items.kind not in ("list", "tuple") or items.items is None:
+        return 0
+    objects = [_objects_in(item) for item in items.items]
+    if len(objects) > MAX_ITEMS or not all(objects) or len(set(objects)) != len(objects):
+        return 0
+    return len(objects)
+
+
+def _objects_in(item: Value) -> frozenset[int]:
+    """The objects an item of a walk is, or holds as a tuple's items (``(i, cell)``)."""
+    parts = item.items or () if isinstance(item, Seq) and item.kind == "tuple" else (item,)
+    return frozenset(part.oid for part in parts if isinstance(part, Obj))

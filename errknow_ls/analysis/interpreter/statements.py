@@ -268,8 +268,8 @@ class Statements(InterpreterBase):
         methods: dict[str, FunctionNode] = {}
         homes: dict[str, str | None] = {}
         is_module = layer = function = lightning = False
-        for base in stmt.bases:
-            base_value = self.eval(base)
+        base_values = [self.eval(base) for base in stmt.bases]
+        for base_value in base_values:
             if isinstance(base_value, Class):
                 methods.update(base_value.info.methods)
                 homes.update(base_value.info.homes)
@@ -291,7 +291,9 @@ class Statements(InterpreterBase):
                 methods[child.name] = child
                 homes[child.name] = self._home()
         fields = self._dataclass_fields(stmt)
-        info = ClassInfo(stmt, methods, is_module, layer, function, fields, homes, lightning)
+        only = base_values[0] if len(base_values) == 1 and not stmt.keywords else None
+        parent = only.info if isinstance(only, Class) else None
+        info = ClassInfo(stmt, methods, is_module, layer, function, fields, homes, lightning, parent)
         self.classes[stmt.name] = info
         self.state.env[stmt.name] = Class(info)
 

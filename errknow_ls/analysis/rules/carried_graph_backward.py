@@ -77,9 +77,10 @@ once per run of the loop; offered last). A reset to `None` of a state the backwa
 State that objects of one class of the checked code keep in one attribute (a spiking neuron's
 membrane potential), set to a number by the class's `__init__` and entering the loop with it, is
 stored back to that number at the start of each iteration, into every object of the class: those
-the loop names and those inside the library containers it runs (`nn.Sequential(SEWBlock(16), ...)`,
-walked with `.modules()`), so each batch of sequences starts from rest (unsafe: a stream read in
-chunks would mean the state to flow on).
+the loop reaches by name (`encoder.mem`, `body[0].neuron.mem` in a container whose modules are
+known) and those inside the library containers it runs whose modules are not known (walked with
+`.modules()`), so each batch of sequences starts from rest (unsafe: a stream read in chunks would
+mean the state to flow on).
 A value recomputed only on some iterations (`if step % k == 0: latent = encoder(depth)`) and read
 on every one is computed on every iteration instead (unsafe: the iterations between then read fresh
 values).
@@ -505,7 +506,7 @@ def _detach_stored(event: SecondPass, ctx: RuleContext, attrs: list[str]) -> Fix
             if not cut_where_read_holds(ctx, event, node):
                 continue
             for read in _reads_of(node.value, target.attr):
-                expression = _detached_read(ctx, read, shapes.get(target.attr, UNKNOWN), unpacked is not None)
+                expression = _detached_read(ctx, event, read, shapes.get(target.attr, UNKNOWN), unpacked)
                 if expression is None:
                     return None
                 edits.append(replace(ctx.source, read, expression))
@@ -747,12 +748,20 @@ def _unpacked_attribute(target: ast.expr, attrs: list[str]) -> ast.Attribute | N
     return stored[0] if len(stored) == 1 and not starred else None
 
 
-def _detached_read(ctx: RuleContext, read: ast.Attribute, shape: Value, unpacked: bool) -> str | None:
+def _detached_read(
+    ctx: RuleContext, event: SecondPass, read: ast.Attribute, shape: Value, unpacked: ast.Attribute | None
+) -> str | None:
     """The state read back, detached in its own shape; an item of what a library module gave
-    back (unpacked from it) in the shape it has at run time (an LSTM's ``(h, c)``)."""
+    back (unpacked from it) in the shape it has at run time (an LSTM's ``(h, c)``); a state that
+    starts as a number or None (``self.potential = 0.0``, :attr:`SecondPass.guarded`) detached only
+    once it is a tensor."""
     text = ctx.text(read)
-    if unpacked and _module_output(ctx, shape) and imports_torch(ctx):
+    if unpacked is not None and _module_output(ctx, shape) and imports_torch(ctx):
         return f"({text}.detach() if isinstance({text}, torch.Tensor) else {_detached_tuple(text)})"
+    if any(isinstance(p, Place) and p.attribute == read.attr for p in event.guarded):
+        if not isinstance(shape, Tensor) or not imports_torch(ctx):
+            return None
+        return f"({text}.detach() if isinstance({text}, torch.Tensor) else {text})"
     return detach_expression(text, shape)
 
 
@@ -1583,11 +1592,11 @@ def _reset_every_instance(event: SecondPass, ctx: RuleContext) -> Fix | None:
     """State that objects of one class of the checked code keep in one attribute (a spiking neuron's
     membrane potential ``self.v``), which its ``__init__`` sets to a constant and the loop entered
     holding: store that constant back at the start of each iteration, into the objects the loop
-    spells and into every object of the class inside the library containers the loop runs, built
-    over objects of the checked code (``nn.Sequential(SEWBlock(16), SEWBlock(16))``, whose insides
-    the analysis does not follow): each iteration starts its sequence from the state every object
-    starts from. Unsafe: the state no longer flows from one iteration into the next, which a stream
-    read in chunks would mean."""
+    spells (``body[0].neuron.v`` where the container's modules are known) and into every object
+    of the class inside the library containers the loop runs as library modules, built over
+    objects of the checked code (whose modules the analysis does not know): each iteration starts
+    its sequence from the state every object starts from. Unsafe: the state no longer flows from
+    one iteration into the next, which a stream read in chunks would mean."""
     loop = event.loop
     if loop is None or loop.method is not None or not isinstance(loop.node, ast.For | ast.While):
         return None
@@ -1610,6 +1619,7 @@ def _reset_every_instance(event: SecondPass, ctx: RuleContext) -> Fix | None:
         if spelled is None or "." not in spelled:
             return None
         lines.append(f"{spelled} = {text}")
+    lines.sort()  # by how the code spells each object (`body[0].neuron.mem`, `encoder.mem`)
     module = unused_name(ctx, "module")
     for root in _containers_of_own_objects(ctx, loop.node):
         lines.append(

@@ -36,6 +36,7 @@ PROVEN: dict[str, tuple[str, ...]] = {
         "ek003_hook_activations_summed_into_a_penalty",
     ),
     "Detach the previous step's {shown} where it is read": (
+        "ek003_leaky_state_that_starts_as_a_number",
         "ek003_state_on_module_stored_beside_output",
         "ek003_state_read_after_it_is_stored",
     ),

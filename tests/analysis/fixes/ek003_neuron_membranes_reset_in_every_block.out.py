@@ -38,10 +38,9 @@ body = nn.Sequential(SpikingBlock(12), SpikingBlock(12))
 readout = nn.Linear(12, 3)
 optimizer = torch.optim.Adam([*encoder.parameters(), *body.parameters(), *readout.parameters()], lr=1e-2)
 for batch in range(3):
+    body[0].neuron.mem = 0.0
+    body[1].neuron.mem = 0.0
     encoder_neuron.mem = 0.0
-    for module in body.modules():
-        if isinstance(module, LeakyNeuron):
-            module.mem = 0.0
     targets = torch.randint(3, (4,))
     events = torch.rand(5, 4, 6) + 0.3 * targets[None, :, None]
     logits = readout(body(encoder_neuron(encoder(events))).mean(0))
