@@ -172,6 +172,21 @@ REGISTER_PARAMETRIZATION = "torch.nn.utils.parametrize.register_parametrization"
 """Makes a module's tensor (its ``weight``) the output of a parametrization module, run on the
 original parameter whenever the tensor is read."""
 PARAMETRIZE_CACHED = "torch.nn.utils.parametrize.cached"
+
+DISTRIBUTION_TRANSFORMS = frozenset(
+    {"torch.distributions.Transform", "torch.distributions.transforms.Transform"}
+)
+"""``torch.distributions``' base class of transforms, whose ``cache_size=1`` keeps the last
+``(x, y)`` pair and gives ``x`` back when inverting the very same ``y`` (``_inv_call``)."""
+
+TRANSFORMED_DISTRIBUTIONS = frozenset(
+    {
+        "torch.distributions.TransformedDistribution",
+        "torch.distributions.transformed_distribution.TransformedDistribution",
+    }
+)
+"""Its ``log_prob(value)`` inverts ``value`` through the transforms, last first, and adds each
+transform's ``log_abs_det_jacobian(x, y)`` and the base distribution's ``log_prob``."""
 """A context in which each parametrized tensor is computed once, at its first read, and that one
 tensor (its graph included) is given to every later read until the context exits."""
 

@@ -264,6 +264,9 @@ class ClassInfo:
     parent: ClassInfo | None = field(default=None, hash=False, compare=False)
     """The class it derives from, where that is its one base and a class the checked code defines:
     what ``super()`` in its methods finds first."""
+    transform: bool = False
+    """Derives from ``torch.distributions.Transform``, directly where :attr:`parent` is None: with
+    ``cache_size=1`` it keeps its last inversion and gives it back for the very same input."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,10 +280,23 @@ class Obj(Value):
 @dataclass(frozen=True, slots=True)
 class Super(Value):
     """``super()`` in a method of a class whose one base the checked code defines: ``obj``, with
-    its methods looked up from ``cls`` (that base) on."""
+    its methods looked up from ``cls`` (that base) on; ``cls`` None: the base is
+    ``torch.distributions.Transform`` (:attr:`ClassInfo.transform`), whose ``__init__`` is modelled."""
 
     obj: Obj
-    cls: ClassInfo
+    cls: ClassInfo | None
+
+
+@dataclass(frozen=True, slots=True)
+class TransformedDist(Value):
+    """``torch.distributions.TransformedDistribution(base, transforms)`` where every transform is
+    an object of the checked code's ``Transform`` class that keeps its last inversion
+    (``cache_size=1``): ``log_prob`` inverts through them as torch does. ``as_op``: the value it
+    was before that model (an op of what it was built from), for anything else done with it."""
+
+    base: Value
+    transforms: tuple[Obj, ...]
+    as_op: Value
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,6 +316,8 @@ class Class(Value):
 def nodes_of(value: Value) -> frozenset[int]:
     if isinstance(value, Tensor):
         return value.nodes
+    if isinstance(value, TransformedDist):
+        return nodes_of(value.as_op)
     if isinstance(value, NNModule):
         return value.carries | normed_nodes(value)
     if isinstance(value, Seq):
@@ -344,6 +362,8 @@ def maybe_of(value: Value) -> frozenset[int]:
     """Every node ``value`` may reach: its own, and those it may hold through unknown code."""
     if isinstance(value, Tensor):
         return value.nodes | value.maybe
+    if isinstance(value, TransformedDist):
+        return maybe_of(value.as_op)
     if isinstance(value, Opaque):
         return value.maybe
     if isinstance(value, NNModule):

@@ -58,8 +58,6 @@ ERROR_LABEL = re.compile(r"# error: \[(?P<rule>[a-z0-9-]+)\]$")
 
 # The checker's known gaps on this set: program -> what goes wrong (strict xfail; delete when fixed).
 KNOWN_GAPS: dict[str, str] = {
-    "buggy/normalizing_flow_transform_cache_reused_after_step.py": "missed: torch.distributions"
-    " transforms with cache_size=1 return the cached inverse (and its old graph) for the same input",
     "buggy/mmcv_runner_cumulative_hook_beside_optimizer_hook.py": "missed: the hooks built from"
     " config dicts (`HOOKS[cfg.pop('type')](**cfg)`) and called as `getattr(hook, fn_name)(self)`"
     " are not resolved, so the two hooks' backwards of one loss are not seen",

@@ -9,7 +9,14 @@ from dataclasses import replace
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.interpreter.backward import flag, receiver_expr
-from errknow_ls.analysis.interpreter.base import FROZEN, FunctionNode, InterpreterBase
+from errknow_ls.analysis.interpreter.base import (
+    CACHE_SIZE,
+    CACHED_X,
+    CACHED_Y,
+    FROZEN,
+    FunctionNode,
+    InterpreterBase,
+)
 from errknow_ls.analysis.ownership import CLEAR, Origins
 from errknow_ls.analysis.state import Place
 from errknow_ls.analysis.values import (
@@ -27,6 +34,7 @@ from errknow_ls.analysis.values import (
     Ref,
     Seq,
     Tensor,
+    TransformedDist,
     Value,
     WeightNorm,
     has_grad,
@@ -245,7 +253,10 @@ class Autograd(InterpreterBase):
             output = self.call_value(args[0], "", list(args[1:]), {}, node)
             return self.op_node(node, [output], saves=True)
         if namespace == "torch.distributions" or namespace.startswith("torch.distributions."):
-            return self.op_node(node, [*args, *kwargs.values()], saves=True)
+            as_op = self.op_node(node, [*args, *kwargs.values()], saves=True)
+            if qualname in api.TRANSFORMED_DISTRIBUTIONS and len(args) == 2 and not kwargs:
+                return self._transformed(args[0], args[1], as_op)
+            return as_op
         if short[:1].isupper():
             if not namespace.startswith("torch.nn"):
                 return self.unknown_call(args, kwargs)
@@ -275,6 +286,82 @@ class Autograd(InterpreterBase):
                 self.forward_calls.add(node)  # torch.equal(a, b): only reads, a fix may re-run it
             return UNKNOWN
         return self.op_node(node, [*args, *kwargs.values()], saves=short not in api.NO_SAVE_OPS)
+
+    def _transformed(self, base: Value, given: Value, as_op: Value) -> Value:
+        """``TransformedDistribution(base, transforms)`` modelled where every transform is an
+        object of the checked code's ``Transform`` class whose cache size is 1 (a list of them, or
+        one); anything else stays the op it was."""
+        transforms = given.items if isinstance(given, Seq) and given.kind == "list" else (given,)
+        if transforms is None or not transforms:
+            return as_op
+        kept: list[Obj] = []
+        for transform in transforms:
+            if not isinstance(transform, Obj) or not transform.cls.transform:
+                return as_op
+            if self.state.heap.get(Place(transform.oid, CACHE_SIZE)) != Const(1):
+                return as_op
+            kept.append(transform)
+        return TransformedDist(base, tuple(kept), as_op)
+
+    def distribution_method(
+        self,
+        receiver: TransformedDist,
+        attr: str,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        node: ast.Call,
+    ) -> Value:
+        """``log_prob(value)`` as torch computes it: ``value`` inverted through the transforms, the
+        last first (each gives back its kept inversion for the very same input), each one's
+        ``log_abs_det_jacobian(x, y)``, and the base distribution's ``log_prob`` of what is left.
+        Anything else is done with the op the distribution was before the model."""
+        if attr != "log_prob" or len(args) != 1 or kwargs or not node.args:
+            return self.call_value(self.attribute(receiver.as_op, attr, node), attr, args, kwargs, node)
+        y, same = args[0], self.same_object(node.args[0])
+        terms: list[Value] = []
+        for transform in reversed(receiver.transforms):
+            x = self._inverted(transform, y, same, node)
+            jacobian = self.attribute(transform, "log_abs_det_jacobian", node)
+            terms.append(self.call_value(jacobian, "log_abs_det_jacobian", [x, y], {}, node))
+            y, same = x, None  # a later transform's input: not told apart from another
+        if isinstance(receiver.base, Tensor):
+            terms.append(self.tensor_method(receiver.base, "log_prob", [y], {}, node))
+        else:
+            terms.append(self.unknown_call([receiver.base, y], {}))
+        return self.op_node(node, terms, saves=True)
+
+    def _inverted(self, transform: Obj, y: Value, same: Const | None, node: ast.Call) -> Value:
+        """``transform.inv(y)`` with ``cache_size=1``: the kept inversion where ``y`` is shown to be
+        the very object it was of (``same``), else its ``_inverse(y)``, kept with what it was of."""
+        kept = Place(transform.oid, CACHED_X)
+        if same is not None and self.state.heap.get(Place(transform.oid, CACHED_Y)) == same:
+            return self.state.heap.get(kept, UNKNOWN)
+        inverse = self.attribute(transform, "_inverse", node)
+        x = self.call_value(inverse, "_inverse", [y], {}, node)
+        self.state.heap[kept] = x
+        self.state.heap[Place(transform.oid, CACHED_Y)] = same if same is not None else Const(None)
+        return x
+
+    def same_object(self, expr: ast.expr) -> Const | None:
+        """What tells the object ``expr`` gives from any other: a name its function binds in one
+        place, outside every loop (so at most once in a call; not a parameter, not declared global
+        or nonlocal), in this call of the function; None otherwise."""
+        frame = self.frames[-1] if self.frames else None
+        function = frame.func if frame is not None else None
+        if not isinstance(expr, ast.Name) or not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            return None
+        assert frame is not None
+        name = expr.id
+        bound = 0
+        for node in ast.walk(function):
+            if isinstance(node, ast.Global | ast.Nonlocal) and name in node.names:
+                return None
+            if isinstance(node, ast.arg) and node.arg == name:
+                return None
+            bound += isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
+            if isinstance(node, ast.For | ast.AsyncFor | ast.While) and _binds(node, name):
+                return None  # bound again on every turn of the loop
+        return Const((frame.serial, name)) if bound == 1 else None
 
     def _register_parametrization(self, args: list[Value], node: ast.Call) -> Value:
         """``register_parametrization(module, "weight", parametrization)``: the module now computes
@@ -642,3 +729,10 @@ def _own_members(items: list[tuple[object, Value]] | None) -> tuple[tuple[object
 
 def _own_module(value: Value) -> bool:
     return isinstance(value, Obj) and value.cls.is_module
+
+
+def _binds(node: ast.AST, name: str) -> bool:
+    """``node`` binds ``name`` somewhere inside it."""
+    return any(
+        isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(node)
+    )

@@ -36,11 +36,20 @@ from errknow_ls.analysis.values import (
     Obj,
     Seq,
     Tensor,
+    TransformedDist,
     Value,
 )
 
 FROZEN = "__errknow_frozen__"
 """The attribute whose place on the heap holds a local module's ``requires_grad_(False)``."""
+
+CACHE_SIZE = "_cache_size"
+"""A ``torch.distributions.Transform``'s cache size, on the heap as torch keeps it."""
+CACHED_X = "_cached_x_y"
+"""The inversion a transform with ``cache_size=1`` keeps (torch keeps the pair under this name)."""
+CACHED_Y = "__errknow_cached_input__"
+"""What that inversion was of: a name's one binding in one call of its function (see
+:meth:`AutogradMixin.same_object`), or None where the checker cannot tell the object again."""
 
 STEP_BUDGET = 8_000
 """Statements one entry point may execute (more when its unit's budget is larger); what was found
@@ -438,6 +447,16 @@ class InterpreterBase(ABC):
     @abstractmethod
     def library_method(
         self, receiver: Instance, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
+    ) -> Value: ...
+
+    @abstractmethod
+    def distribution_method(
+        self,
+        receiver: TransformedDist,
+        attr: str,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        node: ast.Call,
     ) -> Value: ...
 
     @abstractmethod

@@ -11,6 +11,7 @@ from errknow_ls.analysis.events import HookRegistration
 from errknow_ls.analysis.interpreter.autograd import decorated_no_grad, may_reach
 from errknow_ls.analysis.interpreter.backward import receiver_expr
 from errknow_ls.analysis.interpreter.base import (
+    CACHE_SIZE,
     FROZEN,
     Frame,
     FunctionNode,
@@ -43,6 +44,7 @@ from errknow_ls.analysis.values import (
     Seq,
     Super,
     Tensor,
+    TransformedDist,
     Unknown,
     Value,
     element,
@@ -156,6 +158,8 @@ class Calls(InterpreterBase):
             return self.object_method(receiver, attr, args, kwargs, node)
         if isinstance(receiver, Super):
             return self._super_method(receiver, attr, args, kwargs, node)
+        if isinstance(receiver, TransformedDist):
+            return self.distribution_method(receiver, attr, args, kwargs, node)
         if isinstance(receiver, ModuleRef):  # `steps.train(...)` after `import steps`: what it defines
             return self.call_value(self.attribute(receiver, attr, node), attr, args, kwargs, node)
         if isinstance(receiver, Class) and self._called_through_class(receiver, attr):
@@ -193,6 +197,8 @@ class Calls(InterpreterBase):
         defining: ClassInfo | None = obj.cls
         while defining is not None and not any(child is method for child in defining.node.body):
             defining = defining.parent
+        if defining is not None and defining.parent is None and defining.transform:
+            return Super(obj, None)  # torch.distributions.Transform's own methods
         if defining is None or defining.parent is None:
             return UNKNOWN
         return Super(obj, defining.parent)
@@ -200,7 +206,15 @@ class Calls(InterpreterBase):
     def _super_method(
         self, receiver: Super, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
     ) -> Value:
-        """``super().forward(x)``: the base's method, run on the object."""
+        """``super().forward(x)``: the base's method, run on the object; ``Transform.__init__``
+        keeps the cache size it is given (0 or 1; torch refuses any other)."""
+        if receiver.cls is None:
+            if attr != "__init__":
+                return self.unknown_call(args, kwargs)
+            size = args[0] if args else kwargs.get("cache_size", Const(0))
+            known = isinstance(size, Const) and size.value in (0, 1) and type(size.value) is int
+            self.state.heap[Place(receiver.obj.oid, CACHE_SIZE)] = size if known else UNKNOWN
+            return Const(None)
         method = receiver.cls.methods.get(attr)
         if method is None:
             return self.unknown_call(args, kwargs)

@@ -267,7 +267,7 @@ class Statements(InterpreterBase):
     def define_class(self, stmt: ast.ClassDef) -> None:
         methods: dict[str, FunctionNode] = {}
         homes: dict[str, str | None] = {}
-        is_module = layer = function = lightning = False
+        is_module = layer = function = lightning = transform = False
         base_values = [self.eval(base) for base in stmt.bases]
         for base_value in base_values:
             if isinstance(base_value, Class):
@@ -277,6 +277,7 @@ class Statements(InterpreterBase):
                 layer = layer or base_value.info.layer
                 function = function or base_value.info.function
                 lightning = lightning or base_value.info.lightning
+                transform = transform or base_value.info.transform
             elif isinstance(base_value, Ref) and base_value.qualname in api.LIGHTNING_MODULES:
                 is_module = lightning = True
             elif isinstance(base_value, Ref) and base_value.qualname.startswith(
@@ -286,6 +287,8 @@ class Statements(InterpreterBase):
                 layer = layer or api.is_layer(base_value.qualname)
             elif isinstance(base_value, Ref) and base_value.qualname.endswith("autograd.Function"):
                 function = True
+            elif isinstance(base_value, Ref) and base_value.qualname in api.DISTRIBUTION_TRANSFORMS:
+                transform = True
         for child in stmt.body:
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 methods[child.name] = child
@@ -293,7 +296,9 @@ class Statements(InterpreterBase):
         fields = self._dataclass_fields(stmt)
         only = base_values[0] if len(base_values) == 1 and not stmt.keywords else None
         parent = only.info if isinstance(only, Class) else None
-        info = ClassInfo(stmt, methods, is_module, layer, function, fields, homes, lightning, parent)
+        info = ClassInfo(
+            stmt, methods, is_module, layer, function, fields, homes, lightning, parent, transform
+        )
         self.classes[stmt.name] = info
         self.state.env[stmt.name] = Class(info)
 
