@@ -69,6 +69,9 @@ class SecondPass:
     spelled: dict[Place, str] = field(default_factory=dict)
     """Carried places (``self.records`` of object 7) as the loop's code can spell them
     (``recorder.records``)."""
+    cache_sites: dict[Place, ast.Call] = field(default_factory=dict)
+    """Carried inversions a ``torch.distributions`` transform kept, each with the call that gave
+    the transform its cache (``super().__init__(cache_size=1)``)."""
     module: str | None = None
     """The other module of the project the backward runs in (None: the checked text)."""
     local: ast.expr | None = None

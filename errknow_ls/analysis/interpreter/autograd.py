@@ -343,17 +343,24 @@ class Autograd(InterpreterBase):
         return x
 
     def same_object(self, expr: ast.expr) -> Const | None:
-        """What tells the object ``expr`` gives from any other: a name its function binds in one
-        place, outside every loop (so at most once in a call; not a parameter, not declared global
-        or nonlocal), in this call of the function; None otherwise."""
+        """What tells the object ``expr`` gives from any other: a name its function (or the checked
+        module's body) binds in one place, outside every loop (so at most once in a call; not a
+        parameter, not declared global or nonlocal anywhere in it), in this call; None otherwise."""
         frame = self.frames[-1] if self.frames else None
         function = frame.func if frame is not None else None
-        if not isinstance(expr, ast.Name) or not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        if not isinstance(expr, ast.Name):
             return None
-        assert frame is not None
+        scope: ast.AST
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            assert frame is not None
+            scope, call = function, frame.serial
+        elif function is None and self._home() is None:
+            scope, call = self.module, -1  # the module's body runs once
+        else:
+            return None
         name = expr.id
         bound = 0
-        for node in ast.walk(function):
+        for node in ast.walk(scope):
             if isinstance(node, ast.Global | ast.Nonlocal) and name in node.names:
                 return None
             if isinstance(node, ast.arg) and node.arg == name:
@@ -361,7 +368,7 @@ class Autograd(InterpreterBase):
             bound += isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
             if isinstance(node, ast.For | ast.AsyncFor | ast.While) and _binds(node, name):
                 return None  # bound again on every turn of the loop
-        return Const((frame.serial, name)) if bound == 1 else None
+        return Const((call, name)) if bound == 1 else None
 
     def _register_parametrization(self, args: list[Value], node: ast.Call) -> Value:
         """``register_parametrization(module, "weight", parametrization)``: the module now computes

@@ -7,7 +7,14 @@ import ast
 from collections.abc import Sequence
 
 from errknow_ls.analysis.events import Loop, RetainSite, SavedRead, SecondPass
-from errknow_ls.analysis.interpreter.base import InterpreterBase, LoopContext, func_node, is_generator
+from errknow_ls.analysis.interpreter.base import (
+    CACHE_SITE,
+    CACHED_X,
+    InterpreterBase,
+    LoopContext,
+    func_node,
+    is_generator,
+)
 from errknow_ls.analysis.ownership import BACKWARD
 from errknow_ls.analysis.state import Entry, Free, Holder, Place, Retain
 from errknow_ls.analysis.values import (
@@ -151,6 +158,7 @@ class Backward(InterpreterBase):
                 event.report, event.frame, event.loop, event.carried = inside
         event.reached = reached
         event.guarded, event.entry, event.spelled = self._guarded, self._entry, self._spelled
+        event.cache_sites = self._cache_sites(event.carried)
         event.module, event.local = self._home(), self._local_call(node, free)
         event.entered = self._entered(receiver)
         event.stepped_between = self.step_tick >= free.tick
@@ -209,6 +217,16 @@ class Backward(InterpreterBase):
         event.loop_walks_tensors = event.loop is not None and self.loops[event.loop.key].over_tensors
         if not event.loop_walks_tensors:
             self._note_loop_entry(event)
+
+    def _cache_sites(self, carried: dict[Holder, Value]) -> dict[Place, ast.Call]:
+        """The carried inversions a transform kept, with the call that gave it its cache."""
+        sites: dict[Place, ast.Call] = {}
+        for holder in carried:
+            if isinstance(holder, Place) and holder.attribute == CACHED_X:
+                site = self.state.heap.get(Place(holder.object_id, CACHE_SITE))
+                if isinstance(site, Const) and isinstance(site.value, ast.Call):
+                    sites[holder] = site.value
+        return sites
 
     def _note_loop_entry(self, event: SecondPass) -> None:
         """The names that held the freed graph when ``event.loop`` started."""

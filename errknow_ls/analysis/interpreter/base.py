@@ -47,6 +47,8 @@ CACHE_SIZE = "_cache_size"
 """A ``torch.distributions.Transform``'s cache size, on the heap as torch keeps it."""
 CACHED_X = "_cached_x_y"
 """The inversion a transform with ``cache_size=1`` keeps (torch keeps the pair under this name)."""
+CACHE_SITE = "__errknow_cache_site__"
+"""The call that gave a transform its cache size (a ``Const`` of the ``ast.Call``)."""
 CACHED_Y = "__errknow_cached_input__"
 """What that inversion was of: a name's one binding in one call of its function (see
 :meth:`AutogradMixin.same_object`), or None where the checker cannot tell the object again."""

@@ -11,6 +11,7 @@ from errknow_ls.analysis.events import HookRegistration
 from errknow_ls.analysis.interpreter.autograd import decorated_no_grad, may_reach
 from errknow_ls.analysis.interpreter.backward import receiver_expr
 from errknow_ls.analysis.interpreter.base import (
+    CACHE_SITE,
     CACHE_SIZE,
     FROZEN,
     Frame,
@@ -214,6 +215,7 @@ class Calls(InterpreterBase):
             size = args[0] if args else kwargs.get("cache_size", Const(0))
             known = isinstance(size, Const) and size.value in (0, 1) and type(size.value) is int
             self.state.heap[Place(receiver.obj.oid, CACHE_SIZE)] = size if known else UNKNOWN
+            self.state.heap[Place(receiver.obj.oid, CACHE_SITE)] = Const(node)
             return Const(None)
         method = receiver.cls.methods.get(attr)
         if method is None:

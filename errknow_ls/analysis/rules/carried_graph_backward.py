@@ -266,6 +266,7 @@ def build(event: SecondPass, ctx: RuleContext) -> Finding:
             _detach_terms_each_iteration(event, ctx),
             _clear_each_iteration(event, ctx),
             _clear_cache(event, ctx),
+            _keep_no_inversion(event, ctx),
             _expire_cache_key(event, ctx),
             _rerun_initialising_call(event, ctx),
             _recurrence_without_grad(event, ctx, attrs),
@@ -1170,6 +1171,36 @@ def _clear_cache(event: SecondPass, ctx: RuleContext) -> Fix | None:
         f"Empty the cache {shown} at the start of each iteration",
         Applicability.SAFE if memo else Applicability.UNSAFE,
         (edit,),
+        workaround=3,
+    )
+
+
+def _keep_no_inversion(event: SecondPass, ctx: RuleContext) -> Fix | None:
+    """A ``torch.distributions`` transform whose ``cache_size=1`` gives back the inversion an earlier
+    step kept (``SecondPass.cache_sites``): give it ``cache_size=0`` where its class's constructor
+    sets it, so that every ``log_prob`` inverts afresh from the current parameters (unsafe: an
+    inversion is then computed again where the kept one was exact, as after ``rsample``, and a
+    transform that cannot be inverted in closed form needs its cache)."""
+    sites = list(dict.fromkeys(event.cache_sites.values()))
+    if not sites:
+        return None
+    edits, classes = [], []
+    for site in sites:
+        size = (
+            site.args[0]
+            if site.args
+            else next((k.value for k in site.keywords if k.arg == "cache_size"), None)
+        )
+        owner = ctx.class_of(site)
+        if not isinstance(size, ast.Constant) or size.value != 1 or owner is None:
+            return None
+        edits.append(replace(ctx.source, size, "0"))
+        classes.append(f"`{owner.name}`")
+    shown = ", ".join(classes)
+    return Fix(
+        f"Build {shown} with `cache_size=0`: no step reuses an earlier one's inversion",
+        Applicability.UNSAFE,
+        tuple(edits),
         workaround=3,
     )
 

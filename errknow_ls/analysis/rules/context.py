@@ -201,6 +201,12 @@ class RuleContext:
             current = self.parents.get(current)
         return current
 
+    def class_of(self, node: ast.AST) -> ast.ClassDef | None:
+        """The class of the checked text whose method holds ``node`` (None: not in a method here)."""
+        function = self.function_of(node)
+        owner = self.parents.get(function) if function is not None else None
+        return owner if isinstance(owner, ast.ClassDef) else None
+
     def text(self, node: ast.AST | None, default: str = "tensor") -> str:
         if node is None:
             return default

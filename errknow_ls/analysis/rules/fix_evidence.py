@@ -11,6 +11,9 @@ PROVEN: dict[str, tuple[str, ...]] = {
     "Build `{state}` again before each use in the loop, as `__init__` built it": (
         "ek002_penalty_term_built_once",
     ),
+    "Build {shown} with `cache_size=0`: no step reuses an earlier one's inversion": (
+        "ek003_flow_transform_cache_kept_across_steps",
+    ),
     "Compute `self.{attr}` from its previous value under `torch.no_grad()`": (
         "ek003_power_iteration_vector_kept_with_history",
     ),

@@ -424,6 +424,10 @@ MESSAGES = Catalog.of(
         ("Re-run {shown} at the start of each iteration", "在每次迭代开头重新运行 {shown}"),
         ("Empty the cache {shown} at the start of each iteration", "在每次迭代开头清空缓存 {shown}"),
         (
+            "Build {shown} with `cache_size=0`: no step reuses an earlier one's inversion",
+            "以 `cache_size=0` 构造 {shown}：任何一步都不再复用先前一步保存的逆变换结果",
+        ),
+        (
             "Detach the items of {shown} at the start of each {where}",
             "在每次{where}开头 detach {shown} 的元素",
         ),
