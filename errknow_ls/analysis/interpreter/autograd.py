@@ -222,7 +222,7 @@ class Autograd(InterpreterBase):
     ) -> Value:
         namespace = qualname.rpartition(".")[0]
         if short in ("Parameter", "UninitializedParameter"):
-            return Tensor(frozenset(), True, owners=frozenset({self.origin(node)}))
+            return self._parameter(short, args, kwargs, node)
         if short == "Variable" and namespace in ("torch.autograd", "torch.autograd.variable"):
             return self._variable(args, kwargs, node)
         if _is_optimizer_class(namespace, short):
@@ -456,6 +456,17 @@ class Autograd(InterpreterBase):
         """Every module held by a name, an attribute or a container, ``change``d."""
         self.state.env = {k: with_modules(v, change) for k, v in self.state.env.items()}
         self.state.heap = {k: with_modules(v, change) for k, v in self.state.heap.items()}
+
+    def _parameter(self, short: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Tensor:
+        """``nn.Parameter(data, requires_grad=True)`` (``UninitializedParameter(requires_grad=True)``):
+        a leaf that needs grad unless the flag says otherwise; a flag whose value is not known
+        makes it a leaf that is not known to need grad, as ``torch.zeros(n, requires_grad=flag)``."""
+        position = 1 if short == "Parameter" else 0
+        given = kwargs.get("requires_grad", args[position] if len(args) > position else None)
+        if given is None and "**" in kwargs:
+            given = kwargs["**"]  # Parameter(x, **options): the flag may be among them
+        needs = given is None or (isinstance(given, Const) and bool(given.value))
+        return Tensor(frozenset(), needs, owners=frozenset({self.origin(node)}) if needs else None)
 
     def _variable(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         """``Variable(x, requires_grad=True)``: ``x``, made a leaf that needs grad when asked."""
