@@ -281,6 +281,9 @@ class Autograd(InterpreterBase):
             grad = kwargs.get("requires_grad")
             needs = isinstance(grad, Const) and bool(grad.value)
             return Tensor(frozenset(), needs, owners=frozenset({self.origin(node)}) if needs else None)
+        if short == "set_grad_enabled":
+            self.switch_grad_mode(args[0] if args else kwargs.get("mode"))
+            return UNKNOWN
         if short in api.NOT_OPS:
             if short in api.PURE_READS:
                 self.forward_calls.add(node)  # torch.equal(a, b): only reads, a fix may re-run it
@@ -456,6 +459,14 @@ class Autograd(InterpreterBase):
         """Every module held by a name, an attribute or a container, ``change``d."""
         self.state.env = {k: with_modules(v, change) for k, v in self.state.env.items()}
         self.state.heap = {k: with_modules(v, change) for k, v in self.state.heap.items()}
+
+    def switch_grad_mode(self, mode: Value | None) -> None:
+        """``torch.set_grad_enabled(mode)`` switches the grad mode when it is called, until it is
+        switched again (as a ``with`` item, the block's exit restores the mode it found). A mode
+        whose value is not known is taken as off: what is computed then is not known to build a
+        graph, and unknown never reports."""
+        self.no_grad = not (isinstance(mode, Const) and bool(mode.value))
+        self.grad_mode_switches += 1
 
     def _parameter(self, short: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Tensor:
         """``nn.Parameter(data, requires_grad=True)`` (``UninitializedParameter(requires_grad=True)``):

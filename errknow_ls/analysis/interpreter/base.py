@@ -128,6 +128,10 @@ class InterpreterBase(ABC):
         self.loop_stack: list[tuple[int, int]] = []
         self.loops: dict[int, LoopContext] = {}
         self.no_grad = False
+        self.grad_mode_switches = 0
+        """How many times a ``torch.set_grad_enabled(...)`` call switched the grad mode for what
+        follows it (not only for a ``with`` block): a call, a branch or a summary it ran in cannot
+        take the mode back to what it was before (see ``Autograd.switch_grad_mode``)."""
         self.tick = 0
         self.step_tick = -1
         """``tick`` when an optimizer last stepped (or parameters were last updated in place)."""

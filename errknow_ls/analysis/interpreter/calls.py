@@ -466,13 +466,16 @@ class Calls(InterpreterBase):
         elif self.frames and self.frames[-1].func is None and self.frames[-1].module is None:
             self.globals = caller_env  # a call from module level sees the module's names as they are
         self.state.env = env
-        if not isinstance(fn, ast.Lambda) and decorated_no_grad(fn):
+        decorated = not isinstance(fn, ast.Lambda) and decorated_no_grad(fn)
+        if decorated:
             self.no_grad = True
+        switches = self.grad_mode_switches
         try:
             with self._frame(frame):
                 self.exec_block(_lambda_body(fn) if isinstance(fn, ast.Lambda) else fn.body)
         finally:
-            self.no_grad = caller_no_grad
+            if decorated or self.grad_mode_switches == switches:
+                self.no_grad = caller_no_grad  # a switch inside `@no_grad` ends with it
         outcomes = [state for _, state in frame.returns]
         if not self.state.dead:
             outcomes.append(self.state)

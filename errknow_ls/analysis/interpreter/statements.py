@@ -193,13 +193,19 @@ class Statements(InterpreterBase):
     def exec_branches(self, blocks: list[list[ast.stmt]], fallthrough: bool) -> None:
         start = self.state
         outcomes = []
+        start_mode, switches = self.no_grad, self.grad_mode_switches
+        modes = [start_mode] if fallthrough else []
         for block in blocks:
             self.state = start.copy()
+            self.no_grad = start_mode
             self.exec_block(block)
             outcomes.append(self.state)
+            modes.append(self.no_grad)
         if fallthrough:
             outcomes.append(start)
         self.state = join_all(outcomes, self.twin)
+        if self.grad_mode_switches != switches:
+            self.no_grad = any(modes)  # a branch switched grad off: not known to be on after it
 
     def exec_chosen(self, stmt: ast.If, chosen: int) -> None:
         """An ``if``/``elif`` chain whose branch this path has chosen: the same at every iteration

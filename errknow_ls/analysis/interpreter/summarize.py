@@ -132,8 +132,8 @@ class Summarize(InterpreterBase):
         except (BudgetExceeded, RecursionError):
             return INLINE_SUMMARY
         serials = alone.serial_now() - first
-        if alone.state.dead or not wire.untouched():
-            return INLINE_SUMMARY
+        if alone.state.dead or not wire.untouched() or alone.grad_mode_switches:
+            return INLINE_SUMMARY  # (a switch of the grad mode outlives the call)
         places = {id(n): i for i, n in enumerate(ast.walk(fn))}
         calls = [places.get(id(c)) for c in alone.forward_calls]
         last = alone._current_stmt
