@@ -4,12 +4,17 @@ The server (open notebooks) and ``check`` (``.ipynb`` files) both check cells th
 joined top to bottom with a boundary comment between two cells; IPython line magics and shell
 escapes (not Python) become a placeholder comment, so that the rest of the cell still parses. Both
 are comments, which the checker never reads, and both let a fixed program be split back into cells
-with the magics in place.
+with the magics in place. An indented magic (``if IN_COLAB:`` over ``!pip install ...``, which
+IPython runs as a statement) becomes ``pass`` with the placeholder comment, at its indentation, so
+that a block whose body it is stays a block; a line that only looks like one (``% args`` continuing
+an expression inside brackets) is Python, to IPython as here.
 """
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -19,6 +24,8 @@ MAGIC = re.compile(r"^\s*(?:%|!)")
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 BOUNDARY = "# errknow-cell-boundary"
 MAGIC_PLACEHOLDER = "# errknow-ipython-magic"
+MAGIC_STATEMENT = f"pass  {MAGIC_PLACEHOLDER}"
+"""The placeholder of an indented magic in a cell that needs a statement there (after its indentation)."""
 LINE_MENTION = re.compile(r"`[^`]*`|\bline (\d+)\b|第 (\d+) 行")
 """``line 12`` (``第 12 行`` in Chinese) in a finding's words (code quoted in backticks is passed over)."""
 
@@ -42,8 +49,11 @@ class CellProgram:
                 lines.append(BOUNDARY)
             starts.append(len(lines))
             cell_lines = LINE_BREAK.split(cell)
-            magics.append(tuple(line for line in cell_lines if MAGIC.match(line)))
-            lines.extend(MAGIC_PLACEHOLDER if MAGIC.match(line) else line for line in cell_lines)
+            magic_lines = _magic_lines(cell_lines)
+            magics.append(tuple(line for i, line in enumerate(cell_lines) if i in magic_lines))
+            lines.extend(
+                _placeholder(line) if i in magic_lines else line for i, line in enumerate(cell_lines)
+            )
         return cls("\n".join(lines) + "\n", tuple(starts), tuple(magics))
 
     def cell_at(self, line: int) -> int:
@@ -121,13 +131,58 @@ class CellProgram:
             return None
         restored = []
         for lines, magics in zip(cells, self.magics, strict=True):
-            placeholders = [i for i, line in enumerate(lines) if line == MAGIC_PLACEHOLDER]
+            placeholders = [i for i, line in enumerate(lines) if _is_placeholder(line)]
             if len(placeholders) != len(magics):
                 return None
             for i, magic in zip(placeholders, magics, strict=True):
                 lines[i] = magic
             restored.append("\n".join(lines))
         return restored
+
+
+def _magic_lines(cell_lines: list[str]) -> set[int]:
+    """The (0-based) lines IPython runs as a magic or a shell escape: ``%`` or ``!`` first on a
+    line that starts a statement. One that continues an expression (``% args`` inside brackets, or
+    after a backslash) or a string is Python's; where the cell does not tokenize, every line that
+    starts so counts."""
+    candidates = {i for i, line in enumerate(cell_lines) if MAGIC.match(line)}
+    return candidates - _continued_lines(cell_lines, candidates) if candidates else candidates
+
+
+def _continued_lines(lines: list[str], candidates: set[int]) -> set[int]:
+    """The lines that begin inside brackets, a string spanning lines, or after a backslash; none
+    where the text does not tokenize (a shell escape's ``!`` read as ``%``, which keeps columns)."""
+    readable = [line.replace("!", "%", 1) if i in candidates else line for i, line in enumerate(lines)]
+    continued: set[int] = set()
+    depth, row = 0, 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("\n".join(readable) + "\n").readline):
+            first, last = token.start[0] - 1, token.end[0] - 1
+            while row < first:
+                row += 1
+                if depth or lines[row - 1].endswith("\\"):
+                    continued.add(row)
+            continued.update(range(first + 1, last + 1))  # a string's later lines
+            row = max(row, last)
+            if token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+            elif token.type == tokenize.OP and token.string in ")]}":
+                depth = max(depth - 1, 0)
+    except (tokenize.TokenError, SyntaxError, ValueError, RecursionError):
+        return set()
+    return continued
+
+
+def _placeholder(line: str) -> str:
+    """A magic's line in the joined text: a comment, or for an indented one (the body of a block,
+    as ``if IN_COLAB:`` over ``!pip install ...``) a ``pass`` with that comment, at its
+    indentation, so that the block stays a block."""
+    indentation = line[: len(line) - len(line.lstrip())]
+    return indentation + MAGIC_STATEMENT if indentation else MAGIC_PLACEHOLDER
+
+
+def _is_placeholder(line: str) -> bool:
+    return line == MAGIC_PLACEHOLDER or line.lstrip(" \t") == MAGIC_STATEMENT
 
 
 def _shift(span: Span, lines: int) -> Span:

@@ -117,6 +117,36 @@ def test_fix_writes_the_cell_and_nothing_else(run: Run, tmp_path: Path) -> None:
     assert run("--no-cache", "train.ipynb")[:2] == (EXIT_OK, "All checks passed!\n")
 
 
+COLAB_SETUP = (
+    "import sys\n"
+    "IN_COLAB = 'google.colab' in sys.modules\n"
+    "if IN_COLAB:\n"
+    "    !pip install gymnasium\n"
+    "    %load_ext autoreload\n"
+    "message = ('%d cells'\n"
+    "           % 2)\n" + SETUP
+)
+
+
+def test_a_magic_that_is_the_body_of_a_block_keeps_the_cell_checked(run: Run, tmp_path: Path) -> None:
+    """MrSyee/pg-is-all-you-need's notebooks open with `if IN_COLAB:` over an indented `!pip
+    install`: with the magic a comment the block was empty, the cell did not parse, and its imports
+    and models were lost to every later cell. The `% 2` inside brackets stays Python's modulo."""
+    path = write_notebook(
+        tmp_path / "colab.ipynb",
+        [new_code_cell(COLAB_SETUP, execution_count=1), new_code_cell(LOOP, execution_count=2)],
+    )
+    code, out, _ = run("--no-cache", "colab.ipynb")
+    assert code == EXIT_FOUND
+    assert out.startswith("colab.ipynb:cell 2:4:5: EK002 [*] `loss` reaches a graph built once")
+    assert run("--no-cache", "--fix", "colab.ipynb")[:2] == (
+        EXIT_OK,
+        "Found 1 error (1 fixed, 0 remaining).\n",
+    )
+    cells = [cell["source"] for cell in nbformat.read(path, as_version=4)["cells"]]
+    assert cells == [COLAB_SETUP, LOOP_FIXED]  # the magics where they were, at their indentation
+
+
 def test_a_fixed_notebook_is_written_as_jupyter_writes_it(run: Run, tmp_path: Path) -> None:
     path = training_notebook(tmp_path / "train.ipynb")
     run("--no-cache", "--fix", "train.ipynb")
