@@ -616,7 +616,8 @@ def _result(
     """The units' outcomes merged as one check of the module; it stands while what the units read,
     and what choosing them read (``imported_read``), say the same."""
     read = tuple(dict.fromkeys([*imported_read, *(d for o in outcomes for d in o.read)]))
-    return CheckResult(_merge(outcomes), [*errors, *(e for o in outcomes for e in o.errors)], read)
+    said = dict.fromkeys([*errors, *(e for o in outcomes for e in o.errors)])  # each note once
+    return CheckResult(_merge(outcomes), list(said), read)
 
 
 def _recheck(
@@ -1173,12 +1174,25 @@ def _run_bodies(
             # on its definitions alone, in an interpreter that kept nothing of the stopped run.
             interpreter = Interpreter(module, unit.budget, modules)
             interpreter.run_module(False)
+        definitions_stopped = _definitions_note(interpreter, unit)
         interpreter.total_steps = 0  # the body's run sets the stage: the unit's budget is its own
         interpreter.forget_module_graphs()
         first = len(interpreter.events)
         own = bodies[unit.own] if unit.own is not None else ()
-        errors = _run_all(interpreter, _entries(interpreter, unit, own))
+        errors = [*definitions_stopped, *_run_all(interpreter, _entries(interpreter, unit, own))]
     return _outcome(interpreter, source, first, errors, complete=complete)
+
+
+def _definitions_note(interpreter: Interpreter, unit: Unit) -> list[str]:
+    """A note where even the module's definitions (and the project modules they import) did not
+    all run within the unit's budget: its functions then run on the names bound before it ran out."""
+    if interpreter.stopped is None or (unit.body_relevant and unit.kind != "module"):
+        return []
+    return [
+        limit_note(
+            f"the module's definitions and imports: {interpreter.stopped}; the names after it are not known"
+        )
+    ]
 
 
 def _outcome(

@@ -467,3 +467,30 @@ def test_a_call_of_what_comes_from_outside_the_project_reaches_no_backward_of_it
     found = check_source(text, modules=ProjectModules.for_file(entry))
     assert found.findings == []
     assert any("stopped after" in e for e in found.errors) is runs, found.errors
+
+
+@pytest.mark.parametrize(("definitions", "found"), [(1_200, True), (9_000, False)])
+def test_the_imports_every_unit_starts_from_are_read_within_the_full_budget(
+    tmp_path: Path, definitions: int, found: bool
+) -> None:
+    """pytorch/ignite's tests: many small test functions share a file's budget (about 400
+    statements each), and reading the package they import ran out of a unit's share: an internal
+    error for the file (so never cached, and checked again on every warm run), and names the unit
+    needs not known. The module's imports and definitions are read within the full unit budget;
+    a package beyond even that gets a note, never an internal error."""
+    (tmp_path / "big").mkdir()
+    filler = "".join(f"def f{i}():\n    pass\n\n\n" for i in range(definitions))
+    maker = "def make_weight():\n    import torch\n    return torch.ones(2, requires_grad=True)\n"
+    (tmp_path / "big" / "__init__.py").write_text(filler + maker, encoding="utf-8")
+    tests = "".join(
+        f"\n\ndef test_{i}():\n    w = make_weight()\n    loss = (w * w).sum()\n"
+        "    loss.backward()\n    loss.backward()\n"
+        for i in range(20)
+    )
+    entry = tmp_path / "test_small.py"
+    entry.write_text("from big import make_weight\n" + tests, encoding="utf-8")
+    result = check_source(entry.read_text(encoding="utf-8"), modules=ProjectModules.for_file(entry))
+    assert not any("internal error" in e for e in result.errors), result.errors
+    assert len(result.findings) == (20 if found else 0)
+    notes = [e for e in result.errors if "the module's definitions and imports" in e]
+    assert len(notes) == (0 if found else 1), result.errors

@@ -8,7 +8,7 @@ from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.events import Loop
 from errknow_ls.analysis.interpreter.autograd import Autograd
 from errknow_ls.analysis.interpreter.backward import Backward
-from errknow_ls.analysis.interpreter.base import BudgetExceeded, Frame, FunctionNode, LoopContext
+from errknow_ls.analysis.interpreter.base import STEP_BUDGET, BudgetExceeded, Frame, FunctionNode, LoopContext
 from errknow_ls.analysis.interpreter.calls import Calls
 from errknow_ls.analysis.interpreter.expressions import Expressions
 from errknow_ls.analysis.interpreter.imports import Imports
@@ -35,12 +35,23 @@ class Interpreter(Statements, Loops, Expressions, Calls, Autograd, Backward, Imp
                 finally:
                     self._module_running = False
             else:
-                constants = {id(stmt) for stmt in constant_assignments(self.module)}
-                for stmt in self.module.body:
-                    definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-                    if isinstance(stmt, ast.Import | ast.ImportFrom | definition) or id(stmt) in constants:
-                        self.exec_stmt(stmt)
+                # The stage every unit of the module starts from: a unit's own budget (a share of
+                # the file's) is for its own run, not for reading the project's modules it imports.
+                budget, self.budget = self.budget, max(self.budget, STEP_BUDGET)
+                try:
+                    self._run_guarded(self._run_definitions)
+                finally:
+                    self.budget = budget
         self.globals = dict(self.state.env)
+
+    def _run_definitions(self) -> None:
+        """The module's imports, definitions and constants (the project modules it imports read
+        too, which count against the budget: ``stopped`` says where one ran out)."""
+        constants = {id(stmt) for stmt in constant_assignments(self.module)}
+        for stmt in self.module.body:
+            definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+            if isinstance(stmt, ast.Import | ast.ImportFrom | definition) or id(stmt) in constants:
+                self.exec_stmt(stmt)
 
     def forget_module_graphs(self) -> None:
         """Before running functions on their own: a module-level name that holds a graph holds it

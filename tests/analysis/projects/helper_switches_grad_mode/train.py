@@ -2,14 +2,15 @@
 autograd off with `torch.set_grad_enabled(False)` for all but its update loops): the critic's values
 behind the advantages are computed with grad off, so they carry no graph, and the actor's backward
 after the critic's is fine. The switch outlives the helper's call, and no summary of the helper
-may forget it."""
+may forget it (checked alone, without `utils.py`, the critic is not known and nothing is
+reported either)."""
 
 import torch
 from torch import nn
-from utils import evaluation_mode, training_mode
+from utils import evaluation_mode, make_critic, training_mode
 
 torch.manual_seed(0)
-critic, actor = nn.Linear(4, 1), nn.Linear(4, 2)
+critic, actor = make_critic(), nn.Linear(4, 2)
 critic_optimizer = torch.optim.Adam(critic.parameters(), lr=1e-3)
 actor_optimizer = torch.optim.Adam(actor.parameters(), lr=1e-3)
 evaluation_mode()
