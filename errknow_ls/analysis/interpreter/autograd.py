@@ -480,11 +480,13 @@ class Autograd(InterpreterBase):
         return Tensor(frozenset(), needs, owners=frozenset({self.origin(node)}) if needs else None)
 
     def _variable(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
-        """``Variable(x, requires_grad=True)``: ``x``, made a leaf that needs grad when asked."""
-        data = args[0] if args else UNKNOWN
-        if flag(kwargs.get("requires_grad")) is True:
+        """``Variable(x, requires_grad=False)``: since torch 0.4 a new leaf on ``x``'s data, cut
+        from ``x``'s graph (as ``x.detach()``), that needs grad only when asked with a flag known to
+        be true (keyword or second argument)."""
+        given = kwargs.get("requires_grad", args[1] if len(args) > 1 else None)
+        if flag(given) is True:
             return Tensor(frozenset(), True, owners=frozenset({self.origin(node)}))
-        return data
+        return Tensor(frozenset(), False)
 
     def module_method(
         self, module: NNModule, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
