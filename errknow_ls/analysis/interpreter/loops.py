@@ -8,7 +8,13 @@ from functools import partial
 from weakref import WeakKeyDictionary
 
 from errknow_ls.analysis.events import Loop
-from errknow_ls.analysis.interpreter.base import Frame, InterpreterBase, LoopContext, func_node
+from errknow_ls.analysis.interpreter.base import (
+    BudgetExceeded,
+    Frame,
+    InterpreterBase,
+    LoopContext,
+    func_node,
+)
 from errknow_ls.analysis.interpreter.statements import chain_else, chain_of
 from errknow_ls.analysis.source import BACKWARD_NAMES, called_names
 from errknow_ls.analysis.state import Holder, State, join_all
@@ -63,7 +69,9 @@ class Loops(InterpreterBase):
         A run that went both ways on a flag of an object (``if self.tuning:`` in a method the loop
         calls) that no code sets outside a constructor is done again, once per way the flag goes:
         the flag is the same on every call, so a path that takes it on one call and not on the
-        next cannot happen. What the first run observed is dropped."""
+        next cannot happen. What the first run observed is dropped, also where the budget (or
+        Python's stack) stops that run before it ends: it may hold such a path, and the runs that
+        would replace it are not made."""
         choices = self._invariant_choices(stmt, body) if self.frames else [{}]
         start, seen, events = self.state.copy(), self._flag_tests, len(self.events)
         raised = set(self._raised_by)
@@ -71,12 +79,23 @@ class Loops(InterpreterBase):
         run = partial(
             self._exec_choices, stmt=stmt, body=body, orelse=orelse, target=target, items=items, test=test
         )
-        try:
-            run(choices)
+
+        def split_flags() -> list[dict[int, int]]:
             flags = self._flags_to_split()
-            if flags and len(choices) * len(flags) <= MAX_CHOICES:
-                del self.events[events:]
-                self._raised_by = raised
+            if not flags or len(choices) * len(flags) > MAX_CHOICES:
+                return []
+            del self.events[events:]
+            self._raised_by = raised
+            return flags
+
+        try:
+            try:
+                run(choices)
+            except (BudgetExceeded, RecursionError):
+                split_flags()
+                raise
+            flags = split_flags()
+            if flags:
                 self.state = start
                 run([{**c, **f} for c in choices for f in flags])
         finally:
