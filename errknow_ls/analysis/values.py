@@ -85,6 +85,15 @@ NUMBER = Number()
 
 
 @dataclass(frozen=True, slots=True)
+class AtLeast(Number):
+    """A number not known but known to be at least ``least``: the counter of a ``for`` over a
+    range of known first number and positive step, on the run through its body that stands for
+    every iteration after the first (``if epoch > 0:`` holds there)."""
+
+    least: int
+
+
+@dataclass(frozen=True, slots=True)
 class Const(Value):
     value: object
 
@@ -541,11 +550,19 @@ def nth(value: Value, index: int) -> Value:
             # later one (a comprehension's second item for every later item), so its number is
             # known only where it is the range's last (``range(2)``, whose length is known).
             if index > 0 and index != value.least - 1:
-                return NUMBER
+                return _later_number(value)
             return number_at(value, index)
         if value.items is not None and index < len(value.items):
             return value.items[index]
     return element(value)
+
+
+def _later_number(numbers: Seq) -> Number:
+    """A range's number after its first: at least the second, where the step is positive."""
+    if numbers.counting is None or numbers.counting[1] <= 0:
+        return NUMBER
+    first, step = numbers.counting
+    return AtLeast(first + step)
 
 
 def number_at(numbers: Seq, index: int) -> Value:

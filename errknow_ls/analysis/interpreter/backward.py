@@ -385,8 +385,13 @@ class Backward(InterpreterBase):
                 continue
             site.reached_later = True
             made_before_loop = all(k != site.loop.key for k, _ in self.nodes[node_id].loops)
+            # The same iteration of the retain's loop, deeper in it too: a Hessian-vector product
+            # run once before a conjugate-gradient loop and then at each of its steps, each of whose
+            # `grad(kl, create_graph=True)` goes through the graph of `kl` the product before kept.
+            kept_in = _iteration_of(site.loop.key, retain.loops)
+            same_iteration = kept_in is not None and kept_in == _iteration_of(site.loop.key, loops)
             # A generator that yields what it retained: its consumer backwards it in the same step.
-            if retain.loops == loops or made_before_loop or is_generator(site.loop.func):
+            if retain.loops == loops or same_iteration or made_before_loop or is_generator(site.loop.func):
                 site.justified = True
 
     def _retain_site(self, node: ast.Call) -> ast.Call | None:
@@ -429,6 +434,11 @@ class Backward(InterpreterBase):
     def _tops_of(self, nodes: frozenset[int]) -> frozenset[int]:
         """The nodes of ``nodes`` that no other of them leads to."""
         return nodes - frozenset().union(*(self.nodes[n].below for n in nodes))
+
+
+def _iteration_of(key: int, loops: tuple[tuple[int, int], ...]) -> int | None:
+    """Which iteration of the loop ``key`` the loops running (``loops``) are in (None: not in it)."""
+    return next((iteration for k, iteration in loops if k == key), None)
 
 
 def _spell_attributes(

@@ -576,10 +576,17 @@ def _lambda_body(fn: ast.Lambda) -> list[ast.stmt]:
 def _container_view(container: Seq, attr: str) -> Value:
     if attr in ("pop", "get"):
         return element(container)
+    named = container.keys if container.items is not None else None
     if attr == "keys":
-        return Seq(UNKNOWN, "list")
+        if named is None:
+            return Seq(UNKNOWN, "list")
+        constants = tuple(Const(name) for name in named)
+        return Seq(join_many(list(constants)), "list", constants)
     if attr == "items":
-        keys = tuple(UNKNOWN for _ in container.items) if container.items is not None else None
+        if named is not None:
+            keys: tuple[Value, ...] | None = tuple(Const(name) for name in named)
+        else:
+            keys = tuple(UNKNOWN for _ in container.items) if container.items is not None else None
         return _zipped([Seq(UNKNOWN, "list", keys), container])
     return Seq(container.item, "list", container.items)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.interpreter.base import InterpreterBase
@@ -16,6 +16,7 @@ from errknow_ls.analysis.values import (
     MAX_KEYS,
     NUMBER,
     UNKNOWN,
+    AtLeast,
     Choice,
     Class,
     Const,
@@ -90,8 +91,8 @@ class Expressions(InterpreterBase):
                 | (ast.GeneratorExp(elt=elt, generators=gens))
             ):
                 return self.list_comprehension(gens, elt)
-            case ast.DictComp(value=elt, generators=gens):
-                return Seq(self.comprehension(gens, elt), "dict")
+            case ast.DictComp(key=key, value=elt, generators=gens):
+                return self.dict_comprehension(gens, key, elt)
             case ast.Lambda():
                 if not self.frames or self.frames[-1].func is None:
                     return Func(expr, module=self._home())
@@ -209,6 +210,28 @@ class Expressions(InterpreterBase):
                 kept.append(self.eval(elt))
         self.state.env = {**saved, **{k: v for k, v in self.state.env.items() if k in saved}}
         return Seq(join_many(kept), "list", tuple(kept) if decided else None)
+
+    def dict_comprehension(self, generators: list[ast.comprehension], key: ast.expr, elt: ast.expr) -> Seq:
+        """``{k: torch.cat([t[k] for t in batch]) for k in batch[0].keys()}`` over items each known,
+        whose keys come out constant and apart: a dict of those keys, each with its own value, as
+        the literal of them is; otherwise one value stands for every item."""
+        iterable = walked(self.eval(generators[0].iter))
+        known = _known_items(iterable) if len(generators) == 1 and not generators[0].ifs else None
+        if known is None or len(known) > MAX_KEYS:
+            return Seq(self.comprehension(generators, elt, element(iterable)), "dict")
+        saved = dict(self.state.env)
+        keys: list[Value] = []
+        values: list[Value] = []
+        for item in known:
+            self.assign(generators[0].target, item)
+            with self._maybe_evaluated():  # as ``comprehension`` evaluates an item's expression
+                keys.append(self.eval(key))
+                values.append(self.eval(elt))
+        self.state.env = {**saved, **{k: v for k, v in self.state.env.items() if k in saved}}
+        named = tuple(k.value for k in keys if isinstance(k, Const) and isinstance(k.value, str | int))
+        if len(named) != len(keys) or len(set(named)) != len(named):
+            return Seq(join_many(values), "dict")
+        return Seq(join_many(values), "dict", tuple(values), keys=named)
 
     def comprehension(
         self, generators: list[ast.comprehension], elt: ast.expr, first: Value | None = None
@@ -332,7 +355,10 @@ class Expressions(InterpreterBase):
             if base.keys is not None and base.items is not None and isinstance(index, Const):
                 if index.value in base.keys:
                     return base.items[base.keys.index(index.value)]
-                return element(base)
+                # A key it was never given here: stored through another name for the same dict
+                # (``for t in batch: t["advantage"] = ...``), which is not followed, or a KeyError.
+                # Either way, none of the items it is known to hold is the value.
+                return UNKNOWN
             if base.items is not None and isinstance(index, Const) and isinstance(index.value, int):
                 position = index.value
                 if -len(base.items) <= position < len(base.items):
@@ -470,6 +496,10 @@ def _compare_const(expr: ast.Compare, values: list[Value]) -> Value:
         choice, other = values if isinstance(values[0], Choice) else values[::-1]
         if isinstance(choice, Choice) and isinstance(other, Const) and other.value not in choice.values:
             return Const(isinstance(expr.ops[0], ast.NotEq))  # none of the values it can take
+    if len(values) == 2 and len(expr.ops) == 1 and any(isinstance(v, AtLeast) for v in values):
+        bounded = _bounded_compare(values[0], expr.ops[0], values[1])
+        if bounded is not None:
+            return Const(bounded)
     if len(values) == 2 and all(isinstance(v, Const) for v in values) and len(expr.ops) == 1:
         left, right = (v.value for v in values if isinstance(v, Const))
         if isinstance(expr.ops[0], ast.Eq):
@@ -484,10 +514,48 @@ def _compare_const(expr: ast.Compare, values: list[Value]) -> Value:
     return UNKNOWN
 
 
+def _bounded_compare(left: Value, op: ast.cmpop, right: Value) -> bool | None:
+    """``n > 0`` and the like, where one side is a number known to be at least some bound and the
+    other a constant number, and the bound decides it."""
+    if isinstance(left, Const):
+        flipped = _FLIPPED.get(type(op))
+        if flipped is None:
+            return None
+        left, op, right = right, flipped(), left
+    if not isinstance(left, AtLeast) or not isinstance(right, Const) or not _is_number(right.value):
+        return None
+    bound = cast("float", right.value)
+    if left.least > bound:  # every value it can take is above the constant
+        return {
+            ast.Gt: True,
+            ast.GtE: True,
+            ast.Lt: False,
+            ast.LtE: False,
+            ast.Eq: False,
+            ast.NotEq: True,
+        }.get(type(op))
+    if left.least == bound:
+        return {ast.GtE: True, ast.Lt: False}.get(type(op))
+    return None
+
+
+_FLIPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Lt: ast.Gt,
+    ast.Gt: ast.Lt,
+    ast.LtE: ast.GtE,
+    ast.GtE: ast.LtE,
+    ast.Eq: ast.Eq,
+    ast.NotEq: ast.NotEq,
+}
+
+
 def truth_of(value: Value) -> bool | None:
-    """What ``bool(value)`` gives, where the value is a known constant."""
+    """What ``bool(value)`` gives, where the value is a known constant (or a number known to be
+    at least 1)."""
     if isinstance(value, Const) and isinstance(value.value, bool | int | float | str | bytes | type(None)):
         return bool(value.value)
+    if isinstance(value, AtLeast) and value.least > 0:
+        return True
     return None
 
 
