@@ -99,6 +99,9 @@ class LoopContext:
     """The loop walks a collection of tensors (``for loss in losses``)."""
     first_node: int = 0
     """How many graph nodes existed when the loop started: only later ones can be its own."""
+    counter: str | None = None
+    """The name a ``for`` over a range counts with, where its body never binds it again
+    (``for i in reversed(range(steps))``): ``losses[i]`` is another item at every iteration."""
 
 
 class InterpreterBase(ABC):
@@ -187,6 +190,9 @@ class InterpreterBase(ABC):
         """Depth of expression parts that may not be evaluated (see ``_maybe_evaluated``)."""
         self._module_running = False
         """The module body runs from its top: its names are bound as far as the run got."""
+        self._counted_reads: dict[tuple[int, int, int], int] = {}
+        """The twin of a graph node that a read by a loop's counter made, by (loop key, iteration,
+        node): the item such a read gives at one iteration is not the one it gives at another."""
         self._forced: dict[int, int] = {}
         """``if`` chains (by id) whose branch the current run of a loop has chosen."""
         self._flag_tests: dict[int, tuple[ast.If, int | None]] = {}

@@ -356,6 +356,8 @@ class Calls(InterpreterBase):
             return Seq(inner, "tuple" if name == "tuple" else "list")
         if name == "range":
             return Seq(NUMBER, "range", least=_range_length(args), counting=_range_counting(args))
+        if name == "reversed" and len(args) == 1 and isinstance(args[0], Seq) and args[0].kind == "range":
+            return Seq(NUMBER, "range", least=args[0].least, counting=None)  # the same numbers, downwards
         if name in ("len", "int", "round") and args:
             return NUMBER
         if name == "iter" and len(args) == 1:

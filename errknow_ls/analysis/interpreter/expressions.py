@@ -35,8 +35,10 @@ from errknow_ls.analysis.values import (
     element,
     join,
     join_many,
+    nodes_of,
     nth,
     number_at,
+    renamed,
     walked,
 )
 
@@ -367,8 +369,42 @@ class Expressions(InterpreterBase):
                 items = _sliced(base.items, index_expr)
                 some_of = base.items if items is None and base.kind == "list" else None
                 return Seq(element(base), base.kind, items, some_of=some_of)
+            counted = self._counted_read(base, index_expr)
+            if counted is not None:
+                return counted
             return _choice_of(base) or element(base)
         return UNKNOWN
+
+    def _counted_read(self, base: Seq, index_expr: ast.expr) -> Value | None:
+        """``losses[i]``, ``i`` the counter of a loop around (:attr:`LoopContext.counter`), in a list
+        whose items are known: any of its items, but another one at each iteration. What the items
+        do not all share (each one's own graph) is, at each iteration, a twin of its own, the same
+        for every such read in that iteration; what they share (a trunk they were all computed
+        from) stays the same graph. None where the read is not such a read."""
+        if not isinstance(index_expr, ast.Name) or base.items is None or len(base.items) < 2:
+            return None
+        if base.kind not in ("list", "tuple") or base.keys is not None or not self.frames:
+            return None
+        context = next((c for c in reversed(self.frames[-1].loops) if c.counter == index_expr.id), None)
+        if context is None:
+            return None
+        own = [nodes_of(item) for item in base.items]
+        shared = frozenset.intersection(*own)
+        apart = frozenset().union(*own) - shared
+        value = element(base)
+        if not apart:
+            return value
+        where = (context.loop.key, context.iteration)
+        names = {node: self._counted_twin(where, node) for node in sorted(apart)}
+        return renamed(value, names)
+
+    def _counted_twin(self, where: tuple[int, int], node: int) -> int:
+        """The twin of ``node`` that reads by a loop's counter give at one iteration of it."""
+        key = (*where, node)
+        twin = self._counted_reads.get(key)
+        if twin is None:
+            twin = self._counted_reads[key] = self.twin(node)
+        return twin
 
     def binop(self, left: Value, right: Value, op: ast.operator, expr: ast.AST) -> Value:
         if isinstance(left, Seq) and isinstance(right, Seq) and isinstance(op, ast.Add):

@@ -277,6 +277,7 @@ class Loops(InterpreterBase):
         entry: dict[Holder, Value] = dict(self.state.env.items())
         entry.update(self.state.heap.items())
         context = LoopContext(loop, entry=entry, over_tensors=over, first_node=len(self.nodes))
+        context.counter = _counter(stmt, items)
         self.loops[loop.key] = context
         frame.loops.append(context)
         return context
@@ -441,6 +442,18 @@ def _attributes_stored(node: ast.AST) -> set[str]:
             found.add("*")
         pending.extend(ast.iter_child_nodes(child))
     return found
+
+
+def _counter(stmt: ast.stmt, items: Value) -> str | None:
+    """The name a ``for`` over a range counts with, where nothing in its body binds it again."""
+    if not (isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name)):
+        return None
+    if not isinstance(items, Seq) or items.kind != "range":
+        return None
+    name = stmt.target.id
+    if any(name in _assigned_in(part) for part in (*stmt.body, *stmt.orelse)):
+        return None
+    return name
 
 
 def _is_true(test: ast.expr) -> bool:
