@@ -151,13 +151,18 @@ class Loops(InterpreterBase):
         # chains without an `else`: where none of their branches runs, what an earlier iteration
         # left stays, and only a consistent path tells whether that can happen (a chain with an
         # `else` always runs a branch: splitting on it costs a run and shows little)
-        chains = [s for s in self._invariant_chains(loop, body) if id(s) not in self._forced]
+        # chains of the very same tests (`if cfg.loss == "hinge": ... elif ...` at each of the
+        # losses it picks) go the same way: their tests read what the loop never changes
+        groups: dict[tuple[str, ...], list[ast.If]] = {}
+        for chain in self._invariant_chains(loop, body):
+            if id(chain) not in self._forced:
+                groups.setdefault(_tests_of(chain), []).append(chain)
         options: list[dict[int, int]] = [{}]
-        for chain in chains:
-            tests = [test for test, _ in chain_of(chain)]
+        for chains in groups.values():
+            tests = [test for test, _ in chain_of(chains[0])]
             count = len(tests) + (0 if self._exhaustive(tests) else 1)  # +1: none of them runs
             if len(options) * count <= MAX_CHOICES:
-                options = [{**o, id(chain): i} for o in options for i in range(count)]
+                options = [{**o, **{id(c): i for c in chains}} for o in options for i in range(count)]
         return options
 
     def _invariant_chains(self, loop: ast.stmt, body: list[ast.stmt]) -> list[ast.If]:
@@ -441,6 +446,17 @@ def _attributes_stored(node: ast.AST) -> set[str]:
         elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == "setattr":
             found.add("*")
         pending.extend(ast.iter_child_nodes(child))
+    return found
+
+
+_TESTS: WeakKeyDictionary[ast.If, tuple[str, ...]] = WeakKeyDictionary()
+
+
+def _tests_of(chain: ast.If) -> tuple[str, ...]:
+    """The tests of an ``if`` chain, each as its tree's dump (worked out once per chain)."""
+    found = _TESTS.get(chain)
+    if found is None:
+        found = _TESTS[chain] = tuple(ast.dump(test) for test, _ in chain_of(chain))
     return found
 
 
