@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import ast
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, cast
 
 from errknow_ls.analysis import torch_api as api
@@ -193,24 +194,23 @@ class Expressions(InterpreterBase):
         """``[m.alpha for m in blocks if isinstance(m, AdaRound)]`` over items each known: every
         item's conditions are evaluated on it, and the items they are known to keep are the list's
         (an item whose conditions are not known may be kept: the list's items are then not known)."""
-        saved = dict(self.state.env)
         kept: list[Value] = []
         decided = True
-        for item in items:
-            self.assign(generator.target, item)
-            truths: list[bool | None] = []
-            for cond in generator.ifs:
-                with self._maybe_evaluated(bool(truths)):  # a later condition: if the earlier held
-                    truths.append(truth_of(self.eval(cond)))
+        with self._comprehension_scope():
+            for item in items:
+                self.assign(generator.target, item)
+                truths: list[bool | None] = []
+                for cond in generator.ifs:
+                    with self._maybe_evaluated(bool(truths)):  # a later condition: if the earlier held
+                        truths.append(truth_of(self.eval(cond)))
+                    if truths[-1] is False:
+                        break
                 if truths[-1] is False:
-                    break
-            if truths[-1] is False:
-                continue
-            certain = all(truths)
-            decided = decided and certain
-            with self._maybe_evaluated(not certain):
-                kept.append(self.eval(elt))
-        self.state.env = {**saved, **{k: v for k, v in self.state.env.items() if k in saved}}
+                    continue
+                certain = all(truths)
+                decided = decided and certain
+                with self._maybe_evaluated(not certain):
+                    kept.append(self.eval(elt))
         return Seq(join_many(kept), "list", tuple(kept) if decided else None)
 
     def dict_comprehension(self, generators: list[ast.comprehension], key: ast.expr, elt: ast.expr) -> Seq:
@@ -219,17 +219,16 @@ class Expressions(InterpreterBase):
         the literal of them is; otherwise one value stands for every item."""
         iterable = walked(self.eval(generators[0].iter))
         known = _known_items(iterable) if len(generators) == 1 and not generators[0].ifs else None
-        if known is None or len(known) > MAX_KEYS:
+        if known is None:  # (at most MAX_ITEMS, fewer than a dict keeps apart by key)
             return Seq(self.comprehension(generators, elt, element(iterable)), "dict")
-        saved = dict(self.state.env)
         keys: list[Value] = []
         values: list[Value] = []
-        for item in known:
-            self.assign(generators[0].target, item)
-            with self._maybe_evaluated():  # as ``comprehension`` evaluates an item's expression
-                keys.append(self.eval(key))
-                values.append(self.eval(elt))
-        self.state.env = {**saved, **{k: v for k, v in self.state.env.items() if k in saved}}
+        with self._comprehension_scope():
+            for item in known:
+                self.assign(generators[0].target, item)
+                with self._maybe_evaluated():  # as ``comprehension`` evaluates an item's expression
+                    keys.append(self.eval(key))
+                    values.append(self.eval(elt))
         named = tuple(k.value for k in keys if isinstance(k, Const) and isinstance(k.value, str | int))
         if len(named) != len(keys) or len(set(named)) != len(named):
             return Seq(join_many(values), "dict")
@@ -238,20 +237,28 @@ class Expressions(InterpreterBase):
     def comprehension(
         self, generators: list[ast.comprehension], elt: ast.expr, first: Value | None = None
     ) -> Value:
-        saved = dict(self.state.env)
-        for index, gen in enumerate(generators):
-            if index == 0 and first is not None:
-                self.assign(gen.target, first)  # what the first iterable gives, evaluated already
-            else:
-                with self._maybe_evaluated(index > 0):  # the first iterable is always evaluated
-                    self.assign(gen.target, element(self.eval(gen.iter)))
-            with self._maybe_evaluated():
-                for cond in gen.ifs:
-                    self.eval(cond)
-        with self._maybe_evaluated():  # only for an item the iterables give
-            result = self.eval(elt)
-        self.state.env = {**saved, **{k: v for k, v in self.state.env.items() if k in saved}}
+        with self._comprehension_scope():
+            for index, gen in enumerate(generators):
+                if index == 0 and first is not None:
+                    self.assign(gen.target, first)  # what the first iterable gives, evaluated already
+                else:
+                    with self._maybe_evaluated(index > 0):  # the first iterable is always evaluated
+                        self.assign(gen.target, element(self.eval(gen.iter)))
+                with self._maybe_evaluated():
+                    for cond in gen.ifs:
+                        self.eval(cond)
+            with self._maybe_evaluated():  # only for an item the iterables give
+                result = self.eval(elt)
         return result
+
+    @contextmanager
+    def _comprehension_scope(self) -> Iterator[None]:
+        """A comprehension's names are its own: those it binds are gone after it, and those of
+        the scope around it keep what it left in them (not restored where its evaluation raises:
+        the budget or the stack then ends the run)."""
+        saved = dict(self.state.env)
+        yield
+        self.state.env = {**saved, **{k: v for k, v in self.state.env.items() if k in saved}}
 
     def lookup(self, name: str) -> Value:
         if name in self.state.env:
