@@ -26,6 +26,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from errknow_ls.analysis.cells import MAGIC
+
 HERE = Path(__file__).resolve().parent
 SUFFIXES = (".py", ".ipynb")
 
@@ -100,8 +102,9 @@ def notebook_as_script(content: bytes) -> str | None:
     """The code cells of a notebook (format 4, or 3's worksheets) as a percent-format script.
 
     None if it is not a notebook's JSON. A cell magic (``%%bash``, ``%%writefile`` ...) makes its
-    whole cell a comment; a line magic or shell escape becomes ``pass`` with the line as a comment,
-    at its own indentation, so that the block it sits in stays a block.
+    whole cell a comment; a line magic, shell escape or help (the checker's ``MAGIC``) becomes
+    ``pass`` with the line as a comment, at its own indentation, so that the block it sits in stays a
+    block. A cell whose first line is indented loses that indentation, as IPython runs it.
     """
     try:
         notebook = json.loads(content)
@@ -114,6 +117,9 @@ def notebook_as_script(content: bytes) -> str | None:
             continue
         source = cell.get("source", cell.get("input", ""))
         lines = ("".join(source) if isinstance(source, list) else str(source)).splitlines()
+        first = next((line for line in lines if line.strip()), "")
+        indent = first[: len(first) - len(first.lstrip(" \t"))]
+        lines = [line.removeprefix(indent) for line in lines]
         if lines and lines[0].startswith("%%"):
             lines = [f"# {line}" for line in lines]
         else:
@@ -124,7 +130,7 @@ def notebook_as_script(content: bytes) -> str | None:
 
 def magic_as_python(line: str) -> str:
     code = line.lstrip()
-    if not code.startswith(("%", "!")):
+    if not MAGIC.match(line):
         return line
     return f"{line[: len(line) - len(code)]}pass  # {code}"
 

@@ -7,11 +7,18 @@ are comments, which the checker never reads, and both let a fixed program be spl
 with the magics in place. An indented magic (``if IN_COLAB:`` over ``!pip install ...``, which
 IPython runs as a statement) becomes ``pass`` with the placeholder comment, at its indentation, so
 that a block whose body it is stays a block; a line that only looks like one (``% args`` continuing
-an expression inside brackets) is Python, to IPython as here.
+an expression inside brackets) is Python, to IPython as here. IPython's other line syntax is
+placeholders too: help (``?name``, ``name?``) and a magic's or shell escape's output assigned
+(``lines = !ls``; the name is then unbound here, so what it holds is unknown).
+
+A cell whose first line is indented is run by IPython with that indentation taken off every line
+that starts with it (its ``leading_indent`` cleanup). It is joined so too, and its findings, related
+places and fixes are taken back to the cell's own columns; a fixed cell gets the indentation back.
 """
 
 from __future__ import annotations
 
+import difflib
 import io
 import re
 import tokenize
@@ -20,7 +27,15 @@ from dataclasses import dataclass, replace
 
 from errknow_ls.core import Edit, Finding, Fix, Position, Related, Span
 
-MAGIC = re.compile(r"^\s*(?:%|!)")
+MAGIC = re.compile(
+    r"^\s*(?:%|!|\?)"  # a magic, a shell escape, help
+    r"|^\s*[\w.]+\?\??\s*$"  # help after a name
+    r"|^\s*[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[%!]"  # their output assigned
+)
+"""What IPython runs as other than Python when it starts a statement: a line magic, a shell escape
+or help (``?name``) first on the line, help after a name (``name?``), a magic's or shell escape's
+output assigned (``files = !ls``)."""
+INDENT = re.compile(r"[ \t]+")
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 BOUNDARY = "# errknow-cell-boundary"
 MAGIC_PLACEHOLDER = "# errknow-ipython-magic"
@@ -37,24 +52,35 @@ class CellProgram:
     starts: tuple[int, ...]
     """The line of ``text`` where each cell begins."""
     magics: tuple[tuple[str, ...], ...]
-    """Each cell's magic lines, in order: what its placeholders stand for."""
+    """Each cell's magic lines, in order: what its placeholders stand for (without the indentation
+    taken off an indented cell)."""
+    indents: tuple[str, ...]
+    """The indentation taken off each cell's lines (IPython's ``leading_indent``): ``""`` for most."""
+    originals: tuple[tuple[str, ...], ...]
+    """An indented cell's own lines (empty for the others), from which fixed lines get it back."""
 
     @classmethod
     def join(cls, cells: Sequence[str]) -> CellProgram:
         lines: list[str] = []
         starts: list[int] = []
         magics: list[tuple[str, ...]] = []
+        indents: list[str] = []
+        originals: list[tuple[str, ...]] = []
         for index, cell in enumerate(cells):
             if index:
                 lines.append(BOUNDARY)
             starts.append(len(lines))
-            cell_lines = LINE_BREAK.split(cell)
+            own_lines = LINE_BREAK.split(cell)
+            indent = _leading_indent(own_lines)
+            indents.append(indent)
+            originals.append(tuple(own_lines) if indent else ())
+            cell_lines = [line.removeprefix(indent) for line in own_lines]
             magic_lines = _magic_lines(cell_lines)
             magics.append(tuple(line for i, line in enumerate(cell_lines) if i in magic_lines))
             lines.extend(
                 _placeholder(line) if i in magic_lines else line for i, line in enumerate(cell_lines)
             )
-        return cls("\n".join(lines) + "\n", tuple(starts), tuple(magics))
+        return cls("\n".join(lines) + "\n", tuple(starts), tuple(magics), tuple(indents), tuple(originals))
 
     def cell_at(self, line: int) -> int:
         """The cell that holds ``line`` of the joined text (a boundary line: the cell before it)."""
@@ -65,9 +91,35 @@ class CellProgram:
         return index
 
     def locate(self, span: Span) -> tuple[int, Span]:
-        """The cell ``span`` starts in, and the span in that cell's own lines."""
+        """The cell ``span`` starts in, and the span in that cell's own lines and columns."""
         index = self.cell_at(span.start.line)
-        return index, _shift(span, self.starts[index])
+        shifted = _shift(span, self.starts[index])
+        return index, Span(self._column(index, shifted.start), self._column(index, shifted.end))
+
+    def _indented(self, index: int, line: int) -> bool:
+        """Whether ``line`` of the cell (its own numbering) lost the cell's indentation when joined."""
+        indent = self.indents[index]
+        own = self.originals[index] if indent else ()
+        return 0 <= line < len(own) and own[line].startswith(indent)
+
+    def _column(self, index: int, position: Position) -> Position:
+        if not self._indented(index, position.line):
+            return position
+        return Position(position.line, position.character + len(self.indents[index]))
+
+    def _edit_in_cell(self, index: int, edit: Edit) -> Edit:
+        """``edit`` (in joined lines) in the cell's own lines: an indented cell's columns move by its
+        indentation, and every line the edit starts gets it too."""
+        _, span = self.locate(edit.span)
+        indent = self.indents[index]
+        if not indent:
+            return Edit(span, edit.content)
+        content = edit.content.replace("\n", "\n" + indent)  # each line it starts is the cell's
+        if content.endswith("\n" + indent) and not self._indented(index, span.end.line):
+            content = content.removesuffix(indent)  # what follows it on that line was never indented
+        if edit.content and not span.start.character and not self._indented(index, span.start.line):
+            content = indent + content  # written at the start of a line that kept its text (blank)
+        return Edit(span, content)
 
     def _inside(self, index: int, span: Span) -> bool:
         start = self.starts[index]
@@ -78,19 +130,18 @@ class CellProgram:
         """The finding's cell, and the finding in that cell's lines; fixes that reach into another
         cell, and related places in another cell, are left out (``related_across`` has those)."""
         index, span = self.locate(finding.span)
-        start = self.starts[index]
         fixes = tuple(
             Fix(
                 fix.title,
                 fix.applicability,
-                tuple(Edit(_shift(e.span, start), e.content) for e in fix.edits),
+                tuple(self._edit_in_cell(index, e) for e in fix.edits),
                 fix.workaround,
             )
             for fix in finding.fixes
             if all(self._inside(index, e.span) for e in fix.edits)
         )
         related = tuple(
-            Related(_shift(r.span, start), r.message) for r in finding.related if self._inside(index, r.span)
+            Related(self.locate(r.span)[1], r.message) for r in finding.related if self._inside(index, r.span)
         )
         return index, replace(finding, span=span, fixes=fixes, related=related)
 
@@ -130,14 +181,36 @@ class CellProgram:
         if len(cells) != len(self.starts):
             return None
         restored = []
-        for lines, magics in zip(cells, self.magics, strict=True):
+        for index, (lines, magics) in enumerate(zip(cells, self.magics, strict=True)):
             placeholders = [i for i, line in enumerate(lines) if _is_placeholder(line)]
             if len(placeholders) != len(magics):
                 return None
             for i, magic in zip(placeholders, magics, strict=True):
                 lines[i] = magic
-            restored.append("\n".join(lines))
+            indent = self.indents[index]
+            restored.append("\n".join(_reindented(lines, indent, self.originals[index]) if indent else lines))
         return restored
+
+
+def _leading_indent(lines: list[str]) -> str:
+    """The indentation IPython takes off a cell's lines: its first line's, blank lines aside."""
+    first = next((line for line in lines if line.strip()), "")
+    match = INDENT.match(first)
+    return match.group(0) if match else ""
+
+
+def _reindented(lines: list[str], indent: str, originals: tuple[str, ...]) -> list[str]:
+    """An indented cell's lines as the cell holds them: lines as joined are the cell's own lines
+    again, and a line a fix wrote gets the cell's indentation (a blank one stays blank)."""
+    joined = [line.removeprefix(indent) for line in originals]
+    kept: list[str] = []
+    matcher = difflib.SequenceMatcher(None, joined, lines, autojunk=False)
+    for tag, old_start, old_end, new_start, new_end in matcher.get_opcodes():
+        if tag == "equal":
+            kept += originals[old_start:old_end]
+        else:
+            kept += [indent + line if line.strip() else line for line in lines[new_start:new_end]]
+    return kept
 
 
 def _magic_lines(cell_lines: list[str]) -> set[int]:

@@ -147,6 +147,47 @@ def test_a_magic_that_is_the_body_of_a_block_keeps_the_cell_checked(run: Run, tm
     assert cells == [COLAB_SETUP, LOOP_FIXED]  # the magics where they were, at their indentation
 
 
+INDENTED_SETUP = "  " + SETUP.replace("\n", "\n  ")
+INDENTED_LOOP = "  " + LOOP.replace("\n", "\n  ")
+HELP_AND_ASSIGNED_OUTPUT = "?nn.Linear\nnn.Linear?\ngpu_info = !nvidia-smi\nlines = %sx ls"
+
+
+def test_an_indented_cell_is_checked_as_ipython_runs_it_and_fixed_at_its_indentation(
+    run: Run, tmp_path: Path
+) -> None:
+    """jdtoscano94's PINN tutorials (Colab) open with the cell ` ! pip install pyDOE`: IPython takes
+    a cell's first indentation off every line that has it, so the cell runs, where the cells joined
+    as they were did not parse ("syntax error: unexpected indent") and nothing was checked. Help
+    (`?nn.Linear`, `nn.Linear?`) and a shell escape's output assigned (`gpu_info = !nvidia-smi`,
+    mrdbourke/pytorch-deep-learning) are IPython's too, not syntax errors."""
+    path = write_notebook(
+        tmp_path / "indented.ipynb",
+        [
+            new_code_cell(" ! pip install pyDOE", execution_count=1),
+            new_code_cell(INDENTED_SETUP, execution_count=2),
+            new_code_cell(HELP_AND_ASSIGNED_OUTPUT, execution_count=3),
+            new_code_cell(INDENTED_LOOP, execution_count=4),
+        ],
+    )
+    code, out, err = run("--no-cache", "indented.ipynb")
+    assert (code, err) == (EXIT_FOUND, "")
+    # The cell's own column: `loss.backward()` at 4 + 2 spaces, the message's line the cell's own.
+    assert out.startswith("indented.ipynb:cell 4:4:7: EK002 [*] `loss` reaches a graph built once")
+    assert "built once, before the loop at cell 2, line 7:" in out.splitlines()[0]
+    (item,) = json.loads(run("--no-cache", "--output-format", "json", "indented.ipynb")[1])
+    # Written after the line's own indentation, each line it starts indented as the cell is.
+    assert item["fix"]["edits"][0]["location"] == {"row": 3, "column": 3}
+    assert item["fix"]["edits"][0]["content"] == "    features = backbone(inputs)\n  "
+    assert run("--no-cache", "--fix", "indented.ipynb")[:2] == (
+        EXIT_OK,
+        "Found 1 error (1 fixed, 0 remaining).\n",
+    )
+    cells = [cell["source"] for cell in nbformat.read(path, as_version=4)["cells"]]
+    fixed_loop = "  " + LOOP_FIXED.replace("\n", "\n  ")
+    assert cells == [" ! pip install pyDOE", INDENTED_SETUP, HELP_AND_ASSIGNED_OUTPUT, fixed_loop]
+    assert run("--no-cache", "indented.ipynb")[:2] == (EXIT_OK, "All checks passed!\n")
+
+
 def test_a_fixed_notebook_is_written_as_jupyter_writes_it(run: Run, tmp_path: Path) -> None:
     path = training_notebook(tmp_path / "train.ipynb")
     run("--no-cache", "--fix", "train.ipynb")
