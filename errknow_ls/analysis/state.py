@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import is_not
 from typing import NamedTuple, TypeVar
 
 from errknow_ls.analysis.values import Value, join, nodes_of, renamed
@@ -166,11 +168,13 @@ def _held_by(values: Iterable[Value]) -> frozenset[int]:
 
 
 def _join_maps(a: dict[K, Value], b: dict[K, Value]) -> dict[K, Value]:
+    """Each key's values joined. The two maps mostly hold the very same values (the paths of a
+    branch share what neither wrote), so the keys whose values differ are found by C iterators
+    and only those are joined (a loop over every key was 6% of a check's time)."""
     merged = dict(a)
-    for key, value in b.items():
-        mine = merged.get(key)
-        if mine is not value:
-            merged[key] = join(mine, value)
+    differing = compress(b.keys(), map(is_not, map(a.get, b.keys()), b.values()))
+    for key in list(differing):
+        merged[key] = join(merged.get(key), b[key])
     return merged
 
 
