@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 NO_SAVE_OPS = frozenset(
     {
         "add",
@@ -199,6 +201,19 @@ BACKWARD_FUNCS = frozenset({"torch.autograd.backward"})
 GRAD_FUNCS = frozenset({"torch.autograd.grad"})
 WRAPPER_BACKWARD_METHODS = frozenset({"backward", "manual_backward"})
 """``accelerator.backward(loss)``, ``fabric.backward(loss)``, Lightning's ``self.manual_backward(loss)``."""
+
+LIBRARY_CONSTANTS: dict[str, float] = {
+    "math.inf": math.inf,
+    "math.pi": math.pi,
+    "math.e": math.e,
+    "math.tau": math.tau,
+    "numpy.inf": math.inf,
+    "numpy.pi": math.pi,
+    "numpy.e": math.e,
+}
+"""The documented float constants of ``math`` and ``numpy`` (numpy 1 and 2 alike: not ``np.Inf``
+or ``np.infty``, which numpy 2 removed), read as the numbers they are, so that ``if ord ==
+np.inf:`` (an attack's norm, set once) is decided instead of split."""
 
 GRAPH_FREE_MODULES = (
     "numpy.",

@@ -6,6 +6,8 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from errknow_ls.analysis import torch_api as api
+
 
 @dataclass(frozen=True, slots=True)
 class GraphNode:
@@ -181,6 +183,13 @@ class Ref(Value):
     """An imported module or object, by qualified name (``torch.nn.functional``)."""
 
     qualname: str
+
+
+def outside(qualname: str) -> Value:
+    """What a name from outside the project (``numpy.inf``, ``torch.nn``) is: the number of a
+    documented library constant, else a reference by that name."""
+    constant = api.LIBRARY_CONSTANTS.get(qualname)
+    return Ref(qualname) if constant is None else Const(constant)
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ from errknow_ls.analysis.values import (
     nodes_of,
     nth,
     number_at,
+    outside,
     renamed,
     walked,
 )
@@ -290,7 +291,7 @@ class Expressions(InterpreterBase):
 
     def attribute(self, owner: Value, attr: str, expr: ast.expr) -> Value:
         if isinstance(owner, Ref):
-            return Ref(f"{owner.qualname}.{attr}")
+            return outside(f"{owner.qualname}.{attr}")
         if isinstance(owner, ModuleRef):
             named = self.namespaces.get(owner.key, {}).get(attr)
             return named if named is not None else owner.submodule(attr) or UNKNOWN

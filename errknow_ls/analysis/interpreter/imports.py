@@ -20,7 +20,7 @@ from errknow_ls.analysis.modules import (
     says_the_same,
 )
 from errknow_ls.analysis.state import State
-from errknow_ls.analysis.values import ClassInfo, ModuleRef, Ref, Value
+from errknow_ls.analysis.values import ClassInfo, ModuleRef, Ref, Value, outside
 
 MODULE_DEFINITIONS = (
     ast.Import,
@@ -113,7 +113,9 @@ class Imports(InterpreterBase):
             value = namespace.get(alias.name)
             if value is None and loaded is not None:  # `from pkg import module`
                 value = self._import(f"{module}.{alias.name}" if module else alias.name, level)
-            self.state.env[alias.asname or alias.name] = value or Ref(f"{module or ''}.{alias.name}")
+            qualname = f"{module or ''}.{alias.name}"
+            named = outside(qualname) if not level else Ref(qualname)  # `from .x import inf` is ours
+            self.state.env[alias.asname or alias.name] = value or named
 
     def _import_package(self, dotted: str, held: Value | None) -> Value:
         """What ``import a.b.c`` binds to ``a``: the package, with ``b`` (and ``b``'s ``c``) as
