@@ -26,7 +26,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from errknow_ls.analysis.cells import MAGIC
+from errknow_ls.analysis.cells import MAGIC, runs_no_python
 
 HERE = Path(__file__).resolve().parent
 SUFFIXES = (".py", ".ipynb")
@@ -101,10 +101,11 @@ def read_blobs(gitdir: Path, ids: list[str]) -> dict[str, bytes]:
 def notebook_as_script(content: bytes) -> str | None:
     """The code cells of a notebook (format 4, or 3's worksheets) as a percent-format script.
 
-    None if it is not a notebook's JSON. A cell magic (``%%bash``, ``%%writefile`` ...) makes its
-    whole cell a comment; a line magic, shell escape or help (the checker's ``MAGIC``) becomes
-    ``pass`` with the line as a comment, at its own indentation, so that the block it sits in stays a
-    block. A cell whose first line is indented loses that indentation, as IPython runs it.
+    None if it is not a notebook's JSON. A cell magic that runs no Python here (``%%bash``,
+    ``%%writefile`` ...: the checker's ``runs_no_python``) makes its whole cell a comment; a line
+    magic, shell escape or help (the checker's ``MAGIC``) becomes ``pass`` with the line as a
+    comment, at its own indentation, so that the block it sits in stays a block. A cell whose first
+    line is indented loses that indentation, as IPython runs it.
     """
     try:
         notebook = json.loads(content)
@@ -120,7 +121,7 @@ def notebook_as_script(content: bytes) -> str | None:
         first = next((line for line in lines if line.strip()), "")
         indent = first[: len(first) - len(first.lstrip(" \t"))]
         lines = [line.removeprefix(indent) for line in lines]
-        if lines and lines[0].startswith("%%"):
+        if runs_no_python(lines):
             lines = [f"# {line}" for line in lines]
         else:
             lines = [magic_as_python(line) for line in lines]

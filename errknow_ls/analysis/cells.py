@@ -36,6 +36,9 @@ MAGIC = re.compile(
 or help (``?name``) first on the line, help after a name (``name?``), a magic's or shell escape's
 output assigned (``files = !ls``)."""
 INDENT = re.compile(r"[ \t]+")
+CELL_MAGIC = re.compile(r"%%(\w*)")
+PYTHON_CELL_MAGICS = frozenset({"time", "capture"})
+"""IPython's cell magics that run the cell's lines as Python in the notebook's own names."""
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 BOUNDARY = "# errknow-cell-boundary"
 MAGIC_PLACEHOLDER = "# errknow-ipython-magic"
@@ -75,6 +78,10 @@ class CellProgram:
             indents.append(indent)
             originals.append(tuple(own_lines) if indent else ())
             cell_lines = [line.removeprefix(indent) for line in own_lines]
+            if runs_no_python(cell_lines):  # `%%bash`, `%%writefile train.py`, `%%html`: none of it
+                magics.append(tuple(cell_lines))
+                lines.extend(MAGIC_PLACEHOLDER for _ in cell_lines)
+                continue
             magic_lines = _magic_lines(cell_lines)
             magics.append(tuple(line for i, line in enumerate(cell_lines) if i in magic_lines))
             lines.extend(
@@ -190,6 +197,16 @@ class CellProgram:
             indent = self.indents[index]
             restored.append("\n".join(_reindented(lines, indent, self.originals[index]) if indent else lines))
         return restored
+
+
+def runs_no_python(cell_lines: list[str]) -> bool:
+    """Whether the cell is a cell magic that runs none of its lines as Python in the notebook:
+    all but ``%%time`` and ``%%capture``, which run the cell as it is (``%%writefile`` writes it to
+    a file that another process may run with names of its own; ``%%timeit`` runs it in a scope
+    of its own; ``%%bash``, ``%%html`` and the like are no Python)."""
+    first = next((line for line in cell_lines if line.strip()), "")
+    match = CELL_MAGIC.match(first)
+    return match is not None and match.group(1) not in PYTHON_CELL_MAGICS
 
 
 def _leading_indent(lines: list[str]) -> str:

@@ -188,6 +188,35 @@ def test_an_indented_cell_is_checked_as_ipython_runs_it_and_fixed_at_its_indenta
     assert run("--no-cache", "indented.ipynb")[:2] == (EXIT_OK, "All checks passed!\n")
 
 
+WRITTEN_TO_A_FILE = "%%writefile train.py\n" + LOOP.removeprefix("!nvidia-smi\n")
+SHELL = "%%bash\npip install gymnasium\nls -la | head"
+
+
+def test_a_cell_magic_that_runs_no_python_here_is_not_the_notebooks_code(run: Run, tmp_path: Path) -> None:
+    """phlippe/uvadlc_notebooks' `%%html` cells said "syntax error" and left the whole notebook
+    unchecked; a `%%writefile` cell's code runs, if at all, in another process with names of its
+    own, so the notebook's `features` is not what it reads. `%%time` runs its cell as it is."""
+    path = write_notebook(
+        tmp_path / "magics.ipynb",
+        [
+            new_code_cell(SETUP, execution_count=1),
+            new_code_cell(SHELL, execution_count=2),
+            new_code_cell(WRITTEN_TO_A_FILE, execution_count=3),
+            new_code_cell("%%time\n" + LOOP, execution_count=4),
+        ],
+    )
+    code, out, err = run("--no-cache", "magics.ipynb")
+    assert (code, err) == (EXIT_FOUND, "")
+    assert out.startswith("magics.ipynb:cell 4:5:5: EK002 [*] `loss` reaches a graph built once")
+    assert len(out.splitlines()) == 3  # that finding alone, then the summary's two lines
+    assert run("--no-cache", "--fix", "magics.ipynb")[:2] == (
+        EXIT_OK,
+        "Found 1 error (1 fixed, 0 remaining).\n",
+    )
+    cells = [cell["source"] for cell in nbformat.read(path, as_version=4)["cells"]]
+    assert cells == [SETUP, SHELL, WRITTEN_TO_A_FILE, "%%time\n" + LOOP_FIXED]
+
+
 def test_a_fixed_notebook_is_written_as_jupyter_writes_it(run: Run, tmp_path: Path) -> None:
     path = training_notebook(tmp_path / "train.ipynb")
     run("--no-cache", "--fix", "train.ipynb")
