@@ -59,8 +59,9 @@ class CellProgram:
     taken off an indented cell)."""
     indents: tuple[str, ...]
     """The indentation taken off each cell's lines (IPython's ``leading_indent``): ``""`` for most."""
-    originals: tuple[tuple[str, ...], ...]
-    """An indented cell's own lines (empty for the others), from which fixed lines get it back."""
+    sources: tuple[str, ...]
+    """Each cell's own text: what a cell no fix changed is given back as, byte for byte (its line
+    breaks too), and the lines an indented cell's fixed lines get their indentation back from."""
 
     @classmethod
     def join(cls, cells: Sequence[str]) -> CellProgram:
@@ -68,7 +69,6 @@ class CellProgram:
         starts: list[int] = []
         magics: list[tuple[str, ...]] = []
         indents: list[str] = []
-        originals: list[tuple[str, ...]] = []
         for index, cell in enumerate(cells):
             if index:
                 lines.append(BOUNDARY)
@@ -76,7 +76,6 @@ class CellProgram:
             own_lines = LINE_BREAK.split(cell)
             indent = _leading_indent(own_lines)
             indents.append(indent)
-            originals.append(tuple(own_lines) if indent else ())
             cell_lines = [line.removeprefix(indent) for line in own_lines]
             if runs_no_python(cell_lines):  # `%%bash`, `%%writefile train.py`, `%%html`: none of it
                 magics.append(tuple(cell_lines))
@@ -87,7 +86,7 @@ class CellProgram:
             lines.extend(
                 _placeholder(line) if i in magic_lines else line for i, line in enumerate(cell_lines)
             )
-        return cls("\n".join(lines) + "\n", tuple(starts), tuple(magics), tuple(indents), tuple(originals))
+        return cls("\n".join(lines) + "\n", tuple(starts), tuple(magics), tuple(indents), tuple(cells))
 
     def cell_at(self, line: int) -> int:
         """The cell that holds ``line`` of the joined text (a boundary line: the cell before it)."""
@@ -106,7 +105,7 @@ class CellProgram:
     def _indented(self, index: int, line: int) -> bool:
         """Whether ``line`` of the cell (its own numbering) lost the cell's indentation when joined."""
         indent = self.indents[index]
-        own = self.originals[index] if indent else ()
+        own = LINE_BREAK.split(self.sources[index]) if indent else ()
         return 0 <= line < len(own) and own[line].startswith(indent)
 
     def _column(self, index: int, position: Position) -> Position:
@@ -194,8 +193,14 @@ class CellProgram:
                 return None
             for i, magic in zip(placeholders, magics, strict=True):
                 lines[i] = magic
-            indent = self.indents[index]
-            restored.append("\n".join(_reindented(lines, indent, self.originals[index]) if indent else lines))
+            source, indent = self.sources[index], self.indents[index]
+            own = LINE_BREAK.split(source)
+            now = _reindented(lines, indent, own) if indent else lines
+            if now == own:
+                restored.append(source)  # as it was, its line breaks too
+            else:
+                line_break = LINE_BREAK.search(source)
+                restored.append((line_break.group(0) if line_break else "\n").join(now))
         return restored
 
 
@@ -216,7 +221,7 @@ def _leading_indent(lines: list[str]) -> str:
     return match.group(0) if match else ""
 
 
-def _reindented(lines: list[str], indent: str, originals: tuple[str, ...]) -> list[str]:
+def _reindented(lines: list[str], indent: str, originals: list[str]) -> list[str]:
     """An indented cell's lines as the cell holds them: lines as joined are the cell's own lines
     again, and a line a fix wrote gets the cell's indentation (a blank one stays blank)."""
     joined = [line.removeprefix(indent) for line in originals]

@@ -217,6 +217,35 @@ def test_a_cell_magic_that_runs_no_python_here_is_not_the_notebooks_code(run: Ru
     assert cells == [SETUP, SHELL, WRITTEN_TO_A_FILE, "%%time\n" + LOOP_FIXED]
 
 
+def test_fix_keeps_the_line_breaks_of_cells_and_leaves_a_notebook_without_findings_as_it_was(
+    run: Run, tmp_path: Path
+) -> None:
+    """dataflowr's `13_siamese_triplet_mnist_empty.ipynb` has a cell written with CRLF line breaks
+    and no finding: `check --fix` rewrote it with LF ones (and the file with Jupyter's layout),
+    as the cells split back from the joined program were compared with the notebook's own."""
+    crlf_setup = SETUP.replace("\n", "\r\n")
+    once = "loss = probe(features).sum()\r\nloss.backward()  # once: no finding"
+    clean = write_notebook(
+        tmp_path / "clean.ipynb",
+        [new_code_cell(crlf_setup, execution_count=1), new_code_cell(once, execution_count=2)],
+    )
+    clean.write_bytes(clean.read_bytes().rstrip(b"\n"))  # no newline at the end, as some editors save
+    before = clean.read_bytes()
+    assert run("--no-cache", "--fix", "clean.ipynb")[:2] == (EXIT_OK, "All checks passed!\n")
+    assert clean.read_bytes() == before
+    crlf_loop = LOOP.replace("\n", "\r\n")
+    path = write_notebook(
+        tmp_path / "train.ipynb",
+        [new_code_cell(crlf_setup, execution_count=1), new_code_cell(crlf_loop, execution_count=2)],
+    )
+    assert run("--no-cache", "--fix", "train.ipynb")[:2] == (
+        EXIT_OK,
+        "Found 1 error (1 fixed, 0 remaining).\n",
+    )
+    cells = [cell["source"] for cell in nbformat.read(path, as_version=4)["cells"]]
+    assert cells == [crlf_setup, LOOP_FIXED.replace("\n", "\r\n")]
+
+
 def test_a_fixed_notebook_is_written_as_jupyter_writes_it(run: Run, tmp_path: Path) -> None:
     path = training_notebook(tmp_path / "train.ipynb")
     run("--no-cache", "--fix", "train.ipynb")
