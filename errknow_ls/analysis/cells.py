@@ -129,22 +129,41 @@ class CellProgram:
 
     def _inside(self, index: int, span: Span) -> bool:
         start = self.starts[index]
-        end = self.starts[index + 1] - 1 if index + 1 < len(self.starts) else None  # its boundary
+        end = self._boundary_after(index)
         return span.start.line >= start and (end is None or span.end.line < end)
+
+    def _boundary_after(self, index: int) -> int | None:
+        """The line of the boundary after the cell (None after the last cell)."""
+        return self.starts[index + 1] - 1 if index + 1 < len(self.starts) else None
+
+    def _edit_inside(self, index: int, edit: Edit) -> Edit | None:
+        """``edit`` made to stay in the cell, or None where it reaches another cell. An edit that
+        ends where the boundary after the cell starts (the removal of the cell's last line, with
+        its line break) is the same edit up to the end of the cell's last line (the break after it
+        is the boundary's own); one that then leaves a line cut short is not."""
+        if self._inside(index, edit.span):
+            return edit
+        boundary = self._boundary_after(index)
+        end, start = edit.span.end, edit.span.start
+        if boundary is None or (end.line, end.character) != (boundary, 0) or start.line < self.starts[index]:
+            return None
+        lines = self.text.split("\n")
+        last = Position(boundary - 1, len(lines[boundary - 1]))
+        if edit.content.endswith("\n"):
+            return Edit(Span(start, last), edit.content.removesuffix("\n"))
+        if edit.content or start.character:
+            return None
+        if start.line > self.starts[index]:  # the line break before the removed lines goes with them
+            start = Position(start.line - 1, len(lines[start.line - 1]))
+        return Edit(Span(start, last), "")
 
     def to_cell(self, finding: Finding) -> tuple[int, Finding]:
         """The finding's cell, and the finding in that cell's lines; fixes that reach into another
         cell, and related places in another cell, are left out (``related_across`` has those)."""
         index, span = self.locate(finding.span)
         fixes = tuple(
-            Fix(
-                fix.title,
-                fix.applicability,
-                tuple(self._edit_in_cell(index, e) for e in fix.edits),
-                fix.workaround,
-            )
-            for fix in finding.fixes
-            if all(self._inside(index, e.span) for e in fix.edits)
+            replace(fix, edits=tuple(self._edit_in_cell(index, e) for e in edits))
+            for fix, edits in self._fixes_inside(index, finding)
         )
         related = tuple(
             Related(self.locate(r.span)[1], r.message) for r in finding.related if self._inside(index, r.span)
@@ -172,8 +191,17 @@ class CellProgram:
         """The finding in joined lines, with only the fixes that stay inside its cell (a fix applied
         to the joined text then splits back into cells)."""
         index = self.cell_at(finding.span.start.line)
-        fixes = tuple(fix for fix in finding.fixes if all(self._inside(index, e.span) for e in fix.edits))
+        fixes = tuple(replace(fix, edits=edits) for fix, edits in self._fixes_inside(index, finding))
         return finding if fixes == finding.fixes else replace(finding, fixes=fixes)
+
+    def _fixes_inside(self, index: int, finding: Finding) -> list[tuple[Fix, tuple[Edit, ...]]]:
+        """The finding's fixes whose edits all stay in the cell, each with those edits."""
+        kept = []
+        for fix in finding.fixes:
+            edits = [self._edit_inside(index, e) for e in fix.edits]
+            if all(e is not None for e in edits):
+                kept.append((fix, tuple(e for e in edits if e is not None)))
+        return kept
 
     def split(self, text: str) -> list[str] | None:
         """The cells of ``text`` (this program, fixed), magics restored; ``None`` when its boundaries

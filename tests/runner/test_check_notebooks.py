@@ -285,6 +285,28 @@ def test_a_fix_that_would_edit_another_cell_is_not_offered(run: Run, tmp_path: P
 
 
 @pytest.mark.parametrize(
+    ("again", "fixed"), [("print(w.grad)\nloss.backward()", "print(w.grad)"), ("loss.backward()", "")]
+)
+def test_a_fix_that_removes_a_cells_last_line_is_offered_in_the_cell(
+    run: Run, tmp_path: Path, again: str, fixed: str
+) -> None:
+    """dataflowr's `02a_basics.ipynb` backwards `l_t` again in a cell of its own, with cells after
+    it: "Remove the second backward" deletes that line with its line break, which in the cells
+    joined reached the next cell's boundary, so the fix was not offered in the notebook (it was in
+    the notebook's export as a script)."""
+    first = "import torch\nw = torch.ones(2, requires_grad=True)\nloss = (w.exp() * 2).sum()\nloss.backward()"
+    path = write_notebook(
+        tmp_path / "again.ipynb", [new_code_cell(first), new_code_cell(again), new_code_cell("print(w)")]
+    )
+    (item,) = json.loads(run("--no-cache", "--output-format", "json", "again.ipynb")[1])
+    assert (item["cell"], item["location"]["row"]) == (2, again.count("\n") + 1)
+    assert "Remove the second backward (one backward per step)" in [fix["title"] for fix in item["fixes"]]
+    assert run("--no-cache", "--fix", "--unsafe-fixes", "again.ipynb")[0] == EXIT_OK
+    cells = [cell["source"] for cell in nbformat.read(path, as_version=4)["cells"]]
+    assert cells == [first, fixed, "print(w)"]
+
+
+@pytest.mark.parametrize(
     ("content", "problem"),
     [
         ("{not json", "not a notebook: not JSON"),
