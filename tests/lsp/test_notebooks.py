@@ -237,6 +237,24 @@ def _set_cell(
     )
 
 
+async def _preferred_edits(session: Session, cell: str, diagnostic: types.Diagnostic) -> list[types.TextEdit]:
+    """The edits of the code action the server prefers for ``diagnostic``, all in ``cell``."""
+    actions = await session.client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(cell),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic]),
+        )
+    )
+    preferred = next(a for a in actions or [] if isinstance(a, types.CodeAction) and a.is_preferred)
+    if preferred.edit is None:
+        preferred = await session.client.code_action_resolve_async(preferred)
+    assert preferred.edit is not None and preferred.edit.document_changes
+    (change,) = preferred.edit.document_changes
+    assert isinstance(change, types.TextDocumentEdit) and change.text_document.uri == cell
+    return [e for e in change.edits if isinstance(e, types.TextEdit)]
+
+
 async def _refreshes(session: Session, count: int) -> None:
     """Until the server has asked the client to pull again ``count`` times in all."""
     while session.client.diagnostic_refresh_count < count:
@@ -250,20 +268,7 @@ async def test_a_fix_applied_in_a_cell_leaves_no_stale_diagnostic(session: Sessi
     (diagnostic,) = await session.diagnostics(cells[2])
     assert diagnostic.code == "EK002" and diagnostic.range.start.line == 3
     assert "line 1" in diagnostic.message and "cell" in diagnostic.message
-    actions = await session.client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(cells[2]),
-            range=diagnostic.range,
-            context=types.CodeActionContext(diagnostics=[diagnostic]),
-        )
-    )
-    preferred = next(a for a in actions or [] if isinstance(a, types.CodeAction) and a.is_preferred)
-    if preferred.edit is None:
-        preferred = await session.client.code_action_resolve_async(preferred)
-    assert preferred.edit is not None and preferred.edit.document_changes
-    (change,) = preferred.edit.document_changes
-    assert isinstance(change, types.TextDocumentEdit) and change.text_document.uri == cells[2]
-    edits = [e for e in change.edits if isinstance(e, types.TextEdit)]
+    edits = await _preferred_edits(session, cells[2], diagnostic)
     refreshed = session.client.diagnostic_refresh_count
     _set_cell(session, session.uri("train.ipynb"), cells[2], _apply(TRAINING[2], edits))
     await _refreshes(session, refreshed + 1)  # every cell's diagnostics are to be pulled again
@@ -277,3 +282,29 @@ async def test_in_chinese_the_message_names_the_cell_too(session: Session) -> No
     cells = _open(session)
     (diagnostic,) = await session.diagnostics(cells[3])
     assert "第 2 个单元格第 2 行的反向传播" in diagnostic.message, diagnostic.message
+
+
+INDENTED = [
+    "  " + TRAINING[0].replace("\n", "\n  ").rstrip(" "),
+    TRAINING[1],
+    "  " + TRAINING[2].replace("\n", "\n  ").rstrip(" "),
+]
+
+
+@pytest.mark.parametrize("profile", ["vscode-modern"], indirect=True)
+async def test_an_indented_cell_is_checked_and_fixed_at_its_own_columns(session: Session) -> None:
+    """A cell whose first line is indented runs in IPython without it (`leading_indent`): the
+    diagnostic is at the cell's own column, and the preferred fix, applied as the editor applies
+    it, leaves the cell indented as it was and the notebook clean."""
+    await session.start()
+    cells = _open(session, INDENTED, markdown=1, name="indented.ipynb")
+    (diagnostic,) = await session.diagnostics(cells[2])
+    assert diagnostic.code == "EK002"
+    assert diagnostic.range.start == types.Position(3, INDENTED[2].splitlines()[3].index("loss.backward()"))
+    fixed = _apply(INDENTED[2], await _preferred_edits(session, cells[2], diagnostic))
+    assert all(line.startswith("  ") for line in fixed.splitlines())  # the cell's indentation kept
+    refreshed = session.client.diagnostic_refresh_count
+    _set_cell(session, session.uri("indented.ipynb"), cells[2], fixed)
+    await _refreshes(session, refreshed + 1)
+    for cell in (cells[0], cells[2]):
+        assert await session.pull(cell) == []
