@@ -26,7 +26,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from errknow_ls.analysis.cells import MAGIC, runs_no_python
+from errknow_ls.analysis.cells import MAGIC, leading_indent, runs_no_python
 
 HERE = Path(__file__).resolve().parent
 SUFFIXES = (".py", ".ipynb")
@@ -118,8 +118,7 @@ def notebook_as_script(content: bytes) -> str | None:
             continue
         source = cell.get("source", cell.get("input", ""))
         lines = ("".join(source) if isinstance(source, list) else str(source)).splitlines()
-        first = next((line for line in lines if line.strip()), "")
-        indent = first[: len(first) - len(first.lstrip(" \t"))]
+        indent = leading_indent(lines)
         lines = [line.removeprefix(indent) for line in lines]
         if runs_no_python(lines):
             lines = [f"# {line}" for line in lines]

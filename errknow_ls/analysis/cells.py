@@ -74,7 +74,7 @@ class CellProgram:
                 lines.append(BOUNDARY)
             starts.append(len(lines))
             own_lines = LINE_BREAK.split(cell)
-            indent = _leading_indent(own_lines)
+            indent = leading_indent(own_lines)
             indents.append(indent)
             cell_lines = [line.removeprefix(indent) for line in own_lines]
             if runs_no_python(cell_lines):  # `%%bash`, `%%writefile train.py`, `%%html`: none of it
@@ -99,8 +99,12 @@ class CellProgram:
     def locate(self, span: Span) -> tuple[int, Span]:
         """The cell ``span`` starts in, and the span in that cell's own lines and columns."""
         index = self.cell_at(span.start.line)
+        return index, self._in_cell(index, span)
+
+    def _in_cell(self, index: int, span: Span) -> Span:
+        """``span`` (in joined lines, inside cell ``index``) in that cell's own lines and columns."""
         shifted = _shift(span, self.starts[index])
-        return index, Span(self._column(index, shifted.start), self._column(index, shifted.end))
+        return Span(self._column(index, shifted.start), self._column(index, shifted.end))
 
     def _indented(self, index: int, line: int) -> bool:
         """Whether ``line`` of the cell (its own numbering) lost the cell's indentation when joined."""
@@ -116,7 +120,7 @@ class CellProgram:
     def _edit_in_cell(self, index: int, edit: Edit) -> Edit:
         """``edit`` (in joined lines) in the cell's own lines: an indented cell's columns move by its
         indentation, and every line the edit starts gets it too."""
-        _, span = self.locate(edit.span)
+        span = self._in_cell(index, edit.span)
         indent = self.indents[index]
         if not indent:
             return Edit(span, edit.content)
@@ -166,7 +170,9 @@ class CellProgram:
             for fix, edits in self._fixes_inside(index, finding)
         )
         related = tuple(
-            Related(self.locate(r.span)[1], r.message) for r in finding.related if self._inside(index, r.span)
+            Related(self._in_cell(index, r.span), r.message)
+            for r in finding.related
+            if self._inside(index, r.span)
         )
         return index, replace(finding, span=span, fixes=fixes, related=related)
 
@@ -237,16 +243,19 @@ def runs_no_python(cell_lines: list[str]) -> bool:
     all but ``%%time`` and ``%%capture``, which run the cell as it is (``%%writefile`` writes it to
     a file that another process may run with names of its own; ``%%timeit`` runs it in a scope
     of its own; ``%%bash``, ``%%html`` and the like are no Python)."""
-    first = next((line for line in cell_lines if line.strip()), "")
-    match = CELL_MAGIC.match(first)
+    match = CELL_MAGIC.match(_first_written(cell_lines))
     return match is not None and match.group(1) not in PYTHON_CELL_MAGICS
 
 
-def _leading_indent(lines: list[str]) -> str:
+def leading_indent(lines: list[str]) -> str:
     """The indentation IPython takes off a cell's lines: its first line's, blank lines aside."""
-    first = next((line for line in lines if line.strip()), "")
-    match = INDENT.match(first)
+    match = INDENT.match(_first_written(lines))
     return match.group(0) if match else ""
+
+
+def _first_written(lines: list[str]) -> str:
+    """A cell's first line that is not blank (IPython drops the blank ones before it), or ``""``."""
+    return next((line for line in lines if line.strip()), "")
 
 
 def _reindented(lines: list[str], indent: str, originals: list[str]) -> list[str]:
