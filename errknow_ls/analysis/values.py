@@ -160,6 +160,10 @@ class Seq(Value):
     counting: tuple[int, int] | None = (0, 1)
     """A ``range``'s first number and step (``range(1, n)``: ``(1, 1)``); None where either is
     not known, so its numbers are not."""
+    numbered: tuple[Seq | None, ...] | None = None
+    """``zip``'s or ``enumerate``'s pairs where what they walk is not all known: for each place of
+    a pair, the range it counts from (None for the others), so that each step's numbers are known
+    as a ``for`` over that range knows them (``enumerate(tasks)``: 0 at the first step)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -563,6 +567,10 @@ def nth(value: Value, index: int) -> Value:
             return number_at(value, index)
         if value.items is not None and index < len(value.items):
             return value.items[index]
+        pair = value.item
+        if value.numbered is not None and isinstance(pair, Seq) and pair.items is not None:
+            counted = (pair.items[k] if r is None else nth(r, index) for k, r in enumerate(value.numbered))
+            return Seq(pair.item, pair.kind, tuple(counted))
     return element(value)
 
 

@@ -600,7 +600,8 @@ def _zipped(sources: list[Value]) -> Seq:
     lengths = [len(s.items) for s in sources if isinstance(s, Seq) and s.items is not None]
     known = all(isinstance(s, Seq) and (s.items is not None or s.kind == "range") for s in sources)
     if not known or not lengths:
-        return Seq(pair, "list")
+        ranges = tuple(s if isinstance(s, Seq) and s.kind == "range" else None for s in sources)
+        return Seq(pair, "list", numbered=ranges if any(r is not None for r in ranges) else None)
     items = tuple(Seq(UNKNOWN, "tuple", tuple(nth(s, i) for s in sources)) for i in range(min(lengths)))
     return Seq(pair, "list", items)
 
