@@ -34,6 +34,7 @@ from errknow_ls.analysis.chunks import (
 from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.holding import holding_fixes
 from errknow_ls.analysis.interpreter import UNIT_BUDGET, Interpreter
+from errknow_ls.analysis.interpreter.flags import FlagKey, FlagWay
 from errknow_ls.analysis.modules import (
     FOLDER,
     PARSED,
@@ -1139,14 +1140,47 @@ def _run_unit(
 ) -> Outcome:
     """Run the unit's entry points on a module of the chunks it may reach."""
     bodies = [body(c) for c in unit.chunks]  # once each: a tree parsed again is another tree
-    return _run_bodies(unit, source, bodies, modules, stops or BodyRuns())
+    interpreter, outcome = _run_bodies(unit, source, bodies, modules, stops or BodyRuns())
+    if not outcome.passes:
+        return outcome
+
+    def fixing(flags: dict[FlagKey, FlagWay]) -> Outcome:
+        return _run_bodies(unit, source, bodies, modules, BodyRuns(), fixed=flags)[1]
+
+    return _refuted(outcome, interpreter.flag_runs(), fixing)
+
+
+def _refuted(
+    outcome: Outcome,
+    flag_runs: list[dict[FlagKey, FlagWay]],
+    run: Callable[[dict[FlagKey, FlagWay]], Outcome],
+) -> Outcome:
+    """``outcome`` without the findings at places where no run that fixes the flags it tested reports
+    one (``flags.py``): such a finding came only from paths that take one flag both ways. Where a
+    run stops before its end (a budget), what it would have found is not known, and nothing is
+    taken away."""
+    found: set[Loc] = set()
+    for fixed in flag_runs:
+        again = run(fixed)
+        if again.errors:
+            return outcome
+        found |= {p.report for p in again.passes}  # (a path of its own may tell the kind better)
+    passes = tuple(p for p in outcome.passes if p.report in found)
+    return replace(outcome, passes=passes) if flag_runs and len(passes) < len(outcome.passes) else outcome
 
 
 def _run_bodies(
-    unit: Unit, source: SourceText, bodies: list[Body], modules: ModuleSource | None, stops: BodyRuns
-) -> Outcome:
+    unit: Unit,
+    source: SourceText,
+    bodies: list[Body],
+    modules: ModuleSource | None,
+    stops: BodyRuns,
+    *,
+    fixed: dict[FlagKey, FlagWay] | None = None,
+) -> tuple[Interpreter, Outcome]:
     module = ast.Module(body=[s for b in bodies for s in b], type_ignores=[])
     interpreter = Interpreter(module, unit.budget, modules)
+    interpreter.fixed_flags = dict(fixed or {})
     complete = True
     if unit.kind == "module":
         errors = _run_all(interpreter, [("<module>", None, lambda: interpreter.run_module(True))])
@@ -1177,10 +1211,11 @@ def _run_bodies(
         definitions_stopped = _definitions_note(interpreter, unit)
         interpreter.total_steps = 0  # the body's run sets the stage: the unit's budget is its own
         interpreter.forget_module_graphs()
+        interpreter.fixed_flags = dict(fixed or {})
         first = len(interpreter.events)
         own = bodies[unit.own] if unit.own is not None else ()
         errors = [*definitions_stopped, *_run_all(interpreter, _entries(interpreter, unit, own))]
-    return _outcome(interpreter, source, first, errors, complete=complete)
+    return interpreter, _outcome(interpreter, source, first, errors, complete=complete)
 
 
 def _definitions_note(interpreter: Interpreter, unit: Unit) -> list[str]:

@@ -195,6 +195,11 @@ class InterpreterBase(ABC):
         node): the item such a read gives at one iteration is not the one it gives at another."""
         self._forced: dict[int, int] = {}
         """``if`` chains (by id) whose branch the current run of a loop has chosen."""
+        self.tested_flags: dict[tuple[int, str], set[str]] = {}
+        """Objects' attributes (by object id and name) tested where their value was not known, with
+        the forms they were tested in (see ``flags.py``)."""
+        self.fixed_flags: dict[tuple[int, str], tuple[bool | None, bool | None]] = {}
+        """The ways this run takes such attributes, each at all its tests (see ``flags.py``)."""
         self._flag_tests: dict[int, tuple[ast.If, int | None]] = {}
         """``if`` statements a run of a loop went both ways on, testing an object's attribute
         (``if self.tuning:`` in a method the loop calls), by id, with the object's id (None when
@@ -375,6 +380,9 @@ class InterpreterBase(ABC):
     # ----------------------------------------------------------------- given by expressions.py
 
     @abstractmethod
+    def test_truth(self, test: ast.expr) -> bool | None: ...
+
+    @abstractmethod
     def eval(self, expr: ast.expr) -> Value: ...
 
     @abstractmethod
@@ -418,6 +426,16 @@ class InterpreterBase(ABC):
         node: ast.Call | None,
         unknown_args: bool = False,
     ) -> Obj: ...
+
+    # ----------------------------------------------------------------- given by loops.py
+
+    @abstractmethod
+    def attributes_set_anywhere(self) -> frozenset[str]: ...
+
+    # ----------------------------------------------------------------- given by flags.py
+
+    @abstractmethod
+    def flag_truth(self, test: ast.expr) -> bool | None: ...
 
     # ----------------------------------------------------------------- given by summarize.py
 

@@ -11,6 +11,7 @@ from errknow_ls.analysis.interpreter.backward import Backward
 from errknow_ls.analysis.interpreter.base import STEP_BUDGET, BudgetExceeded, Frame, FunctionNode, LoopContext
 from errknow_ls.analysis.interpreter.calls import Calls
 from errknow_ls.analysis.interpreter.expressions import Expressions
+from errknow_ls.analysis.interpreter.flags import Flags
 from errknow_ls.analysis.interpreter.imports import Imports
 from errknow_ls.analysis.interpreter.loops import Loops
 from errknow_ls.analysis.interpreter.statements import Statements
@@ -20,7 +21,7 @@ from errknow_ls.analysis.state import State
 from errknow_ls.analysis.values import ClassInfo, Func, Opaque, maybe_of, nodes_of
 
 
-class Interpreter(Statements, Loops, Expressions, Calls, Autograd, Backward, Imports, Summarize):
+class Interpreter(Statements, Loops, Flags, Expressions, Calls, Autograd, Backward, Imports, Summarize):
     """Runs entry points (the module body, functions, methods) and collects events."""
 
     def run_module(self, relevant: bool) -> None:

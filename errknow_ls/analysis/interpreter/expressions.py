@@ -69,7 +69,7 @@ class Expressions(InterpreterBase):
                 return self.bool_op(isinstance(op, ast.And), operands)
             case ast.Compare(left=first, comparators=comparators):
                 compared = [self.eval(first), *(self.eval(c) for c in comparators)]
-                return _compare_const(expr, compared)
+                return self._or_flagged(expr, _compare_const(expr, compared))
             case ast.IfExp(test=test, body=body, orelse=orelse):
                 return self.if_exp(test, body, orelse)
             case ast.Tuple(elts=elts) | ast.List(elts=elts) | ast.Set(elts=elts):
@@ -151,8 +151,38 @@ class Expressions(InterpreterBase):
                 break
         return join_many(given)
 
-    def if_exp(self, test: ast.expr, body: ast.expr, orelse: ast.expr) -> Value:
+    def test_truth(self, test: ast.expr) -> bool | None:
+        """What ``bool(test)`` gives where it is known, evaluating ``test`` as Python does: ``not``,
+        ``and`` and ``or`` by their operands' truth (``unknown and False`` is false, whatever the
+        first operand holds), and the flags this run fixed (``flags.py``)."""
+        match test:
+            case ast.UnaryOp(op=ast.Not(), operand=operand):
+                truth = self.test_truth(operand)
+                return None if truth is None else not truth
+            case ast.BoolOp(op=op, values=operands):
+                conjunction = isinstance(op, ast.And)
+                certain = True
+                for operand in operands:
+                    with self._maybe_evaluated(not certain):
+                        truth = self.test_truth(operand)
+                    if truth is None:
+                        certain = False
+                    elif truth is not conjunction:  # `… and False`, `… or True`: the outcome
+                        return truth
+                return conjunction if certain else None
         truth = truth_of(self.eval(test))
+        return truth if truth is not None else self.flag_truth(test)
+
+    def _or_flagged(self, test: ast.expr, value: Value) -> Value:
+        """``value``, or what a flag this run fixed makes of ``test`` where ``value`` is not known
+        (``per_context = self.mask_dict is not None``): see ``flags.py``."""
+        if isinstance(value, Const):
+            return value
+        truth = self.flag_truth(test)
+        return value if truth is None else Const(truth)
+
+    def if_exp(self, test: ast.expr, body: ast.expr, orelse: ast.expr) -> Value:
+        truth = self.test_truth(test)
         if truth is not None:  # a known test: only that branch is evaluated
             return self.eval(body if truth else orelse)
         with self._maybe_evaluated():  # one of the two, as the test says

@@ -109,13 +109,13 @@ class Loops(InterpreterBase):
                 continue
             tested = stmt.test.operand if isinstance(stmt.test, ast.UnaryOp) else stmt.test
             assert isinstance(tested, ast.Attribute)  # _note_flag_test saw to it
-            if {tested.attr, "*"} & self._attributes_set_anywhere():
+            if {tested.attr, "*"} & self.attributes_set_anywhere():
                 continue
             if len(options) * 2 <= MAX_CHOICES:
                 options = [{**o, key: way} for o in options for way in (0, 1)]
         return options if len(options) > 1 else []
 
-    def _attributes_set_anywhere(self) -> frozenset[str]:
+    def attributes_set_anywhere(self) -> frozenset[str]:
         """Attribute names set outside constructors by the checked code or any module it read."""
         return self._attributes_set().union(*(_attributes_stored_in(tree) for tree in self.trees.values()))
 

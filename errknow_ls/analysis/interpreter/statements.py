@@ -10,7 +10,6 @@ from weakref import WeakKeyDictionary
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.interpreter.autograd import call_qualname, is_grad_disabled
 from errknow_ls.analysis.interpreter.base import STEP_BUDGET, BudgetExceeded, FunctionNode, InterpreterBase
-from errknow_ls.analysis.interpreter.expressions import truth_of
 from errknow_ls.analysis.state import Place, join_all
 from errknow_ls.analysis.values import (
     MAX_KEYS,
@@ -153,9 +152,9 @@ class Statements(InterpreterBase):
                 self.eval(chain_test)
             self.exec_branches([block for _, block in chain], fallthrough=False)
             return
-        value = self.eval(test)
-        if isinstance(value, Const) and isinstance(value.value, bool | int | type(None)):
-            self.exec_block(body if value.value else orelse)
+        truth = self.test_truth(test)
+        if truth is not None:
+            self.exec_block(body if truth else orelse)
             return
         if stmt is not None and self.loop_stack:
             self._note_flag_test(stmt, test)
@@ -212,7 +211,7 @@ class Statements(InterpreterBase):
         of the loop whose run chose it (its tests read nothing the loop changes)."""
         chain = chain_of(stmt)
         for index, (test, _) in enumerate(chain[: chosen + 1]):
-            truth = truth_of(self.eval(test))
+            truth = self.test_truth(test)
             if truth is (index != chosen):  # a test known to go the other way: not this path
                 self.state.dead = True
                 return
