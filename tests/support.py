@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from errknow_ls.analysis.interpreter import UNIT_BUDGET
 from errknow_ls.analysis.registry import RULES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -95,3 +96,8 @@ def stopped_by_the_budget() -> str:
 
 STOPPED_DEF_LINE = 71
 """1-based: the line of ``def train`` in ``stopped_by_the_budget()``."""
+
+STOPPED_NOTE = (
+    f"train: stopped after {UNIT_BUDGET:,} interpreted statements, the budget; what follows was not checked"
+)
+"""What the note on ``stopped_by_the_budget()``'s ``train`` says after where it is."""

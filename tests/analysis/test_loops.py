@@ -8,10 +8,12 @@ from typing import Any
 import pytest
 
 from errknow_ls.analysis.checker import check_source
+from errknow_ls.analysis.interpreter import UNIT_BUDGET
 
-FILLER = 1_200
+FILLER = UNIT_BUDGET * 3 // 20
 """Statements of the model's loop over its layers: run twice inside an epoch's and a step's loop
-(2 x 2 x 2 x 1,200), they outgrow a unit's budget of 8,000; run once, they do not."""
+(2 x 2 x 2 x FILLER), they outgrow a unit's budget; run once (2 x 2 x 1 x FILLER), they do not."""
+STOPPED = f"stopped after {UNIT_BUDGET:,} interpreted statements"
 
 
 def _deep_model(store: str) -> str:
@@ -61,17 +63,17 @@ def test_a_loop_deep_in_others_that_only_computes_forward_runs_once(store: str, 
     something elsewhere, it runs twice, as before, and the budget stops the check."""
     text = _deep_model(store)
     result = check_source(text)
-    stopped = [e for e in result.errors if "stopped after 8,000 interpreted statements" in e]
+    stopped = [e for e in result.errors if STOPPED in e]
     assert (not stopped) is whole
     lines = text.splitlines()
     expected = next(n for n, line in enumerate(lines, 1) if "the last step's graph" in line)
     assert [(f.code, f.span.start.line + 1) for f in result.findings] == [("EK001", expected)]
 
 
-PADDING = 5_000
+PADDING = UNIT_BUDGET * 5 // 8
 """Statements of a helper the outer loop calls after its inner loops: the first run of the outer
 loop reaches its second iteration's inner loops (where a path that cannot happen backwards a
-freed graph) within a unit's budget of 8,000, and the budget stops it before that run ends."""
+freed graph) within a unit's budget, and the budget stops it before that run ends."""
 
 
 def _agent_with_a_constructor_flag(padding: int) -> str:
@@ -118,7 +120,7 @@ def test_a_run_the_budget_stops_before_it_is_split_by_a_flag_reports_nothing_of_
     observed is dropped all the same: a false EK003 on ``loss.backward()`` before."""
     text = _agent_with_a_constructor_flag(padding)
     result = check_source(text)
-    stopped = [e for e in result.errors if "stopped after 8,000 interpreted statements" in e]
+    stopped = [e for e in result.errors if STOPPED in e]
     assert bool(stopped) is (padding == PADDING)
     assert result.findings == []
 

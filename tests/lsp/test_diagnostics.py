@@ -7,7 +7,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from tests.lsp.session import BUGGY, BUGGY_LINE, CALL, CLEAN, Session
-from tests.support import STOPPED_DEF_LINE, stopped_by_the_budget
+from tests.support import STOPPED_DEF_LINE, STOPPED_NOTE, stopped_by_the_budget
 
 
 async def test_the_diagnostic_is_on_the_exact_call_in_client_units(session: Session) -> None:
@@ -70,10 +70,7 @@ async def test_a_function_the_budget_stopped_is_shown_at_its_def(session: Sessio
     uri = session.open("train.py", text)
     (note,) = await session.diagnostics(uri)
     assert note.severity == types.DiagnosticSeverity.Information and note.source == "errknow"
-    assert note.message == (
-        "not fully checked: train: stopped after 8,000 interpreted statements, the budget; "
-        "what follows was not checked"
-    )
+    assert note.message == f"not fully checked: {STOPPED_NOTE}"
     line = STOPPED_DEF_LINE - 1
     assert note.range == types.Range(types.Position(line, 0), types.Position(line, len("def train():")))
     assert note.code is None and note.data is None
