@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from errknow_ls.analysis import check_source
+from errknow_ls.analysis.interpreter import UNIT_BUDGET
 from errknow_ls.analysis.modules import ModuleText, ParsedModules
 from errknow_ls.analysis.registry import BY_NAME
 from errknow_ls.cli import EXIT_FOUND, EXIT_OK, main
@@ -469,7 +470,7 @@ def test_a_call_of_what_comes_from_outside_the_project_reaches_no_backward_of_it
     assert any("stopped after" in e for e in found.errors) is runs, found.errors
 
 
-@pytest.mark.parametrize(("definitions", "found"), [(1_200, True), (9_000, False)])
+@pytest.mark.parametrize(("definitions", "found"), [(1_200, True), (UNIT_BUDGET * 9 // 8, False)])
 def test_the_imports_every_unit_starts_from_are_read_within_the_full_budget(
     tmp_path: Path, definitions: int, found: bool
 ) -> None:
