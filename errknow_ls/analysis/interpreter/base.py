@@ -68,6 +68,10 @@ most demanding labelled program needs 716."""
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
+SOME_BRANCH = -1
+"""A choice of an ``if`` chain without ``else`` (``Loops._invariant_choices``): one of its branches
+runs, which one not fixed (where fixing each would take too many runs), never none of them."""
+
 
 class BudgetExceeded(Exception):
     """An entry point took too many steps; what was found before stands."""
@@ -198,9 +202,9 @@ class InterpreterBase(ABC):
         node): the item such a read gives at one iteration is not the one it gives at another."""
         self._forced: dict[int, int] = {}
         """``if`` chains (by id) whose branch the current run of a loop has chosen."""
-        self.tested_flags: dict[tuple[int, str], set[str]] = {}
+        self.tested_flags: dict[tuple[int, str], set[tuple[str, int]]] = {}
         """Objects' attributes (by object id and name) tested where their value was not known, with
-        the forms they were tested in (see ``flags.py``)."""
+        the form and the place (the test's id) of each test (see ``flags.py``)."""
         self.fixed_flags: dict[tuple[int, str], tuple[bool | None, bool | None]] = {}
         """The ways this run takes such attributes, each at all its tests (see ``flags.py``)."""
         self._flag_tests: dict[int, tuple[ast.If, int | None]] = {}

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import itertools
-import math
 
 from errknow_ls.analysis.interpreter.base import InterpreterBase
 from errknow_ls.analysis.state import Place
@@ -29,12 +28,11 @@ TRUTH, IS_NONE = "truth", "is None"
 ``is not None``)."""
 
 MAX_FLAG_RUNS = 8
-"""Runs of one unit, one per way its flags can go together, at the most. With more (a loop that
-builds an object at each run of its body), a flag goes one way on every object of the run: a
-finding then stands where a path on which each attribute has one value shows it."""
+"""Runs of one unit, one per way its flags can go together, at the most."""
 
 EVERY_OBJECT = -1
-"""In a :data:`FlagKey`, in place of an object's id: the way the flag goes on every object."""
+"""In a :data:`FlagKey`, in place of an object's id: the way the flag goes on every object (a
+finding then stands where a path on which each such attribute has one value shows it)."""
 
 
 class Flags(InterpreterBase):
@@ -43,14 +41,14 @@ class Flags(InterpreterBase):
     def flag_truth(self, test: ast.expr) -> bool | None:
         """What ``test`` gives where it tests a flag this run has fixed (``self.flag``, ``self.flag
         is None``, ``... is not None``); None where it tests none, or one not fixed. A flag tested
-        is noted for the checker."""
+        is noted for the checker, with the form and the place of the test."""
         found = self._flag(test)
         if found is None:
             return None
         key, form, negated = found
         if not self._unsettled(key):
             return None
-        self.tested_flags.setdefault(key, set()).add(form)
+        self.tested_flags.setdefault(key, set()).add((form, id(test)))
         way = self.fixed_flags.get(key, self.fixed_flags.get((EVERY_OBJECT, key[1])))
         if way is None:
             return None
@@ -58,20 +56,31 @@ class Flags(InterpreterBase):
         return None if truth is None else truth != negated
 
     def flag_runs(self) -> list[dict[FlagKey, FlagWay]]:
-        """Every way the flags this run tested can go together, leaving out those whose attribute
-        some code the run read sets outside a constructor (or any, by ``setattr``); [] where there
-        is no such flag or too many ways."""
+        """The ways the flags this run tested can go together, one run each, leaving out those
+        whose attribute some code the run read sets outside a constructor (or any, by ``setattr``).
+        Where every way of all of them is more than :data:`MAX_FLAG_RUNS` runs, those tested at the
+        most places are fixed, as many as fit, the others left to go both ways at each test (what
+        a run shows then stands on fewer paths, never on more); an attribute tested on several
+        objects (built in a loop) goes one way on all of them. [] where there is no flag."""
         assigned = self.attributes_set_anywhere()
-        tested = {k: forms for k, forms in self.tested_flags.items() if not {k[1], "*"} & assigned}
-        if not tested:
+        tested = {k: tests for k, tests in self.tested_flags.items() if not {k[1], "*"} & assigned}
+        attributes = [attr for _, attr in tested]
+        if len(set(attributes)) < len(attributes):
+            every: dict[FlagKey, set[tuple[str, int]]] = {}
+            for (_, attr), tests in tested.items():
+                every.setdefault((EVERY_OBJECT, attr), set()).update(tests)
+            tested = every
+        chosen: dict[FlagKey, list[FlagWay]] = {}
+        runs = 1
+        for key in sorted(tested, key=lambda k: (-len({place for _, place in tested[k]}), k)):
+            ways = _ways({form for form, _ in tested[key]})
+            if runs * len(ways) <= MAX_FLAG_RUNS:
+                chosen[key] = ways
+                runs *= len(ways)
+        if not chosen:
             return []
-        runs = _combinations(tested)
-        if runs:
-            return runs
-        every: dict[FlagKey, set[str]] = {}
-        for (_, attr), forms in tested.items():
-            every.setdefault((EVERY_OBJECT, attr), set()).update(forms)
-        return _combinations(every)
+        keys = list(chosen)
+        return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*chosen.values())]
 
     def _flag(self, test: ast.expr) -> tuple[FlagKey, str, bool] | None:
         """The flag ``test`` reads, in which form, and whether the form is negated (``is not``)."""
@@ -96,16 +105,6 @@ class Flags(InterpreterBase):
         """The flag's object holds there a value the checker does not know (what its constructor
         was handed by a caller not seen, or read from a configuration)."""
         return isinstance(self.state.heap.get(Place(*key)), Unknown | Opaque)
-
-
-def _combinations(tested: dict[FlagKey, set[str]]) -> list[dict[FlagKey, FlagWay]]:
-    """Every way the ``tested`` flags can go together; [] where they are more than
-    :data:`MAX_FLAG_RUNS`."""
-    keys = sorted(tested)
-    choices = [_ways(tested[k]) for k in keys]
-    if math.prod(len(ways) for ways in choices) > MAX_FLAG_RUNS:
-        return []
-    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*choices)]
 
 
 def _ways(forms: set[str]) -> list[FlagWay]:

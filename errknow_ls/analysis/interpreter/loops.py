@@ -9,6 +9,7 @@ from weakref import WeakKeyDictionary
 
 from errknow_ls.analysis.events import Loop
 from errknow_ls.analysis.interpreter.base import (
+    SOME_BRANCH,
     BudgetExceeded,
     Frame,
     InterpreterBase,
@@ -157,12 +158,21 @@ class Loops(InterpreterBase):
         for chain in self._invariant_chains(loop, body):
             if id(chain) not in self._forced:
                 groups.setdefault(_tests_of(chain), []).append(chain)
+        # a choice that says one thing equals two constants (`opt.task == "semantic"` in one
+        # chain, `== "depth"` in another) cannot happen, and is not made
+        chains_by_id = {id(c): c for chains in groups.values() for c in chains}
         options: list[dict[int, int]] = [{}]
         for chains in groups.values():
             tests = [test for test, _ in chain_of(chains[0])]
-            count = len(tests) + (0 if self._exhaustive(tests) else 1)  # +1: none of them runs
-            if len(options) * count <= MAX_CHOICES:
-                options = [{**o, **{id(c): i for c in chains}} for o in options for i in range(count)]
+            exhaustive = self._exhaustive(tests)
+            every_way = list(range(len(tests) + (0 if exhaustive else 1)))  # the last: none runs
+            # too many to fix each branch: one of them, or none of them
+            for ways in (every_way, [] if exhaustive else [SOME_BRANCH, len(tests)]):
+                extended = [{**o, **{id(c): i for c in chains}} for o in options for i in ways]
+                extended = [o for o in extended if _consistent(o, chains_by_id)]
+                if extended and len(extended) <= MAX_CHOICES:
+                    options = extended
+                    break
         return options
 
     def _invariant_chains(self, loop: ast.stmt, body: list[ast.stmt]) -> list[ast.If]:
@@ -450,6 +460,49 @@ def _attributes_stored(node: ast.AST) -> set[str]:
 
 
 _TESTS: WeakKeyDictionary[ast.If, tuple[str, ...]] = WeakKeyDictionary()
+
+
+def _consistent(choice: dict[int, int], chains: dict[int, ast.If]) -> bool:
+    """No two chains of ``choice`` say the same thing is equal to two constants, or equal to one
+    and not to it (``if opt.task == "semantic": ...`` and ``if opt.task == "depth": ...`` never
+    both run)."""
+    equal: dict[str, object] = {}
+    unequal: set[tuple[str, object]] = set()
+    for key, chosen in choice.items():
+        chain = chain_of(chains[key])
+        facts: list[tuple[ast.expr, bool]] = []
+        if chosen != SOME_BRANCH:  # the tests before the branch taken failed, its own held
+            facts = [(test, index == chosen) for index, (test, _) in enumerate(chain[: chosen + 1])]
+        for test, holds in facts:
+            found = _equality(test)
+            if found is None:
+                continue
+            subject, constant, equals = found
+            if equals is holds:
+                if subject in equal and equal[subject] != constant:
+                    return False
+                equal[subject] = constant
+            else:
+                unequal.add((subject, constant))
+    return not any(equal.get(subject, _NOTHING) == constant for subject, constant in unequal)
+
+
+_NOTHING = object()
+
+
+def _equality(test: ast.expr) -> tuple[str, object, bool] | None:
+    """``x == "a"`` (or ``!=``, or the constant first): what is compared (its tree's dump), the
+    constant, and whether the test holds when they are equal."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    if not isinstance(test.ops[0], ast.Eq | ast.NotEq):
+        return None
+    left, right = test.left, test.comparators[0]
+    if isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
+        left, right = right, left
+    if not isinstance(right, ast.Constant) or isinstance(left, ast.Constant):
+        return None
+    return ast.dump(left), right.value, isinstance(test.ops[0], ast.Eq)
 
 
 def _tests_of(chain: ast.If) -> tuple[str, ...]:

@@ -9,7 +9,13 @@ from weakref import WeakKeyDictionary
 
 from errknow_ls.analysis import torch_api as api
 from errknow_ls.analysis.interpreter.autograd import call_qualname, is_grad_disabled
-from errknow_ls.analysis.interpreter.base import STEP_BUDGET, BudgetExceeded, FunctionNode, InterpreterBase
+from errknow_ls.analysis.interpreter.base import (
+    SOME_BRANCH,
+    STEP_BUDGET,
+    BudgetExceeded,
+    FunctionNode,
+    InterpreterBase,
+)
 from errknow_ls.analysis.state import Place, join_all
 from errknow_ls.analysis.values import (
     MAX_KEYS,
@@ -22,9 +28,11 @@ from errknow_ls.analysis.values import (
     Instance,
     NNModule,
     Obj,
+    Opaque,
     Ref,
     Seq,
     Tensor,
+    Unknown,
     Value,
     element,
     identities_of,
@@ -175,7 +183,12 @@ class Statements(InterpreterBase):
 
     def _exhaustive(self, tests: list[ast.expr]) -> bool:
         """One of ``tests`` always holds: by their form (``_exhaustive``), or because they compare
-        one name with every constant it can hold (``stage`` taken from a tuple of stage names)."""
+        one name with every constant it can hold (``stage`` taken from a tuple of stage names), or
+        with two or more constants while what it holds is not known at all and no code the check
+        read compares it with another (a mode read from a configuration: taking it to be none of
+        the values the code names would be a guess, and a path only that guess allows is no
+        witness; AWP's ``args.attack == 'free'``, tested apart from a chain of the other attacks,
+        keeps that chain's path where none runs)."""
         always, tested = _forms(tests)
         if always:
             return True
@@ -187,7 +200,12 @@ class Statements(InterpreterBase):
         value = self.eval(subject)  # a name or attributes: reading it again changes nothing
         if isinstance(value, Const):
             return any(value.value == constant for constant in tested[1])
-        return isinstance(value, Choice) and value.values <= tested[1]
+        if isinstance(value, Choice):
+            return value.values <= tested[1]
+        if len(tests) < 2 or not isinstance(value, Unknown | Opaque):
+            return False
+        trees = [self.module, *self.trees.values()]
+        return all(_compared_constants(tree).get(tested[0], set()) <= tested[1] for tree in trees)
 
     def exec_branches(self, blocks: list[list[ast.stmt]], fallthrough: bool) -> None:
         start = self.state
@@ -208,8 +226,12 @@ class Statements(InterpreterBase):
 
     def exec_chosen(self, stmt: ast.If, chosen: int) -> None:
         """An ``if``/``elif`` chain whose branch this path has chosen: the same at every iteration
-        of the loop whose run chose it (its tests read nothing the loop changes)."""
+        of the loop whose run chose it (its tests read nothing the loop changes); ``SOME_BRANCH``:
+        one of its branches, not known which, never none of them."""
         chain = chain_of(stmt)
+        if chosen == SOME_BRANCH:
+            self._exec_some_branch(chain)
+            return
         for index, (test, _) in enumerate(chain[: chosen + 1]):
             truth = self.test_truth(test)
             if truth is (index != chosen):  # a test known to go the other way: not this path
@@ -219,6 +241,21 @@ class Statements(InterpreterBase):
             self.exec_block(chain[chosen][1])
         else:
             self.exec_block(chain_else(stmt))
+
+    def _exec_some_branch(self, chain: list[tuple[ast.expr, list[ast.stmt]]]) -> None:
+        """One branch of ``chain`` runs, any whose test may hold after those before it failed (the
+        tests read only names and attributes: evaluating each once changes nothing)."""
+        blocks = []
+        for test, block in chain:
+            truth = self.test_truth(test)
+            if truth is not False:
+                blocks.append(block)
+            if truth is True:
+                break
+        if not blocks:
+            self.state.dead = True  # each test known false: a path on which none runs, not this one
+            return
+        self.exec_branches(blocks, fallthrough=False)
 
     def exec_with(self, items: list[ast.withitem], body: list[ast.stmt], stmt: ast.stmt) -> None:
         saved, caching = self.no_grad, len(self.caching)
@@ -481,6 +518,28 @@ def _tested_constants(tests: list[ast.expr]) -> tuple[str, set[object]] | None:
             return None
         subject = ast.dump(left)
     return (subject, constants) if subject is not None else None
+
+
+_COMPARED: WeakKeyDictionary[ast.Module, dict[str, set[object]]] = WeakKeyDictionary()
+
+
+def _compared_constants(tree: ast.Module) -> dict[str, set[object]]:
+    """Every name or attribute the module's code compares with constants (``x == "a"``, ``x !=
+    "b"``, ``x in ("c", "d")``), by its tree's dump, with those constants (once per tree)."""
+    found = _COMPARED.get(tree)
+    if found is None:
+        found = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare) and len(node.ops) == 1:
+                compared = _tested_constants([ast.Compare(node.left, [ast.Eq()], node.comparators)])
+                if isinstance(node.ops[0], ast.In | ast.NotIn):
+                    compared = _tested_constants([ast.Compare(node.left, [ast.In()], node.comparators)])
+                elif not isinstance(node.ops[0], ast.Eq | ast.NotEq):
+                    compared = None
+                if compared is not None:
+                    found.setdefault(compared[0], set()).update(compared[1])
+        _COMPARED[tree] = found
+    return found
 
 
 def chain_of(stmt: ast.If) -> list[tuple[ast.expr, list[ast.stmt]]]:
