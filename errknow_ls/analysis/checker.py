@@ -1144,10 +1144,10 @@ def _run_unit(
     if not outcome.passes:
         return outcome
 
-    def fixing(flags: dict[FlagKey, FlagWay]) -> Outcome:
-        return _run_bodies(unit, source, bodies, modules, BodyRuns(), fixed=flags)[1]
+    def refuting(flags: dict[FlagKey, FlagWay]) -> Outcome:
+        return _run_bodies(unit, source, bodies, modules, BodyRuns(), refuting=flags)[1]
 
-    return _refuted(outcome, interpreter.flag_runs(), fixing)
+    return _refuted(outcome, interpreter.flag_runs() or [{}], refuting)
 
 
 def _refuted(
@@ -1155,10 +1155,11 @@ def _refuted(
     flag_runs: list[dict[FlagKey, FlagWay]],
     run: Callable[[dict[FlagKey, FlagWay]], Outcome],
 ) -> Outcome:
-    """``outcome`` without the findings at places where no run that fixes the flags it tested reports
-    one (``flags.py``): such a finding came only from paths that take one flag both ways. Where a
-    run stops before its end (a budget), what it would have found is not known, and nothing is
-    taken away."""
+    """``outcome`` without the findings at places where no refuting run reports one: each such run
+    fixes the flags the unit tested one way (``flags.py``; one run with none fixed where it tested
+    none) and splits at the tests a block repeats (``retests.py``), so a finding none of them shows
+    came only from paths that take one flag, or one repeated test, both ways. Where a run stops
+    before its end (a budget), what it would have found is not known, and nothing is taken away."""
     found: set[Loc] = set()
     for fixed in flag_runs:
         again = run(fixed)
@@ -1166,7 +1167,7 @@ def _refuted(
             return outcome
         found |= {p.report for p in again.passes}  # (a path of its own may tell the kind better)
     passes = tuple(p for p in outcome.passes if p.report in found)
-    return replace(outcome, passes=passes) if flag_runs and len(passes) < len(outcome.passes) else outcome
+    return replace(outcome, passes=passes) if len(passes) < len(outcome.passes) else outcome
 
 
 def _run_bodies(
@@ -1176,11 +1177,12 @@ def _run_bodies(
     modules: ModuleSource | None,
     stops: BodyRuns,
     *,
-    fixed: dict[FlagKey, FlagWay] | None = None,
+    refuting: dict[FlagKey, FlagWay] | None = None,
 ) -> tuple[Interpreter, Outcome]:
+    """Run the unit's module body and entry points; ``refuting``: as a refuting run (``_refuted``)
+    that fixes these flags."""
     module = ast.Module(body=[s for b in bodies for s in b], type_ignores=[])
-    interpreter = Interpreter(module, unit.budget, modules)
-    interpreter.fixed_flags = dict(fixed or {})
+    interpreter = _refuter(Interpreter(module, unit.budget, modules), refuting)
     complete = True
     if unit.kind == "module":
         errors = _run_all(interpreter, [("<module>", None, lambda: interpreter.run_module(True))])
@@ -1211,11 +1213,19 @@ def _run_bodies(
         definitions_stopped = _definitions_note(interpreter, unit)
         interpreter.total_steps = 0  # the body's run sets the stage: the unit's budget is its own
         interpreter.forget_module_graphs()
-        interpreter.fixed_flags = dict(fixed or {})
+        interpreter = _refuter(interpreter, refuting)
         first = len(interpreter.events)
         own = bodies[unit.own] if unit.own is not None else ()
         errors = [*definitions_stopped, *_run_all(interpreter, _entries(interpreter, unit, own))]
     return interpreter, _outcome(interpreter, source, first, errors, complete=complete)
+
+
+def _refuter(interpreter: Interpreter, refuting: dict[FlagKey, FlagWay] | None) -> Interpreter:
+    """``interpreter`` set to run as a refuting run that fixes the flags ``refuting`` holds (None:
+    as a run that reports)."""
+    interpreter.fixed_flags = dict(refuting or {})
+    interpreter.split_retests = refuting is not None
+    return interpreter
 
 
 def _definitions_note(interpreter: Interpreter, unit: Unit) -> list[str]:

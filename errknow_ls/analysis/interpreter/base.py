@@ -207,6 +207,14 @@ class InterpreterBase(ABC):
         the form and the place (the test's id) of each test (see ``flags.py``)."""
         self.fixed_flags: dict[tuple[int, str], tuple[bool | None, bool | None]] = {}
         """The ways this run takes such attributes, each at all its tests (see ``flags.py``)."""
+        self.split_retests = False
+        """This run splits at tests a block repeats (see ``retests.py``)."""
+        self.retest_truths: dict[tuple[int, str], bool] = {}
+        """The tests (by frame and text) a split decides, with how, while it runs."""
+        self._repeats: dict[ast.If, int | None] = {}
+        """Each ``if``'s last repeat in its block, counted from it (see ``Retests._last_repeat``)."""
+        self._declared: frozenset[str] | None = None
+        """Names a ``global`` or ``nonlocal`` declares, once known."""
         self._flag_tests: dict[int, tuple[ast.If, int | None]] = {}
         """``if`` statements a run of a loop went both ways on, testing an object's attribute
         (``if self.tuning:`` in a method the loop calls), by id, with the object's id (None when
@@ -443,6 +451,17 @@ class InterpreterBase(ABC):
 
     @abstractmethod
     def flag_truth(self, test: ast.expr) -> bool | None: ...
+
+    # ----------------------------------------------------------------- given by retests.py
+
+    @abstractmethod
+    def retest_truth(self, test: ast.expr) -> bool | None: ...
+
+    @abstractmethod
+    def split_until(self, stmts: Sequence[ast.stmt], index: int) -> int | None: ...
+
+    @abstractmethod
+    def exec_split(self, test: ast.expr, stmts: Sequence[ast.stmt]) -> None: ...
 
     # ----------------------------------------------------------------- given by summarize.py
 

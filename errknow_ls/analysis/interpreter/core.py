@@ -14,6 +14,7 @@ from errknow_ls.analysis.interpreter.expressions import Expressions
 from errknow_ls.analysis.interpreter.flags import Flags
 from errknow_ls.analysis.interpreter.imports import Imports
 from errknow_ls.analysis.interpreter.loops import Loops
+from errknow_ls.analysis.interpreter.retests import Retests
 from errknow_ls.analysis.interpreter.statements import Statements
 from errknow_ls.analysis.interpreter.summarize import Summarize
 from errknow_ls.analysis.names import constant_assignments
@@ -21,7 +22,9 @@ from errknow_ls.analysis.state import State
 from errknow_ls.analysis.values import ClassInfo, Func, Opaque, maybe_of, nodes_of
 
 
-class Interpreter(Statements, Loops, Flags, Expressions, Calls, Autograd, Backward, Imports, Summarize):
+class Interpreter(
+    Statements, Loops, Flags, Retests, Expressions, Calls, Autograd, Backward, Imports, Summarize
+):
     """Runs entry points (the module body, functions, methods) and collects events."""
 
     def run_module(self, relevant: bool) -> None:

@@ -171,7 +171,9 @@ class Expressions(InterpreterBase):
                         return truth
                 return conjunction if certain else None
         truth = truth_of(self.eval(test))
-        return truth if truth is not None else self.flag_truth(test)
+        if truth is None:
+            truth = self.flag_truth(test)
+        return truth if truth is not None else self.retest_truth(test)
 
     def _or_flagged(self, test: ast.expr, value: Value) -> Value:
         """``value``, or what a flag this run fixed makes of ``test`` where ``value`` is not known

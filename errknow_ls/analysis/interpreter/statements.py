@@ -46,10 +46,27 @@ class Statements(InterpreterBase):
     their tests cover every case); ``with``, ``try``, classes, assignments."""
 
     def exec_block(self, stmts: Sequence[ast.stmt]) -> None:
+        if self.split_retests:
+            self._exec_splitting(stmts)
+            return
         for stmt in stmts:
             if self.state.dead:
                 return
             self.exec_stmt(stmt)
+
+    def _exec_splitting(self, stmts: Sequence[ast.stmt]) -> None:
+        """``exec_block`` in a run that splits at tests the block repeats (``retests.py``)."""
+        index = 0
+        while index < len(stmts) and not self.state.dead:
+            stmt = stmts[index]
+            last = self.split_until(stmts, index)
+            if last is not None:
+                assert isinstance(stmt, ast.If)  # split_until saw to it
+                self.exec_split(stmt.test, stmts[index : last + 1])
+                index = last + 1
+                continue
+            self.exec_stmt(stmt)
+            index += 1
 
     def exec_stmt(self, stmt: ast.stmt) -> None:  # noqa: PLR0915
         self.steps += 1
@@ -156,9 +173,7 @@ class Statements(InterpreterBase):
         chain = _elif_chain(test, body, orelse)
         if chain is not None and self._exhaustive([t for t, _ in chain]):
             # `if k % 2 == 0: ... elif k % 2 == 1: ...`: one branch always runs, none is skipped
-            for chain_test, _ in chain:
-                self.eval(chain_test)
-            self.exec_branches([block for _, block in chain], fallthrough=False)
+            self._exec_some_branch(chain)
             return
         truth = self.test_truth(test)
         if truth is not None:
