@@ -59,7 +59,8 @@ class Autograd(InterpreterBase):
             return Opaque(may) if may and not self.no_grad else UNKNOWN
         graph = frozenset().union(*(nodes_of(v) for v in inputs))
         if self.no_grad or not any(has_grad(v) or isinstance(v, NNModule) for v in inputs):
-            return Tensor(frozenset(), False)
+            # an input unknown code gave back may carry its graph: not known to need no grad
+            return Opaque(may) if may and not self.no_grad else Tensor(frozenset(), False)
         tensors = [v for v in inputs if isinstance(v, Tensor)]
         every = all(isinstance(v, Tensor | Const | Number) for v in inputs) and all(
             has_grad(t) for t in tensors
@@ -586,6 +587,10 @@ class Autograd(InterpreterBase):
         self.forget_weight_norms([*args, *kwargs.values()])  # a module handed in may be run there
         self.forward_calls.add(node)
         self.module_calls.add(node)
+        if origins and origins <= self.ownership.parameterless and not carries and not frozen:
+            # `nn.AvgPool2d(k)(batch)`, `nn.MSELoss()(out, y)`: no parameter, an op on its inputs
+            output = self.op_node(node, [*args, *kwargs.values()], saves=True)
+            return self._run_forward_hooks(output, args, node)
         weights = [Tensor(carries, True)] if carries else []
         if frozen:  # its parameters need no grad; its forward hooks run all the same
             return self._run_forward_hooks(

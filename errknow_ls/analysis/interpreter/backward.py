@@ -25,8 +25,10 @@ from errknow_ls.analysis.values import (
     GraphNode,
     NNModule,
     Obj,
+    Opaque,
     Seq,
     Tensor,
+    Unknown,
     Value,
     identities_of,
     maybe_of,
@@ -82,6 +84,8 @@ class Backward(InterpreterBase):
         may = maybe_of(tensors)
         if not roots:
             self._note_unknown_reach([tensors])  # a backward of what unknown code gave back
+            if _not_known(tensors):
+                self._note_unseen_backward()
             return Const(None)
         reached = frozenset().union(*(t.nodes for t in roots))
         if reach is not None:
@@ -370,6 +374,15 @@ class Backward(InterpreterBase):
             if site is not None:
                 site.unseen = True
 
+    def _note_unseen_backward(self) -> None:
+        """A backward of a value not known: a retained graph may hold parts the checker did not
+        see made (a loss of a module it does not follow), and this backward may go through them;
+        whether each retain is needed is unknown."""
+        for retain in self.state.retained.values():
+            site = self.retain_sites.get(id(retain.site))
+            if site is not None:
+                site.unseen = True
+
     def _note_retained_reach(self, node: ast.Call, reached: frozenset[int], may: frozenset[int]) -> None:
         """A backward that reaches (``reached``) or may reach (``may``, through unknown code) what
         an earlier retain kept: the retain is needed, or, where the reach is only possible,
@@ -434,6 +447,13 @@ class Backward(InterpreterBase):
     def _tops_of(self, nodes: frozenset[int]) -> frozenset[int]:
         """The nodes of ``nodes`` that no other of them leads to."""
         return nodes - frozenset().union(*(self.nodes[n].below for n in nodes))
+
+
+def _not_known(tensors: Value) -> bool:
+    """``tensors`` (what a backward was given) holds a value the checker does not know."""
+    if isinstance(tensors, Seq):
+        return any(_not_known(item) for item in (tensors.items or (tensors.item,)))
+    return isinstance(tensors, Unknown | Opaque)
 
 
 def _iteration_of(key: int, loops: tuple[tuple[int, int], ...]) -> int | None:
