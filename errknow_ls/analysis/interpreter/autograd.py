@@ -589,7 +589,10 @@ class Autograd(InterpreterBase):
         self.module_calls.add(node)
         if origins and origins <= self.ownership.parameterless and not carries and not frozen:
             # `nn.AvgPool2d(k)(batch)`, `nn.MSELoss()(out, y)`: no parameter, an op on its inputs
-            output = self.op_node(node, [*args, *kwargs.values()], saves=True)
+            given = [*args, *kwargs.values()]
+            output = self.op_node(node, given, saves=True)
+            if isinstance(output, Tensor) and not output.grad and any(v is UNKNOWN for v in given):
+                output = UNKNOWN  # an input not known at all may need grad: so may the output
             return self._run_forward_hooks(output, args, node)
         weights = [Tensor(carries, True)] if carries else []
         if frozen:  # its parameters need no grad; its forward hooks run all the same

@@ -25,7 +25,6 @@ from errknow_ls.analysis.values import (
     GraphNode,
     NNModule,
     Obj,
-    Opaque,
     Seq,
     Tensor,
     Unknown,
@@ -453,7 +452,7 @@ def _not_known(tensors: Value) -> bool:
     """``tensors`` (what a backward was given) holds a value the checker does not know."""
     if isinstance(tensors, Seq):
         return any(_not_known(item) for item in (tensors.items or (tensors.item,)))
-    return isinstance(tensors, Unknown | Opaque)
+    return isinstance(tensors, Unknown)
 
 
 def _iteration_of(key: int, loops: tuple[tuple[int, int], ...]) -> int | None:

@@ -413,8 +413,6 @@ class Expressions(InterpreterBase):
             if counted is not None:
                 return counted
             return _choice_of(base) or element(base)
-        if isinstance(base, Opaque):
-            return base  # a part of what unknown code gave back may reach what it may reach
         return UNKNOWN
 
     def _counted_read(self, base: Seq, index_expr: ast.expr) -> Value | None:
