@@ -1158,12 +1158,14 @@ def _refuted(
     """``outcome`` without the findings at places where no refuting run reports one: each such run
     fixes the flags the unit tested one way (``flags.py``; one run with none fixed where it tested
     none) and splits at the tests a block repeats (``retests.py``), so a finding none of them shows
-    came only from paths that take one flag, or one repeated test, both ways. Where a run stops
-    before its end (a budget), what it would have found is not known, and nothing is taken away."""
+    came only from paths that take one flag, or one repeated test, both ways. Where the run that
+    fixes no flag stops before its end (a budget), what it would have found is not known, and
+    nothing is taken away; where runs that fix flags stop, a finding stands only where one of them
+    showed it before it stopped: a path that takes a flag both ways is no witness."""
     found: set[Loc] = set()
     for fixed in flag_runs:
         again = run(fixed)
-        if again.errors:
+        if again.errors and not fixed:
             return outcome
         found |= {p.report for p in again.passes}  # (a path of its own may tell the kind better)
     passes = tuple(p for p in outcome.passes if p.report in found)

@@ -202,10 +202,14 @@ class InterpreterBase(ABC):
         node): the item such a read gives at one iteration is not the one it gives at another."""
         self._forced: dict[int, int] = {}
         """``if`` chains (by id) whose branch the current run of a loop has chosen."""
-        self.tested_flags: dict[tuple[int, str], set[tuple[str, int]]] = {}
-        """Objects' attributes (by object id and name) tested where their value was not known, with
-        the form and the place (the test's id) of each test (see ``flags.py``)."""
-        self.fixed_flags: dict[tuple[int, str], tuple[bool | None, bool | None]] = {}
+        self.allocations: dict[int, tuple[str, int, int]] = {}
+        """Where each object of the checked code's classes was built (by its id): the module (""
+        for the checked text), line and column of the call. Ids differ between runs that take other
+        paths; the place does not (see ``flags.py``)."""
+        self.tested_flags: dict[tuple[object, str], set[tuple[str, int]]] = {}
+        """Objects' attributes (by where the object was built, and name) tested where their value
+        was not known, with the form and the place (the test's id) of each test (see ``flags.py``)."""
+        self.fixed_flags: dict[tuple[object, str], tuple[bool | None, bool | None]] = {}
         """The ways this run takes such attributes, each at all its tests (see ``flags.py``)."""
         self.split_retests = False
         """This run splits at tests a block repeats (see ``retests.py``)."""

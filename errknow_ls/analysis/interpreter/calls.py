@@ -422,6 +422,9 @@ class Calls(InterpreterBase):
         unknown_args: bool = False,
     ) -> Obj:
         obj = Obj(info, next(self._serial))
+        if node is not None:
+            module = self.frames[-1].module if self.frames else None
+            self.allocations[obj.oid] = (module or "", node.lineno, node.col_offset)
         init = info.methods.get("__init__")
         if init is not None:
             home = info.homes.get("__init__")

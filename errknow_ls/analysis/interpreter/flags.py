@@ -17,8 +17,10 @@ from errknow_ls.analysis.interpreter.base import InterpreterBase
 from errknow_ls.analysis.state import Place
 from errknow_ls.analysis.values import Obj, Opaque, Unknown
 
-FlagKey = tuple[int, str]
-"""A flag: its object (by id) and the attribute's name."""
+FlagKey = tuple[object, str]
+"""A flag: its object, by where it was built (the same in every run of a unit, where the object's
+id is not: a run that fixes a flag takes other paths, which number objects otherwise), and the
+attribute's name."""
 
 FlagWay = tuple[bool | None, bool | None]
 """How a flag goes in one run: its truth and whether it is None (None: the run does not fix it)."""
@@ -31,7 +33,7 @@ MAX_FLAG_RUNS = 8
 """Runs of one unit, one per way its flags can go together, at the most."""
 
 EVERY_OBJECT = -1
-"""In a :data:`FlagKey`, in place of an object's id: the way the flag goes on every object (a
+"""In a :data:`FlagKey`, in place of an object's place: the way the flag goes on every object (a
 finding then stands where a path on which each such attribute has one value shows it)."""
 
 
@@ -45,8 +47,8 @@ class Flags(InterpreterBase):
         found = self._flag(test)
         if found is None:
             return None
-        key, form, negated = found
-        if not self._unsettled(key):
+        oid, key, form, negated = found
+        if not self._unsettled(oid, key[1]):
             return None
         self.tested_flags.setdefault(key, set()).add((form, id(test)))
         way = self.fixed_flags.get(key, self.fixed_flags.get((EVERY_OBJECT, key[1])))
@@ -82,8 +84,9 @@ class Flags(InterpreterBase):
         keys = list(chosen)
         return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*chosen.values())]
 
-    def _flag(self, test: ast.expr) -> tuple[FlagKey, str, bool] | None:
-        """The flag ``test`` reads, in which form, and whether the form is negated (``is not``)."""
+    def _flag(self, test: ast.expr) -> tuple[int, FlagKey, str, bool] | None:
+        """The object (by id) and the flag ``test`` reads, in which form, and whether the form is
+        negated (``is not``)."""
         negated = False
         form = TRUTH
         tested = test
@@ -99,12 +102,13 @@ class Flags(InterpreterBase):
         owner = self.state.env.get(name, self.globals.get(name))
         if not isinstance(owner, Obj):
             return None
-        return (owner.oid, tested.attr), form, negated
+        built = self.allocations.get(owner.oid, ("object", owner.oid, 0))
+        return owner.oid, (built, tested.attr), form, negated
 
-    def _unsettled(self, key: FlagKey) -> bool:
-        """The flag's object holds there a value the checker does not know (what its constructor
-        was handed by a caller not seen, or read from a configuration)."""
-        return isinstance(self.state.heap.get(Place(*key)), Unknown | Opaque)
+    def _unsettled(self, oid: int, attr: str) -> bool:
+        """The object holds there a value the checker does not know (what its constructor was
+        handed by a caller not seen, or read from a configuration)."""
+        return isinstance(self.state.heap.get(Place(oid, attr)), Unknown | Opaque)
 
 
 def _ways(forms: set[str]) -> list[FlagWay]:
