@@ -438,8 +438,12 @@ def test_a_file_another_run_is_rewriting_in_place_is_not_written(tmp_path: Path)
     could then neither complete nor undo it. It is left as it is, said, and exit 2; once the other
     run is gone, the next run completes it from the journal."""
     one = (FIXES / "ek002_loss_before_loop.in.py").read_bytes()
-    again = one.replace(b"def train(", b"def train_again(").replace(b"print(train(", b"print(train_again(")
-    old = one + b"\n\n" + again  # a second finding, past the tear
+    definitions, main = one.split(b"\nif __name__ == ")
+    again = definitions.replace(b"def train(", b"def train_again(")
+    # A second finding, past the tear, on a path the tear does not end: `train_again` runs before
+    # the torn `train` (whose broken name would end the script's run there).
+    calls = main.replace(b"print(train(", b"print(train_again(") + main[main.index(b"    print(train(") :]
+    old = definitions + b"\n" + again + b"\nif __name__ == " + calls
     expected = tmp_path / "expected"
     expected.mkdir()
     _plant(expected, {"a.py": old})
