@@ -106,6 +106,18 @@ def test_a_retain_graph_handed_to_unknown_code_is_never_removed_safely() -> None
     assert all(applicability != Applicability.SAFE for applicability, _ in _inserted(source))
 
 
+def test_a_retain_whose_graph_a_later_iteration_backwards_again_is_never_removed_safely() -> None:
+    """``retain-graph-in-loop/retain_of_a_carried_graph.py``: the state carried to the next
+    iteration holds the graph this one kept, so removing the retain alone raises there (under torch
+    2.13, checked by the fixture's ground truth): display-only, and said so."""
+    fixture = Path(__file__).parent / "fixtures" / "retain-graph-in-loop" / "retain_of_a_carried_graph.py"
+    findings = check_source(fixture.read_text(encoding="utf-8")).findings
+    assert len(findings) == 2
+    for finding in findings:
+        assert "a later iteration backwards through the graph it keeps" in finding.message
+        assert [fix.applicability for fix in finding.fixes] == [Applicability.DISPLAY_ONLY]
+
+
 @pytest.mark.parametrize(
     ("value", "expected"),
     [

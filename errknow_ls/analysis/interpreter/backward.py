@@ -393,8 +393,10 @@ class Backward(InterpreterBase):
             if site is not None and (node_id == UNSEEN or node_id not in reached):
                 site.unseen = True  # the graphs may share what we cannot see, or may not
                 continue
-            if site is None or retain.site is node:
+            if site is None or (retain.site is node and retain.loops == loops):
                 continue
+            # Another backward, or this one at a later iteration (a graph carried from one
+            # iteration to the next, which the retain is what lets run): removing it raises.
             site.reached_later = True
             made_before_loop = all(k != site.loop.key for k, _ in self.nodes[node_id].loops)
             # The same iteration of the retain's loop, deeper in it too: a Hessian-vector product

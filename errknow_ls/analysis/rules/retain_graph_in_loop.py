@@ -50,19 +50,23 @@ CODE = "EK005"
 def build(site: RetainSite, ctx: RuleContext) -> Finding:
     call = site.site
     tensor = ctx.text(call.func.value) if isinstance(call.func, ast.Attribute) else "tensor"
-    message = (
-        f"`retain_graph=True` on `{tensor}`'s backward on every iteration while the graph is rebuilt "
-        "every iteration: its saved tensors stay alive"
-    )
+    if site.reached_later:
+        # What the retain keeps, a later iteration backwards again: a graph carried across them.
+        message = (
+            f"`retain_graph=True` on `{tensor}`'s backward on every iteration, and a later iteration "
+            "backwards through the graph it keeps: that graph and its saved tensors are carried from "
+            "one iteration to the next"
+        )
+        title = "Remove `retain_graph=True` once nothing carries this graph into the next iteration"
+    else:
+        message = (
+            f"`retain_graph=True` on `{tensor}`'s backward on every iteration while the graph is "
+            "rebuilt every iteration: its saved tensors stay alive"
+        )
+        title = "Remove `retain_graph=True`: nothing backwards through this graph again"
     fixes = []
     edit = remove_keyword(ctx.source, call, "retain_graph")
     applicability = retain_removal(site)
     if edit is not None and applicability is not None:
-        fixes.append(
-            Fix(
-                "Remove `retain_graph=True`: nothing backwards through this graph again",
-                applicability,
-                (edit,),
-            )
-        )
+        fixes.append(Fix(title, applicability, (edit,)))
     return ctx.finding(CODE, call, message, fixes, [], tensor)
