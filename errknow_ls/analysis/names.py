@@ -176,6 +176,15 @@ def _collect(node: ast.AST, outer: set[str], inner: set[str]) -> None:
         _collect(child, outer, inner)
 
 
+def names_bound_in(node: ast.AST) -> set[str]:
+    """Every name ``node`` binds, declares or deletes anywhere inside it, a nested scope's too (more
+    than it binds in its own scope, never less)."""
+    names: set[str] = set()
+    for child in ast.walk(node):
+        _bind(child, names)
+    return names
+
+
 def _bind(node: ast.AST, names: set[str]) -> None:
     match node:
         case ast.Name(id=name, ctx=ast.Store() | ast.Del()):

@@ -19,6 +19,7 @@ import ast
 from collections.abc import Sequence
 
 from errknow_ls.analysis.interpreter.base import InterpreterBase
+from errknow_ls.analysis.names import names_bound_in
 from errknow_ls.analysis.state import join_all
 
 MAX_NESTED_SPLITS = 3
@@ -85,7 +86,7 @@ class Retests(InterpreterBase):
             text = ast.dump(stmt.test)
             bound: set[str] = set()
             for later in range(index, len(stmts)):
-                bound |= _bound_names(stmts[later])
+                bound |= names_bound_in(stmts[later])
                 if bound & names:
                     break
                 if later > index and _tests(stmts[later], text):
@@ -131,24 +132,3 @@ def _tests(stmt: ast.stmt, text: str) -> bool:
         isinstance(node, ast.If | ast.While | ast.IfExp) and ast.dump(node.test) == text
         for node in ast.walk(stmt)
     )
-
-
-def _bound_names(stmt: ast.stmt) -> set[str]:
-    """Every name ``stmt`` binds or deletes anywhere inside it (a nested scope's too: more than it
-    needs, never less)."""
-    bound: set[str] = set()
-    for node in ast.walk(stmt):
-        match node:
-            case ast.Name(ctx=ast.Store() | ast.Del(), id=name):
-                bound.add(name)
-            case ast.alias(name=name, asname=asname):
-                bound.add(asname or name.split(".")[0])
-            case ast.FunctionDef(name=name) | ast.AsyncFunctionDef(name=name) | ast.ClassDef(name=name):
-                bound.add(name)
-            case ast.ExceptHandler(name=str() as name):
-                bound.add(name)
-            case ast.MatchAs(name=str() as name) | ast.MatchStar(name=str() as name):
-                bound.add(name)
-            case ast.MatchMapping(rest=str() as name):
-                bound.add(name)
-    return bound
