@@ -506,6 +506,17 @@ MESSAGES = Catalog.of(
             "Remove `retain_graph=True`: nothing backwards through this graph again",
             "删除 `retain_graph=True`：之后没有反向传播再经过这个计算图",
         ),
+        (
+            "`retain_graph=True` on `{tensor}`'s backward on every iteration, and a later iteration "
+            "backwards through the graph it keeps: that graph and its saved tensors are carried from "
+            "one iteration to the next",
+            "`{tensor}` 的反向传播每次迭代都使用 `retain_graph=True`，而之后的迭代会再次反向传播经过"
+            "它保留的计算图：这个计算图及其保存的张量被从一次迭代带到下一次迭代",
+        ),
+        (
+            "Remove `retain_graph=True` once nothing carries this graph into the next iteration",
+            "在没有任何东西把这个计算图带入下一次迭代之后，删除 `retain_graph=True`",
+        ),
         # saved-tensor-after-free
         (
             "`{read}` reads what `{tensor}`'s graph saved, which the backward at line {line} already freed",
