@@ -267,6 +267,13 @@ def _backward_once_then_step_each(event: SecondPass, ctx: RuleContext) -> Fix | 
     )
 
 
+def _learned_through(ctx: RuleContext, conflict: frozenset[int]) -> bool:
+    """The freed graph the second pass goes through runs through modules with parameters, each of
+    whose origins is known (an op between them, a parameterless activation, learns nothing)."""
+    learning = [ctx.nodes[n] for n in conflict if ctx.nodes[n].learns]
+    return bool(learning) and all(node.origins for node in learning)
+
+
 def _backward_into_stepped(event: SecondPass, ctx: RuleContext, stale: list[int]) -> Fix | None:
     """Each iteration of an inner loop steps another optimizer over values built once per iteration
     of the outer one (``outputs = [peer(x) for peer in peers]``, then ``for i in range(2): ...;
@@ -287,8 +294,7 @@ def _backward_into_stepped(event: SecondPass, ctx: RuleContext, stale: list[int]
         or site.func.attr != "backward"
         or site.args
         or any(kw.arg in ("inputs", None) for kw in site.keywords)
-        or not event.conflict
-        or not all(ctx.nodes[n].learns and ctx.nodes[n].origins for n in event.conflict)
+        or not _learned_through(ctx, event.conflict)
     ):
         return None
     built = [s for n in stale if loop is not None and (s := ctx.nodes[n].stmt_in(loop.frame)) is not None]
