@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import itertools
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Self
@@ -366,6 +366,9 @@ class InterpreterBase(ABC):
 
     @abstractmethod
     def exec_block(self, stmts: Sequence[ast.stmt]) -> None: ...
+
+    @abstractmethod
+    def exec_apart(self, runs: Sequence[Callable[[], None]], fallthrough: bool) -> None: ...
 
     @abstractmethod
     def exec_stmt(self, stmt: ast.stmt) -> None: ...

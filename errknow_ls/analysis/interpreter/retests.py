@@ -16,11 +16,11 @@ that cannot happen.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Sequence
 
 from errknow_ls.analysis.interpreter.base import InterpreterBase
 from errknow_ls.analysis.names import names_bound_in
-from errknow_ls.analysis.state import join_all
 
 MAX_NESTED_SPLITS = 3
 """Splits open at once, at the most (8 runs of the statements inside the innermost)."""
@@ -55,21 +55,16 @@ class Retests(InterpreterBase):
         """Run ``stmts`` (from the ``if`` testing ``test`` to its last repeat) once with ``test``
         true, once false, and join the two."""
         key = self._retest_key(test)
-        start, start_mode, switches = self.state, self.no_grad, self.grad_mode_switches
-        outcomes, modes = [], []
-        for truth in (True, False):
-            self.state = start.copy()
-            self.no_grad = start_mode
-            self.retest_truths[key] = truth
-            try:
-                self.exec_block(stmts)
-            finally:
-                del self.retest_truths[key]
-            outcomes.append(self.state)
-            modes.append(self.no_grad)
-        self.state = join_all(outcomes, self.twin)
-        if self.grad_mode_switches != switches:
-            self.no_grad = any(modes)  # a part switched grad off: not known to be on after it
+        self.exec_apart(
+            [functools.partial(self._exec_deciding, key, truth, stmts) for truth in (True, False)], False
+        )
+
+    def _exec_deciding(self, key: RetestKey, truth: bool, stmts: Sequence[ast.stmt]) -> None:
+        self.retest_truths[key] = truth
+        try:
+            self.exec_block(stmts)
+        finally:
+            del self.retest_truths[key]
 
     def _retest_key(self, test: ast.expr) -> RetestKey:
         return (self.frames[-1].serial if self.frames else -1, ast.dump(test))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from weakref import WeakKeyDictionary
 
@@ -223,14 +224,19 @@ class Statements(InterpreterBase):
         return all(_compared_constants(tree).get(tested[0], set()) <= tested[1] for tree in trees)
 
     def exec_branches(self, blocks: list[list[ast.stmt]], fallthrough: bool) -> None:
+        self.exec_apart([functools.partial(self.exec_block, block) for block in blocks], fallthrough)
+
+    def exec_apart(self, runs: Sequence[Callable[[], None]], fallthrough: bool) -> None:
+        """Each of ``runs`` from the state here, apart, then the state that may be any of theirs
+        (or, with ``fallthrough``, the state here as it was)."""
         start = self.state
         outcomes = []
         start_mode, switches = self.no_grad, self.grad_mode_switches
         modes = [start_mode] if fallthrough else []
-        for block in blocks:
+        for run in runs:
             self.state = start.copy()
             self.no_grad = start_mode
-            self.exec_block(block)
+            run()
             outcomes.append(self.state)
             modes.append(self.no_grad)
         if fallthrough:
