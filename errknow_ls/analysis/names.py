@@ -207,6 +207,140 @@ def _bind(node: ast.AST, names: set[str]) -> None:
             names.add(name)
 
 
+_SINGLE: WeakKeyDictionary[ast.AST, frozenset[str]] = WeakKeyDictionary()
+_COUNTS: WeakKeyDictionary[ast.AST, dict[str, int]] = WeakKeyDictionary()
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def bound_once(scope: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:
+    """The names ``scope`` binds in its own body exactly once, outside every loop (a parameter is a
+    function's one binding of its name): such a name holds one object for the whole of a run of the
+    scope, wherever it is read after its binding (unless a ``global`` or ``nonlocal`` elsewhere
+    lets other code rebind it). Nested scopes bind their own names; the name of a nested ``def`` or
+    ``class`` is the scope's."""
+    found = _SINGLE.get(scope)
+    if found is None:
+        found = _SINGLE[scope] = frozenset(name for name, count in bindings(scope).items() if count == 1)
+    return found
+
+
+def bindings(scope: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> dict[str, int]:
+    """How many times ``scope`` binds each name in its own body (a binding in a loop counts twice;
+    a parameter once); a name it does not bind is a global (or a free variable) there."""
+    found = _COUNTS.get(scope)
+    if found is None:
+        counts: dict[str, int] = {}
+        if not isinstance(scope, ast.Module):
+            for arg in ast.walk(scope.args):
+                if isinstance(arg, ast.arg):
+                    counts[arg.arg] = counts.get(arg.arg, 0) + 1
+        body = [scope.body] if isinstance(scope, ast.Lambda) else scope.body
+        for node in body:
+            for name, count in _statement_bindings(node).items():
+                counts[name] = counts.get(name, 0) + count
+        found = _COUNTS[scope] = counts
+    return found
+
+
+_BINDINGS: WeakKeyDictionary[ast.AST, dict[str, int]] = WeakKeyDictionary()
+
+
+def _statement_bindings(node: ast.AST) -> dict[str, int]:
+    """The bindings one statement of a scope makes, by name (counted once per statement: a unit's
+    module is a new tree over statements other units share)."""
+    found = _BINDINGS.get(node)
+    if found is None:
+        found = _BINDINGS[node] = {}
+        _count_bindings(node, found, in_loop=False)
+    return found
+
+
+def _count_bindings(node: ast.AST, counts: dict[str, int], *, in_loop: bool) -> None:
+    """Count the bindings of ``node`` in the scope that holds it; a binding in a loop counts twice."""
+    names: set[str] = set()
+    _bind(node, names)
+    for name in names:
+        counts[name] = counts.get(name, 0) + (2 if in_loop else 1)
+    if isinstance(node, _SCOPES):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            for inner in ast.walk(node):  # `[y := f(x) for x in xs]` binds `y` outside, once per item
+                if isinstance(inner, ast.NamedExpr) and isinstance(inner.target, ast.Name):
+                    counts[inner.target.id] = counts.get(inner.target.id, 0) + 2
+        return
+    looping = in_loop or isinstance(node, _LOOPS)
+    for child in ast.iter_child_nodes(node):
+        _count_bindings(child, counts, in_loop=looping)
+
+
+_LOOPED_CALLS: WeakKeyDictionary[ast.AST, frozenset[int]] = WeakKeyDictionary()
+
+
+def calls_in_loops(scope: ast.AST) -> frozenset[int]:
+    """The calls (by id) in a loop of ``scope``'s own body, or of a comprehension there: each runs
+    more than once in one run of the scope."""
+    if isinstance(scope, ast.Module):  # a unit's module: a new tree over statements units share
+        return frozenset().union(*(calls_in_loops(statement) for statement in scope.body))
+    found = _LOOPED_CALLS.get(scope)
+    if found is None:
+        looped: set[int] = set()
+        starts: list[ast.AST] = (
+            [scope] if isinstance(scope, ast.stmt) and not isinstance(scope, _SCOPES) else []
+        )
+        starts = starts or list(ast.iter_child_nodes(scope))
+        pending: list[tuple[ast.AST, bool]] = [(child, False) for child in starts]
+        while pending:
+            node, in_loop = pending.pop()
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+                continue
+            if in_loop and isinstance(node, ast.Call):
+                looped.add(id(node))
+            looping = in_loop or isinstance(node, _LOOPS + _COMPREHENSIONS)
+            pending.extend((child, looping) for child in ast.iter_child_nodes(node))
+        found = _LOOPED_CALLS[scope] = frozenset(looped)
+    return found
+
+
+HANDING_BUILTINS = frozenset({"vars", "setattr", "delattr"})
+"""Builtins that change an object handed to them, or hand out what it holds to be changed."""
+_ESCAPING: WeakKeyDictionary[ast.AST, frozenset[str]] = WeakKeyDictionary()
+
+
+def read_only_through_attributes(scope: ast.AST, name: str) -> bool:
+    """Every read of ``name`` in ``scope`` (its nested scopes too) reads one of its attributes
+    (``args.lr``, not ``args.update(...)``) or hands the object to a call (``train(args)``,
+    ``spawn(worker, args=(n, args))``, not ``vars(args)``): no method of it runs there, no other
+    name is bound to it there."""
+    statements = scope.body if isinstance(scope, ast.Module) else [scope]
+    return not any(name in _escaping(statement) for statement in statements)
+
+
+def _escaping(node: ast.AST) -> frozenset[str]:
+    """The names read in ``node`` other than to read an attribute or be handed to a call."""
+    found = _ESCAPING.get(node)
+    if found is None:
+        through: set[int] = set()
+        methods: set[int] = set()
+        for child in ast.walk(node):
+            if isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name):
+                through.add(id(child.value))  # an assignment: see the callers
+            if not isinstance(child, ast.Call):
+                continue
+            if isinstance(child.func, ast.Attribute) and isinstance(child.func.value, ast.Name):
+                methods.add(id(child.func.value))  # `args.update(...)`: a method may change it
+            if not (isinstance(child.func, ast.Name) and child.func.id in HANDING_BUILTINS):
+                handed = [*child.args, *(k.value for k in child.keywords)]
+                handed += [e for arg in handed if isinstance(arg, ast.Tuple | ast.List) for e in arg.elts]
+                through.update(id(arg) for arg in handed if isinstance(arg, ast.Name))
+        through -= methods
+        found = _ESCAPING[node] = frozenset(
+            child.id
+            for child in ast.walk(node)
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and id(child) not in through
+        )
+    return found
+
+
 MAX_LITERAL_NODES = 256
 """Larger literals (a vocabulary table) are not worth reading as values."""
 _CONSTANTS: WeakKeyDictionary[ast.Module, list[ast.stmt]] = WeakKeyDictionary()

@@ -9,7 +9,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Self
+from typing import TYPE_CHECKING, Self
 from weakref import WeakKeyDictionary
 
 from errknow_ls.analysis.events import HookRegistration, Loop, Observation, RetainSite
@@ -39,6 +39,9 @@ from errknow_ls.analysis.values import (
     TransformedDist,
     Value,
 )
+
+if TYPE_CHECKING:
+    from errknow_ls.analysis.interpreter.flags import FlagKey, FlagTest, FlagWay
 
 FROZEN = "__errknow_frozen__"
 """The attribute whose place on the heap holds a local module's ``requires_grad_(False)``."""
@@ -206,11 +209,14 @@ class InterpreterBase(ABC):
         """Where each object of the checked code's classes was built (by its id): the module (""
         for the checked text), line and column of the call. Ids differ between runs that take other
         paths; the place does not (see ``flags.py``)."""
-        self.tested_flags: dict[tuple[object, str], set[tuple[str, int]]] = {}
-        """Objects' attributes (by where the object was built, and name) tested where their value
-        was not known, with the form and the place (the test's id) of each test (see ``flags.py``)."""
-        self.fixed_flags: dict[tuple[object, str], tuple[bool | None, bool | None]] = {}
+        self.tested_flags: dict[FlagKey, set[FlagTest]] = {}
+        """Objects' attributes (by where the object was built, and name) and options tested where
+        their value was not known, with the form, the place (the test's id) and the constants of
+        each test (see ``flags.py``)."""
+        self.fixed_flags: dict[FlagKey, FlagWay] = {}
         """The ways this run takes such attributes, each at all its tests (see ``flags.py``)."""
+        self.attributes_stored: set[str] = set()
+        """The attribute names this run assigned, on any object (an option's must not be)."""
         self.split_retests = False
         """This run splits at tests a block repeats (see ``retests.py``)."""
         self.retest_truths: dict[tuple[int, str], bool] = {}
@@ -469,6 +475,9 @@ class InterpreterBase(ABC):
 
     @abstractmethod
     def exec_split(self, test: ast.expr, stmts: Sequence[ast.stmt]) -> None: ...
+
+    @abstractmethod
+    def rebindable_names(self) -> frozenset[str]: ...
 
     # ----------------------------------------------------------------- given by summarize.py
 

@@ -77,7 +77,7 @@ class Retests(InterpreterBase):
             return None if offset is None else index + offset
         found: int | None = None
         names = _names_read(stmt.test)
-        if names is not None and not names & self._rebindable_names():
+        if names is not None and not names & self.rebindable_names():
             text = ast.dump(stmt.test)
             bound: set[str] = set()
             for later in range(index, len(stmts)):
@@ -89,7 +89,7 @@ class Retests(InterpreterBase):
         self._repeats[stmt] = None if found is None else found - index
         return found
 
-    def _rebindable_names(self) -> frozenset[str]:
+    def rebindable_names(self) -> frozenset[str]:
         """Names some ``global`` or ``nonlocal`` of the code this run read declares: a call may
         rebind them."""
         if self._declared is None:

@@ -387,6 +387,7 @@ class Statements(InterpreterBase):
             case ast.Starred(value=inner):
                 self.assign(inner, Seq(element(value)))
             case ast.Attribute(value=base, attr=attr):
+                self.attributes_stored.add(attr)
                 owner = self.eval(base)
                 if isinstance(owner, Obj):
                     self.state.heap[Place(owner.oid, attr)] = value
