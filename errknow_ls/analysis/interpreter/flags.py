@@ -115,10 +115,11 @@ class Flags(InterpreterBase):
         """The ways the flags this run tested can go together, one run each, leaving out those
         whose attribute some code the run read sets outside a constructor (or any, by ``setattr``;
         an option's, anywhere). Where every way of all of them is more than
-        :data:`MAX_FLAG_RUNS` runs, those tested at the most places are fixed, as many as fit, the
-        others left to go both ways at each test (what a run shows then stands on fewer paths,
-        never on more); an attribute tested on several objects (built in a loop) goes one way on
-        all of them. [] where there is no flag."""
+        :data:`MAX_FLAG_RUNS` runs, objects' flags tested for truth or None, then the others, those
+        tested at the most places first, are fixed, as many as fit, the others left to go both ways
+        at each test (what a run shows then stands on fewer paths, never on more); an attribute
+        tested on several objects (built in a loop) goes one way on all of them. [] where there is
+        no flag."""
         assigned = self.attributes_set_anywhere()
         tested = {
             key: tests
@@ -126,14 +127,22 @@ class Flags(InterpreterBase):
             if not {key[1], "*"} & (assigned | (self.attributes_stored if _is_option(key) else set()))
         }
         attributes = [attr for _, attr in tested]
+        objects = {key[1] for key in tested if not _is_option(key)}
         if len(set(attributes)) < len(attributes):
             every: dict[FlagKey, set[FlagTest]] = {}
             for (_, attr), tests in tested.items():
                 every.setdefault((EVERY_OBJECT, attr), set()).update(tests)
             tested = every
+
+        def rank(key: FlagKey) -> tuple[bool, int, str]:
+            # objects' flags tested for truth or None first, then the others (options, and flags
+            # compared with constants), those tested at the most places first in each
+            two_ways = key[1] in objects and all(t.form != EQUALS for t in tested[key])
+            return (not two_ways, -len({t.place for t in tested[key]}), repr(key))
+
         chosen: dict[FlagKey, list[FlagWay]] = {}
         runs = 1
-        for key in sorted(tested, key=lambda k: (-len({t.place for t in tested[k]}), repr(k))):
+        for key in sorted(tested, key=rank):
             ways = _ways(tested[key])
             if runs * len(ways) <= MAX_FLAG_RUNS:
                 chosen[key] = ways
