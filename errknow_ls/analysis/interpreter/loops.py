@@ -156,7 +156,7 @@ class Loops(InterpreterBase):
         # losses it picks) go the same way: their tests read what the loop never changes
         groups: dict[tuple[str, ...], list[ast.If]] = {}
         for chain in self._invariant_chains(loop, body):
-            if id(chain) not in self._forced:
+            if id(chain) not in self._forced and not self._changed_by_methods(chain, loop):
                 groups.setdefault(_tests_of(chain), []).append(chain)
         # a choice that says one thing equals two constants (`opt.task == "semantic"` in one
         # chain, `== "depth"` in another) cannot happen, and is not made
@@ -184,6 +184,23 @@ class Loops(InterpreterBase):
             known = [s for s in _ifs_in(body) if not chain_else(s) and self._invariant(s, assigned)]
             self._invariant_memo[loop] = known
         return known
+
+    def _changed_by_methods(self, chain: ast.If, loop: ast.stmt) -> bool:
+        """A test of the chain reads an attribute of an object of code not read whose method the
+        loop calls (``scheduler.last_epoch``, which ``scheduler.step()`` advances): not the same at
+        every iteration."""
+        receivers = _method_receivers(loop)
+        for test, _ in chain_of(chain):
+            for node in ast.walk(test):
+                if (
+                    isinstance(node, ast.Attribute)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id in receivers
+                ):
+                    owner = self.eval(node.value)  # a name: reading it changes nothing
+                    if not isinstance(owner, Obj | NNModule):
+                        return True
+        return False
 
     def _invariant(self, stmt: ast.If, assigned: frozenset[str]) -> bool:
         for test, _ in chain_of(stmt):
@@ -402,6 +419,23 @@ def _ifs_in(body: list[ast.stmt]) -> list[ast.If]:
 
 
 _ASSIGNED: WeakKeyDictionary[ast.AST, frozenset[str]] = WeakKeyDictionary()
+
+
+_RECEIVERS: WeakKeyDictionary[ast.AST, frozenset[str]] = WeakKeyDictionary()
+
+
+def _method_receivers(loop: ast.AST) -> frozenset[str]:
+    """Names a method is called on in ``loop`` (``scheduler`` of ``scheduler.step()``)."""
+    found = _RECEIVERS.get(loop)
+    if found is None:
+        found = _RECEIVERS[loop] = frozenset(
+            node.func.value.id
+            for node in ast.walk(loop)
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+        )
+    return found
 
 
 def _assigned_in(node: ast.AST) -> frozenset[str]:
