@@ -1163,11 +1163,14 @@ def _refuted(
     nothing is taken away; where runs that fix flags stop, a finding stands only where one of them
     showed it before it stopped: a path that takes a flag both ways is no witness."""
     found: set[Loc] = set()
+    reported = {p.report for p in outcome.passes}
     for fixed in flag_runs:
         again = run(fixed)
         if again.errors and not fixed:
             return outcome
         found |= {p.report for p in again.passes}  # (a path of its own may tell the kind better)
+        if reported <= found:
+            return outcome  # every finding stands: the other runs could take none away
     passes = tuple(p for p in outcome.passes if p.report in found)
     return replace(outcome, passes=passes) if len(passes) < len(outcome.passes) else outcome
 
