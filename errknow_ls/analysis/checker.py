@@ -34,7 +34,7 @@ from errknow_ls.analysis.chunks import (
 from errknow_ls.analysis.events import Observation, SecondPass
 from errknow_ls.analysis.holding import holding_fixes
 from errknow_ls.analysis.interpreter import UNIT_BUDGET, Interpreter
-from errknow_ls.analysis.interpreter.flags import FlagKey, FlagWay
+from errknow_ls.analysis.interpreter.flag_ways import FlagKey, FlagWay
 from errknow_ls.analysis.modules import (
     FOLDER,
     PARSED,

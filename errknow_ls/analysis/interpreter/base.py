@@ -9,10 +9,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Self
+from typing import Self
 from weakref import WeakKeyDictionary
 
 from errknow_ls.analysis.events import HookRegistration, Loop, Observation, RetainSite
+from errknow_ls.analysis.interpreter.flag_ways import FlagKey, FlagTest, FlagWay
 from errknow_ls.analysis.interpreter.fork import forked_attributes
 from errknow_ls.analysis.modules import ModuleSource
 from errknow_ls.analysis.ownership import (
@@ -39,9 +40,6 @@ from errknow_ls.analysis.values import (
     TransformedDist,
     Value,
 )
-
-if TYPE_CHECKING:
-    from errknow_ls.analysis.interpreter.flags import FlagKey, FlagTest, FlagWay
 
 FROZEN = "__errknow_frozen__"
 """The attribute whose place on the heap holds a local module's ``requires_grad_(False)``."""

@@ -22,23 +22,21 @@ from __future__ import annotations
 
 import ast
 import itertools
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from errknow_ls.analysis.interpreter.base import Frame, InterpreterBase
+from errknow_ls.analysis.interpreter.flag_ways import (
+    EQUALS,
+    IS_NONE,
+    TRUTH,
+    FlagKey,
+    FlagTest,
+    FlagWay,
+    Other,
+)
 from errknow_ls.analysis.names import bindings, bound_once, calls_in_loops, read_only_through_attributes
 from errknow_ls.analysis.state import Place
 from errknow_ls.analysis.values import Obj, Opaque, Unknown
-
-FlagKey = tuple[object, str]
-"""A flag: its object, by where it was built (the same in every run of a unit, where the object's
-id is not: a run that fixes a flag takes other paths, which number objects otherwise), or an
-option's name, by the scope that binds it; and the attribute's name."""
-
-TRUTH, IS_NONE, EQUALS = "truth", "is None", "equals"
-"""The forms a flag is tested in: ``if self.flag:`` (or ``not``), ``if self.flag is None:`` (or
-``is not None``), ``if args.loss == "hinge":`` (or ``!=``, ``in``, ``not in`` a literal of
-constants)."""
 
 MAX_FLAG_RUNS = 12
 """Runs of one unit, one per way its flags can go together, at the most."""
@@ -46,41 +44,6 @@ MAX_FLAG_RUNS = 12
 EVERY_OBJECT = -1
 """In a :data:`FlagKey`, in place of an object's place: the way the flag goes on every object (a
 finding then stands where a path on which each such attribute has one value shows it)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Other:
-    """A value that is not None and equal to none of the constants the code compares it with."""
-
-    truthy: bool
-
-
-@dataclass(frozen=True, slots=True)
-class FlagWay:
-    """How a flag goes in one run: the value it holds, as the forms it was tested in see it (a test
-    in another form is left to go both ways)."""
-
-    value: object
-    forms: frozenset[str]
-
-    def decides(self, form: str, constants: frozenset[object]) -> bool | None:
-        """What a test of the flag in ``form`` (against ``constants``) gives, not negated."""
-        if form not in self.forms:
-            return None
-        value = self.value
-        if form == TRUTH:
-            return value.truthy if isinstance(value, Other) else bool(value)
-        if form == IS_NONE:
-            return value is None
-        return not isinstance(value, Other) and any(value == constant for constant in constants)
-
-
-class FlagTest(NamedTuple):
-    """One test of a flag: its form, its place (the test's id), the constants it compares with."""
-
-    form: str
-    place: int
-    constants: frozenset[object]
 
 
 class _Tested(NamedTuple):
