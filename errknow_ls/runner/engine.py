@@ -287,6 +287,30 @@ def _worth_a_pool(files: int) -> bool:
     return files > PARALLEL_THRESHOLD and (os.cpu_count() or 1) > 1
 
 
+def _start_worker() -> None:
+    collect_rarely()
+    _limit_memory()
+
+
+def _limit_memory() -> None:
+    """Let a worker take its share of the machine's memory and no more. A file whose check outgrows
+    it then fails alone, with a MemoryError (`check_file`), where a worker the kernel killed for it
+    lost every file queued with it, and this process, checking those again itself, was killed in
+    turn (a loop of branches in one file of the real-code corpus once made 3 GB of graph nodes a
+    second, before the analysis got a budget of them)."""
+    try:
+        import resource  # noqa: PLC0415 (not on Windows)
+
+        share = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // (MAX_WORKERS + 1)
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            share = min(share, hard)
+        if soft == resource.RLIM_INFINITY or soft > share:
+            resource.setrlimit(resource.RLIMIT_AS, (share, hard))
+    except (ImportError, ValueError, OSError):
+        pass  # no such limit here: the worker runs as before
+
+
 def _warm() -> None:
     """Start a worker, with the checker loaded, while the parent still reads files (the pool starts
     its processes on the first jobs; forked from a forkserver that preloaded the checker, a worker
@@ -315,7 +339,7 @@ class _Pool:
         self._submitted: list[tuple[FileJob, concurrent.futures.Future[FileResult]]] = []
         try:
             self._executor = concurrent.futures.ProcessPoolExecutor(
-                MAX_WORKERS, mp_context=context, initializer=collect_rarely
+                MAX_WORKERS, mp_context=context, initializer=_start_worker
             )
             self._warming = [self._executor.submit(_warm) for _ in range(MAX_WORKERS)]
         except (OSError, ImportError):

@@ -14,6 +14,8 @@ from errknow_ls.analysis.interpreter.base import (
     CACHED_X,
     CACHED_Y,
     FROZEN,
+    GRAPH_NODE_BUDGET,
+    BudgetExceeded,
     FunctionNode,
     InterpreterBase,
 )
@@ -81,6 +83,8 @@ class Autograd(InterpreterBase):
         origins: Origins = frozenset(),
     ) -> Tensor:
         node_id = len(self.nodes)
+        if node_id >= GRAPH_NODE_BUDGET:
+            raise BudgetExceeded(f"stopped after {GRAPH_NODE_BUDGET:,} graph nodes, the budget")
         stmt = self._current_stmt
         frame = self.frames[-1].serial if self.frames else 0
         # A statement's node (``hyp["box"] *= w``) keeps the statement's place: where it was made.
@@ -98,6 +102,8 @@ class Autograd(InterpreterBase):
     def twin(self, node_id: int) -> int:
         """A copy of a graph node under a new id (see ``State.join``)."""
         twin_id = len(self.nodes)
+        if twin_id >= GRAPH_NODE_BUDGET:
+            raise BudgetExceeded(f"stopped after {GRAPH_NODE_BUDGET:,} graph nodes, the budget")
         self.nodes.append(replace(self.nodes[node_id], id=twin_id))
         return twin_id
 

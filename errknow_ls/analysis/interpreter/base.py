@@ -58,6 +58,12 @@ STEP_BUDGET = 16_000
 """Statements one entry point may execute (more when its unit's budget is larger); what was found
 before the budget runs out stands, and the stop is reported."""
 
+GRAPH_NODE_BUDGET = 100_000
+"""Graph nodes one interpreter may hold, at most: joins copy nodes under new ids (``twin``), and
+loops of branches nested deep (GraphRNN's DGMG: a `while` over nodes, one over edges, each
+iteration's branches joined) made 876,035 nodes in 1,222 statements and 3 GB before a budget of
+statements stopped them. A run that reaches this stops as at the budget of statements."""
+
 UNIT_BUDGET = 16_000
 """Statements all entry points of one unit (the module body, a function, a class) may execute
 together, at most (see ``checker.unit_budget``). On the real-code corpus of 500 training

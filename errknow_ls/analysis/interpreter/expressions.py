@@ -154,7 +154,11 @@ class Expressions(InterpreterBase):
     def test_truth(self, test: ast.expr) -> bool | None:
         """What ``bool(test)`` gives where it is known, evaluating ``test`` as Python does: ``not``,
         ``and`` and ``or`` by their operands' truth (``unknown and False`` is false, whatever the
-        first operand holds), and the flags this run fixed (``flags.py``)."""
+        first operand holds), the flags this run fixed (``flags.py``), and the tests a split of
+        this run decides (``retests.py``; ``not x`` too, before its operand is looked at)."""
+        split = self.retest_truth(test)
+        if split is not None:
+            return split
         match test:
             case ast.UnaryOp(op=ast.Not(), operand=operand):
                 truth = self.test_truth(operand)
@@ -171,9 +175,7 @@ class Expressions(InterpreterBase):
                         return truth
                 return conjunction if certain else None
         truth = truth_of(self.eval(test))
-        if truth is None:
-            truth = self.flag_truth(test)
-        return truth if truth is not None else self.retest_truth(test)
+        return truth if truth is not None else self.flag_truth(test)
 
     def _or_flagged(self, test: ast.expr, value: Value) -> Value:
         """``value``, or what a flag this run fixed makes of ``test`` where ``value`` is not known

@@ -60,11 +60,15 @@ class Retests(InterpreterBase):
         )
 
     def _exec_deciding(self, key: RetestKey, truth: bool, stmts: Sequence[ast.stmt]) -> None:
+        before = self.retest_truths.get(key)
         self.retest_truths[key] = truth
         try:
             self.exec_block(stmts)
         finally:
-            del self.retest_truths[key]
+            if before is None:
+                self.retest_truths.pop(key, None)
+            else:
+                self.retest_truths[key] = before
 
     def _retest_key(self, test: ast.expr) -> RetestKey:
         return (self.frames[-1].serial if self.frames else -1, ast.dump(test))
