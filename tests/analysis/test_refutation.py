@@ -6,12 +6,13 @@ of the runner's loop that the budget stops; triage rows 132-133)."""
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 import pytest
 
 from errknow_ls.analysis.checker import check_source
-from errknow_ls.analysis.interpreter import UNIT_BUDGET
+from errknow_ls.analysis.interpreter import UNIT_BUDGET, Interpreter
 
 STOPPED = f"stopped after {UNIT_BUDGET:,} interpreted statements"
 PADDING = UNIT_BUDGET + 100
@@ -121,3 +122,24 @@ def test_the_agent_that_never_resets_raises_where_the_actor_is_recurrent() -> No
     """The ground truth of the twin: the second update's backward raises."""
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         _run_agent("if self.actor is None:", True)
+
+
+def test_a_split_on_a_repeated_negated_test_decides_it_inside() -> None:
+    """A refuting run splits at ``if not code in "hyper":`` and its repeat (brain-inspired-replay's
+    ``options.py``); inside the split the same ``if`` asks how its test goes. Taking the ``not``
+    apart before asking the split, the run split the same test again inside the first, and its
+    end removed the outer split's entry: a KeyError, the file's check an internal error."""
+    source = (
+        "import sys\n"
+        "code = sys.argv[-1]\n"
+        "options = []\n"
+        'if not code in "hyper":\n'
+        '    options.append("lr")\n'
+        'if not code in "hyper":\n'
+        '    options.append("batch")\n'
+    )
+    interpreter = Interpreter(ast.parse(source), UNIT_BUDGET, None)
+    interpreter.split_retests = True
+    interpreter.run_module(True)
+    assert interpreter.stopped is None
+    assert interpreter.retest_truths == {}
