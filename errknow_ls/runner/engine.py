@@ -294,10 +294,10 @@ def _start_worker() -> None:
 
 def _limit_memory() -> None:
     """Let a worker take its share of the machine's memory and no more. A file whose check outgrows
-    it then fails alone, with a MemoryError (`check_file`), where a worker the kernel killed for it
-    lost every file queued with it, and this process, checking those again itself, was killed in
-    turn (a loop of branches in one file of the real-code corpus once made 3 GB of graph nodes a
-    second, before the analysis got a budget of them)."""
+    it then fails alone, with a MemoryError (``check_file``); a worker the kernel kills instead
+    loses every file queued with it, which this process checks again itself, where the same file
+    can take down the whole run (one file of the real-code corpus took the check's main process
+    to 23.7 GB before the analysis had a budget of graph nodes)."""
     try:
         import resource  # noqa: PLC0415 (not on Windows)
 

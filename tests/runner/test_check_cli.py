@@ -728,3 +728,26 @@ def test_what_a_limit_left_unchecked_is_a_note(run: Run, tmp_path: Path) -> None
     code, out, err = run("--no-cache")
     assert (code, out) == (EXIT_OK, "All checks passed!\n")
     assert err == f"a.py: note: {deep_expression_note(3)}\n"
+
+
+def test_a_worker_takes_its_share_of_the_memory_and_no_more() -> None:
+    """A worker of `check`'s pool may take the machine's memory over the pool's processes and this
+    one, so that a file whose check outgrows it fails alone (a MemoryError, an internal error of
+    that file) where the kernel would kill the worker and lose the files queued with it."""
+    import resource  # noqa: PLC0415 (not on Windows)
+
+    from errknow_ls.runner.engine import MAX_WORKERS  # noqa: PLC0415
+
+    started = (
+        "import resource\n"
+        "from errknow_ls.runner import engine\n"
+        "engine._start_worker()\n"
+        "print(resource.getrlimit(resource.RLIMIT_AS)[0])\n"
+    )
+    printed = subprocess.run(
+        [sys.executable, "-c", started], capture_output=True, text=True, check=True
+    ).stdout
+    share = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // (MAX_WORKERS + 1)
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    expected = min(share, hard) if hard != resource.RLIM_INFINITY else share
+    assert int(printed) == (expected if soft == resource.RLIM_INFINITY or soft > expected else soft)
