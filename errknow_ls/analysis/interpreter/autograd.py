@@ -82,9 +82,7 @@ class Autograd(InterpreterBase):
         every_input_grad: bool = False,
         origins: Origins = frozenset(),
     ) -> Tensor:
-        node_id = len(self.nodes)
-        if node_id >= GRAPH_NODE_BUDGET:
-            raise BudgetExceeded(f"stopped after {GRAPH_NODE_BUDGET:,} graph nodes, the budget")
+        node_id = self._next_node_id()
         stmt = self._current_stmt
         frame = self.frames[-1].serial if self.frames else 0
         # A statement's node (``hyp["box"] *= w``) keeps the statement's place: where it was made.
@@ -101,11 +99,15 @@ class Autograd(InterpreterBase):
 
     def twin(self, node_id: int) -> int:
         """A copy of a graph node under a new id (see ``State.join``)."""
-        twin_id = len(self.nodes)
-        if twin_id >= GRAPH_NODE_BUDGET:
-            raise BudgetExceeded(f"stopped after {GRAPH_NODE_BUDGET:,} graph nodes, the budget")
+        twin_id = self._next_node_id()
         self.nodes.append(replace(self.nodes[node_id], id=twin_id))
         return twin_id
+
+    def _next_node_id(self) -> int:
+        """The id the next graph node gets; the run stops where it would pass the budget of them."""
+        if len(self.nodes) >= GRAPH_NODE_BUDGET:
+            raise BudgetExceeded(f"stopped after {GRAPH_NODE_BUDGET:,} graph nodes, the budget")
+        return len(self.nodes)
 
     def tensor_method(
         self, receiver: Tensor, attr: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call

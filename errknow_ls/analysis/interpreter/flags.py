@@ -5,8 +5,10 @@ does not know it. Two kinds:
   ``self.mask_dict``);
 - an *option*: an attribute of a value the checker does not know at all (what ``parse_args()``
   or a configuration loader gave back), read through a name that holds one value for the whole
-  run — a module's global bound once, or a name the unit's entry function binds once, outside
-  loops — where no code sets that attribute (``param.loss_D``, ``args.loss``).
+  run — a module's global bound once, a name bound once, outside loops, by a function the calls
+  from the unit's entry reach in no loop, or a parameter its caller hands such a name — that is
+  only read for its attributes or handed to calls, where no code sets that attribute
+  (``param.loss_D``, ``args.loss``; see ``Flags._root``).
 
 A path that takes a flag one way at one test and another way at the next cannot happen. A run
 joins both ways at each test; the checker then runs a unit that reported something again, once
@@ -34,6 +36,7 @@ from errknow_ls.analysis.interpreter.flag_ways import (
     FlagWay,
     Other,
 )
+from errknow_ls.analysis.interpreter.statements import constants_compared
 from errknow_ls.analysis.names import bindings, bound_once, calls_in_loops, read_only_through_attributes
 from errknow_ls.analysis.state import Place
 from errknow_ls.analysis.values import Obj, Opaque, Unknown
@@ -84,10 +87,11 @@ class Flags(InterpreterBase):
         tested on several objects (built in a loop) goes one way on all of them. [] where there is
         no flag."""
         assigned = self.attributes_set_anywhere()
+        assigned_or_stored = assigned | self.attributes_stored
         tested = {
             key: tests
             for key, tests in self.tested_flags.items()
-            if not {key[1], "*"} & (assigned | (self.attributes_stored if _is_option(key) else set()))
+            if not {key[1], "*"} & (assigned_or_stored if _is_option(key) else assigned)
         }
         attributes = [attr for _, attr in tested]
         objects = {key[1] for key in tested if not _is_option(key)}
@@ -129,8 +133,8 @@ class Flags(InterpreterBase):
                     return None
                 tested, form, negated = test.left, IS_NONE, isinstance(op, ast.IsNot)
             else:
-                compared = _constants(op, other)
-                if compared is None:
+                compared = constants_compared(op, other)
+                if not compared:  # (`in ()` names none)
                     return None
                 tested, form, constants = test.left, EQUALS, compared
                 negated = isinstance(op, ast.NotEq | ast.NotIn)
@@ -223,17 +227,6 @@ def _handed(frame: Frame, name: str) -> str | None:
 def _is_option(key: FlagKey) -> bool:
     place = key[0]
     return isinstance(place, tuple) and bool(place) and place[0] == "option"
-
-
-def _constants(op: ast.cmpop, other: ast.expr) -> frozenset[object] | None:
-    """The constants ``== other`` or ``in other`` compares with, where ``other`` is a constant or a
-    literal list, tuple or set of constants."""
-    if isinstance(op, ast.Eq | ast.NotEq) and isinstance(other, ast.Constant):
-        return frozenset([other.value])
-    if not (isinstance(op, ast.In | ast.NotIn) and isinstance(other, ast.List | ast.Tuple | ast.Set)):
-        return None
-    elements = [e.value for e in other.elts if isinstance(e, ast.Constant)]
-    return frozenset(elements) if elements and len(elements) == len(other.elts) else None
 
 
 def _ways(tests: set[FlagTest]) -> list[FlagWay]:

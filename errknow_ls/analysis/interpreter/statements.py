@@ -528,14 +528,12 @@ def _tested_constants(tests: list[ast.expr]) -> tuple[str, set[object]] | None:
             not isinstance(n, ast.Name | ast.Attribute | ast.Load) for n in ast.walk(left)
         ):
             return None
-        if isinstance(test.ops[0], ast.Eq) and isinstance(right, ast.Constant):
-            constants.add(right.value)
-        elif isinstance(test.ops[0], ast.In) and isinstance(right, ast.Tuple | ast.List | ast.Set):
-            if not all(isinstance(e, ast.Constant) for e in right.elts):
-                return None
-            constants.update(e.value for e in right.elts if isinstance(e, ast.Constant))
-        else:
+        compared = (
+            constants_compared(test.ops[0], right) if isinstance(test.ops[0], ast.Eq | ast.In) else None
+        )
+        if compared is None:
             return None
+        constants.update(compared)
         if subject not in (None, ast.dump(left)):
             return None
         subject = ast.dump(left)
@@ -543,6 +541,17 @@ def _tested_constants(tests: list[ast.expr]) -> tuple[str, set[object]] | None:
 
 
 _COMPARED: WeakKeyDictionary[ast.Module, dict[str, set[object]]] = WeakKeyDictionary()
+
+
+def constants_compared(op: ast.cmpop, other: ast.expr) -> frozenset[object] | None:
+    """The constants ``== other`` (``!=``) or ``in other`` (``not in``) compares with, where
+    ``other`` is a constant or a literal list, tuple or set of constants; None otherwise."""
+    if isinstance(op, ast.Eq | ast.NotEq) and isinstance(other, ast.Constant):
+        return frozenset([other.value])
+    if not (isinstance(op, ast.In | ast.NotIn) and isinstance(other, ast.List | ast.Tuple | ast.Set)):
+        return None
+    elements = [e.value for e in other.elts if isinstance(e, ast.Constant)]
+    return frozenset(elements) if len(elements) == len(other.elts) else None
 
 
 def _compared_constants(tree: ast.Module) -> dict[str, set[object]]:
