@@ -34,11 +34,14 @@ from errknow_ls.analysis.values import (
     Instance,
     ModuleRef,
     NNModule,
+    UNSEEN,
     Obj,
+    Opaque,
     Seq,
     Tensor,
     TransformedDist,
     Value,
+    maybe_of,
 )
 
 FROZEN = "__errknow_frozen__"
@@ -349,6 +352,26 @@ class InterpreterBase(ABC):
             origins = self.origins_of(value)
             if roots or origins is None or origins:
                 self.ownership.uses.append(GradientUse(roots, origins, "unknown code", LASTING))
+
+    def forget_rebindable_places(self, given: Sequence[Value]) -> None:
+        """Code of the project that is not followed (a call too deep, a recursion) was handed
+        ``given``: it may rebind any attribute that some code sets outside a constructor on each
+        object it can reach. What those places held is no longer known (it may still hold what it
+        held: its nodes are possible, not proven)."""
+        settable = self.attributes_set_anywhere()
+        pending = [obj for value in given for obj in _objects_in(value)]
+        seen: set[int] = set()
+        while pending:
+            current = pending.pop()
+            if current.oid in seen:
+                continue
+            seen.add(current.oid)
+            for place, value in self.state.heap.items():
+                if place.object_id == current.oid:
+                    pending.extend(_objects_in(value))
+        for place, value in list(self.state.heap.items()):
+            if place.object_id in seen and place.attribute in settable:
+                self.state.heap[place] = Opaque(maybe_of(value) | {UNSEEN})
 
     def link(self, *values: Value) -> None:
         """``values`` now share parameters (an attribute of a module set to another's weight)."""

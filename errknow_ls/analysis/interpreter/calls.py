@@ -447,9 +447,11 @@ class Calls(InterpreterBase):
     ) -> Value:
         fn = func.node
         if len(self.frames) > MAX_CALL_DEPTH:
+            self.forget_rebindable_places([*args, *kwargs.values(), *_receiver(func)])
             return self.unknown_call(args, kwargs)
         if any(frame.func is fn for frame in self.frames):
             self.note_escape([*args, *kwargs.values()])  # what it does with them again is not seen
+            self.forget_rebindable_places([*args, *kwargs.values(), *_receiver(func)])
             return UNKNOWN  # recursion (repackage_hidden): no graph is assumed, not one invented
         if func.module is not None and not unknown_args and not self.isolated:
             summarised = self.summarised_call(func, args, kwargs, node)
@@ -674,3 +676,8 @@ def _runs_its_members(module: NNModule, args: list[Value], kwargs: dict[str, Val
         and not module.carries
         and module.parametrization is None
     )
+
+
+def _receiver(func: Func) -> list[Value]:
+    """The object a method is bound to, if any."""
+    return [func.bound] if func.bound is not None else []
