@@ -33,6 +33,7 @@ from errknow_ls.analysis.values import (
     Unknown,
     Value,
     element,
+    maybe_of,
     nodes_of,
     nth,
     tensors_in,
@@ -319,7 +320,8 @@ class Loops(InterpreterBase):
         calls that run it: an epoch's loop, a batch's, then a model's loop over its layers) only
         computed forward into local names: no backward, no event, no hook, nothing stored on an
         object, in a container or freed; each name it changed holds a tensor (or what code not
-        followed made of one), a module or a number (``h = block(h)``). A second iteration would
+        followed made of one), a module, a number (``h = block(h)``), or a list of tensors and
+        numbers that hold no graph (``samples.append(decoder(z).data)``). A second iteration would
         run the same code on what the first made, for a graph one link longer; the loops around it
         still run twice. A loop whose own body calls a backward by name runs twice all the same
         (``if prev is not None: prev.backward()`` backwards from the second iteration on)."""
@@ -330,7 +332,7 @@ class Loops(InterpreterBase):
         if self._progress()[1:] != progress[1:] or now.heap != before.heap or now.freed != before.freed:
             return False
         return all(
-            isinstance(value, Tensor | Opaque | NNModule | Number | Const | Unknown)
+            isinstance(value, Tensor | Opaque | NNModule | Number | Const | Unknown) or _graph_free_list(value)
             for name, value in now.env.items()
             if before.env.get(name) is not value
         )
@@ -580,3 +582,13 @@ def _objects_in(item: Value) -> frozenset[int]:
     """The objects an item of a walk is, or holds as a tuple's items (``(i, cell)``)."""
     parts = item.items or () if isinstance(item, Seq) and item.kind == "tuple" else (item,)
     return frozenset(part.oid for part in parts if isinstance(part, Obj))
+
+
+def _graph_free_list(value: Value) -> bool:
+    """A list or tuple whose items are all tensors, numbers, constants or unknown values, holding
+    no graph and reaching none through unknown code: nothing a later iteration could backward
+    through."""
+    if not isinstance(value, Seq):
+        return False
+    items = (value.item, *(value.items or ()))
+    return all(isinstance(item, Tensor | Number | Const | Unknown) for item in items) and not maybe_of(value)
