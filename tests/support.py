@@ -85,11 +85,12 @@ def english_left(text: str) -> list[str]:
 
 def stopped_by_the_budget() -> str:
     """A program whose ``train`` (``def`` on line 71) runs more statements than the checker's budget
-    allows before its double backward: 400 calls of a helper that loops."""
+    allows before its double backward: 400 calls of a helper that loops, each handed another number
+    (a call handed what an earlier one was, on the same state, is answered without running)."""
     body = "".join(f"            a{i} = {i}\n" for i in range(60))
     loops = "def helper(x):\n    for i in range(3):\n        for j in range(3):\n"
-    helper = loops + body + "    return x\n\n\n"
-    train = "def train():\n    model = nn.Linear(4, 1)\n" + "    x = helper(1)\n" * 400
+    helper = loops + body + "    return x + 1\n\n\n"
+    train = "def train():\n    model = nn.Linear(4, 1)\n    x = 0\n" + "    x = helper(x)\n" * 399
     double_backward = "    loss = model(torch.randn(3, 4)).sum()\n    loss.backward()\n    loss.backward()\n"
     return "import torch\nimport torch.nn as nn\n\n\n" + helper + train + double_backward
 

@@ -353,6 +353,7 @@ class Backward(InterpreterBase):
 
     def _read_saved(self, grad_fn: GradFn, expr: ast.expr) -> None:
         """Reading what a node saved raises where a backward without ``retain_graph`` freed it."""
+        self.saved_reads += 1
         free = self.state.freed.get(grad_fn.node)
         made = self.nodes[grad_fn.node]
         if free is None or self.state.dead or not (made.saves and made.every_input_grad):

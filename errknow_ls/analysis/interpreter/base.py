@@ -15,6 +15,7 @@ from weakref import WeakKeyDictionary
 from errknow_ls.analysis.events import HookRegistration, Loop, Observation, RetainSite
 from errknow_ls.analysis.interpreter.flag_ways import FlagKey, FlagTest, FlagWay
 from errknow_ls.analysis.interpreter.fork import forked_attributes
+from errknow_ls.analysis.interpreter.memo import CallMemo
 from errknow_ls.analysis.modules import ModuleSource
 from errknow_ls.analysis.ownership import (
     LASTING,
@@ -27,6 +28,7 @@ from errknow_ls.analysis.ownership import (
 from errknow_ls.analysis.state import Holder, Place, State
 from errknow_ls.analysis.values import (
     UNKNOWN,
+    UNSEEN,
     ClassInfo,
     Func,
     GradFn,
@@ -34,7 +36,6 @@ from errknow_ls.analysis.values import (
     Instance,
     ModuleRef,
     NNModule,
-    UNSEEN,
     Obj,
     Opaque,
     Seq,
@@ -252,6 +253,14 @@ class InterpreterBase(ABC):
         self.isolated = False
         """This interpreter runs a function on markers to summarise it (see ``summarize.py``): it
         asks for no summary itself."""
+        self.flag_notes = 0
+        """How many times a run noted a flag test (``_flag_tests``): a call that noted one changed
+        what its loop splits on, even where it noted a test already noted."""
+        self.saved_reads = 0
+        """How many reads of a node's saved tensors ran: with the ticks of backwards, what tells a
+        call whose course cannot depend on the graphs freed (see ``memo.py``)."""
+        self.call_memo = CallMemo()
+        """The calls of the current entry point's run that changed nothing (see ``memo.py``)."""
 
     def serial_now(self) -> int:
         """The serial number the next frame (or module read) takes; taking it changes nothing."""

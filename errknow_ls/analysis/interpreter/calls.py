@@ -4,6 +4,7 @@ project's modules, builtins, the standard library), and running the checked code
 from __future__ import annotations
 
 import ast
+from collections.abc import Hashable
 from dataclasses import replace
 
 from errknow_ls.analysis import torch_api as api
@@ -19,6 +20,15 @@ from errknow_ls.analysis.interpreter.base import (
     InterpreterBase,
     func_node,
     is_generator,
+)
+from errknow_ls.analysis.interpreter.memo import (
+    Remembered,
+    graph_free,
+    rebinds_outer_names,
+    records_of,
+    same_state,
+    state_of,
+    without_freed,
 )
 from errknow_ls.analysis.ownership import CLEAR, LASTING, GradientUse
 from errknow_ls.analysis.state import Place, join_all
@@ -457,6 +467,71 @@ class Calls(InterpreterBase):
             summarised = self.summarised_call(func, args, kwargs, node)
             if summarised is not None:
                 return summarised  # what running its body would give, and leave behind
+        key = self._call_key(func, args, kwargs, unknown_args)
+        if key is None:
+            return self._run_call(func, args, kwargs, node, unknown_args)
+        answered = self.call_memo.answer(key, self.state, self.globals)
+        if answered is not None:
+            if node is not None and not isinstance(fn, ast.Lambda):
+                self.called_functions.setdefault(node, set()).add(fn)
+            return answered
+        before, names, records = state_of(self.state), dict(self.globals), records_of(vars(self))
+        result = self._run_call(func, args, kwargs, node, unknown_args)
+        if (
+            graph_free(result)
+            and records_of(vars(self)) == records
+            and self.globals == names
+            and same_state(self.state, before)
+        ):
+            # records hold the ticks and saved reads: equal, the run never looked at what was freed
+            self.call_memo.remember(key, Remembered(without_freed(before), names, result))
+        return result
+
+    def _call_key(
+        self, func: Func, args: list[Value], kwargs: dict[str, Value], unknown_args: bool
+    ) -> Hashable | None:
+        """What a run of ``func`` depends on beside the state (see ``memo.py``); None where its calls
+        are not remembered."""
+        fn = func.node
+        if is_generator(func_node(fn)) or rebinds_outer_names(fn):
+            return None
+        key = (
+            id(fn),
+            func.bound,
+            func.closure,
+            func.module,
+            tuple(args),
+            tuple(sorted(kwargs.items(), key=lambda item: item[0])),
+            unknown_args,
+            self.no_grad,
+            frozenset(self.fixed_flags.items()),
+            len(self.frames),
+            sum(len(frame.loops) for frame in self.frames),
+            bool(self.loop_stack),
+            frozenset(self._forced.items()),
+            self._in_hook,
+            self._conditional,
+            self._module_running,
+            self.split_retests,
+            len(self.caching),
+            tuple(self.forward_hooks),
+            self.weight_normed,
+        )
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def _run_call(
+        self,
+        func: Func,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        node: ast.Call | None,
+        unknown_args: bool,
+    ) -> Value:
+        fn = func.node
         env = self._bind(fn, func.bound, args, kwargs, unknown_args)
         closure = self._closures.get(func.closure) if func.closure is not None else None
         frame = Frame(next(self._serial), fn, node, self.tick, closure=closure)

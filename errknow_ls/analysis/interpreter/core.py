@@ -14,6 +14,7 @@ from errknow_ls.analysis.interpreter.expressions import Expressions
 from errknow_ls.analysis.interpreter.flags import Flags
 from errknow_ls.analysis.interpreter.imports import Imports
 from errknow_ls.analysis.interpreter.loops import Loops
+from errknow_ls.analysis.interpreter.memo import CallMemo
 from errknow_ls.analysis.interpreter.retests import Retests
 from errknow_ls.analysis.interpreter.statements import Statements
 from errknow_ls.analysis.interpreter.summarize import Summarize
@@ -126,6 +127,7 @@ class Interpreter(
 
     def _run_guarded(self, body: object) -> None:
         self.steps = 0
+        self.call_memo = CallMemo()
         self.forward_hooks = []
         self.hook_registrations = []
         self.stopped = None

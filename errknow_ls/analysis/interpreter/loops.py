@@ -332,7 +332,8 @@ class Loops(InterpreterBase):
         if self._progress()[1:] != progress[1:] or now.heap != before.heap or now.freed != before.freed:
             return False
         return all(
-            isinstance(value, Tensor | Opaque | NNModule | Number | Const | Unknown) or _graph_free_list(value)
+            isinstance(value, Tensor | Opaque | NNModule | Number | Const | Unknown)
+            or _graph_free_list(value)
             for name, value in now.env.items()
             if before.env.get(name) is not value
         )

@@ -192,6 +192,7 @@ class Statements(InterpreterBase):
             return
         owner = self.eval(tested.value)  # a name: reading it again changes nothing
         oid = owner.oid if isinstance(owner, Obj) else None
+        self.flag_notes += 1
         known = self._flag_tests.get(id(stmt))
         if known is not None and known[1] != oid:
             oid = None

@@ -1,0 +1,155 @@
+"""Calls of the project's code that changed nothing, answered again without running them.
+
+A training loop's body runs many times in one check (each loop twice, once more per way its
+invariant ``if`` chains and its flags go, nested in the loops around it), and each run calls the
+same helpers: a logger, a visualiser, a checkpoint writer, ``net_mode(train=True)``. Where the first
+run of such a call changed nothing the analysis tracks and gave back a value that holds no graph, a
+later call of the same function, with the same values, in the same context and from the same state,
+runs the same way: it too changes nothing and gives back the same value. It is answered from here.
+
+What "changed nothing" means is checked, not assumed: the state (the objects' attributes, the
+freed and retained graphs, the removed hooks) and the module's names are equal before and after
+the call, and so is every record the interpreter keeps (events, backwards, steps, hooks, the
+ownership of parameters, the flags and tests noted), but for those that only grow with what any
+run makes and that a later run would make again alike (graph nodes, serial numbers, the sets of
+call sites seen). What "the same context" means is every input of a run beside the state and the
+module's names: the values handed, the grad mode, the call depth and loop nesting (which bound
+what the run unrolls), the branches a loop has chosen (``_forced``), the flags a refuting run
+fixed, the forward hooks and cached parametrizations a module call runs under. The records are
+not an input: a run appends to them, and never reads them to choose its course. A function that
+rebinds its caller's names (``nonlocal``, ``global``) or is a generator is never remembered.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+from errknow_ls.analysis.state import State
+from errknow_ls.analysis.values import NNModule, Opaque, Seq, Tensor, Value, maybe_of
+
+GROWING = frozenset(
+    {
+        "nodes",
+        "_serial",
+        "loops",
+        "forward_calls",
+        "called_functions",
+        "called_lambdas",
+        "constant_factors",
+        "steps",
+        "total_steps",
+        "_current_stmt",
+        "state",
+        "frames",
+        "loop_stack",
+        "module_calls",
+        "optimizer_calls",
+        "_origin_ids",
+        "_counted_reads",
+        "attributes_stored",
+        "_invariant_memo",
+        "call_memo",
+    }
+)
+"""The interpreter's attributes a call that changed nothing may still change: what any run adds
+alike (graph nodes no value holds, serial numbers, loop records, the call sites seen), the
+interpreter's own position, the state (compared apart), and this memo."""
+
+MAX_REMEMBERED = 4
+"""States remembered for one call (function, values and context): a loop's runs see a few."""
+
+
+@dataclass(frozen=True, slots=True)
+class Remembered:
+    """One call that changed nothing: the state it ran from (and left), and what it gave back."""
+
+    state: tuple[object, ...]
+    names: dict[str, Value]
+    result: Value
+
+
+def state_of(state: State) -> tuple[object, ...]:
+    """What a call may change of ``state`` (its own names are its own): copied, to compare."""
+    return (dict(state.heap), dict(state.freed), dict(state.retained), state.dead, state.hooks_removed)
+
+
+def same_state(state: State, remembered: tuple[object, ...]) -> bool:
+    """``state`` is the one ``remembered``; the graphs freed are not compared where the remembered
+    call's run did not look at them (``freed`` None: it ran no backward and read no saved tensor,
+    the only steps whose course depends on what was freed)."""
+    heap, freed, retained, dead, removed = remembered
+    return (
+        state.dead == dead
+        and state.hooks_removed == removed
+        and state.heap == heap
+        and (freed is None or state.freed == freed)
+        and state.retained == retained
+    )
+
+
+def without_freed(remembered: tuple[object, ...]) -> tuple[object, ...]:
+    heap, _, retained, dead, removed = remembered
+    return (heap, None, retained, dead, removed)
+
+
+def records_of(attributes: dict[str, object]) -> tuple[object, ...]:
+    """A fingerprint of the interpreter's records (its ``vars`` but ``GROWING``): each container
+    by its size, each record (a dataclass, an object) by its fields' sizes, each scalar by value."""
+    return tuple(_fingerprint(value, 2) for name, value in sorted(attributes.items()) if name not in GROWING)
+
+
+def _fingerprint(value: object, depth: int) -> object:
+    if isinstance(value, bool | int | float | str | type(None)):
+        return value
+    if isinstance(value, list | dict | set | frozenset | tuple):
+        return (type(value).__name__, len(value))
+    if depth > 0 and dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return tuple(_fingerprint(getattr(value, f.name), depth - 1) for f in dataclasses.fields(value))
+    return id(value)
+
+
+def graph_free(value: Value) -> bool:
+    """A value that holds no graph, reaches none through unknown code and is no module (whose
+    origins depend on where it was built): the same for every call that gives it back."""
+    if isinstance(value, NNModule | Opaque) or maybe_of(value):
+        return False
+    if isinstance(value, Seq):
+        return all(graph_free(item) for item in (value.item, *(value.items or ())))
+    return not isinstance(value, Tensor) or not (value.grad or value.identities or value.owners)
+
+
+_REBINDS: dict[int, bool] = {}
+
+
+def rebinds_outer_names(fn: ast.AST) -> bool:
+    """``fn`` declares ``nonlocal`` or ``global`` names: a call of it may rebind names outside
+    its frame, which the state compared does not hold."""
+    known = _REBINDS.get(id(fn))
+    if known is None:
+        known = any(isinstance(node, ast.Nonlocal | ast.Global) for node in ast.walk(fn))
+        _REBINDS[id(fn)] = known
+    return known
+
+
+class CallMemo:
+    """The calls of one entry point's run that changed nothing, by function, values and context."""
+
+    def __init__(self) -> None:
+        self.calls: dict[Hashable, list[Remembered]] = {}
+        self.answered = 0
+
+    def answer(self, key: Hashable, state: State, names: dict[str, Value]) -> Value | None:
+        """What the call gives back, where a call of ``key`` changed nothing from this state."""
+        for remembered in self.calls.get(key, ()):
+            if remembered.names == names and same_state(state, remembered.state):
+                self.answered += 1
+                return remembered.result
+        return None
+
+    def remember(self, key: Hashable, remembered: Remembered) -> None:
+        known = self.calls.setdefault(key, [])
+        if len(known) < MAX_REMEMBERED:
+            known.append(remembered)
