@@ -364,9 +364,9 @@ class InterpreterBase(ABC):
 
     def forget_rebindable_places(self, given: Sequence[Value]) -> None:
         """Code of the project that is not followed (a call too deep, a recursion) was handed
-        ``given``: it may rebind any attribute that some code sets outside a constructor on each
-        object it can reach. What those places held is no longer known (it may still hold what it
-        held: its nodes are possible, not proven)."""
+        ``given``: it may rebind any attribute that some code sets outside a constructor (any at
+        all where code calls ``setattr``) on each object it can reach. What those places held is
+        no longer known (it may still hold what it held: its nodes are possible, not proven)."""
         settable = self.attributes_set_anywhere()
         pending = [obj for value in given for obj in _objects_in(value)]
         seen: set[int] = set()
@@ -379,7 +379,7 @@ class InterpreterBase(ABC):
                 if place.object_id == current.oid:
                     pending.extend(_objects_in(value))
         for place, value in list(self.state.heap.items()):
-            if place.object_id in seen and place.attribute in settable:
+            if place.object_id in seen and ({place.attribute, "*"} & settable):
                 self.state.heap[place] = Opaque(maybe_of(value) | {UNSEEN})
 
     def link(self, *values: Value) -> None:

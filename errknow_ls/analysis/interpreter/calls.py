@@ -24,6 +24,7 @@ from errknow_ls.analysis.interpreter.base import (
 from errknow_ls.analysis.interpreter.memo import (
     Remembered,
     graph_free,
+    lasting_uses_since,
     rebinds_outer_names,
     records_of,
     same_state,
@@ -474,17 +475,20 @@ class Calls(InterpreterBase):
         if answered is not None:
             if node is not None and not isinstance(fn, ast.Lambda):
                 self.called_functions.setdefault(node, set()).add(fn)
-            return answered
+            self.ownership.uses.extend(answered.uses)
+            return answered.result
         before, names, records = state_of(self.state), dict(self.globals), records_of(vars(self))
+        uses = len(self.ownership.uses)
         result = self._run_call(func, args, kwargs, node, unknown_args)
         if (
             graph_free(result)
             and records_of(vars(self)) == records
             and self.globals == names
             and same_state(self.state, before)
+            and (added := lasting_uses_since(self.ownership, uses)) is not None
         ):
             # records hold the ticks and saved reads: equal, the run never looked at what was freed
-            self.call_memo.remember(key, Remembered(without_freed(before), names, result))
+            self.call_memo.remember(key, Remembered(without_freed(before), names, result, added))
         return result
 
     def _call_key(

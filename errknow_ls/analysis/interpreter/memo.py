@@ -27,8 +27,22 @@ import dataclasses
 from collections.abc import Hashable
 from dataclasses import dataclass
 
+from errknow_ls.analysis.ownership import LASTING, GradientUse, Ownership
 from errknow_ls.analysis.state import State
-from errknow_ls.analysis.values import NNModule, Opaque, Seq, Tensor, Value, maybe_of
+from errknow_ls.analysis.values import (
+    Func,
+    GradFn,
+    HookHandle,
+    Kwargs,
+    NNModule,
+    Opaque,
+    Partial,
+    Seq,
+    Tensor,
+    TransformedDist,
+    Value,
+    maybe_of,
+)
 
 GROWING = frozenset(
     {
@@ -51,12 +65,15 @@ GROWING = frozenset(
         "_counted_reads",
         "attributes_stored",
         "_invariant_memo",
+        "_closures",
         "call_memo",
     }
 )
 """The interpreter's attributes a call that changed nothing may still change: what any run adds
-alike (graph nodes no value holds, serial numbers, loop records, the call sites seen), the
-interpreter's own position, the state (compared apart), and this memo."""
+alike (graph nodes no value holds, serial numbers, loop records, the call sites seen, the names
+of the functions it defined, which no value it gives back holds), the interpreter's own
+position, the state (compared apart), and this memo. The ownership's gradient uses are compared
+apart too: a call may add lasting ones (code not followed was handed a tensor), replayed."""
 
 MAX_REMEMBERED = 4
 """States remembered for one call (function, values and context): a loop's runs see a few."""
@@ -64,11 +81,13 @@ MAX_REMEMBERED = 4
 
 @dataclass(frozen=True, slots=True)
 class Remembered:
-    """One call that changed nothing: the state it ran from (and left), and what it gave back."""
+    """One call that changed nothing: the state it ran from (and left), what it gave back, and the
+    lasting gradient uses it noted (the same at every call)."""
 
     state: tuple[object, ...]
     names: dict[str, Value]
     result: Value
+    uses: tuple[GradientUse, ...] = ()
 
 
 def state_of(state: State) -> tuple[object, ...]:
@@ -95,30 +114,60 @@ def without_freed(remembered: tuple[object, ...]) -> tuple[object, ...]:
     return (heap, None, retained, dead, removed)
 
 
+def lasting_uses_since(ownership: Ownership, count: int) -> tuple[GradientUse, ...] | None:
+    """The gradient uses noted since there were ``count``, where each lasts (what code not followed
+    was handed: the same at every call); None where one does not (it holds when it ran)."""
+    added = tuple(ownership.uses[count:])
+    return added if all(use.made == LASTING for use in added) else None
+
+
 def records_of(attributes: dict[str, object]) -> tuple[object, ...]:
     """A fingerprint of the interpreter's records (its ``vars`` but ``GROWING``): each container
-    by its size, each record (a dataclass, an object) by its fields' sizes, each scalar by value."""
-    return tuple(_fingerprint(value, 2) for name, value in sorted(attributes.items()) if name not in GROWING)
+    by its size, each record (a dataclass) by its fields', each scalar by value, anything else by
+    identity."""
+    # (in the attributes' own order: the same interpreter's, before and after a call)
+    return tuple(_fingerprint(value, 2) for name, value in attributes.items() if name not in GROWING)
+
+
+_SCALARS = frozenset({bool, int, float, str, type(None)})
+_CONTAINERS = frozenset({list, dict, set, frozenset, tuple})
 
 
 def _fingerprint(value: object, depth: int) -> object:
-    if isinstance(value, bool | int | float | str | type(None)):
+    kind = type(value)
+    if kind in _SCALARS:
         return value
-    if isinstance(value, list | dict | set | frozenset | tuple):
-        return (type(value).__name__, len(value))
+    if kind in _CONTAINERS:
+        return len(value)  # type: ignore[arg-type]  # (one of _CONTAINERS)
+    if kind is Ownership:
+        return tuple(_fingerprint(getattr(value, f), depth - 1) for f in _OWNERSHIP_RECORDS)
     if depth > 0 and dataclasses.is_dataclass(value) and not isinstance(value, type):
         return tuple(_fingerprint(getattr(value, f.name), depth - 1) for f in dataclasses.fields(value))
     return id(value)
 
 
+_OWNERSHIP_RECORDS = tuple(f.name for f in dataclasses.fields(Ownership) if f.name != "uses")
+
+
 def graph_free(value: Value) -> bool:
-    """A value that holds no graph, reaches none through unknown code and is no module (whose
-    origins depend on where it was built): the same for every call that gives it back."""
-    if isinstance(value, NNModule | Opaque) or maybe_of(value):
+    """A value that holds no graph, reaches none through unknown code, and is told apart by nothing
+    that depends on the call that made it (a module's origins, a function's closure, a tensor's
+    identity, a node's id): the same for every call that gives it back."""
+    if isinstance(value, NNModule | Opaque | GradFn | TransformedDist | HookHandle) or maybe_of(value):
         return False
+    if isinstance(value, Tensor):
+        return not (value.grad or value.identities or value.owners)
+    if isinstance(value, Func):
+        return value.closure is None
     if isinstance(value, Seq):
-        return all(graph_free(item) for item in (value.item, *(value.items or ())))
-    return not isinstance(value, Tensor) or not (value.grad or value.identities or value.owners)
+        return all(graph_free(item) for item in (value.item, *(value.items or ()), *(value.some_of or ())))
+    if isinstance(value, Kwargs):
+        return all(graph_free(item) for item in value.items.values())
+    if isinstance(value, Partial):
+        return graph_free(value.func) and all(
+            graph_free(item) for item in (*value.args, *value.kwargs.values())
+        )
+    return True
 
 
 _REBINDS: dict[int, bool] = {}
@@ -141,12 +190,12 @@ class CallMemo:
         self.calls: dict[Hashable, list[Remembered]] = {}
         self.answered = 0
 
-    def answer(self, key: Hashable, state: State, names: dict[str, Value]) -> Value | None:
-        """What the call gives back, where a call of ``key`` changed nothing from this state."""
+    def answer(self, key: Hashable, state: State, names: dict[str, Value]) -> Remembered | None:
+        """The run of a call of ``key`` that changed nothing from this state, if one is known."""
         for remembered in self.calls.get(key, ()):
             if remembered.names == names and same_state(state, remembered.state):
                 self.answered += 1
-                return remembered.result
+                return remembered
         return None
 
     def remember(self, key: Hashable, remembered: Remembered) -> None:
