@@ -256,6 +256,9 @@ class InterpreterBase(ABC):
         self.flag_notes = 0
         """How many times a run noted a flag test (``_flag_tests``): a call that noted one changed
         what its loop splits on, even where it noted a test already noted."""
+        self._settable: tuple[tuple[int, int], frozenset[str]] | None = None
+        """``attributes_set_anywhere()``, with the module checked and how many modules had been
+        read when it was worked out (a module read later may set more)."""
         self.saved_reads = 0
         """How many reads of a node's saved tensors ran: with the ticks of backwards, what tells a
         call whose course cannot depend on the graphs freed (see ``memo.py``)."""
@@ -367,20 +370,25 @@ class InterpreterBase(ABC):
         ``given``: it may rebind any attribute that some code sets outside a constructor (any at
         all where code calls ``setattr``) on each object it can reach. What those places held is
         no longer known (it may still hold what it held: its nodes are possible, not proven)."""
+        pending = [obj.oid for value in given for obj in _objects_in(value)]
+        if not pending:
+            return
+        held: dict[int, list[Place]] = {}
+        for place in self.state.heap:
+            held.setdefault(place.object_id, []).append(place)
         settable = self.attributes_set_anywhere()
-        pending = [obj for value in given for obj in _objects_in(value)]
+        every = "*" in settable
         seen: set[int] = set()
         while pending:
             current = pending.pop()
-            if current.oid in seen:
+            if current in seen:
                 continue
-            seen.add(current.oid)
-            for place, value in self.state.heap.items():
-                if place.object_id == current.oid:
-                    pending.extend(_objects_in(value))
-        for place, value in list(self.state.heap.items()):
-            if place.object_id in seen and ({place.attribute, "*"} & settable):
-                self.state.heap[place] = Opaque(maybe_of(value) | {UNSEEN})
+            seen.add(current)
+            for place in held.get(current, ()):
+                value = self.state.heap[place]
+                pending.extend(obj.oid for obj in _objects_in(value))
+                if every or place.attribute in settable:
+                    self.state.heap[place] = Opaque(maybe_of(value) | {UNSEEN})
 
     def link(self, *values: Value) -> None:
         """``values`` now share parameters (an attribute of a module set to another's weight)."""

@@ -119,7 +119,13 @@ class Loops(InterpreterBase):
 
     def attributes_set_anywhere(self) -> frozenset[str]:
         """Attribute names set outside constructors by the checked code or any module it read."""
-        return self._attributes_set().union(*(_attributes_stored_in(tree) for tree in self.trees.values()))
+        read = (id(self.module), len(self.trees))
+        known = self._settable
+        if known is None or known[0] != read:
+            stored = (_attributes_stored_in(tree) for tree in self.trees.values())
+            found = self._attributes_set().union(*stored)
+            known = self._settable = (read, found)
+        return known[1]
 
     def _exec_choices(
         self,
