@@ -473,8 +473,7 @@ class Calls(InterpreterBase):
             return self._run_call(func, args, kwargs, node, unknown_args)
         answered = self.call_memo.answer(key, self.state, self.globals)
         if answered is not None:
-            if node is not None and not isinstance(fn, ast.Lambda):
-                self.called_functions.setdefault(node, set()).add(fn)
+            self._note_called(fn, node)
             self.ownership.uses.extend(answered.uses)
             return answered.result
         before, names, records = state_of(self.state), dict(self.globals), records_of(vars(self))
@@ -527,6 +526,17 @@ class Calls(InterpreterBase):
             return None
         return key
 
+    def _note_called(
+        self, fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, node: ast.Call | None
+    ) -> None:
+        """``node`` called ``fn``: run, or answered from the memo."""
+        if node is None:
+            return
+        if isinstance(fn, ast.Lambda):
+            self.called_lambdas.setdefault(node, set()).add(fn)
+        else:
+            self.called_functions.setdefault(node, set()).add(fn)
+
     def _run_call(
         self,
         func: Func,
@@ -539,11 +549,7 @@ class Calls(InterpreterBase):
         env = self._bind(fn, func.bound, args, kwargs, unknown_args)
         closure = self._closures.get(func.closure) if func.closure is not None else None
         frame = Frame(next(self._serial), fn, node, self.tick, closure=closure)
-        if node is not None:
-            if isinstance(fn, ast.Lambda):
-                self.called_lambdas.setdefault(node, set()).add(fn)
-            else:
-                self.called_functions.setdefault(node, set()).add(fn)
+        self._note_called(fn, node)
         frame.bound = func.bound.oid if func.bound is not None else None
         caller_env, caller_no_grad, caller_globals = self.state.env, self.no_grad, self.globals
         frame.module = func.module

@@ -26,6 +26,7 @@ import ast
 import dataclasses
 from collections.abc import Hashable
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
 from errknow_ls.analysis.ownership import LASTING, GradientUse, Ownership
 from errknow_ls.analysis.state import State
@@ -170,16 +171,17 @@ def graph_free(value: Value) -> bool:
     return True
 
 
-_REBINDS: dict[int, bool] = {}
+_REBINDS: WeakKeyDictionary[ast.AST, bool] = WeakKeyDictionary()
+"""What ``rebinds_outer_names`` worked out, by function: gone with the function's tree."""
 
 
 def rebinds_outer_names(fn: ast.AST) -> bool:
     """``fn`` declares ``nonlocal`` or ``global`` names: a call of it may rebind names outside
     its frame, which the state compared does not hold."""
-    known = _REBINDS.get(id(fn))
+    known = _REBINDS.get(fn)
     if known is None:
         known = any(isinstance(node, ast.Nonlocal | ast.Global) for node in ast.walk(fn))
-        _REBINDS[id(fn)] = known
+        _REBINDS[fn] = known
     return known
 
 
