@@ -256,9 +256,9 @@ class InterpreterBase(ABC):
         self.flag_notes = 0
         """How many times a run noted a flag test (``_flag_tests``): a call that noted one changed
         what its loop splits on, even where it noted a test already noted."""
-        self._settable: tuple[tuple[int, int], frozenset[str]] | None = None
-        """``attributes_set_anywhere()``, with the module checked and how many modules had been
-        read when it was worked out (a module read later may set more)."""
+        self._settable: tuple[int, frozenset[str]] | None = None
+        """``attributes_set_anywhere()``, with how many modules had been read when it was worked
+        out (a module read later may set more)."""
         self.saved_reads = 0
         """How many reads of a node's saved tensors ran: with the ticks of backwards, what tells a
         call whose course cannot depend on the graphs freed (see ``memo.py``)."""

@@ -119,7 +119,7 @@ class Loops(InterpreterBase):
 
     def attributes_set_anywhere(self) -> frozenset[str]:
         """Attribute names set outside constructors by the checked code or any module it read."""
-        read = (id(self.module), len(self.trees))
+        read = len(self.trees)
         known = self._settable
         if known is None or known[0] != read:
             stored = (_attributes_stored_in(tree) for tree in self.trees.values())
